@@ -6,7 +6,9 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = builtinModules.flatMap((m) => [m, `node:${m}`]);
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.tools/**', 'data/**', 'runs/**', 'bench/results/**', 'bin/**', 'eslint.config.mjs'] },
+  {
+    ignores: ['node_modules/**', '.tools/**', 'data/**', 'runs/**', 'bench/results/**', 'bin/**', 'eslint.config.mjs'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -20,16 +22,25 @@ export default tseslint.config(
   {
     files: ['workflows/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
+      '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           paths: [...nodeBuiltins, 'playwright', 'playwright-core', 'sharp', 'openai'].map((name) => ({
             name,
             message: 'Workflow code must stay deterministic: no Node built-ins or I/O libraries in workflows/.',
+            allowTypeImports: true,
           })),
           patterns: [
-            { group: ['playwright/*', 'openai/*', 'sharp/*'], message: 'No I/O libraries in workflows/.' },
-            { group: ['**/browser/**', '**/activities/**', '**/worker/**', '**/client/**'], message: 'workflows/ may import only pure modules.' },
+            {
+              group: ['playwright/*', 'openai/*', 'sharp/*'],
+              message: 'No I/O libraries in workflows/.',
+              allowTypeImports: true,
+            },
+            {
+              group: ['**/browser/**', '**/activities/**', '**/worker/**', '**/client/**'],
+              message: 'workflows/ may import only pure modules.',
+              allowTypeImports: true,
+            },
           ],
         },
       ],

@@ -1,22 +1,64 @@
-// The `cua` command line: parses the command word and hands over to one small module per command.
+// The `cua` command line: a table from command words to small command modules; errors in one line.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { UsageError } from './args';
+import { runCommand, RUN_USAGE } from './commands/run';
+import {
+  cancelCommand,
+  CANCEL_USAGE,
+  listCommand,
+  LIST_USAGE,
+  replyCommand,
+  REPLY_USAGE,
+  statusCommand,
+  STATUS_USAGE,
+} from './commands/tasks';
+import { showCommand, SHOW_USAGE } from './commands/show';
+import {
+  devCommand,
+  DEV_USAGE,
+  scriptedModelCommand,
+  SCRIPTED_USAGE,
+  serverCommand,
+  SERVER_USAGE,
+  workerCommand,
+  WORKER_USAGE,
+} from './commands/infra';
 
-const HELP = `cua — a durable computer-use agent on Temporal
+type Command = { run: (argv: readonly string[]) => Promise<number>; usage: string; about: string };
 
-Usage: npx cua <command> [options]
+const COMMANDS: Record<string, Command> = {
+  run: { run: runCommand, usage: RUN_USAGE, about: 'start a task and follow it (answers questions from the terminal)' },
+  reply: { run: replyCommand, usage: REPLY_USAGE, about: "answer a waiting task's question" },
+  status: { run: statusCommand, usage: STATUS_USAGE, about: 'show where a task is' },
+  list: { run: listCommand, usage: LIST_USAGE, about: 'list tasks (filter by status)' },
+  cancel: {
+    run: cancelCommand,
+    usage: CANCEL_USAGE,
+    about: 'cancel a task (its browser is closed, its run folder kept)',
+  },
+  show: { run: showCommand, usage: SHOW_USAGE, about: "print a run's step table from its run folder" },
+  worker: { run: workerCommand, usage: WORKER_USAGE, about: 'run a worker (browsers + activities + workflows)' },
+  server: { run: serverCommand, usage: SERVER_USAGE, about: 'run the Temporal dev server with its Web UI' },
+  dev: { run: devCommand, usage: DEV_USAGE, about: 'dev server and a worker in one process' },
+  'scripted-model': { run: scriptedModelCommand, usage: SCRIPTED_USAGE, about: 'serve the scripted test-double model' },
+};
 
-Commands:
-  --help, -h       show this help
-  --version, -v    print the version
-
-Run \`npx cua <command> --help\` for a command's options.`;
-
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
+function help(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.about}`);
+  return [
+    'cua — a durable computer-use agent on Temporal',
+    '',
+    'Usage: npx cua <command> [options]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'Options: --help (also after a command), --version',
+    'Configuration: --config FILE, CUA_CONFIG, ./cua.config.json; environment overrides such as',
+    'TEMPORAL_ADDRESS, CUA_MODEL_BASE_URL, CUA_MODEL, CUA_MODEL_API_KEY (see README).',
+  ].join('\n');
 }
 
 function version(): string {
@@ -25,22 +67,26 @@ function version(): string {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
-  const [command] = argv;
+  const [command, ...rest] = argv;
   try {
     if (!command || command === '--help' || command === '-h' || command === 'help') {
-      console.log(HELP);
+      console.log(help());
       return 0;
     }
     if (command === '--version' || command === '-v') {
       console.log(version());
       return 0;
     }
-    throw new UsageError(`unknown command '${command}' (see npx cua --help)`);
+    const cmd = COMMANDS[command];
+    if (!cmd) throw new UsageError(`unknown command '${command}' (see npx cua --help)`);
+    return await cmd.run(rest);
   } catch (err) {
-    if (err instanceof UsageError) {
+    if (err instanceof Error && err.name !== 'Error') {
+      // Our typed errors (usage, config, unknown task, unreachable server...) are one clear line.
       console.error(`cua: ${err.message}`);
-      return 2;
+      return err instanceof UsageError ? 2 : 1;
     }
-    throw err;
+    console.error(`cua: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    return 1;
   }
 }

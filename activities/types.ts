@@ -1,0 +1,74 @@
+// Inputs and outputs of the activities. Small on purpose: they travel through workflow history
+// (ids, paths and short strings only, never screenshot bytes).
+import type { RunStatus, TaskInput } from '../workflows/contract';
+
+export interface SessionRef {
+  sessionId: string;
+  /** The task queue of the worker process that owns this browser session. */
+  taskQueue: string;
+  generation: number;
+}
+
+export interface OpenSessionInput {
+  runId: string;
+  generation: number;
+  /** Restore storage state and URL saved in the run folder (after a release or a lost worker). */
+  restore: boolean;
+  /** Why the session is being (re)opened; recorded as a note when restoring. */
+  reason: 'start' | 'reply' | 'worker_lost' | 'continue';
+  step: number;
+}
+
+export interface StepRef {
+  runId: string;
+  step: number;
+  generation: number;
+}
+
+export interface ObserveResult {
+  url: string;
+  screenshot: string;
+  captchaTimedOut: boolean;
+}
+
+export interface DecideResult {
+  actionName: string;
+  /** The parsed action's arguments in model space (small JSON; no thoughts). */
+  action: Record<string, unknown>;
+  thoughts: string;
+  /** One line for UIs: "left_click (500, 340)". */
+  summary: string;
+  kind: 'act' | 'terminate' | 'ask';
+  /** terminate → the answer; ask → the question. */
+  text: string | null;
+}
+
+export interface ActResult {
+  url: string;
+  textObservation: string | null;
+  error: string | null;
+}
+
+export interface ReleaseInput {
+  runId: string;
+  sessionId: string;
+  /** Save storage state + URL to the run folder so a later session can restore it. */
+  save: boolean;
+}
+
+export interface RecordReplyInput {
+  runId: string;
+  questionId: string;
+  text: string;
+  step: number;
+}
+
+export interface FinalizeInput {
+  runId: string;
+  status: RunStatus;
+  answer: string | null;
+  reason: string | null;
+  steps: number;
+}
+
+export type StartRunInput = TaskInput;

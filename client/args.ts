@@ -1,0 +1,35 @@
+// Argument parsing for the CLI commands: node's parseArgs with strict checking and one-line usage errors.
+import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export function parse<O extends Options>(argv: readonly string[], options: O, usage: string) {
+  try {
+    return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message.split('\n')[0]}\nusage: ${usage}`);
+  }
+}
+
+export function intFlag(value: string | undefined, name: string, min = 1): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min)
+    throw new UsageError(`--${name} must be a whole number ≥ ${min}, got '${value}'`);
+  return n;
+}
+
+export function one(positionals: string[], what: string, usage: string): string {
+  const [value, extra] = positionals;
+  if (!value) throw new UsageError(`missing ${what}\nusage: ${usage}`);
+  if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'\nusage: ${usage}`);
+  return value;
+}

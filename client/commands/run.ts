@@ -1,0 +1,162 @@
+// `cua run "<instruction>"`: start a task and follow it, one line per step; answer its questions from the terminal.
+import readline from 'node:readline';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { loadConfig } from '../../worker/config';
+import type { StepSummary, TaskResult, TaskStatus } from '../../workflows/contract';
+import { statusQuery } from '../../workflows/contract';
+import { intFlag, parse, UsageError } from '../args';
+import { connectClient } from '../connect';
+import { newRunId, querySteps, replyToTask, rootMessage, startTask, validateTaskInput } from '../tasks';
+
+export const RUN_USAGE =
+  'npx cua run "<instruction>" [--url URL] [--max-steps N] [--profile fara-1.5|fara-7b] [--id ID] [--detach] [--json]\n' +
+  '       [--model-base-url URL] [--model NAME] [--auto-reply TEXT] [--ask-timeout SECONDS] [--config FILE]';
+
+const OPTIONS = {
+  url: { type: 'string' },
+  'max-steps': { type: 'string' },
+  profile: { type: 'string' },
+  id: { type: 'string' },
+  detach: { type: 'boolean' },
+  json: { type: 'boolean' },
+  'model-base-url': { type: 'string' },
+  model: { type: 'string' },
+  'auto-reply': { type: 'string' },
+  'ask-timeout': { type: 'string' },
+  'terminate-on-parse-error': { type: 'boolean' },
+  config: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export interface FollowOptions {
+  json: boolean;
+  /** Answers a question; null = leave the task waiting and stop following. */
+  ask: (question: string) => Promise<string | null>;
+  print: (line: string) => void;
+  pollMs?: number;
+}
+
+function stepLine(s: StepSummary): string {
+  const thought = s.thoughts.replace(/\s+/g, ' ').trim();
+  const short = thought.length > 90 ? `${thought.slice(0, 87)}...` : thought;
+  return `step ${String(s.step).padStart(3)} · ${s.summary}${short ? `  — ${short}` : ''}`;
+}
+
+export function readReplyFromTerminal(question: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: false });
+    let answered = false;
+    process.stdout.write(`\nThe agent asks: ${question}\nYour reply (empty line = leave it waiting): `);
+    rl.once('line', (line) => {
+      answered = true;
+      rl.close();
+      resolve(line.trim() || null);
+    });
+    rl.once('close', () => {
+      if (!answered) resolve(null);
+    });
+  });
+}
+
+/** Follows a task until it ends or waits for a reply nobody gives here. */
+export async function followTask(
+  client: Client,
+  handle: WorkflowHandle,
+  opts: FollowOptions,
+): Promise<{ result: TaskResult | null; waiting: TaskStatus | null; failure: string | null }> {
+  let printed = 0;
+  const pollMs = opts.pollMs ?? 300;
+  const flushSteps = async () => {
+    const steps = await querySteps(handle).catch(() => [] as StepSummary[]);
+    for (const s of steps.filter((x) => x.step > printed)) {
+      if (!opts.json) opts.print(stepLine(s));
+      printed = Math.max(printed, s.step);
+    }
+  };
+  for (;;) {
+    const desc = await handle.describe();
+    if (desc.status.name !== 'RUNNING') {
+      await flushSteps();
+      try {
+        return { result: (await handle.result()) as TaskResult, waiting: null, failure: null };
+      } catch (err) {
+        return { result: null, waiting: null, failure: rootMessage(err) };
+      }
+    }
+    const status = await handle.query(statusQuery).catch(() => null);
+    await flushSteps();
+    if (status?.status === 'waiting_for_user' && status.question) {
+      const reply = await opts.ask(status.question.text);
+      if (reply === null) return { result: null, waiting: status, failure: null };
+      await replyToTask(client, handle.workflowId, reply, status.question.id);
+      continue;
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+export async function runCommand(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parse(argv, OPTIONS, RUN_USAGE);
+  if (values.help) {
+    console.log(`usage: ${RUN_USAGE}`);
+    return 0;
+  }
+  const instruction = positionals.join(' ').trim();
+  if (!instruction) throw new UsageError(`missing instruction\nusage: ${RUN_USAGE}`);
+  if (values.profile && values.profile !== 'fara-1.5' && values.profile !== 'fara-7b') {
+    throw new UsageError(`--profile must be fara-1.5 or fara-7b, got '${values.profile}'`);
+  }
+  const config = loadConfig({ file: values.config });
+  const askTimeout = values['ask-timeout'] === undefined ? undefined : Number(values['ask-timeout']);
+  if (askTimeout !== undefined && !(askTimeout > 0))
+    throw new UsageError('--ask-timeout must be a positive number of seconds');
+  const input = validateTaskInput({
+    runId: values.id ?? newRunId(),
+    instruction,
+    ...(values.url ? { startUrl: values.url } : {}),
+    ...(values['max-steps'] ? { maxSteps: intFlag(values['max-steps'], 'max-steps') } : {}),
+    ...(values.profile ? { profile: values.profile as 'fara-1.5' | 'fara-7b' } : {}),
+    ...(values['auto-reply'] ? { autoReply: values['auto-reply'] } : {}),
+    ...(askTimeout ? { askTimeoutSeconds: askTimeout } : {}),
+    ...(values['terminate-on-parse-error'] ? { terminateOnParseError: true } : {}),
+    model: {
+      endpoint: 'default',
+      ...(values['model-base-url'] ? { baseUrl: values['model-base-url'] } : {}),
+      ...(values.model ? { model: values.model } : {}),
+    },
+  });
+  const client = await connectClient(config);
+  const handle = await startTask(client, config.taskQueue, input);
+  if (values.detach) {
+    console.log(values.json ? JSON.stringify({ id: input.runId }) : input.runId);
+    return 0;
+  }
+  if (!values.json) console.log(`task ${input.runId} started on queue ${config.taskQueue}`);
+  const outcome = await followTask(client, handle, {
+    json: !!values.json,
+    ask: values.json ? async () => null : readReplyFromTerminal,
+    print: (l) => console.log(l),
+  });
+  return report(input.runId, outcome, !!values.json);
+}
+
+export function report(
+  id: string,
+  outcome: { result: TaskResult | null; waiting: TaskStatus | null; failure: string | null },
+  json: boolean,
+): number {
+  if (json) {
+    const status = outcome.result?.status ?? outcome.waiting?.status ?? 'failed';
+    console.log(JSON.stringify({ id, status, ...outcome }));
+  } else if (outcome.waiting) {
+    console.log(`task ${id} is waiting for your reply; answer later with: npx cua reply ${id} "<text>"`);
+  } else if (outcome.result) {
+    const r = outcome.result;
+    console.log(`task ${id}: ${r.status} after ${r.steps} step(s)${r.answer !== null ? `\nanswer: ${r.answer}` : ''}`);
+  } else {
+    console.log(`task ${id}: failed — ${outcome.failure}`);
+  }
+  if (outcome.waiting) return 0;
+  if (outcome.result?.status === 'complete') return 0;
+  return outcome.result?.status === 'max_rounds' ? 3 : 1;
+}

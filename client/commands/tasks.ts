@@ -1,0 +1,117 @@
+// `cua reply | status | list | cancel`: talk to running tasks through Temporal.
+import { loadConfig } from '../../worker/config';
+import { AGENT_WORKFLOW, RUN_STATUSES } from '../../workflows/contract';
+import type { RunStatus } from '../../workflows/contract';
+import { one, parse, UsageError } from '../args';
+import { connectClient } from '../connect';
+import { existingTask, replyToTask, rootMessage, viewTask } from '../tasks';
+
+const common = {
+  json: { type: 'boolean' },
+  config: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const REPLY_USAGE = 'npx cua reply <id> "<text>" [--question QID] [--config FILE]';
+export async function replyCommand(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { ...common, question: { type: 'string' } }, REPLY_USAGE);
+  if (values.help) return (console.log(`usage: ${REPLY_USAGE}`), 0);
+  const [id, ...rest] = positionals;
+  const text = rest.join(' ');
+  if (!id || !text.trim()) throw new UsageError(`need a task id and a non-empty reply\nusage: ${REPLY_USAGE}`);
+  const client = await connectClient(loadConfig({ file: values.config }));
+  const res = await replyToTask(client, id, text, values.question);
+  console.log(values.json ? JSON.stringify({ id, ...res }) : `reply delivered to ${id} (question at step ${res.step})`);
+  return 0;
+}
+
+export const STATUS_USAGE = 'npx cua status <id> [--json] [--config FILE]';
+export async function statusCommand(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parse(argv, common, STATUS_USAGE);
+  if (values.help) return (console.log(`usage: ${STATUS_USAGE}`), 0);
+  const id = one(positionals, 'task id', STATUS_USAGE);
+  const client = await connectClient(loadConfig({ file: values.config }));
+  const view = await viewTask(client, id);
+  if (values.json) {
+    console.log(JSON.stringify({ id, ...view }));
+    return 0;
+  }
+  if (view.status) {
+    const s = view.status;
+    console.log(`${id}: ${s.status} · step ${s.step}/${s.maxSteps}`);
+    if (s.lastUrl) console.log(`  url:         ${s.lastUrl}`);
+    if (s.lastAction) console.log(`  last action: ${s.lastAction}`);
+    if (s.question) console.log(`  question:    ${s.question.text}  (reply: npx cua reply ${id} "<text>")`);
+  } else if (view.result) {
+    const r = view.result;
+    console.log(`${id}: ${r.status} after ${r.steps} step(s)`);
+    if (r.answer !== null) console.log(`  answer: ${r.answer}`);
+    if (r.error) console.log(`  error:  ${r.error}`);
+  } else {
+    console.log(`${id}: ${view.workflowStatus.toLowerCase()}${view.failure ? ` — ${view.failure}` : ''}`);
+  }
+  return 0;
+}
+
+export const LIST_USAGE = `npx cua list [--status ${RUN_STATUSES.join('|')}] [--limit N] [--json] [--config FILE]`;
+export async function listCommand(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parse(
+    argv,
+    { ...common, status: { type: 'string' }, limit: { type: 'string' } },
+    LIST_USAGE,
+  );
+  if (values.help) return (console.log(`usage: ${LIST_USAGE}`), 0);
+  if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'\nusage: ${LIST_USAGE}`);
+  if (values.status && !(RUN_STATUSES as readonly string[]).includes(values.status)) {
+    throw new UsageError(`--status must be one of ${RUN_STATUSES.join(', ')}; got '${values.status}'`);
+  }
+  const limit = values.limit ? Number(values.limit) : 50;
+  const client = await connectClient(loadConfig({ file: values.config }));
+  let query = `WorkflowType = '${AGENT_WORKFLOW}'`;
+  if (values.status) query += ` AND CuaStatus = '${values.status as RunStatus}'`;
+  const rows: { id: string; status: string; step: number | null; started: string; instruction: string }[] = [];
+  for await (const wf of client.workflow.list({ query })) {
+    const sa = wf.searchAttributes as Record<string, unknown[] | undefined>;
+    rows.push({
+      id: wf.workflowId,
+      status: String(sa.CuaStatus?.[0] ?? wf.status.name.toLowerCase()),
+      step: typeof sa.CuaStep?.[0] === 'number' ? (sa.CuaStep[0] as number) : null,
+      started: wf.startTime.toISOString(),
+      instruction: String((wf.memo as { instruction?: unknown } | undefined)?.instruction ?? '').replace(/\s+/g, ' '),
+    });
+    if (rows.length >= limit) break;
+  }
+  if (values.json) {
+    console.log(JSON.stringify(rows));
+  } else if (!rows.length) {
+    console.log('no tasks');
+  } else {
+    for (const r of rows) {
+      const instr = r.instruction.length > 60 ? `${r.instruction.slice(0, 57)}...` : r.instruction;
+      console.log(`${r.id.padEnd(36)} ${r.status.padEnd(17)} step ${String(r.step ?? '-').padStart(3)}  ${instr}`);
+    }
+  }
+  return 0;
+}
+
+export const CANCEL_USAGE = 'npx cua cancel <id> [--config FILE]';
+export async function cancelCommand(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parse(argv, common, CANCEL_USAGE);
+  if (values.help) return (console.log(`usage: ${CANCEL_USAGE}`), 0);
+  const id = one(positionals, 'task id', CANCEL_USAGE);
+  const client = await connectClient(loadConfig({ file: values.config }));
+  const handle = await existingTask(client, id);
+  const desc = await handle.describe();
+  if (desc.status.name !== 'RUNNING') {
+    console.error(`cua: task ${id} has already ended (${desc.status.name.toLowerCase()})`);
+    return 1;
+  }
+  await handle.cancel();
+  try {
+    await handle.result();
+  } catch (err) {
+    if (!values.json) console.log(`task ${id} cancelled (${rootMessage(err)})`);
+  }
+  if (values.json) console.log(JSON.stringify({ id, status: 'cancelled' }));
+  return 0;
+}

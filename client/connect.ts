@@ -1,0 +1,45 @@
+// Temporal connections (client and worker) from the configuration: local dev server, a cluster, or Temporal Cloud.
+import fs from 'node:fs';
+import { Client, Connection } from '@temporalio/client';
+import type { ConnectionOptions } from '@temporalio/client';
+import type { Config } from '../worker/config';
+
+export function connectionOptions(config: Config): ConnectionOptions {
+  const { address, apiKey, tls } = config.temporal;
+  const read = (p: string | undefined) => (p ? fs.readFileSync(p) : undefined);
+  const clientCert = read(tls?.clientCertPath);
+  const clientKey = read(tls?.clientKeyPath);
+  return {
+    address,
+    ...(apiKey ? { apiKey } : {}),
+    ...(tls || apiKey
+      ? {
+          tls: {
+            serverNameOverride: tls?.serverName,
+            serverRootCACertificate: read(tls?.serverRootCACertPath),
+            ...(clientCert && clientKey ? { clientCertPair: { crt: clientCert, key: clientKey } } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+export class TemporalUnreachableError extends Error {
+  constructor(address: string, cause: unknown) {
+    super(
+      `cannot reach the Temporal server at ${address}; start one with \`npx cua server\` (or set TEMPORAL_ADDRESS)`,
+      { cause },
+    );
+    this.name = new.target.name;
+  }
+}
+
+export async function connectClient(config: Config): Promise<Client> {
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ ...connectionOptions(config), connectTimeout: '5s' });
+  } catch (err) {
+    throw new TemporalUnreachableError(config.temporal.address, err);
+  }
+  return new Client({ connection, namespace: config.temporal.namespace });
+}

@@ -1,0 +1,31 @@
+// Public surface of the action space: schemas and types, model profiles, the tool schema, and action helpers.
+export {
+  coordinateSchema,
+  fara15ActionSchema,
+  fara7bActionSchema,
+  type ActionName,
+  type ActionParamName,
+  type AgentAction,
+  type Fara15Action,
+  type Fara7bAction,
+} from './schemas';
+export {
+  FARA7B_DEFAULT_SCREEN,
+  NORM_DISPLAY_SIZE,
+  PROFILE_NAMES,
+  getProfile,
+  isProfileName,
+  type ModelProfile,
+  type ProfileName,
+} from './profiles';
+export {
+  TOOL_NAME,
+  allowedActionsOf,
+  buildToolSchema,
+  type ScreenSize,
+  type ToolParameter,
+  type ToolSchema,
+} from './tool-schema';
+export { describeAction, type DescribeOptions } from './describe';
+export { actionPoint, type ModelPoint } from './point';
+export { exampleActions } from './examples';

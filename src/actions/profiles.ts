@@ -1,0 +1,82 @@
+// Model profiles: which action space, tool schema and coordinate space each supported model family speaks.
+// Fara-1.5 (Qwen3.5-based) sees a fixed 1000x1000 space; Fara-7B (Qwen2.5-VL-based) sees pixels of the resized
+// screenshot, so its tool schema depends on the screenshot size.
+import type { z } from 'zod';
+import { fara15ActionSchema, fara7bActionSchema } from './schemas';
+import type { ActionObjectSchema, AgentAction, Fara15Action, Fara7bAction } from './schemas';
+import { allowedActionsOf, buildToolSchema } from './tool-schema';
+import type { ScreenSize, ToolSchema } from './tool-schema';
+
+export type ProfileName = 'fara-1.5' | 'fara-7b';
+export const PROFILE_NAMES: readonly ProfileName[] = ['fara-1.5', 'fara-7b'];
+
+/** Side of the fixed square coordinate space Fara-1.5 speaks in. */
+export const NORM_DISPLAY_SIZE = 1000;
+/** The screenshot size Fara-7B sees for the default 1440x900 viewport (smart_resize with factor 28). */
+export const FARA7B_DEFAULT_SCREEN: ScreenSize = { width: 1428, height: 896 };
+
+export interface ModelProfile<A extends AgentAction = AgentAction> {
+  name: ProfileName;
+  /** Discriminated union on `action` of exactly this profile's actions (strict objects). */
+  actionSchema: z.ZodType<A>;
+  /** The `action` enum of `toolSchema`, so the allowed list is what the model is told. */
+  allowedActions: readonly string[];
+  /** The tool schema for the profile's default screen (see `toolSchemaFor` for another screenshot size). */
+  toolSchema: ToolSchema;
+  /** Rebuilds the tool schema for the size of the resized screenshot (only Fara-7B's text depends on it). */
+  toolSchemaFor(resizedScreen: ScreenSize): ToolSchema;
+  /** The coordinate space the model's numbers live in, given the resized screenshot size. */
+  displaySize(resizedScreen: ScreenSize): ScreenSize;
+  coordinateSpace: 'norm1000' | 'resized-pixels';
+  /** smart_resize factor: 32 for Qwen3.5-based Fara-1.5, 28 for Qwen2.5-VL-based Fara-7B. */
+  resizeFactor: 32 | 28;
+}
+
+function makeProfile<A extends AgentAction>(
+  name: ProfileName,
+  actionSchema: z.ZodType<A>,
+  options: readonly ActionObjectSchema[],
+  space: Pick<ModelProfile, 'coordinateSpace' | 'resizeFactor'>,
+  defaultScreen: ScreenSize,
+): ModelProfile<A> {
+  const displaySize = (resized: ScreenSize): ScreenSize =>
+    space.coordinateSpace === 'norm1000' ? { width: NORM_DISPLAY_SIZE, height: NORM_DISPLAY_SIZE } : { ...resized };
+  const toolSchemaFor = (resized: ScreenSize): ToolSchema => buildToolSchema(options, displaySize(resized));
+  const toolSchema = toolSchemaFor(defaultScreen);
+  return {
+    name,
+    actionSchema,
+    allowedActions: allowedActionsOf(toolSchema),
+    toolSchema,
+    toolSchemaFor,
+    displaySize,
+    ...space,
+  };
+}
+
+const FARA15: ModelProfile<Fara15Action> = makeProfile(
+  'fara-1.5',
+  fara15ActionSchema,
+  fara15ActionSchema.options,
+  { coordinateSpace: 'norm1000', resizeFactor: 32 },
+  { width: NORM_DISPLAY_SIZE, height: NORM_DISPLAY_SIZE },
+);
+
+const FARA7B: ModelProfile<Fara7bAction> = makeProfile(
+  'fara-7b',
+  fara7bActionSchema,
+  fara7bActionSchema.options,
+  { coordinateSpace: 'resized-pixels', resizeFactor: 28 },
+  FARA7B_DEFAULT_SCREEN,
+);
+
+export function getProfile(name: 'fara-1.5'): ModelProfile<Fara15Action>;
+export function getProfile(name: 'fara-7b'): ModelProfile<Fara7bAction>;
+export function getProfile(name: ProfileName): ModelProfile;
+export function getProfile(name: ProfileName): ModelProfile {
+  return name === 'fara-1.5' ? FARA15 : FARA7B;
+}
+
+export function isProfileName(s: string): s is ProfileName {
+  return (PROFILE_NAMES as readonly string[]).includes(s);
+}

@@ -1,0 +1,120 @@
+// Rebuilding the model's history for one step from the run folder's event stream. This is what lets any
+// process resume a run: the events hold what the model saw and said; nothing lives only in memory.
+import type { HistoryTurn } from '../model/context';
+import { parseEventId } from '../trajectory/ids';
+import type { Event } from '../trajectory/schema';
+
+/** Metadata key on a tool_output that carries the text fed into the next step's prompt. */
+export const TEXT_OBSERVATION_KEY = 'text_observation';
+
+interface StepEvents {
+  pre: Map<number, Extract<Event, { observation_type: 'environment' }>>;
+  action: Map<number, Extract<Event, { type: 'action' }>>;
+  tool: Map<number, Extract<Event, { observation_type: 'tool_output' }>>;
+  reply?: string;
+}
+
+export class HistoryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+function index(events: readonly Event[]): { task: string | null; steps: Map<number, StepEvents> } {
+  let task: string | null = null;
+  const steps = new Map<number, StepEvents>();
+  const get = (s: number) => {
+    let entry = steps.get(s);
+    if (!entry) steps.set(s, (entry = { pre: new Map(), action: new Map(), tool: new Map() }));
+    return entry;
+  };
+  for (const e of events) {
+    const id = parseEventId(e.id);
+    if (!id) continue;
+    if (e.type === 'action' && id.kind === 'action') get(id.step).action.set(id.generation, e);
+    else if (e.type === 'observation') {
+      if (e.observation_type === 'environment' && id.kind === 'pre') get(id.step).pre.set(id.generation, e);
+      else if (e.observation_type === 'tool_output' && id.kind === 'tool') get(id.step).tool.set(id.generation, e);
+      else if (e.observation_type === 'user_message' && id.kind === 'task') task = e.content;
+      else if (e.observation_type === 'user_message' && id.kind === 'reply') get(id.step).reply = e.content;
+    }
+  }
+  return { task, steps };
+}
+
+function latest<T>(m: Map<number, T>): [number, T] | undefined {
+  const g = Math.max(...m.keys());
+  const v = m.get(g);
+  return v === undefined ? undefined : [g, v];
+}
+
+function rawResponse(action: Extract<Event, { type: 'action' }>): string {
+  const first = action.llm_conversation?.messages?.[0] as { raw_response?: unknown } | undefined;
+  return typeof first?.raw_response === 'string' ? first.raw_response : '';
+}
+
+/** The carry-over from step s into step s+1: the text observation of its action and the user's reply. */
+function carry(s: StepEvents | undefined): { textObservation?: string; userReply?: string } {
+  if (!s) return {};
+  const finalAction = latest(s.action);
+  const tool = finalAction ? s.tool.get(finalAction[0]) : undefined;
+  const text = tool?.metadata?.[TEXT_OBSERVATION_KEY];
+  return {
+    ...(typeof text === 'string' && text ? { textObservation: text } : {}),
+    ...(s.reply ? { userReply: s.reply } : {}),
+  };
+}
+
+/**
+ * The history for deciding `step` in session `generation`: the task, then for each earlier step its observation
+ * and the model's answer (the final generation only), then the current observation.
+ */
+export function historyForStep(events: readonly Event[], step: number, generation: number): HistoryTurn[] {
+  const { task, steps } = index(events);
+  if (task === null) throw new HistoryError('the run has no task message (user-0000-task-g0)');
+  const turns: HistoryTurn[] = [{ kind: 'task', text: task }];
+  for (let s = 1; s < step; s++) {
+    const ev = steps.get(s);
+    const action = ev && ev.action.size ? latest(ev.action) : undefined;
+    if (!ev || !action) throw new HistoryError(`step ${s} has no recorded action`);
+    const pre = ev.pre.get(action[0]) ?? latest(ev.pre)?.[1];
+    turns.push({
+      kind: 'observation',
+      ...(pre?.screenshot_path ? { screenshot: pre.screenshot_path } : {}),
+      ...(pre?.url ? { url: pre.url } : {}),
+      ...carry(steps.get(s - 1)),
+    });
+    turns.push({ kind: 'assistant', text: rawResponse(action[1]) });
+  }
+  const current = steps.get(step)?.pre.get(generation);
+  if (!current) throw new HistoryError(`step ${step} has no observation for session generation ${generation}`);
+  turns.push({
+    kind: 'observation',
+    ...(current.screenshot_path ? { screenshot: current.screenshot_path } : {}),
+    ...(current.url ? { url: current.url } : {}),
+    ...carry(steps.get(step - 1)),
+  });
+  return turns;
+}
+
+/** Facts memorised so far (pause_and_memorize_fact), in order, final generations only. */
+export function memorizedFacts(events: readonly Event[]): string[] {
+  const { steps } = index(events);
+  const facts: string[] = [];
+  for (const s of [...steps.keys()].sort((a, b) => a - b)) {
+    const action = latest(steps.get(s)?.action ?? new Map());
+    const args = action?.[1].content.arguments as { fact?: unknown } | undefined;
+    if (action?.[1].action_name === 'pause_and_memorize_fact' && typeof args?.fact === 'string') facts.push(args.fact);
+  }
+  return facts;
+}
+
+/** The URL of the newest environment observation, for restoring a session. */
+export function lastUrl(events: readonly Event[]): string | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i];
+    if (e?.type === 'observation' && e.observation_type === 'environment' && e.url) return e.url;
+  }
+  return null;
+}

@@ -1,0 +1,106 @@
+// The OpenAI-compatible chat client (vLLM serving Fara, Azure, OpenAI, Ollama, LM Studio, our scripted
+// test double). Classifies failures so the workflow retries what can succeed later and nothing else.
+import OpenAI from 'openai';
+
+export interface ModelEndpoint {
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  /** Sampling temperature; Fara is usually run at 0. */
+  temperature?: number;
+  maxTokens?: number;
+}
+
+export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+
+export interface Completion {
+  text: string;
+  reasoning: string | null;
+  finishReason: string | null;
+  usage: { prompt_tokens: number; completion_tokens: number; reasoning_tokens: number };
+}
+
+/** A request the endpoint refused as malformed (400-class): retrying cannot help. */
+export class ModelRequestError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The endpoint failed or answered nothing usable (5xx, network, empty choices): worth retrying. */
+export class ModelUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+export interface CompleteOptions {
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+export class ModelClient {
+  private readonly client: OpenAI;
+
+  constructor(readonly endpoint: ModelEndpoint) {
+    this.client = new OpenAI({
+      baseURL: endpoint.baseUrl,
+      apiKey: endpoint.apiKey || 'not-needed',
+      maxRetries: 0, // Temporal's retry policy owns retries
+      timeout: 10 * 60 * 1000,
+    });
+  }
+
+  async complete(messages: ChatMessage[], opts: CompleteOptions = {}): Promise<Completion> {
+    let response: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      response = await this.client.chat.completions.create(
+        {
+          model: this.endpoint.model,
+          messages,
+          temperature: this.endpoint.temperature ?? 0,
+          ...(this.endpoint.maxTokens ? { max_tokens: this.endpoint.maxTokens } : {}),
+        },
+        { signal: opts.signal, headers: opts.headers },
+      );
+    } catch (err) {
+      throw classify(err, this.endpoint);
+    }
+    const choice = response.choices?.[0];
+    if (!choice) throw new ModelUnavailableError(`model ${this.endpoint.model} returned no choices`);
+    const message = choice.message as { content?: string | null; reasoning_content?: string | null };
+    const usage = response.usage as
+      (OpenAI.CompletionUsage & { completion_tokens_details?: { reasoning_tokens?: number } }) | undefined;
+    return {
+      text: message.content ?? '',
+      reasoning: message.reasoning_content ?? null,
+      finishReason: choice.finish_reason ?? null,
+      usage: {
+        prompt_tokens: usage?.prompt_tokens ?? 0,
+        completion_tokens: usage?.completion_tokens ?? 0,
+        reasoning_tokens: usage?.completion_tokens_details?.reasoning_tokens ?? 0,
+      },
+    };
+  }
+}
+
+function classify(err: unknown, endpoint: ModelEndpoint): Error {
+  if (err instanceof OpenAI.APIError && typeof err.status === 'number' && err.status >= 400 && err.status < 500) {
+    // 408 (timeout) and 429 (rate limit) are transient; the rest of the 4xx class is the request's fault.
+    if (err.status !== 408 && err.status !== 429) {
+      return new ModelRequestError(
+        `model endpoint ${endpoint.baseUrl} rejected the request (${err.status}): ${err.message}`,
+        err.status,
+        { cause: err },
+      );
+    }
+  }
+  const detail = err instanceof Error ? err.message : String(err);
+  return new ModelUnavailableError(`model endpoint ${endpoint.baseUrl} failed: ${detail}`, { cause: err });
+}

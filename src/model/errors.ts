@@ -1,0 +1,107 @@
+// Typed errors for the model side: why a model reply could not be turned into an action, and why a prompt could
+// not be built. Each class's `name` equals its class name, so Temporal can match it in nonRetryableErrorTypes.
+
+interface ErrorOptions {
+  cause?: unknown;
+}
+
+/** Base class of every failure to read an action out of a model reply. */
+export class ModelOutputError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The reply was empty or whitespace only. */
+export class EmptyOutputError extends ModelOutputError {
+  constructor() {
+    super('The model returned an empty reply');
+  }
+}
+
+/** The reply has no `<tool_call>` tag. */
+export class MissingToolCallError extends ModelOutputError {
+  constructor() {
+    super('The model reply has no <tool_call> block');
+  }
+}
+
+/** The text inside `<tool_call>` is neither JSON nor a Python literal, or lacks the expected shape. */
+export class ToolCallJsonError extends ModelOutputError {
+  constructor(
+    readonly toolCallText: string,
+    detail: string,
+    options?: ErrorOptions,
+  ) {
+    super(`The tool call could not be read: ${detail}`, options);
+  }
+}
+
+/** The action is not one the profile allows. */
+export class UnknownActionError extends ModelOutputError {
+  constructor(
+    readonly action: string,
+    readonly allowedActions: readonly string[],
+  ) {
+    super(`Unknown action "${action}"; allowed actions: ${allowedActions.join(', ')}`);
+  }
+}
+
+/** The action is allowed but its arguments do not match its schema. */
+export class InvalidActionArgumentsError extends ModelOutputError {
+  constructor(
+    readonly action: string,
+    readonly field: string,
+    readonly detail: string,
+    options?: ErrorOptions,
+  ) {
+    super(`Invalid arguments for action "${action}": field "${field}": ${detail}`, options);
+  }
+}
+
+/** The names of the model-output error classes, e.g. for a retry policy. */
+export const MODEL_OUTPUT_ERROR_NAMES = [
+  'ModelOutputError',
+  'EmptyOutputError',
+  'MissingToolCallError',
+  'ToolCallJsonError',
+  'UnknownActionError',
+  'InvalidActionArgumentsError',
+] as const;
+
+/** A user-supplied prompt file could not be used. */
+export class PromptFileError extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: 'missing' | 'not-a-file' | 'empty' | 'unreadable',
+    options?: ErrorOptions,
+  ) {
+    super(PromptFileError.explain(path, reason), options);
+    this.name = new.target.name;
+  }
+
+  private static explain(path: string, reason: PromptFileError['reason']): string {
+    switch (reason) {
+      case 'missing':
+        return `Prompt file not found: ${path}`;
+      case 'not-a-file':
+        return `Prompt file is not a regular file: ${path}`;
+      case 'empty':
+        return `Prompt file is empty: ${path}`;
+      case 'unreadable':
+        return `Prompt file could not be read: ${path}`;
+    }
+  }
+}
+
+/** An identity was asked for by a key that is not in the registry (and is too short to be a custom text). */
+export class UnknownIdentityError extends Error {
+  constructor(
+    readonly identity: string,
+    readonly known: readonly string[],
+  ) {
+    super(`Unknown identity "${identity}"; known identities: ${known.join(', ')}`);
+    this.name = new.target.name;
+  }
+}

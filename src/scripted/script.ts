@@ -1,0 +1,65 @@
+// Script files of the scripted model (a TEST DOUBLE standing in for a real model): their schema and loading.
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+export const FaultSchema = z.union([
+  z.strictObject({ status: z.number().int().min(400).max(599), message: z.string().optional() }),
+  z.strictObject({ empty: z.literal(true) }),
+]);
+export type Fault = z.infer<typeof FaultSchema>;
+
+const common = {
+  delay_ms: z.number().int().min(0).optional(),
+  faults: z.array(FaultSchema).optional(),
+  /** Answer to a sub-call made while carrying out this entry's action (read_page_answer_question). */
+  page_answer: z.string().optional(),
+};
+
+export const ScriptEntrySchema = z.union([
+  z.strictObject({
+    thoughts: z.string().default(''),
+    action: z.looseObject({ action: z.string().min(1) }),
+    ...common,
+  }),
+  z.strictObject({ raw: z.string(), ...common }),
+]);
+export type ScriptEntry = z.infer<typeof ScriptEntrySchema>;
+
+export const ScriptSchema = z.union([
+  z.array(ScriptEntrySchema),
+  z.strictObject({ description: z.string().optional(), entries: z.array(ScriptEntrySchema) }),
+]);
+
+export class ScriptError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Loads `<dir>/<name>.json`; the name comes from the request's `model` field. */
+export function loadScript(dir: string, name: string): ScriptEntry[] {
+  if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith('.')) {
+    throw new ScriptError(`invalid script name '${name}' (letters, digits, dot, dash, underscore)`);
+  }
+  const file = path.join(dir, `${name}.json`);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    throw new ScriptError(`no script named '${name}' (looked for ${file})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ScriptError(`script ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  const parsed = ScriptSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ScriptError(`script ${file} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+  }
+  return Array.isArray(parsed.data) ? parsed.data : parsed.data.entries;
+}

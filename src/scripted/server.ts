@@ -1,0 +1,178 @@
+// The scripted model server: a TEST DOUBLE speaking the OpenAI chat-completions protocol, answering from
+// script files instead of a model. Stateless per request (the entry index is the number of assistant
+// messages already in the request), so it is deterministic across worker crashes and activity retries.
+// Never a default for real work: it only knows what its script says.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { renderToolCall } from '../model/toolcall';
+import type { AgentAction } from '../actions/schemas';
+import { loadScript, ScriptError } from './script';
+import type { ScriptEntry } from './script';
+
+/** Header a page-reading sub-call sends, carrying the main call's entry index (see activities). */
+export const SUBCALL_INDEX_HEADER = 'x-cua-subcall-index';
+
+export interface RecordedRequest {
+  script: string;
+  index: number;
+  subcall: boolean;
+  imageCount: number;
+  messageCount: number;
+  /** Text of the last user message (what the model was told this step). */
+  lastUserText: string;
+  /** All text parts of all messages, joined, for assertions. */
+  allText: string;
+  at: number;
+}
+
+export interface ScriptedModelServer {
+  url: string;
+  port: number;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+interface ChatRequest {
+  model?: string;
+  messages?: { role: string; content: unknown }[];
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((p: { type?: string; text?: string }) => (p?.type === 'text' ? (p.text ?? '') : ''))
+      .filter(Boolean)
+      .join('\n');
+  }
+  return '';
+}
+
+function countImages(messages: ChatRequest['messages']): number {
+  let n = 0;
+  for (const m of messages ?? []) {
+    if (Array.isArray(m.content)) n += m.content.filter((p: { type?: string }) => p?.type === 'image_url').length;
+  }
+  return n;
+}
+
+function completion(model: string, content: string, finish = 'stop') {
+  return {
+    id: `chatcmpl-scripted-${Date.now()}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finish }],
+    usage: { prompt_tokens: 0, completion_tokens: Math.ceil(content.length / 4), total_tokens: 0 },
+  };
+}
+
+function entryText(entry: ScriptEntry): string {
+  if ('raw' in entry) return entry.raw;
+  return renderToolCall(entry.thoughts, entry.action as AgentAction);
+}
+
+export async function startScriptedModelServer(opts: {
+  scriptsDir: string;
+  port?: number;
+  host?: string;
+  log?: (line: string) => void;
+}): Promise<ScriptedModelServer> {
+  const requests: RecordedRequest[] = [];
+  const seen = new Map<string, number>(); // "script#index[#sub]" → requests seen (for faults)
+  const log = opts.log ?? (() => undefined);
+
+  const sendJson = (res: http.ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  const sendError = (res: http.ServerResponse, status: number, message: string) =>
+    sendJson(res, status, { error: { message, type: status < 500 ? 'invalid_request_error' : 'server_error' } });
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse, body: string) => {
+    if (req.method === 'GET' && req.url?.startsWith('/_requests')) return sendJson(res, 200, requests);
+    if (req.method === 'GET' && req.url?.endsWith('/models')) {
+      return sendJson(res, 200, { object: 'list', data: [] });
+    }
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      return sendError(res, 404, `scripted model: no route ${req.method} ${req.url}`);
+    }
+    let request: ChatRequest;
+    try {
+      request = JSON.parse(body) as ChatRequest;
+    } catch {
+      return sendError(res, 400, 'request body is not JSON');
+    }
+    const script = request.model ?? '';
+    const messages = request.messages ?? [];
+    const subHeader = req.headers[SUBCALL_INDEX_HEADER];
+    const subcall = typeof subHeader === 'string';
+    const index = subcall ? Number(subHeader) : messages.filter((m) => m.role === 'assistant').length;
+    const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+    requests.push({
+      script,
+      index,
+      subcall,
+      imageCount: countImages(messages),
+      messageCount: messages.length,
+      lastUserText: textOf(lastUser?.content),
+      allText: messages.map((m) => textOf(m.content)).join('\n'),
+      at: Date.now(),
+    });
+    let entries: ScriptEntry[];
+    try {
+      entries = loadScript(opts.scriptsDir, script);
+    } catch (err) {
+      return sendError(res, err instanceof ScriptError ? 404 : 500, (err as Error).message);
+    }
+    const entry = entries[index];
+    if (!entry) {
+      return sendError(
+        res,
+        400,
+        `script '${script}' has ${entries.length} entries; this request asks for entry ${index + 1}`,
+      );
+    }
+    const key = `${script}#${index}${subcall ? '#sub' : ''}`;
+    const count = seen.get(key) ?? 0;
+    seen.set(key, count + 1);
+    const fault = subcall ? undefined : entry.faults?.[count];
+    log(
+      `scripted-model ${script}[${index}]${subcall ? ' (page answer)' : ''}${fault ? ` fault ${JSON.stringify(fault)}` : ''}`,
+    );
+    if (fault) {
+      if ('status' in fault) return sendError(res, fault.status, fault.message ?? `scripted fault ${fault.status}`);
+      return sendJson(res, 200, { ...completion(script, ''), choices: [] });
+    }
+    if (entry.delay_ms && !subcall) await new Promise((r) => setTimeout(r, entry.delay_ms));
+    if (subcall) {
+      return sendJson(res, 200, completion(script, entry.page_answer ?? 'The page does not say.'));
+    }
+    return sendJson(res, 200, completion(script, entryText(entry)));
+  };
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((err: unknown) => {
+        if (!res.headersSent) sendError(res, 500, `scripted model crashed: ${String(err)}`);
+      });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${opts.host ?? '127.0.0.1'}:${port}/v1`,
+    port,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,87 @@
+// Typed errors of the run folder: each names the file (and line) it is about, so a bad folder is easy to find.
+
+/** Base class: every trajectory error carries the run-relative file it concerns, when there is one. */
+export class TrajectoryError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** `create` found a task.json already in the folder: the caller must choose resume (`open`) explicitly. */
+export class RunExistsError extends TrajectoryError {
+  constructor(readonly file: string) {
+    super(`run already exists: ${file} is present (open it to resume instead)`);
+  }
+}
+
+/** `open` / `readRun` found no task.json: not a run folder. */
+export class RunNotFoundError extends TrajectoryError {
+  constructor(readonly file: string) {
+    super(`not a run folder: ${file} is missing`);
+  }
+}
+
+/** A run id that is not a single safe path segment. */
+export class InvalidRunIdError extends TrajectoryError {
+  constructor(readonly runId: string) {
+    super(`invalid run id ${JSON.stringify(runId)}: use letters, digits, '.', '_' or '-' (not '.' or '..')`);
+  }
+}
+
+/** A file (or one line of a .jsonl file) that is not valid JSON or does not match the schema. */
+export class CorruptFileError extends TrajectoryError {
+  constructor(
+    readonly file: string,
+    readonly line: number | undefined,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${file}${line === undefined ? '' : `:${line}`}: ${detail}`, options);
+  }
+}
+
+/** An observation whose action_id names no action in the stream. */
+export class UnknownActionIdError extends TrajectoryError {
+  constructor(
+    readonly observationId: string,
+    readonly actionId: string,
+  ) {
+    super(`observation ${observationId} refers to action_id ${actionId}, but no such action is in the stream`);
+  }
+}
+
+/** Two actions with no observation between them. */
+export class ConsecutiveActionsError extends TrajectoryError {
+  constructor(
+    readonly previousActionId: string,
+    readonly actionId: string,
+  ) {
+    super(`action ${actionId} follows action ${previousActionId} with no observation between them`);
+  }
+}
+
+/** The same event id twice with different content: a deterministic id was reused for another event. */
+export class EventIdConflictError extends TrajectoryError {
+  constructor(readonly eventId: string) {
+    super(`event id ${eventId} is already in the stream with a different type`);
+  }
+}
+
+/** Another writer holds the folder's append lock for too long. */
+export class LockTimeoutError extends TrajectoryError {
+  constructor(readonly file: string) {
+    super(`timed out waiting for the lock ${file}`);
+  }
+}
+
+/** An event or verification result handed to the writer that does not match the schema. */
+export class InvalidRecordError extends TrajectoryError {
+  constructor(
+    readonly what: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`invalid ${what}: ${detail}`, options);
+  }
+}

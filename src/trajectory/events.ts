@@ -1,0 +1,143 @@
+// Builders for every event the agent loop writes, each with its deterministic id (see ids.ts) and all fields filled.
+// They are pure: the timestamp defaults to now but can be passed in.
+import { eventId } from './ids';
+import type {
+  Action,
+  ActionContent,
+  AgentState,
+  EnvironmentObservation,
+  LlmConversation,
+  ToolOutputObservation,
+  UserMessageObservation,
+  UserMessageType,
+} from './schema';
+import {
+  ActionSchema,
+  EnvironmentObservationSchema,
+  ToolOutputObservationSchema,
+  UserMessageObservationSchema,
+} from './schema';
+
+export interface Stamp {
+  /** Session generation / attempt of the step (0 by default). */
+  generation?: number;
+  /** ISO time; now by default. */
+  timestamp?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface PageState {
+  screenshot_path?: string;
+  url?: string;
+  page_info?: string;
+}
+
+export interface ActionFields {
+  action_name: string;
+  content: { action: string; arguments?: Record<string, unknown> } & Partial<ActionContent>;
+  action_nl_description?: string;
+  agent_state?: Partial<AgentState>;
+  llm_conversation?: Partial<LlmConversation>;
+  grounding?: LlmConversation | null;
+}
+
+const common = (id: string, stamp: Stamp, actionId: string | null) => ({
+  type: 'observation' as const,
+  id,
+  timestamp: stamp.timestamp ?? new Date().toISOString(),
+  metadata: stamp.metadata ?? {},
+  action_id: actionId,
+});
+
+function userMessage(id: string, content: string, messageType: UserMessageType, stamp: Stamp): UserMessageObservation {
+  return UserMessageObservationSchema.parse({
+    ...common(id, stamp, null),
+    observation_type: 'user_message',
+    content,
+    message_type: messageType,
+  });
+}
+
+/** The task instruction, first event of a run: `user-0000-task-g0`. */
+export function taskMessage(instruction: string, stamp: Stamp = {}): UserMessageObservation {
+  return userMessage(eventId({ step: 0, kind: 'task', generation: stamp.generation }), instruction, 'task', stamp);
+}
+
+/** A follow-up task given after `step`. */
+export function followupMessage(step: number, content: string, stamp: Stamp = {}): UserMessageObservation {
+  const id = eventId({ step, kind: 'followup', generation: stamp.generation });
+  return userMessage(id, content, 'followup_task', stamp);
+}
+
+/** The user's answer to the question asked at `step` (ask_user_question). */
+export function userReply(step: number, content: string, stamp: Stamp = {}): UserMessageObservation {
+  const id = eventId({ step, kind: 'reply', generation: stamp.generation });
+  return userMessage(id, content, 'critical_point_response', stamp);
+}
+
+/** Feedback to the model before it retries `step` (e.g. its output could not be parsed). */
+export function retryFeedback(step: number, content: string, stamp: Stamp = {}): UserMessageObservation {
+  const id = eventId({ step, kind: 'feedback', generation: stamp.generation });
+  return userMessage(id, content, 'retry_feedback', stamp);
+}
+
+/**
+ * The note that a lost browser session was replaced and restored before `step` is observed again (generation ≥ 1).
+ * A tool_output with no action_id, marked `metadata.note = "session_restored"`.
+ */
+export function sessionRestored(step: number, output: string, stamp: Stamp = {}): ToolOutputObservation {
+  return ToolOutputObservationSchema.parse({
+    ...common(eventId({ step, kind: 'restored', generation: stamp.generation }), stamp, null),
+    metadata: { note: 'session_restored', ...stamp.metadata },
+    observation_type: 'tool_output',
+    output,
+    error: '',
+  });
+}
+
+/** The environment before the step's action. */
+export function preObservation(step: number, page: PageState, stamp: Stamp = {}): EnvironmentObservation {
+  return EnvironmentObservationSchema.parse({
+    ...common(eventId({ step, kind: 'pre', generation: stamp.generation }), stamp, null),
+    observation_type: 'environment',
+    ...page,
+  });
+}
+
+export function actionEvent(step: number, fields: ActionFields, stamp: Stamp = {}): Action {
+  return ActionSchema.parse({
+    type: 'action',
+    id: eventId({ step, kind: 'action', generation: stamp.generation }),
+    timestamp: stamp.timestamp ?? new Date().toISOString(),
+    ...fields,
+  });
+}
+
+/** The action's text result (`error` '' when it succeeded). */
+export function toolOutput(
+  step: number,
+  actionId: string,
+  result: { output: string; error?: string },
+  stamp: Stamp = {},
+): ToolOutputObservation {
+  return ToolOutputObservationSchema.parse({
+    ...common(eventId({ step, kind: 'tool', generation: stamp.generation }), stamp, actionId),
+    observation_type: 'tool_output',
+    output: result.output,
+    error: result.error ?? '',
+  });
+}
+
+/** The environment after the action. */
+export function postObservation(
+  step: number,
+  actionId: string,
+  page: PageState,
+  stamp: Stamp = {},
+): EnvironmentObservation {
+  return EnvironmentObservationSchema.parse({
+    ...common(eventId({ step, kind: 'post', generation: stamp.generation }), stamp, actionId),
+    observation_type: 'environment',
+    ...page,
+  });
+}

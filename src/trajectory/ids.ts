@@ -1,0 +1,70 @@
+// Deterministic event ids: one id per (scope, step, kind, generation), so a retried write is recognised as the same
+// event and skipped, while a genuinely new event (a re-observation after a lost session) gets a new id.
+//
+// Format: `<scope>-<step, 4 digits>-<kind>-g<generation>`, e.g. `step-0007-pre-g0`, `user-0003-reply-g0`.
+//
+// Kinds written by the agent loop (scope `step` unless noted):
+//   task      (scope user, step 0) the task instruction, a user_message of type `task`
+//   followup  (scope user) a follow-up task from the user, user_message `followup_task`
+//   reply     (scope user) the user's answer to ask_user_question at that step, user_message `critical_point_response`
+//   restored  a session_restored note (tool_output, action_id null) before a re-observation
+//   feedback  retry feedback to the model (user_message `retry_feedback`), e.g. after a parse failure
+//   pre       environment observation before the step's action (pre screenshot, URL, page info)
+//   action    the action the model chose
+//   tool      the action's text result (tool_output, action_id = the action)
+//   post      environment observation after the action (post screenshot, action_id = the action)
+//
+// `generation` is the session generation (or attempt) of the step: it starts at 0 and goes up each time the
+// browser session is lost and restored mid-step, so the re-observed `pre` and re-decided `action` are new events.
+
+export const EVENT_KINDS = [
+  'task',
+  'followup',
+  'reply',
+  'restored',
+  'feedback',
+  'pre',
+  'action',
+  'tool',
+  'post',
+] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+const USER_KINDS: ReadonlySet<EventKind> = new Set<EventKind>(['task', 'followup', 'reply']);
+
+export interface EventIdParts {
+  step: number;
+  kind: EventKind;
+  /** Session generation / attempt; 0 when omitted. */
+  generation?: number;
+}
+
+function checkCount(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`${name} must be a whole number ≥ 0, got ${value}`);
+}
+
+export function eventScope(kind: EventKind): 'user' | 'step' {
+  return USER_KINDS.has(kind) ? 'user' : 'step';
+}
+
+export function eventId({ step, kind, generation = 0 }: EventIdParts): string {
+  checkCount('step', step);
+  checkCount('generation', generation);
+  return `${eventScope(kind)}-${String(step).padStart(4, '0')}-${kind}-g${generation}`;
+}
+
+const ID_PATTERN = /^(user|step)-(\d{4,})-([a-z]+)-g(\d+)$/;
+
+/** The parts of an id made by `eventId`, or undefined for any other id (e.g. uuids from the original). */
+export function parseEventId(id: string): Required<EventIdParts> | undefined {
+  const match = ID_PATTERN.exec(id);
+  if (!match) return undefined;
+  const [, scope, step, kind, generation] = match;
+  if (!isEventKind(kind) || eventScope(kind) !== scope) return undefined;
+  return { step: Number(step), kind, generation: Number(generation) };
+}
+
+export function isEventKind(value: unknown): value is EventKind {
+  return typeof value === 'string' && (EVENT_KINDS as readonly string[]).includes(value);
+}

@@ -1,0 +1,77 @@
+// The trajectory package's public surface: the run folder (Fara DataPoint format) — schema, ids, writer, reader, steps.
+export {
+  CorruptFileError,
+  ConsecutiveActionsError,
+  EventIdConflictError,
+  InvalidRecordError,
+  InvalidRunIdError,
+  LockTimeoutError,
+  RunExistsError,
+  RunNotFoundError,
+  TrajectoryError,
+  UnknownActionIdError,
+} from './errors';
+export {
+  actionEvent,
+  followupMessage,
+  postObservation,
+  preObservation,
+  retryFeedback,
+  sessionRestored,
+  taskMessage,
+  toolOutput,
+  userReply,
+} from './events';
+export type { ActionFields, PageState, Stamp } from './events';
+export { EVENT_KINDS, eventId, eventScope, isEventKind, parseEventId } from './ids';
+export type { EventIdParts, EventKind } from './ids';
+export {
+  DATA_POINT_FILE,
+  EVENTS_FILE,
+  METADATA_FILE,
+  RUN_STATE_FILE,
+  STATUS_FILE,
+  TASK_FILE,
+  VERIFICATION_FILE,
+  isValidRunId,
+  screenshotName,
+} from './layout';
+export type { ScreenshotPhase } from './layout';
+export { readDataPoint, readRun, readRunFromStore } from './reader';
+export type { ReadWarning, RunRecord, StatusSnapshot } from './reader';
+export {
+  ActionSchema,
+  DataPointSchema,
+  EventSchema,
+  ObservationSchema,
+  StatusFileSchema,
+  TaskSchema,
+  VerificationResultSchema,
+  isCorrect,
+} from './schema';
+export type {
+  Action,
+  DataPoint,
+  DataPointMetadata,
+  EnvironmentObservation,
+  Event,
+  EventInput,
+  Observation,
+  Outcome,
+  SolverStatus,
+  Task,
+  TaskInput,
+  ToolOutputObservation,
+  UserMessageObservation,
+  UserMessageType,
+  VerificationResult,
+  VerificationResultInput,
+} from './schema';
+export { RUN_STATUSES, fromFileStatus, isRunStatus, isTerminal, toFileStatus } from './status';
+export type { RunStatus } from './status';
+export { buildSteps, stepScreenshot, stepSummaries, stepUrl } from './steps';
+export type { Step, StepSummary } from './steps';
+export { LocalRunStore } from './store';
+export type { LocalRunStoreOptions, RunStore } from './store';
+export { TrajectoryWriter } from './writer';
+export type { RunsRoot, WriterOptions } from './writer';

@@ -1,0 +1,29 @@
+// Names of the files in a run folder (DESIGN §4), relative to the folder, with '/' separators.
+export const TASK_FILE = 'task.json';
+export const METADATA_FILE = 'metadata.json';
+export const DATA_POINT_FILE = 'data_point.json';
+export const VERIFICATION_FILE = 'verification.jsonl';
+export const RUN_STATE_FILE = 'run_state.json';
+export const EVENTS_FILE = 'solver_log/events.jsonl';
+export const STATUS_FILE = 'solver_log/status.json';
+
+export type ScreenshotPhase = 'pre' | 'post';
+
+/**
+ * `screenshot_<step>_<phase>.png`. A re-observation in a later session generation gets its own file
+ * (`screenshot_<step>_pre_g<k>.png`) so the earlier event's screenshot is never overwritten.
+ */
+export function screenshotName(step: number, phase: ScreenshotPhase, generation = 0): string {
+  if (!Number.isSafeInteger(step) || step < 0) throw new RangeError(`step must be a whole number ≥ 0, got ${step}`);
+  if (!Number.isSafeInteger(generation) || generation < 0) {
+    throw new RangeError(`generation must be a whole number ≥ 0, got ${generation}`);
+  }
+  const suffix = generation === 0 ? '' : `_g${generation}`;
+  return `screenshot_${step}_${phase}${suffix}.png`;
+}
+
+const RUN_ID = /^[A-Za-z0-9._-]+$/;
+
+export function isValidRunId(runId: string): boolean {
+  return RUN_ID.test(runId) && runId !== '.' && runId !== '..';
+}

@@ -1,0 +1,222 @@
+// Reading a run folder back: task, events, status, verification and metadata, each checked against the schema.
+//
+// Damage policy: a missing task.json means "not a run" (RunNotFoundError); a damaged small JSON file or a damaged
+// complete line of a .jsonl file is CorruptFileError naming the file (and line). A torn last line of a .jsonl file
+// (a crash mid-append) is dropped and reported in `warnings`, not fatal: everything before it is intact. Missing
+// status.json / metadata.json (a crash right after task.json was created) read as defaults, with a warning.
+import * as path from 'node:path';
+
+import { z } from 'zod';
+
+import { RunNotFoundError } from './errors';
+import { parseJsonl } from './jsonl';
+import {
+  DATA_POINT_FILE,
+  EVENTS_FILE,
+  METADATA_FILE,
+  RUN_STATE_FILE,
+  STATUS_FILE,
+  TASK_FILE,
+  VERIFICATION_FILE,
+} from './layout';
+import type { DataPoint, DataPointMetadata, Event, Outcome, SolverStatus, Task, VerificationResult } from './schema';
+import {
+  DataPointMetadataSchema,
+  DataPointSchema,
+  EventSchema,
+  StatusFileSchema,
+  TaskSchema,
+  VerificationResultSchema,
+} from './schema';
+import type { RunStatus } from './status';
+import { fromFileStatus } from './status';
+import type { RunStore } from './store';
+import { LocalRunStore } from './store';
+import { parseJsonText, parseStored } from './validate';
+
+export interface ReadWarning {
+  file: string;
+  line?: number;
+  message: string;
+}
+
+export interface StatusSnapshot {
+  /** Our precise status (from the `run_status` extra when present). */
+  status: RunStatus;
+  /** The value in the file (`aborted` for failed / cancelled). */
+  fileStatus: SolverStatus;
+  outcome: Outcome | null;
+  /** The precise terminal status, e.g. `cancelled`, when the run has ended. */
+  endReason?: string;
+  /** Free-text detail of how it ended, when one was given. */
+  endDetail?: string;
+}
+
+export interface RunRecord extends StatusSnapshot {
+  runId: string;
+  /** Where the run lives (a folder path for a local store). */
+  location: string;
+  task: Task;
+  events: Event[];
+  verification: Record<string, VerificationResult>;
+  metadata: DataPointMetadata;
+  runState: Record<string, unknown>;
+  warnings: ReadWarning[];
+}
+
+const RunStateSchema = z.record(z.string(), z.unknown());
+
+const key = (runId: string, file: string) => `${runId}/${file}`;
+
+async function readJsonFile(store: RunStore, runId: string, file: string): Promise<unknown> {
+  const k = key(runId, file);
+  const text = await store.readText(k);
+  return text === undefined ? undefined : parseJsonText(text, store.describe(k));
+}
+
+export async function loadTask(store: RunStore, runId: string): Promise<Task> {
+  const value = await readJsonFile(store, runId, TASK_FILE);
+  if (value === undefined) throw new RunNotFoundError(store.describe(key(runId, TASK_FILE)));
+  return parseStored(TaskSchema, value, store.describe(key(runId, TASK_FILE)));
+}
+
+/** Parsed lines of a .jsonl file, with a torn tail reported in `warnings`. */
+async function loadJsonl<T extends z.ZodType>(
+  store: RunStore,
+  runId: string,
+  file: string,
+  schema: T,
+  warnings: ReadWarning[],
+): Promise<{ line: number; value: z.output<T> }[]> {
+  const described = store.describe(key(runId, file));
+  const text = await store.readText(key(runId, file));
+  if (text === undefined) return [];
+  const parsed = parseJsonl(text, described);
+  if (parsed.torn) {
+    const { line, bytes } = parsed.torn;
+    warnings.push({ file: described, line, message: `torn last line (${bytes} bytes, crash mid-write) ignored` });
+  }
+  return parsed.records.map(({ line, value }) => ({ line, value: parseStored(schema, value, described, line) }));
+}
+
+/** The event stream. An id seen twice (two writers racing) keeps its first occurrence, with a warning. */
+export async function loadEvents(store: RunStore, runId: string, warnings: ReadWarning[] = []): Promise<Event[]> {
+  const seen = new Set<string>();
+  const events: Event[] = [];
+  for (const { line, value } of await loadJsonl(store, runId, EVENTS_FILE, EventSchema, warnings)) {
+    if (seen.has(value.id)) {
+      warnings.push({ file: store.describe(key(runId, EVENTS_FILE)), line, message: `duplicate event id ${value.id}` });
+      continue;
+    }
+    seen.add(value.id);
+    events.push(value);
+  }
+  return events;
+}
+
+/** `name` when free, else the first free of `name_1`, `name_2`, … */
+export function uniqueVerifierName(name: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(name)) return name;
+  for (let n = 1; ; n++) if (!taken.has(`${name}_${n}`)) return `${name}_${n}`;
+}
+
+/** verification.jsonl as the data point's map, keyed by verifier name (repeated names get `_1`, `_2`, …). */
+export async function loadVerification(
+  store: RunStore,
+  runId: string,
+  warnings: ReadWarning[] = [],
+): Promise<Record<string, VerificationResult>> {
+  const map: Record<string, VerificationResult> = {};
+  const taken = new Set<string>();
+  for (const { value } of await loadJsonl(store, runId, VERIFICATION_FILE, VerificationResultSchema, warnings)) {
+    const name = uniqueVerifierName(value.verifier_name, taken);
+    taken.add(name);
+    map[name] = { ...value, verifier_name: name };
+  }
+  return map;
+}
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+export async function loadStatus(
+  store: RunStore,
+  runId: string,
+  warnings: ReadWarning[] = [],
+): Promise<StatusSnapshot> {
+  const described = store.describe(key(runId, STATUS_FILE));
+  const value = await readJsonFile(store, runId, STATUS_FILE);
+  if (value === undefined) {
+    warnings.push({ file: described, message: 'missing; read as running' });
+    return { status: 'running', fileStatus: 'running', outcome: null };
+  }
+  const file = parseStored(StatusFileSchema, value, described);
+  const snapshot: StatusSnapshot = {
+    status: fromFileStatus(file.status, file['run_status']),
+    fileStatus: file.status,
+    outcome: file.outcome,
+  };
+  const endReason = optionalString(file['end_reason']);
+  const endDetail = optionalString(file['end_detail']);
+  if (endReason !== undefined) snapshot.endReason = endReason;
+  if (endDetail !== undefined) snapshot.endDetail = endDetail;
+  return snapshot;
+}
+
+export async function loadMetadata(
+  store: RunStore,
+  runId: string,
+  warnings: ReadWarning[] = [],
+): Promise<DataPointMetadata> {
+  const described = store.describe(key(runId, METADATA_FILE));
+  const value = await readJsonFile(store, runId, METADATA_FILE);
+  if (value === undefined) {
+    warnings.push({ file: described, message: 'missing; read as empty metadata' });
+    return DataPointMetadataSchema.parse({ run_id: runId });
+  }
+  return parseStored(DataPointMetadataSchema, value, described);
+}
+
+export async function loadRunState(store: RunStore, runId: string): Promise<Record<string, unknown>> {
+  const value = await readJsonFile(store, runId, RUN_STATE_FILE);
+  return value === undefined ? {} : parseStored(RunStateSchema, value, store.describe(key(runId, RUN_STATE_FILE)));
+}
+
+export async function readRunFromStore(store: RunStore, runId: string): Promise<RunRecord> {
+  const warnings: ReadWarning[] = [];
+  const task = await loadTask(store, runId);
+  const events = await loadEvents(store, runId, warnings);
+  const status = await loadStatus(store, runId, warnings);
+  const verification = await loadVerification(store, runId, warnings);
+  const metadata = await loadMetadata(store, runId, warnings);
+  const runState = await loadRunState(store, runId);
+  return {
+    runId,
+    location: store.describe(runId),
+    task,
+    events,
+    ...status,
+    verification,
+    metadata,
+    runState,
+    warnings,
+  };
+}
+
+/** Read the run folder at `dir` (a local path). */
+export function readRun(dir: string): Promise<RunRecord> {
+  const resolved = path.resolve(dir);
+  return readRunFromStore(new LocalRunStore(path.dirname(resolved)), path.basename(resolved));
+}
+
+/** Read and check `data_point.json` of the run folder at `dir`, or undefined when no snapshot was written yet. */
+export async function readDataPoint(dir: string): Promise<DataPoint | undefined> {
+  const resolved = path.resolve(dir);
+  const store = new LocalRunStore(path.dirname(resolved));
+  const runId = path.basename(resolved);
+  const value = await readJsonFile(store, runId, DATA_POINT_FILE);
+  return value === undefined
+    ? undefined
+    : parseStored(DataPointSchema, value, store.describe(key(runId, DATA_POINT_FILE)));
+}

@@ -1,0 +1,204 @@
+// Where run folders live. `RunStore` is the small surface the writer and reader need; `LocalRunStore` keeps runs in
+// a local directory (the default). A shared store (S3-compatible, or a shared file system) implements the same
+// interface when workers run on several machines.
+//
+// Keys are '/'-separated paths relative to the store root, e.g. `run-1/solver_log/events.jsonl`.
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+
+import { LockTimeoutError } from './errors';
+
+export interface RunStore {
+  /** Where a key lives, for messages (a file path, a URL). */
+  describe(key: string): string;
+  exists(key: string): Promise<boolean>;
+  /** The whole object as text, or undefined when absent. */
+  readText(key: string): Promise<string | undefined>;
+  readBytes(key: string): Promise<Buffer | undefined>;
+  /** The bytes from `offset` to the end (empty when offset ≥ size), or undefined when absent. */
+  readFrom(key: string, offset: number): Promise<Buffer | undefined>;
+  /** Replace the object in one step: a reader sees the old or the new content, never a mix. */
+  writeAtomic(key: string, data: string | Uint8Array): Promise<void>;
+  /** Write only if absent, atomically; false when the key already existed. */
+  createExclusive(key: string, data: string | Uint8Array): Promise<boolean>;
+  /** Append `line` plus '\n' and make it durable (flushed to disk) before resolving. */
+  appendLine(key: string, line: string): Promise<void>;
+  /** Cut the object to `size` bytes (used to drop a torn last line left by a crash). */
+  truncate(key: string, size: number): Promise<void>;
+  /** Run `fn` while holding an exclusive lock named after `key` (across processes sharing the store). */
+  withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
+}
+
+export interface LocalRunStoreOptions {
+  /** Give up waiting for a lock after this long (default 10 s). */
+  lockTimeoutMs?: number;
+  /** A lock file older than this is from a dead process and is broken (default 30 s). */
+  staleLockMs?: number;
+}
+
+function isCode(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === code;
+}
+
+async function orUndefined<T>(work: Promise<T>): Promise<T | undefined> {
+  try {
+    return await work;
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class LocalRunStore implements RunStore {
+  readonly rootDir: string;
+  private readonly lockTimeoutMs: number;
+  private readonly staleLockMs: number;
+
+  constructor(rootDir: string, options: LocalRunStoreOptions = {}) {
+    this.rootDir = path.resolve(rootDir);
+    this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
+    this.staleLockMs = options.staleLockMs ?? 30_000;
+  }
+
+  describe(key: string): string {
+    return this.resolve(key);
+  }
+
+  async exists(key: string): Promise<boolean> {
+    return (await orUndefined(fs.stat(this.resolve(key)))) !== undefined;
+  }
+
+  readText(key: string): Promise<string | undefined> {
+    return orUndefined(fs.readFile(this.resolve(key), 'utf8'));
+  }
+
+  readBytes(key: string): Promise<Buffer | undefined> {
+    return orUndefined(fs.readFile(this.resolve(key)));
+  }
+
+  async readFrom(key: string, offset: number): Promise<Buffer | undefined> {
+    const handle = await orUndefined(fs.open(this.resolve(key), 'r'));
+    if (!handle) return undefined;
+    try {
+      const { size } = await handle.stat();
+      const length = Math.max(0, size - offset);
+      const buffer = Buffer.alloc(length);
+      let read = 0;
+      while (read < length) {
+        const { bytesRead } = await handle.read(buffer, read, length - read, offset + read);
+        if (bytesRead === 0) break;
+        read += bytesRead;
+      }
+      return buffer.subarray(0, read);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async writeAtomic(key: string, data: string | Uint8Array): Promise<void> {
+    const target = this.resolve(key);
+    const temp = await this.writeTemp(target, data);
+    try {
+      await fs.rename(temp, target);
+    } catch (error) {
+      await fs.rm(temp, { force: true });
+      throw error;
+    }
+  }
+
+  async createExclusive(key: string, data: string | Uint8Array): Promise<boolean> {
+    const target = this.resolve(key);
+    const temp = await this.writeTemp(target, data);
+    try {
+      await fs.link(temp, target); // fails with EEXIST, and never exposes a half-written file
+      return true;
+    } catch (error) {
+      if (isCode(error, 'EEXIST')) return false;
+      throw error;
+    } finally {
+      await fs.rm(temp, { force: true });
+    }
+  }
+
+  async appendLine(key: string, line: string): Promise<void> {
+    const target = this.resolve(key);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    const handle = await fs.open(target, 'a');
+    try {
+      await handle.write(`${line}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async truncate(key: string, size: number): Promise<void> {
+    const handle = await fs.open(this.resolve(key), 'r+');
+    try {
+      await handle.truncate(size);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const lockPath = `${this.resolve(key)}.lock`;
+    await this.acquire(lockPath);
+    try {
+      return await fn();
+    } finally {
+      await fs.rm(lockPath, { force: true });
+    }
+  }
+
+  private resolve(key: string): string {
+    const full = path.resolve(this.rootDir, ...key.split('/'));
+    if (full !== this.rootDir && !full.startsWith(this.rootDir + path.sep)) {
+      throw new RangeError(`key ${JSON.stringify(key)} leaves the store root`);
+    }
+    return full;
+  }
+
+  /** Write a complete, flushed temp file beside `target` and return its path. */
+  private async writeTemp(target: string, data: string | Uint8Array): Promise<string> {
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    try {
+      const handle = await fs.open(temp, 'wx');
+      try {
+        await handle.writeFile(data);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      await fs.rm(temp, { force: true });
+      throw error;
+    }
+    return temp;
+  }
+
+  private async acquire(lockPath: string): Promise<void> {
+    await fs.mkdir(path.dirname(lockPath), { recursive: true });
+    const deadline = Date.now() + this.lockTimeoutMs;
+    for (let wait = 2; ; wait = Math.min(wait * 2, 20)) {
+      try {
+        await fs.writeFile(lockPath, `${process.pid}\n`, { flag: 'wx' });
+        return;
+      } catch (error) {
+        if (!isCode(error, 'EEXIST')) throw error;
+      }
+      const stat = await orUndefined(fs.stat(lockPath));
+      if (stat && Date.now() - stat.mtimeMs > this.staleLockMs) {
+        await fs.rm(lockPath, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new LockTimeoutError(lockPath);
+      await sleep(wait);
+    }
+  }
+}

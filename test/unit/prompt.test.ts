@@ -1,0 +1,208 @@
+// Specification of the system prompt: byte-exact golden files per profile, its three-part structure, the tool
+// schema inside <tools>, identities, prompt-file overrides and their placeholders.
+//
+// Golden files: test/fixtures/golden/system-prompt-<profile>.txt. After an intended prompt change, regenerate them
+// with `UPDATE_GOLDEN=1 npx vitest run test/unit/prompt.test.ts` and review the diff.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROFILE_NAMES, getProfile } from '../../src/actions/profiles';
+import { PromptFileError, UnknownIdentityError } from '../../src/model/errors';
+import {
+  CRITICAL_POINTS,
+  DEFAULT_IDENTITY,
+  IDENTITIES,
+  allowedActionsInPrompt,
+  buildSystemPrompt,
+  loadPromptOverride,
+  resolveIdentity,
+} from '../../src/model/prompt';
+
+const SCREEN = { width: 1440, height: 896 };
+const GOLDEN_DIR = join(__dirname, '..', 'fixtures', 'golden');
+
+describe.each(PROFILE_NAMES)('golden system prompt (%s)', (name) => {
+  it('matches the golden file byte for byte', async () => {
+    const prompt = buildSystemPrompt({ profile: getProfile(name), screen: SCREEN });
+    const file = join(GOLDEN_DIR, `system-prompt-${name}.txt`);
+    if (process.env.UPDATE_GOLDEN === '1') {
+      await mkdir(GOLDEN_DIR, { recursive: true });
+      await writeFile(file, prompt, 'utf8');
+    }
+    expect(prompt).toBe(await readFile(file, 'utf8'));
+  });
+});
+
+/** The JSON between <tools> and </tools>. */
+function toolsJson(prompt: string): unknown {
+  const match = /<tools>\n(.*)\n<\/tools>/s.exec(prompt);
+  if (!match?.[1]) throw new Error('no <tools> block');
+  return JSON.parse(match[1]);
+}
+
+describe.each(PROFILE_NAMES)('prompt structure (%s)', (name) => {
+  const profile = getProfile(name);
+  const prompt = buildSystemPrompt({ profile, screen: SCREEN });
+
+  it('is identity, critical points, then the function-call format', () => {
+    const identity = resolveIdentity(name);
+    expect(prompt.startsWith(`${identity}\n\n${CRITICAL_POINTS[name]}\n\n`)).toBe(true);
+    expect(prompt.indexOf('<tools>')).toBeGreaterThan(prompt.indexOf(CRITICAL_POINTS[name]));
+    expect(
+      prompt.endsWith('<tool_call>\n{"name": <function-name>, "arguments": <arguments-object>}\n</tool_call>'),
+    ).toBe(true);
+  });
+
+  it('shows exactly the profile tool schema inside <tools>', () => {
+    expect(toolsJson(prompt)).toEqual(profile.toolSchemaFor(SCREEN));
+  });
+
+  it('offers exactly the allowed actions', () => {
+    expect(allowedActionsInPrompt(prompt)).toEqual(profile.allowedActions);
+  });
+
+  it('is the same text when rebuilt with the same inputs', () => {
+    expect(buildSystemPrompt({ profile, screen: { ...SCREEN } })).toBe(prompt);
+  });
+});
+
+describe('declared screen resolution', () => {
+  it.each([
+    ['fara-1.5', { width: 1440, height: 896 }, '1000x1000'],
+    ['fara-1.5', { width: 1288, height: 728 }, '1000x1000'],
+    ['fara-7b', { width: 1428, height: 896 }, '1428x896'],
+    ['fara-7b', { width: 1288, height: 728 }, '1288x728'],
+  ] as const)('%s with screenshot %j says %s', (name, screen, resolution) => {
+    const prompt = buildSystemPrompt({ profile: getProfile(name), screen });
+    expect(prompt).toContain(`The screen resolution is ${resolution};`);
+  });
+});
+
+describe('identities', () => {
+  it.each(PROFILE_NAMES)('the default identity of %s belongs to it', (name) => {
+    expect(IDENTITIES[DEFAULT_IDENTITY[name]]?.profile).toBe(name);
+  });
+
+  it('picks a registered identity by key', () => {
+    const prompt = buildSystemPrompt({ profile: getProfile('fara-1.5'), screen: SCREEN, identity: 'fara_qwen3vl' });
+    expect(prompt.startsWith(IDENTITIES.fara_qwen3vl?.text ?? '<missing>')).toBe(true);
+    expect(prompt).toContain('Qwen3-VL-8B-Instruct');
+  });
+
+  it('takes a long unknown string as a custom identity text', () => {
+    const custom = 'You are a careful browsing assistant.';
+    const prompt = buildSystemPrompt({ profile: getProfile('fara-7b'), screen: SCREEN, identity: custom });
+    expect(prompt.startsWith(`${custom}\n\n`)).toBe(true);
+  });
+
+  it.each([
+    ['fara-1.5', 'fara_qwen99'],
+    ['fara-1.5', 'fara_7b'],
+    ['fara-7b', 'fara_qwen35'],
+  ] as const)('%s rejects identity %s', (name, identity) => {
+    expect(() => resolveIdentity(name, identity)).toThrow(UnknownIdentityError);
+  });
+
+  it('lists the known identities of the profile in the error', () => {
+    expect(() => resolveIdentity('fara-1.5', 'nope')).toThrow(/fara_qwen35, fara_qwen3vl/);
+  });
+});
+
+describe('override text', () => {
+  it('replaces every placeholder and leaves other braces alone', () => {
+    const profile = getProfile('fara-7b');
+    const override =
+      'Screen {screen_width}x{screen_height}. Actions: {allowed_actions}.\n{identity}\n---\n{critical_points}\n' +
+      '<tools>\n{tools}\n</tools>\n{"name": <function-name>} {unknown} {tools}';
+    const prompt = buildSystemPrompt({ profile, screen: { width: 812, height: 588 }, override });
+    expect(prompt.startsWith(`Screen 812x588. Actions: ${profile.allowedActions.join(', ')}.\n`)).toBe(true);
+    expect(prompt).toContain(resolveIdentity('fara-7b'));
+    expect(prompt).toContain(CRITICAL_POINTS['fara-7b']);
+    expect(toolsJson(prompt)).toEqual(profile.toolSchemaFor({ width: 812, height: 588 }));
+    expect(prompt).toContain('{"name": <function-name>} {unknown} {"type": "function"');
+    expect(prompt).not.toMatch(/\{(tools|screen_width|screen_height|allowed_actions|identity|critical_points)\}/);
+  });
+
+  it('uses a text without placeholders exactly as given', () => {
+    const override = 'Exactly this.\n\n{"enum": ["left_click"]}';
+    expect(buildSystemPrompt({ profile: getProfile('fara-1.5'), screen: SCREEN, override })).toBe(override);
+  });
+
+  it('speaks 1000x1000 for fara-1.5 whatever the screenshot', () => {
+    const override = '{screen_width}x{screen_height}';
+    expect(buildSystemPrompt({ profile: getProfile('fara-1.5'), screen: SCREEN, override })).toBe('1000x1000');
+  });
+});
+
+describe('loadPromptOverride', () => {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cua-prompt-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['plain text', 'Hello {tools}', 'Hello {tools}'],
+    ['one final newline dropped', 'Line 1\nLine 2\n', 'Line 1\nLine 2'],
+    ['one final CRLF dropped', 'Line\r\n', 'Line'],
+    ['only one final newline dropped', 'Text\n\n', 'Text\n'],
+    ['inner whitespace kept', '  lead\n\ntrail  ', '  lead\n\ntrail  '],
+  ])('reads %s', async (_case, content, expected) => {
+    const file = join(dir, 'prompt.txt');
+    await writeFile(file, content, 'utf8');
+    await expect(loadPromptOverride(file)).resolves.toBe(expected);
+  });
+
+  it.each([
+    ['a missing file', async () => join(dir, 'absent.txt'), 'missing', /not found/],
+    [
+      'a directory',
+      async () => {
+        const sub = join(dir, 'sub');
+        await mkdir(sub, { recursive: true });
+        return sub;
+      },
+      'not-a-file',
+      /not a regular file/,
+    ],
+    [
+      'an empty file',
+      async () => {
+        await writeFile(join(dir, 'empty.txt'), '');
+        return join(dir, 'empty.txt');
+      },
+      'empty',
+      /empty/,
+    ],
+    [
+      'a whitespace-only file',
+      async () => {
+        await writeFile(join(dir, 'blank.txt'), ' \n\t\n');
+        return join(dir, 'blank.txt');
+      },
+      'empty',
+      /empty/,
+    ],
+  ] as const)('rejects %s with a PromptFileError', async (_case, makePath, reason, message) => {
+    const path = await makePath();
+    const error: unknown = await loadPromptOverride(path).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PromptFileError);
+    expect((error as PromptFileError).name).toBe('PromptFileError');
+    expect((error as PromptFileError).reason).toBe(reason);
+    expect((error as PromptFileError).message).toMatch(message);
+    expect((error as PromptFileError).message).toContain(path);
+  });
+});
+
+describe('allowedActionsInPrompt', () => {
+  it.each([
+    ['{"enum": ["a", "b"]}', ['a', 'b']],
+    ['no enum here', undefined],
+    ['"enum": [broken', undefined],
+  ])('%s -> %j', (text, expected) => {
+    expect(allowedActionsInPrompt(text)).toEqual(expected);
+  });
+});

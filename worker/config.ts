@@ -1,0 +1,117 @@
+// Worker and client configuration: a JSON file (zod-validated) plus environment overrides.
+// Precedence: defaults < file (--config, CUA_CONFIG, ./cua.config.json) < environment < command-line flags.
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { DEFAULT_TASK_QUEUE } from '../workflows/contract';
+import { dataDir } from '../src/infra/paths';
+
+const EndpointSchema = z.strictObject({
+  baseUrl: z.url(),
+  model: z.string().min(1),
+  apiKey: z.string().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  maxTokens: z.number().int().positive().optional(),
+});
+
+export const ConfigSchema = z.strictObject({
+  temporal: z
+    .strictObject({
+      address: z.string().min(1).default('127.0.0.1:7233'),
+      namespace: z.string().min(1).default('default'),
+      apiKey: z.string().optional(),
+      tls: z
+        .strictObject({
+          serverName: z.string().optional(),
+          serverRootCACertPath: z.string().optional(),
+          clientCertPath: z.string().optional(),
+          clientKeyPath: z.string().optional(),
+        })
+        .optional(),
+    })
+    .default({ address: '127.0.0.1:7233', namespace: 'default' }),
+  taskQueue: z.string().min(1).default(DEFAULT_TASK_QUEUE),
+  runsDir: z.string().min(1).optional(),
+  models: z.record(z.string(), EndpointSchema).default({}),
+  browser: z
+    .strictObject({
+      executablePath: z.string().optional(),
+      cdpUrl: z.string().optional(),
+      headless: z.boolean().default(true),
+      maxSessions: z.number().int().min(1).max(256).default(8),
+      idleTimeoutSeconds: z.number().positive().default(600),
+      singleTab: z.boolean().default(true),
+    })
+    .default({ headless: true, maxSessions: 8, idleTimeoutSeconds: 600, singleTab: true }),
+  worker: z
+    .strictObject({
+      maxConcurrentActivities: z.number().int().min(1).default(32),
+      maxConcurrentWorkflowTasks: z.number().int().min(1).default(32),
+    })
+    .default({ maxConcurrentActivities: 32, maxConcurrentWorkflowTasks: 32 }),
+});
+export type Config = z.infer<typeof ConfigSchema> & { runsDir: string };
+export type EndpointConfig = z.infer<typeof EndpointSchema>;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+function readFileConfig(file: string | undefined): unknown {
+  const candidate =
+    file ?? process.env.CUA_CONFIG ?? (fs.existsSync('cua.config.json') ? 'cua.config.json' : undefined);
+  if (!candidate) return {};
+  let text: string;
+  try {
+    text = fs.readFileSync(candidate, 'utf8');
+  } catch {
+    throw new ConfigError(`config file ${candidate} cannot be read`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`config file ${candidate} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Environment overrides, applied on top of the file. */
+function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const out = structuredClone(raw) as Record<string, Record<string, unknown>>;
+  const section = (k: string) => (out[k] ??= {}) as Record<string, unknown>;
+  if (env.TEMPORAL_ADDRESS) section('temporal').address = env.TEMPORAL_ADDRESS;
+  if (env.TEMPORAL_NAMESPACE) section('temporal').namespace = env.TEMPORAL_NAMESPACE;
+  if (env.TEMPORAL_API_KEY) section('temporal').apiKey = env.TEMPORAL_API_KEY;
+  if (env.CUA_TASK_QUEUE) (out as Record<string, unknown>).taskQueue = env.CUA_TASK_QUEUE;
+  if (env.CUA_RUNS_DIR) (out as Record<string, unknown>).runsDir = env.CUA_RUNS_DIR;
+  if (env.CUA_CHROMIUM) section('browser').executablePath = env.CUA_CHROMIUM;
+  if (env.CUA_CDP_URL) section('browser').cdpUrl = env.CUA_CDP_URL;
+  if (env.CUA_MAX_SESSIONS) section('browser').maxSessions = Number(env.CUA_MAX_SESSIONS);
+  if (env.CUA_MODEL_BASE_URL || env.CUA_MODEL) {
+    const models = section('models') as Record<string, Record<string, unknown>>;
+    const current = (models.default ??= {});
+    if (env.CUA_MODEL_BASE_URL) current.baseUrl = env.CUA_MODEL_BASE_URL;
+    if (env.CUA_MODEL) current.model = env.CUA_MODEL;
+  }
+  const key = env.CUA_MODEL_API_KEY ?? env.OPENAI_API_KEY;
+  if (key) {
+    const models = section('models') as Record<string, Record<string, unknown>>;
+    if (models.default) models.default.apiKey ??= key;
+  }
+  return out;
+}
+
+export function loadConfig(opts: { file?: string; env?: NodeJS.ProcessEnv } = {}): Config {
+  const raw = readFileConfig(opts.file);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new ConfigError('config must be a JSON object');
+  const merged = envOverrides(raw as Record<string, unknown>, opts.env ?? process.env);
+  const parsed = ConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    const msg = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new ConfigError(`invalid configuration: ${msg}`);
+  }
+  return { ...parsed.data, runsDir: path.resolve(parsed.data.runsDir ?? path.join(dataDir(), 'runs')) };
+}

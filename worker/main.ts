@@ -1,0 +1,97 @@
+// The worker process: one shared-queue worker (workflows, model calls, run-folder work) and one worker on this
+// process's own session queue (observe/act in the browsers it owns), a browser pool, and a clean shutdown.
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { WorkflowBundleOption } from '@temporalio/worker';
+import { createActivities } from '../activities/catalog';
+import { BrowserPool } from '../src/browser/pool';
+import { connectionOptions } from '../client/connect';
+import type { Config } from './config';
+
+export const WORKFLOWS_PATH = path.resolve(__dirname, '..', 'workflows', 'index.ts');
+
+export interface WorkerRuntime {
+  sessionQueue: string;
+  pool: BrowserPool;
+  /** Resolves when both workers have stopped. */
+  run(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+export interface WorkerOptions {
+  log?: (line: string) => void;
+  /** A prebuilt workflow bundle (tests build it once); default: bundle workflows/ at start. */
+  workflowBundle?: WorkflowBundleOption;
+  connection?: NativeConnection;
+}
+
+export async function createWorkerRuntime(config: Config, opts: WorkerOptions = {}): Promise<WorkerRuntime> {
+  const log = opts.log ?? (() => undefined);
+  const ownsConnection = !opts.connection;
+  const connection = opts.connection ?? (await NativeConnection.connect(connectionOptions(config) as Parameters<typeof NativeConnection.connect>[0]));
+  const sessionQueue = `${config.taskQueue}-session-${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const pool = new BrowserPool({
+    launch: {
+      ...(config.browser.executablePath ? { executablePath: config.browser.executablePath } : {}),
+      ...(config.browser.cdpUrl ? { cdpUrl: config.browser.cdpUrl } : {}),
+      headless: config.browser.headless,
+    },
+    maxSessions: config.browser.maxSessions,
+    idleTimeoutMs: config.browser.idleTimeoutSeconds * 1000,
+  });
+  const activities = createActivities({ config, pool, sessionQueue, log });
+  const common = {
+    connection,
+    namespace: config.temporal.namespace,
+    activities,
+    maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
+    shutdownGraceTime: '5s' as const,
+  };
+  const shared = await Worker.create({
+    ...common,
+    taskQueue: config.taskQueue,
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
+  });
+  const session = await Worker.create({ ...common, taskQueue: sessionQueue });
+  log(`worker ready: shared queue ${config.taskQueue}, session queue ${sessionQueue}, runs in ${config.runsDir}`);
+
+  let stopping: Promise<void> | undefined;
+  const runs = Promise.all([shared.run(), session.run()]).then(() => undefined);
+  const shutdown = () =>
+    (stopping ??= (async () => {
+      for (const w of [shared, session]) {
+        if (w.getState() === 'RUNNING') w.shutdown();
+      }
+      await runs.catch(() => undefined);
+      await pool.shutdown();
+      if (ownsConnection) await connection.close();
+    })());
+  return {
+    sessionQueue,
+    pool,
+    run: async () => {
+      try {
+        await runs;
+      } finally {
+        await shutdown();
+      }
+    },
+    shutdown,
+  };
+}
+
+/** `cua worker`: run until SIGINT/SIGTERM, then drain and close every browser. */
+export async function runWorkerUntilSignal(config: Config, log: (line: string) => void): Promise<void> {
+  const runtime = await createWorkerRuntime(config, { log });
+  const onSignal = (signal: NodeJS.Signals) => {
+    log(`${signal}: shutting down (finishing running activities, closing browsers)`);
+    void runtime.shutdown();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  await runtime.run();
+  log('worker stopped');
+}

@@ -1,0 +1,345 @@
+// The task workflow: observe → decide → act per step, three stops (terminate, ask, budget), durable
+// waits for the user's reply, recovery from a lost worker, continue-as-new, cancellation.
+// Deterministic: only @temporalio/workflow and pure modules.
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  TimeoutFailure,
+  condition,
+  continueAsNew,
+  isCancellation,
+  log,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/catalog';
+import type { DecideResult, SessionRef } from '../activities/types';
+import {
+  STATUS_SEARCH_ATTRIBUTE,
+  STEP_SEARCH_ATTRIBUTE,
+  TaskInputSchema,
+  replySignal,
+  replyUpdate,
+  statusQuery,
+  stepsQuery,
+} from './contract';
+import type {
+  PendingQuestion,
+  ReplyInput,
+  RunStatus,
+  StepSummary,
+  TaskInput,
+  TaskInputArgs,
+  TaskResult,
+  TaskStatus,
+} from './contract';
+
+
+/** What a continued run carries over from the one before. */
+export interface CarriedState {
+  step: number;
+  generation: number;
+  session: SessionRef | null;
+  questionCount: number;
+  lastUrl: string | null;
+  lastAction: string | null;
+  summaries: StepSummary[];
+}
+
+const MAX_SESSION_REOPENS_PER_STEP = 3;
+const SUMMARIES_KEPT = 200;
+
+/** A session activity failed in a way that means its worker (or browser) is gone. */
+function isSessionLost(err: unknown): boolean {
+  if (!(err instanceof ActivityFailure)) return false;
+  const cause = err.cause;
+  if (cause instanceof TimeoutFailure) return true;
+  return cause instanceof ApplicationFailure && ['UnknownSessionError', 'BrowserClosedError', 'PageRecoveryError'].includes(cause.type ?? '');
+}
+
+function validateInput(raw: TaskInputArgs): TaskInput {
+  const parsed = TaskInputSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
+    throw ApplicationFailure.nonRetryable(`invalid task input: ${issues}`, 'InvalidTaskInput');
+  }
+  return parsed.data;
+}
+
+export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Promise<TaskResult> {
+  const input = validateInput(raw);
+  const t = input.timing;
+
+  const shared = (summary: string) =>
+    proxyActivities<Activities>({
+      startToCloseTimeout: '2 minutes',
+      retry: { initialInterval: '1s', maximumAttempts: 5 },
+      summary,
+    });
+  const model = (summary: string) =>
+    proxyActivities<Activities>({
+      startToCloseTimeout: '10 minutes',
+      heartbeatTimeout: `${t.heartbeatSeconds}s`,
+      retry: {
+        initialInterval: `${t.modelRetryInitialSeconds}s`,
+        maximumInterval: `${t.modelRetryMaxSeconds}s`,
+        backoffCoefficient: 2,
+        maximumAttempts: t.modelRetryAttempts,
+        nonRetryableErrorTypes: ['ModelRequestError', 'InvalidTaskInput', 'RunFolderError'],
+      },
+      summary,
+    });
+  const onSession = (ref: SessionRef, summary: string) =>
+    proxyActivities<Activities>({
+      taskQueue: ref.taskQueue,
+      scheduleToStartTimeout: `${t.sessionScheduleToStartSeconds}s`,
+      startToCloseTimeout: '10 minutes',
+      heartbeatTimeout: `${t.heartbeatSeconds}s`,
+      // One attempt: a failed observe/act means the session is in doubt; the loop re-opens and re-observes.
+      retry: { maximumAttempts: 1 },
+      summary,
+    });
+
+  const state: CarriedState = carried ?? {
+    step: 0,
+    generation: 0,
+    session: null,
+    questionCount: 0,
+    lastUrl: null,
+    lastAction: null,
+    summaries: [],
+  };
+  let status: RunStatus = 'running';
+  let question: PendingQuestion | null = null;
+  let pendingReply: ReplyInput | null = null;
+  let answer: string | null = null;
+  let error: string | null = null;
+
+  const statusView = (): TaskStatus => ({
+    runId: input.runId,
+    status,
+    step: state.step,
+    maxSteps: input.maxSteps,
+    question,
+    lastUrl: state.lastUrl,
+    lastAction: state.lastAction,
+    answer,
+    error,
+    sessionGeneration: state.generation,
+  });
+
+  const checkReply = (reply: ReplyInput): void => {
+    if (!question) throw new Error(`task ${input.runId} is not waiting for a reply (status: ${status})`);
+    if (typeof reply?.text !== 'string' || reply.text.trim() === '') throw new Error('reply text must not be empty');
+    if (reply.questionId && reply.questionId !== question.id) {
+      throw new Error(`stale reply: it answers question ${reply.questionId}, the pending question is ${question.id}`);
+    }
+  };
+  setHandler(statusQuery, statusView);
+  setHandler(stepsQuery, () => state.summaries);
+  setHandler(
+    replyUpdate,
+    (reply) => {
+      pendingReply = { text: reply.text.trim(), questionId: question?.id };
+      return { accepted: true as const, step: state.step };
+    },
+    { validator: checkReply },
+  );
+  setHandler(replySignal, (reply) => {
+    try {
+      checkReply(reply);
+      pendingReply = { text: reply.text.trim(), questionId: question?.id };
+    } catch (err) {
+      log.warn('ignored reply signal', { error: String(err) });
+    }
+  });
+
+  const publish = (): void => {
+    if (!input.searchAttributes) return;
+    upsertSearchAttributes([
+      { key: STATUS_SEARCH_ATTRIBUTE, value: status },
+      { key: STEP_SEARCH_ATTRIBUTE, value: state.step },
+    ]);
+  };
+
+  const openSession = async (reason: 'start' | 'reply' | 'worker_lost' | 'continue'): Promise<SessionRef> => {
+    state.generation += reason === 'start' ? 0 : 1;
+    const opened = await shared(`step ${state.step} · open browser (${reason})`).openSession({
+      runId: input.runId,
+      generation: state.generation,
+      restore: reason !== 'start',
+      reason,
+      step: state.step,
+    });
+    state.session = { ...opened, generation: state.generation };
+    state.lastUrl = opened.url;
+    return state.session;
+  };
+
+  const releaseSession = async (save: boolean): Promise<void> => {
+    const session = state.session;
+    if (!session) return;
+    state.session = null;
+    try {
+      await onSession(session, `step ${state.step} · release browser`).releaseSession({
+        runId: input.runId,
+        sessionId: session.sessionId,
+        save,
+      });
+    } catch (err) {
+      if (!isSessionLost(err)) throw err;
+      log.warn('session already gone when releasing', { error: String(err) });
+    }
+  };
+
+  const finalize = async (final: RunStatus, reason: string | null): Promise<void> => {
+    status = final;
+    publish();
+    await shared(`finalize · ${final}`).finalize({
+      runId: input.runId,
+      status: final,
+      answer,
+      reason,
+      steps: state.step,
+    });
+  };
+
+  /** Ask the user and wait (durably) for the reply; false if the ask timed out. */
+  const askUser = async (text: string): Promise<boolean> => {
+    state.questionCount += 1;
+    question = { id: `q${state.questionCount}`, text, step: state.step };
+    if (input.autoReply) {
+      pendingReply = { text: input.autoReply, questionId: question.id };
+    } else {
+      status = 'waiting_for_user';
+      publish();
+      setCurrentDetails(`**Waiting for a reply** (question ${question.id}, step ${state.step})\n\n> ${text}`);
+      await releaseSession(true);
+      await shared(`step ${state.step} · pause (waiting for user)`).pause({ runId: input.runId, question: text });
+      const replied = input.askTimeoutSeconds
+        ? await condition(() => pendingReply !== null, `${input.askTimeoutSeconds}s`)
+        : (await condition(() => pendingReply !== null), true);
+      if (!replied) return false;
+    }
+    const reply = pendingReply as ReplyInput | null;
+    if (!reply) return false;
+    await shared(`step ${state.step} · user reply`).recordReply({
+      runId: input.runId,
+      questionId: question.id,
+      text: reply.text,
+      step: state.step,
+    });
+    pendingReply = null;
+    question = null;
+    status = 'running';
+    setCurrentDetails('');
+    publish();
+    if (!state.session) await openSession('reply');
+    return true;
+  };
+
+  const record = (decision: DecideResult, url: string | null, textObservation: string | null): void => {
+    state.lastAction = decision.summary;
+    state.summaries.push({
+      step: state.step,
+      action: decision.actionName,
+      summary: decision.summary,
+      thoughts: decision.thoughts.slice(0, 300),
+      url,
+      textObservation: textObservation ? textObservation.slice(0, 300) : null,
+    });
+    if (state.summaries.length > SUMMARIES_KEPT) state.summaries.splice(0, state.summaries.length - SUMMARIES_KEPT);
+  };
+
+  /** One step: observe, decide, act. Returns a stop, or null to go on. */
+  const runStep = async (session: SessionRef): Promise<'complete' | 'ask_timeout' | null> => {
+    const ref = { runId: input.runId, step: state.step, generation: state.generation };
+    const obs = await onSession(session, `step ${state.step} · observe`).observe({ ...ref, sessionId: session.sessionId });
+    state.lastUrl = obs.url;
+    const decision = await model(`step ${state.step} · decide`).decide(ref);
+    if (decision.kind === 'terminate') {
+      answer = decision.text ?? '';
+      record(decision, obs.url, null);
+      return 'complete';
+    }
+    if (decision.kind === 'ask') {
+      record(decision, obs.url, null);
+      return (await askUser(decision.text ?? '')) ? null : 'ask_timeout';
+    }
+    const acted = await onSession(session, `step ${state.step} · ${decision.summary}`).act({
+      ...ref,
+      sessionId: session.sessionId,
+      action: decision.action,
+    });
+    state.lastUrl = acted.url;
+    record(decision, acted.url, acted.textObservation ?? acted.error);
+    return null;
+  };
+
+  try {
+    if (!carried) {
+      publish();
+      await shared('start run').startRun(input);
+    }
+    const stepsAtStart = state.step;
+    for (;;) {
+      if (state.step >= input.maxSteps) {
+        await releaseSession(false);
+        await finalize('max_rounds', `step budget of ${input.maxSteps} used up`);
+        break;
+      }
+      const ranHere = state.step - stepsAtStart;
+      if (
+        ranHere > 0 &&
+        (workflowInfo().continueAsNewSuggested ||
+          (input.continueAsNewAfterSteps !== undefined && ranHere >= input.continueAsNewAfterSteps))
+      ) {
+        await continueAsNew<typeof agentTask>(raw, state);
+      }
+      state.step += 1;
+      publish();
+      let stop: 'complete' | 'ask_timeout' | null = null;
+      for (let reopen = 0; ; reopen++) {
+        const session = state.session ?? (await openSession(state.step === 1 && reopen === 0 && !carried ? 'start' : 'worker_lost'));
+        try {
+          stop = await runStep(session);
+          break;
+        } catch (err) {
+          if (!isSessionLost(err) || reopen >= MAX_SESSION_REOPENS_PER_STEP) throw err;
+          log.warn('browser session lost; re-opening and re-observing the step', { step: state.step, error: String(err) });
+          state.session = null;
+        }
+      }
+      if (stop === 'complete') {
+        await releaseSession(false);
+        await finalize('complete', null);
+        break;
+      }
+      if (stop === 'ask_timeout') {
+        error = `no reply within ${input.askTimeoutSeconds}s`;
+        await finalize('failed', 'ask_timeout');
+        break;
+      }
+    }
+    return { status, answer, steps: state.step, error };
+  } catch (err) {
+    if (isCancellation(err)) {
+      await CancellationScope.nonCancellable(async () => {
+        await releaseSession(false);
+        await finalize('cancelled', 'cancelled by user');
+      });
+      throw err;
+    }
+    const message = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
+    error = message;
+    await CancellationScope.nonCancellable(async () => {
+      await releaseSession(false).catch(() => undefined);
+      await finalize('failed', message);
+    });
+    throw ApplicationFailure.nonRetryable(`task failed at step ${state.step}: ${message}`, 'TaskFailed');
+  }
+}

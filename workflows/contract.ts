@@ -1,0 +1,114 @@
+// The one contract between workflow, activities and client: task input, status, and the
+// signal/update/query definitions. Pure (zod + @temporalio/workflow definitions), safe in the workflow sandbox.
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineSearchAttributeKey } from '@temporalio/common';
+import { z } from 'zod';
+
+export const AGENT_WORKFLOW = 'agentTask';
+export const DEFAULT_TASK_QUEUE = 'cua-agent';
+
+export const RUN_STATUSES = ['running', 'complete', 'waiting_for_user', 'max_rounds', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** Search attributes registered on the dev server by our scripts (`cua server`, tests). */
+export const STATUS_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaStatus', 'KEYWORD');
+export const STEP_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaStep', 'INT');
+export const SEARCH_ATTRIBUTES = [STATUS_SEARCH_ATTRIBUTE, STEP_SEARCH_ATTRIBUTE] as const;
+
+export const ViewportSchema = z.strictObject({
+  width: z.number().int().min(200).max(4096),
+  height: z.number().int().min(200).max(4096),
+});
+
+export const ModelChoiceSchema = z.strictObject({
+  /** Name of an endpoint in the worker's config (default: "default"). */
+  endpoint: z.string().min(1).default('default'),
+  /** Overrides of that endpoint, e.g. from `cua run --model-base-url … --model …`. No secrets here. */
+  baseUrl: z.url().optional(),
+  model: z.string().min(1).optional(),
+});
+
+export const TaskInputSchema = z.strictObject({
+  runId: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'run id: letters, digits, dot, dash, underscore (max 128)'),
+  instruction: z.string().trim().min(1, 'instruction must not be empty'),
+  startUrl: z.url().optional(),
+  profile: z.enum(['fara-1.5', 'fara-7b']).default('fara-1.5'),
+  maxSteps: z.number().int().min(1).max(10_000).default(30),
+  imagesKept: z.number().int().min(1).max(20).default(3),
+  viewport: ViewportSchema.default({ width: 1440, height: 900 }),
+  autoReply: z.string().min(1).optional(),
+  /** How long to wait for a reply to a question, in seconds (absent = forever). */
+  askTimeoutSeconds: z.number().positive().optional(),
+  model: ModelChoiceSchema.default({ endpoint: 'default' }),
+  terminateOnParseError: z.boolean().default(false),
+  timing: z
+    .strictObject({
+      /** How long an observe/act may wait for its session's worker before the worker counts as lost. */
+      sessionScheduleToStartSeconds: z.number().positive().default(15),
+      heartbeatSeconds: z.number().positive().default(10),
+      modelRetryInitialSeconds: z.number().positive().default(5),
+      modelRetryMaxSeconds: z.number().positive().default(60),
+      modelRetryAttempts: z.number().int().min(1).default(5),
+    })
+    .default({
+      sessionScheduleToStartSeconds: 15,
+      heartbeatSeconds: 10,
+      modelRetryInitialSeconds: 5,
+      modelRetryMaxSeconds: 60,
+      modelRetryAttempts: 5,
+    }),
+  /** Upsert the CuaStatus/CuaStep search attributes (they must be registered on the server). */
+  searchAttributes: z.boolean().default(true),
+  /** Test hook: continue-as-new after this many steps in one run (absent = when Temporal suggests it). */
+  continueAsNewAfterSteps: z.number().int().min(1).optional(),
+});
+export type TaskInputArgs = z.input<typeof TaskInputSchema>;
+export type TaskInput = z.infer<typeof TaskInputSchema>;
+
+export interface PendingQuestion {
+  id: string;
+  text: string;
+  step: number;
+}
+
+export interface TaskStatus {
+  runId: string;
+  status: RunStatus;
+  step: number;
+  maxSteps: number;
+  question: PendingQuestion | null;
+  lastUrl: string | null;
+  lastAction: string | null;
+  answer: string | null;
+  error: string | null;
+  sessionGeneration: number;
+}
+
+export interface StepSummary {
+  step: number;
+  action: string;
+  summary: string;
+  thoughts: string;
+  url: string | null;
+  textObservation: string | null;
+}
+
+export interface TaskResult {
+  status: RunStatus;
+  answer: string | null;
+  steps: number;
+  error: string | null;
+}
+
+export interface ReplyInput {
+  text: string;
+  /** The question being answered; a reply to an older question is rejected. */
+  questionId?: string;
+}
+
+export const replyUpdate = defineUpdate<{ accepted: true; step: number }, [ReplyInput]>('reply');
+export const replySignal = defineSignal<[ReplyInput]>('replySignal');
+export const statusQuery = defineQuery<TaskStatus>('status');
+export const stepsQuery = defineQuery<StepSummary[]>('steps');

@@ -1,0 +1,2 @@
+// The workflows the worker registers (bundled for the workflow sandbox).
+export { agentTask } from './agent';
