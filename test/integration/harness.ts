@@ -1,0 +1,168 @@
+// Test harness for workflow integration tests: a real Temporal dev server (the pinned CLI), the scripted model
+// server, the fixture site, and an in-process worker with a real browser pool. One per test file.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, bundleWorkflowCode } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { startDevServer, freePort } from '../../src/infra/devserver';
+import type { DevServer } from '../../src/infra/devserver';
+import { startScriptedModelServer } from '../../src/scripted/server';
+import type { ScriptedModelServer } from '../../src/scripted/server';
+import { loadConfig } from '../../worker/config';
+import type { Config } from '../../worker/config';
+import { createWorkerRuntime, WORKFLOWS_PATH } from '../../worker/main';
+import type { WorkerRuntime } from '../../worker/main';
+import { startTask, validateTaskInput } from '../../client/tasks';
+import type { TaskInputArgs } from '../../workflows/contract';
+import { startFixtureSite } from '../fixtures/site/server';
+import type { FixtureSite } from '../fixtures/site/server';
+
+export const SCRIPTS_DIR = path.resolve(__dirname, '../fixtures/scripts');
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+/** The workflow bundle, built once per test process. */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger() });
+  return bundle;
+}
+
+function quietLogger() {
+  const noop = () => undefined;
+  return { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
+}
+
+/** Fast timings for tests: a lost worker is noticed in seconds, model retries start after 1 s. */
+export const FAST_TIMING = {
+  sessionScheduleToStartSeconds: 4,
+  heartbeatSeconds: 3,
+  modelRetryInitialSeconds: 1,
+  modelRetryMaxSeconds: 2,
+  modelRetryAttempts: 5,
+};
+
+export interface Harness {
+  dir: string;
+  server: DevServer;
+  dbFile: string;
+  port: number;
+  client: Client;
+  model: ScriptedModelServer;
+  site: FixtureSite;
+  config: Config;
+  worker: WorkerRuntime | null;
+  startWorker(): Promise<WorkerRuntime>;
+  stopWorker(): Promise<void>;
+  start(
+    args: Partial<TaskInputArgs> & { script: string; instruction?: string },
+  ): Promise<ReturnType<Client['workflow']['getHandle']>>;
+  runDir(runId: string): string;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function startHarness(opts: { worker?: boolean } = {}): Promise<Harness> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-it-'));
+  const port = await freePort();
+  const dbFile = path.join(dir, 'temporal.sqlite');
+  const server = await startDevServer({ dbFile, port, headless: true, output: path.join(dir, 'server.log') });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection });
+  await waitForNamespace(client);
+  const model = await startScriptedModelServer({ scriptsDir: SCRIPTS_DIR });
+  const site = await startFixtureSite();
+  const config = loadConfig({
+    env: {
+      TEMPORAL_ADDRESS: server.address,
+      CUA_RUNS_DIR: path.join(dir, 'runs'),
+      CUA_TASK_QUEUE: `it-${process.pid}`,
+    },
+  });
+  const h: Harness = {
+    dir,
+    server,
+    dbFile,
+    port,
+    client,
+    model,
+    site,
+    config,
+    worker: null,
+    async startWorker() {
+      const nativeConnection = await NativeConnection.connect({ address: server.address });
+      const runtime = await createWorkerRuntime(config, {
+        workflowBundle: await workflowBundle(),
+        connection: nativeConnection,
+      });
+      const running = runtime.run().finally(() => nativeConnection.close());
+      h.worker = Object.assign(runtime, { running });
+      return runtime;
+    },
+    async stopWorker() {
+      const w = h.worker as (WorkerRuntime & { running?: Promise<void> }) | null;
+      h.worker = null;
+      if (!w) return;
+      await w.shutdown();
+      await w.running;
+    },
+    async start(args) {
+      const { script, ...rest } = args;
+      const input = validateTaskInput({
+        runId: `it-${Date.now().toString(36)}-${++counter}`,
+        instruction: 'Find the nightly price of the first hotel in Lisbon.',
+        startUrl: `${site.url}/`,
+        timing: FAST_TIMING,
+        ...rest,
+        model: { endpoint: 'default', baseUrl: model.url, model: script },
+      });
+      return startTask(client, config.taskQueue, input);
+    },
+    runDir: (runId) => path.join(config.runsDir, runId),
+    async close() {
+      await h.stopWorker().catch(() => undefined);
+      await connection.close().catch(() => undefined);
+      await server.stop();
+      await model.close();
+      await site.close();
+    },
+  };
+  if (opts.worker ?? true) await h.startWorker();
+  return h;
+}
+
+/** The dev server accepts connections a moment before its namespace is ready. */
+export async function waitForNamespace(client: Client, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await client.workflowService.describeNamespace({ namespace: 'default' });
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+/** Polls until `check` returns a value (not undefined/false), or fails after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined && v !== false) return v;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}

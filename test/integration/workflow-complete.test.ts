@@ -1,0 +1,74 @@
+// A multi-step task on the fixture site, end to end: real dev server, real Chromium, scripted model.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { temporal } from '@temporalio/proto';
+import { readRun } from '../../src/trajectory/reader';
+import { stepSummaries } from '../../src/trajectory/steps';
+import type { TaskResult } from '../../workflows/contract';
+import { startHarness } from './harness';
+import type { Harness } from './harness';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+}, 120_000);
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('a task that completes', () => {
+  it('searches, opens a result, reads the page and answers; the run folder holds every step', async () => {
+    const handle = await h.start({ script: 'book-lisbon' });
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'complete', steps: 5, answer: 'Harbor View Lisbon costs €120 per night.' });
+
+    const dir = h.runDir(handle.workflowId);
+    const run = await readRun(dir);
+    expect(run.status).toBe('complete');
+    expect(run.outcome?.answer).toBe(result.answer);
+    const steps = stepSummaries(run.events);
+    expect(steps.map((s) => s.action_name)).toEqual([
+      'left_click',
+      'type',
+      'left_click',
+      'read_page_answer_question',
+      'terminate',
+    ]);
+    // The clicks and typing landed: step 4 looked at the first Lisbon hotel.
+    expect(steps[3]?.url).toMatch(/\/hotel\/1$/);
+    // Every step has its pre and post screenshot on disk.
+    for (let n = 1; n <= 5; n++) {
+      for (const phase of ['pre', 'post']) {
+        expect(fs.existsSync(path.join(dir, `screenshot_${n}_${phase}.png`)), `screenshot_${n}_${phase}`).toBe(true);
+      }
+    }
+    // Ids are unique; data_point.json was written at the end.
+    const ids = run.events.map((e) => e.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(fs.existsSync(path.join(dir, 'data_point.json'))).toBe(true);
+
+    // The page answer was fed into the next model call; no more than 3 screenshots per call.
+    const calls = h.model.requests.filter((r) => r.script === 'book-lisbon' && !r.subcall);
+    expect(calls.map((c) => c.index)).toEqual([0, 1, 2, 3, 4]);
+    expect(calls[4]?.lastUserText).toContain('€120 per night');
+    expect(Math.max(...calls.map((c) => c.imageCount))).toBeLessThanOrEqual(3);
+    expect(h.model.requests.some((r) => r.subcall && r.index === 3)).toBe(true);
+
+    // History stays small: the per-step growth (from the first observe to the last decision) is under 4 KB,
+    // and no screenshot bytes travel through it.
+    const history = await handle.fetchHistory();
+    const events = history.events ?? [];
+    const size = (e: (typeof events)[number]) => temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
+    const activityName = (e: (typeof events)[number]) => e.activityTaskScheduledEventAttributes?.activityType?.name;
+    const first = events.findIndex((e) => activityName(e) === 'observe');
+    const last = events.findLastIndex((e) => activityName(e) === 'finalize');
+    const perStep = events.slice(first, last).reduce((n, e) => n + size(e), 0) / result.steps;
+    const total = events.reduce((n, e) => n + size(e), 0);
+    console.log(`history: ${events.length} events, ${total} bytes in all, ${Math.round(perStep)} bytes per step`);
+    expect(perStep).toBeLessThan(4096);
+    const encoded = Buffer.from(temporal.api.history.v1.History.encode(history).finish());
+    expect(encoded.includes(Buffer.from([0x89, 0x50, 0x4e, 0x47]))).toBe(false); // PNG magic
+    expect(encoded.includes(Buffer.from('iVBORw0KGgo'))).toBe(false); // PNG in base64
+  });
+});
