@@ -60,9 +60,8 @@ export class ConfigError extends Error {
   }
 }
 
-function readFileConfig(file: string | undefined): unknown {
-  const candidate =
-    file ?? process.env.CUA_CONFIG ?? (fs.existsSync('cua.config.json') ? 'cua.config.json' : undefined);
+function readFileConfig(file: string | undefined, env: NodeJS.ProcessEnv): unknown {
+  const candidate = file ?? env.CUA_CONFIG ?? (fs.existsSync('cua.config.json') ? 'cua.config.json' : undefined);
   if (!candidate) return {};
   let text: string;
   try {
@@ -95,23 +94,25 @@ function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Rec
     if (env.CUA_MODEL_BASE_URL) current.baseUrl = env.CUA_MODEL_BASE_URL;
     if (env.CUA_MODEL) current.model = env.CUA_MODEL;
   }
-  const key = env.CUA_MODEL_API_KEY ?? env.OPENAI_API_KEY;
-  if (key) {
-    const models = section('models') as Record<string, Record<string, unknown>>;
-    if (models.default) models.default.apiKey ??= key;
-  }
+  const models = section('models') as Record<string, Record<string, unknown>>;
+  if (models.default && env.CUA_MODEL_API_KEY) models.default.apiKey = env.CUA_MODEL_API_KEY;
+  else if (models.default && env.OPENAI_API_KEY) models.default.apiKey ??= env.OPENAI_API_KEY;
   return out;
 }
 
 export function loadConfig(opts: { file?: string; env?: NodeJS.ProcessEnv } = {}): Config {
-  const raw = readFileConfig(opts.file);
+  const env = opts.env ?? process.env;
+  const raw = readFileConfig(opts.file, env);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw new ConfigError('config must be a JSON object');
-  const merged = envOverrides(raw as Record<string, unknown>, opts.env ?? process.env);
+  const merged = envOverrides(raw as Record<string, unknown>, env);
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) {
     const msg = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
     throw new ConfigError(`invalid configuration: ${msg}`);
   }
-  return { ...parsed.data, runsDir: path.resolve(parsed.data.runsDir ?? path.join(dataDir(), 'runs')) };
+  return {
+    ...parsed.data,
+    runsDir: path.resolve(parsed.data.runsDir ?? path.join(env.CUA_DATA_DIR ?? dataDir(), 'runs')),
+  };
 }

@@ -30,7 +30,9 @@ export interface WorkerOptions {
 export async function createWorkerRuntime(config: Config, opts: WorkerOptions = {}): Promise<WorkerRuntime> {
   const log = opts.log ?? (() => undefined);
   const ownsConnection = !opts.connection;
-  const connection = opts.connection ?? (await NativeConnection.connect(connectionOptions(config) as Parameters<typeof NativeConnection.connect>[0]));
+  const connection =
+    opts.connection ??
+    (await NativeConnection.connect(connectionOptions(config) as Parameters<typeof NativeConnection.connect>[0]));
   const sessionQueue = `${config.taskQueue}-session-${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const pool = new BrowserPool({
     launch: {

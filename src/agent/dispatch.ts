@@ -67,14 +67,15 @@ const HANDLERS: Handlers = {
   key: async (a, ctx) => void (await ctx.target.keys(a.keys)),
   // The model's positive amounts scroll up/left; the mouse wheel's positive deltas scroll down/right.
   scroll: async (a, ctx) =>
-    void (await ctx.target.scroll(0, -scaleScroll(a.pixels, 'vertical', ctx.space, ctx.viewport))),
+    void (await ctx.target.scroll(0, 0 - scaleScroll(a.pixels, 'vertical', ctx.space, ctx.viewport))),
   hscroll: async (a, ctx) =>
-    void (await ctx.target.scroll(-scaleScroll(a.pixels, 'horizontal', ctx.space, ctx.viewport), 0)),
+    void (await ctx.target.scroll(0 - scaleScroll(a.pixels, 'horizontal', ctx.space, ctx.viewport), 0)),
   visit_url: async (a, ctx) => {
     const url = resolveVisitUrl(a.url, ctx.searchTemplate);
     try {
       await ctx.target.visitUrl(url);
     } catch (err) {
+      if (isSessionError(err)) throw err;
       const message = errorText(err);
       return { error: message, textObservation: `I tried to open ${url}, but it failed: ${message}` };
     }
@@ -104,6 +105,10 @@ function errorText(err: unknown): string {
 /** Errors that mean the browser session itself is gone; they must reach the workflow, not the model. */
 export const SESSION_ERRORS = new Set(['BrowserClosedError', 'UnknownSessionError', 'PageRecoveryError']);
 
+function isSessionError(err: unknown): boolean {
+  return err instanceof Error && SESSION_ERRORS.has(err.name);
+}
+
 export async function dispatchAction(action: AgentAction, ctx: DispatchContext): Promise<DispatchResult> {
   const handler = HANDLERS[action.action] as Handler<AgentAction>;
   try {
@@ -114,7 +119,7 @@ export async function dispatchAction(action: AgentAction, ctx: DispatchContext):
       textObservation: res.textObservation ?? null,
     };
   } catch (err) {
-    if (err instanceof Error && SESSION_ERRORS.has(err.name)) throw err;
+    if (isSessionError(err)) throw err;
     const message = errorText(err);
     return { output: describeAction(action), error: message, textObservation: `The action failed: ${message}` };
   }

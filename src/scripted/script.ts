@@ -26,10 +26,8 @@ export const ScriptEntrySchema = z.union([
 ]);
 export type ScriptEntry = z.infer<typeof ScriptEntrySchema>;
 
-export const ScriptSchema = z.union([
-  z.array(ScriptEntrySchema),
-  z.strictObject({ description: z.string().optional(), entries: z.array(ScriptEntrySchema) }),
-]);
+const ScriptObjectSchema = z.strictObject({ description: z.string().optional(), entries: z.array(ScriptEntrySchema) });
+export const ScriptSchema = z.union([z.array(ScriptEntrySchema), ScriptObjectSchema]);
 
 export class ScriptError extends Error {
   constructor(message: string) {
@@ -56,7 +54,8 @@ export function loadScript(dir: string, name: string): ScriptEntry[] {
   } catch (err) {
     throw new ScriptError(`script ${file} is not valid JSON: ${(err as Error).message}`);
   }
-  const parsed = ScriptSchema.safeParse(json);
+  // Parse with the branch the file's shape picks, so an error names the entry and field at fault.
+  const parsed = Array.isArray(json) ? z.array(ScriptEntrySchema).safeParse(json) : ScriptObjectSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new ScriptError(`script ${file} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);

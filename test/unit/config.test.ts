@@ -1,0 +1,207 @@
+// Specification of the worker/client configuration: defaults, the JSON file, environment overrides, and errors.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { dataDir } from '../../src/infra/paths';
+import type { Config } from '../../worker/config';
+import { ConfigError, loadConfig } from '../../worker/config';
+
+let dir: string;
+let counter = 0;
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-config-'));
+});
+
+afterAll(() => {
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Writes a config file (an object is JSON-encoded, a string written as is) and returns its path. */
+function configFile(content: unknown): string {
+  const file = path.join(dir, `config-${++counter}.json`);
+  fs.writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+const load = (content: unknown, env: NodeJS.ProcessEnv = {}): Config => loadConfig({ file: configFile(content), env });
+
+describe('loadConfig: defaults', () => {
+  it('fills every default from an empty file and an empty environment', () => {
+    expect(load({})).toEqual({
+      temporal: { address: '127.0.0.1:7233', namespace: 'default' },
+      taskQueue: 'cua-agent',
+      models: {},
+      browser: { headless: true, maxSessions: 8, idleTimeoutSeconds: 600, singleTab: true },
+      worker: { maxConcurrentActivities: 32, maxConcurrentWorkflowTasks: 32 },
+      runsDir: path.resolve(dataDir(), 'runs'),
+    });
+  });
+
+  it('fills defaults inside a partly given section', () => {
+    const cfg = load({ temporal: { address: 'temporal.test:7233' }, browser: { headless: false } });
+    expect(cfg.temporal).toEqual({ address: 'temporal.test:7233', namespace: 'default' });
+    expect(cfg.browser).toEqual({ headless: false, maxSessions: 8, idleTimeoutSeconds: 600, singleTab: true });
+  });
+});
+
+describe('loadConfig: file values', () => {
+  it('takes the values from the file', () => {
+    const cfg = load({
+      temporal: { address: 'temporal.test:7233', namespace: 'agents' },
+      taskQueue: 'cua-gpu',
+      runsDir: '/srv/runs',
+      models: { fara: { baseUrl: 'http://127.0.0.1:8000/v1', model: 'fara-1.5', temperature: 0, maxTokens: 512 } },
+      worker: { maxConcurrentActivities: 4, maxConcurrentWorkflowTasks: 8 },
+    });
+    expect(cfg).toMatchObject({
+      temporal: { address: 'temporal.test:7233', namespace: 'agents' },
+      taskQueue: 'cua-gpu',
+      runsDir: path.resolve('/srv/runs'),
+      models: { fara: { baseUrl: 'http://127.0.0.1:8000/v1', model: 'fara-1.5', temperature: 0, maxTokens: 512 } },
+      worker: { maxConcurrentActivities: 4, maxConcurrentWorkflowTasks: 8 },
+    });
+  });
+
+  it('resolves a relative runsDir to an absolute path', () => {
+    expect(load({ runsDir: 'rel/runs' }).runsDir).toBe(path.resolve('rel/runs'));
+  });
+});
+
+describe('loadConfig: environment overrides', () => {
+  it.each<[string, NodeJS.ProcessEnv, Record<string, unknown>]>([
+    ['TEMPORAL_ADDRESS', { TEMPORAL_ADDRESS: 'env.test:7233' }, { temporal: { address: 'env.test:7233' } }],
+    ['TEMPORAL_NAMESPACE', { TEMPORAL_NAMESPACE: 'prod' }, { temporal: { namespace: 'prod' } }],
+    ['TEMPORAL_API_KEY', { TEMPORAL_API_KEY: 'tk' }, { temporal: { apiKey: 'tk' } }],
+    ['CUA_TASK_QUEUE', { CUA_TASK_QUEUE: 'q2' }, { taskQueue: 'q2' }],
+    ['CUA_RUNS_DIR', { CUA_RUNS_DIR: '/tmp/env-runs' }, { runsDir: path.resolve('/tmp/env-runs') }],
+    ['CUA_CHROMIUM', { CUA_CHROMIUM: '/opt/chromium' }, { browser: { executablePath: '/opt/chromium' } }],
+    ['CUA_CDP_URL', { CUA_CDP_URL: 'http://127.0.0.1:9222' }, { browser: { cdpUrl: 'http://127.0.0.1:9222' } }],
+    ['CUA_MAX_SESSIONS (a number)', { CUA_MAX_SESSIONS: '4' }, { browser: { maxSessions: 4 } }],
+    [
+      'CUA_MODEL_BASE_URL + CUA_MODEL create models.default',
+      { CUA_MODEL_BASE_URL: 'http://127.0.0.1:8000/v1', CUA_MODEL: 'fara-7b' },
+      { models: { default: { baseUrl: 'http://127.0.0.1:8000/v1', model: 'fara-7b' } } },
+    ],
+    [
+      'CUA_MODEL_API_KEY sets the default model key',
+      { CUA_MODEL_BASE_URL: 'http://m.test/v1', CUA_MODEL: 'm', CUA_MODEL_API_KEY: 'sk-cua' },
+      { models: { default: { baseUrl: 'http://m.test/v1', model: 'm', apiKey: 'sk-cua' } } },
+    ],
+    [
+      'OPENAI_API_KEY is the fallback key',
+      { CUA_MODEL_BASE_URL: 'http://m.test/v1', CUA_MODEL: 'm', OPENAI_API_KEY: 'sk-openai' },
+      { models: { default: { apiKey: 'sk-openai' } } },
+    ],
+    [
+      'CUA_MODEL_API_KEY wins over OPENAI_API_KEY',
+      { CUA_MODEL_BASE_URL: 'http://m.test/v1', CUA_MODEL: 'm', CUA_MODEL_API_KEY: 'a', OPENAI_API_KEY: 'b' },
+      { models: { default: { apiKey: 'a' } } },
+    ],
+  ])('%s', (_name, env, expected) => {
+    expect(load({}, env)).toMatchObject(expected);
+  });
+
+  it('the environment wins over the file', () => {
+    const cfg = load(
+      { temporal: { address: 'file.test:7233', namespace: 'file-ns' }, taskQueue: 'file-q' },
+      { TEMPORAL_ADDRESS: 'env.test:7233', CUA_TASK_QUEUE: 'env-q' },
+    );
+    expect(cfg.temporal).toEqual({ address: 'env.test:7233', namespace: 'file-ns' });
+    expect(cfg.taskQueue).toBe('env-q');
+  });
+
+  it('CUA_MODEL overrides only the model of a models.default given in the file', () => {
+    const cfg = load(
+      { models: { default: { baseUrl: 'http://file.test/v1', model: 'file-model', temperature: 0.2 } } },
+      { CUA_MODEL: 'env-model' },
+    );
+    expect(cfg.models.default).toEqual({ baseUrl: 'http://file.test/v1', model: 'env-model', temperature: 0.2 });
+  });
+
+  it('an API key without a default model creates no model', () => {
+    expect(load({}, { CUA_MODEL_API_KEY: 'sk', OPENAI_API_KEY: 'sk2' }).models).toEqual({});
+  });
+
+  it('an explicit environment object is used instead of process.env', () => {
+    const saved = process.env.TEMPORAL_ADDRESS;
+    process.env.TEMPORAL_ADDRESS = 'process.test:7233';
+    try {
+      expect(load({}, {}).temporal.address).toBe('127.0.0.1:7233');
+    } finally {
+      if (saved === undefined) delete process.env.TEMPORAL_ADDRESS;
+      else process.env.TEMPORAL_ADDRESS = saved;
+    }
+  });
+});
+
+describe('loadConfig: errors', () => {
+  it('a file that is not JSON → ConfigError naming the file', () => {
+    const file = configFile('{ "taskQueue": ');
+    const run = () => loadConfig({ file, env: {} });
+    expect(run).toThrow(ConfigError);
+    expect(run).toThrow(file);
+    expect(run).toThrow(/not valid JSON/);
+  });
+
+  it('a missing file → ConfigError naming the file', () => {
+    const file = path.join(dir, 'does-not-exist.json');
+    expect(() => loadConfig({ file, env: {} })).toThrow(new RegExp(`${file.replace(/[.]/g, '\\.')} cannot be read`));
+  });
+
+  it.each<[string, unknown, NodeJS.ProcessEnv, RegExp]>([
+    ['a JSON array', [], {}, /config must be a JSON object/],
+    ['an unknown top-level key', { colour: 'blue' }, {}, /\(root\): Unrecognized key: "colour"/],
+    ['an unknown nested key', { temporal: { adress: 'x' } }, {}, /temporal: Unrecognized key: "adress"/],
+    ['an unknown model key', { models: { m: { baseUrl: 'http://a.test', model: 'm', k: 1 } } }, {}, /models\.m: .*"k"/],
+    ['a bad model URL in the file', { models: { m: { baseUrl: 'not a url', model: 'm' } } }, {}, /models\.m\.baseUrl/],
+    [
+      'a bad model URL from the environment',
+      {},
+      { CUA_MODEL_BASE_URL: 'nope', CUA_MODEL: 'm' },
+      /models\.default\.baseUrl/,
+    ],
+    ['CUA_MODEL without a base URL', {}, { CUA_MODEL: 'm' }, /models\.default\.baseUrl/],
+    ['CUA_MODEL_BASE_URL without a model', {}, { CUA_MODEL_BASE_URL: 'http://m.test/v1' }, /models\.default\.model/],
+    ['a non-numeric CUA_MAX_SESSIONS', {}, { CUA_MAX_SESSIONS: 'many' }, /browser\.maxSessions/],
+    [
+      'a temperature out of range',
+      { models: { m: { baseUrl: 'http://a.test', model: 'm', temperature: 3 } } },
+      {},
+      /models\.m\.temperature/,
+    ],
+    ['an empty task queue', { taskQueue: '' }, {}, /taskQueue/],
+  ])('%s → ConfigError', (_name, content, env, message) => {
+    const run = () => load(content, env);
+    expect(run).toThrow(ConfigError);
+    expect(run).toThrow(message);
+  });
+
+  it('ConfigError carries its class name', () => {
+    expect(new ConfigError('x').name).toBe('ConfigError');
+  });
+});
+
+describe('loadConfig: the environment object passed in is the only environment read', () => {
+  it('finds the config file through CUA_CONFIG in that object', () => {
+    const file = configFile({ taskQueue: 'from-cua-config' });
+    expect(loadConfig({ env: { CUA_CONFIG: file } }).taskQueue).toBe('from-cua-config');
+  });
+
+  it('puts the runs folder under CUA_DATA_DIR from that object', () => {
+    expect(load({}, { CUA_DATA_DIR: '/elsewhere' }).runsDir).toBe(path.resolve('/elsewhere/runs'));
+  });
+
+  it.each([
+    [{ CUA_MODEL_API_KEY: 'env-key' }, 'env-key'],
+    [{ OPENAI_API_KEY: 'openai-key' }, 'file-key'],
+  ])('with %o the default model key is %s (CUA_MODEL_API_KEY beats the file, OPENAI_API_KEY does not)', (env, key) => {
+    const config = load(
+      { models: { default: { baseUrl: 'http://127.0.0.1:1/v1', model: 'm', apiKey: 'file-key' } } },
+      env,
+    );
+    expect(config.models.default?.apiKey).toBe(key);
+  });
+});

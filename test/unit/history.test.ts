@@ -1,0 +1,221 @@
+// Specification of rebuilding the model's history (and the memorised facts, the last URL) from run-folder events.
+import { describe, expect, it } from 'vitest';
+
+import type { HistoryTurn } from '../../src/model/context';
+import { HistoryError, historyForStep, lastUrl, memorizedFacts } from '../../src/agent/history';
+import {
+  actionEvent,
+  postObservation,
+  preObservation,
+  sessionRestored,
+  taskMessage,
+  toolOutput,
+  userReply,
+} from '../../src/trajectory/events';
+import { eventId } from '../../src/trajectory/ids';
+import type { Event } from '../../src/trajectory/schema';
+
+const T = { timestamp: '2026-07-20T10:00:00Z' };
+const gen = (generation: number, metadata: Record<string, unknown> = {}) => ({ ...T, generation, metadata });
+
+const shot = (step: number, g = 0) => `screenshot_${step}_pre_g${g}.png`;
+const url = (step: number, g = 0) => `https://shop.test/step${step}/g${g}`;
+const raw = (step: number, g = 0) => `Thoughts for step ${step} g${g}.\n<tool_call>{"step": ${step}}</tool_call>`;
+const aid = (step: number, g = 0) => eventId({ step, kind: 'action', generation: g });
+
+const TASK = taskMessage('Find the opening hours', T);
+
+function pre(step: number, g = 0, page = { screenshot_path: shot(step, g), url: url(step, g) }): Event {
+  return preObservation(step, page, gen(g));
+}
+
+function act(step: number, g = 0, name = 'left_click', args: Record<string, unknown> = { coordinate: [500, 340] }) {
+  const message = {
+    raw_response: raw(step, g),
+    reasoning: '',
+    finish_reason: 'stop',
+    usage: { prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0 },
+  };
+  return actionEvent(
+    step,
+    { action_name: name, content: { action: name, arguments: args }, llm_conversation: { messages: [message] } },
+    gen(g),
+  );
+}
+
+function tool(step: number, g = 0, textObservation?: string): Event {
+  const metadata = textObservation === undefined ? {} : { text_observation: textObservation };
+  return toolOutput(step, aid(step, g), { output: 'done' }, gen(g, metadata));
+}
+
+function post(step: number, g = 0, page = { screenshot_path: `screenshot_${step}_post.png`, url: url(step, g) }) {
+  return postObservation(step, aid(step, g), page, gen(g));
+}
+
+/** A complete step in one session generation: pre, action, tool output, post. */
+function step(n: number, opts: { g?: number; text?: string } = {}): Event[] {
+  const g = opts.g ?? 0;
+  return [pre(n, g), act(n, g), tool(n, g, opts.text), post(n, g)];
+}
+
+const obs = (n: number, g = 0, extra: Partial<Extract<HistoryTurn, { kind: 'observation' }>> = {}): HistoryTurn => ({
+  kind: 'observation',
+  screenshot: shot(n, g),
+  url: url(n, g),
+  ...extra,
+});
+const said = (n: number, g = 0): HistoryTurn => ({ kind: 'assistant', text: raw(n, g) });
+const taskTurn: HistoryTurn = { kind: 'task', text: 'Find the opening hours' };
+
+describe('historyForStep', () => {
+  it.each<[string, Event[], number, number, HistoryTurn[]]>([
+    ['first step: the task, then the current observation', [TASK, pre(1)], 1, 0, [taskTurn, obs(1)]],
+    [
+      'each earlier step gives one observation and one assistant turn, in order',
+      [TASK, ...step(1), ...step(2), pre(3)],
+      3,
+      0,
+      [taskTurn, obs(1), said(1), obs(2), said(2), obs(3)],
+    ],
+    [
+      're-decided step: only the final generation counts (its pre and its raw response)',
+      [TASK, pre(1, 0), act(1, 0), sessionRestored(1, 'restored', gen(1)), ...step(1, { g: 1 }), pre(2)],
+      2,
+      0,
+      [taskTurn, obs(1, 1), said(1, 1), obs(2)],
+    ],
+    [
+      'the current step uses the pre observation of the requested generation (1)',
+      [TASK, ...step(1), pre(2, 0), sessionRestored(2, 'restored', gen(1)), pre(2, 1)],
+      2,
+      1,
+      [taskTurn, obs(1), said(1), obs(2, 1)],
+    ],
+    [
+      'the current step uses the pre observation of the requested generation (0)',
+      [TASK, ...step(1), pre(2, 0), pre(2, 1)],
+      2,
+      0,
+      [taskTurn, obs(1), said(1), obs(2, 0)],
+    ],
+    [
+      "step N-1's text observation becomes step N's textObservation (current step)",
+      [TASK, ...step(1, { text: 'Open 9am to 5pm.' }), pre(2)],
+      2,
+      0,
+      [taskTurn, obs(1), said(1), obs(2, 0, { textObservation: 'Open 9am to 5pm.' })],
+    ],
+    [
+      "step N-1's text observation becomes step N's textObservation (earlier step)",
+      [TASK, ...step(1, { text: 'Open 9am to 5pm.' }), ...step(2), pre(3)],
+      3,
+      0,
+      [taskTurn, obs(1), said(1), obs(2, 0, { textObservation: 'Open 9am to 5pm.' }), said(2), obs(3)],
+    ],
+    [
+      "an abandoned generation's text observation is not carried over",
+      [TASK, pre(1, 0), act(1, 0), tool(1, 0, 'stale answer'), ...step(1, { g: 1 }), pre(2)],
+      2,
+      0,
+      [taskTurn, obs(1, 1), said(1, 1), obs(2)],
+    ],
+    [
+      "the final generation's text observation is carried over",
+      [TASK, pre(1, 0), act(1, 0), tool(1, 0, 'stale'), ...step(1, { g: 1, text: 'fresh' }), pre(2)],
+      2,
+      0,
+      [taskTurn, obs(1, 1), said(1, 1), obs(2, 0, { textObservation: 'fresh' })],
+    ],
+    [
+      'an empty text observation is left out',
+      [TASK, ...step(1, { text: '' }), pre(2)],
+      2,
+      0,
+      [taskTurn, obs(1), said(1), obs(2)],
+    ],
+    [
+      "a reply recorded at step N-1 becomes step N's userReply (current step)",
+      [TASK, pre(1), act(1, 0, 'ask_user_question', { question: 'Which store?' }), userReply(1, 'Downtown', T), pre(2)],
+      2,
+      0,
+      [taskTurn, obs(1), said(1), obs(2, 0, { userReply: 'Downtown' })],
+    ],
+    [
+      "a reply recorded at step N-1 becomes step N's userReply (earlier step)",
+      [TASK, pre(1), act(1), userReply(1, 'Downtown', T), ...step(2), pre(3)],
+      3,
+      0,
+      [taskTurn, obs(1), said(1), obs(2, 0, { userReply: 'Downtown' }), said(2), obs(3)],
+    ],
+    [
+      'no screenshot and no URL: the keys are left out',
+      [TASK, pre(1, 0, { screenshot_path: '', url: '' })],
+      1,
+      0,
+      [taskTurn, { kind: 'observation' }],
+    ],
+    [
+      'events with foreign ids (uuids of the original) are ignored',
+      [TASK, { ...pre(1), id: 'b1a7e3c0-uuid' }, pre(1)],
+      1,
+      0,
+      [taskTurn, obs(1)],
+    ],
+  ])('%s', (_name, events, stepNo, generation, expected) => {
+    expect(historyForStep(events, stepNo, generation)).toEqual(expected);
+  });
+
+  it('a re-decided step yields exactly one assistant turn, with the final text', () => {
+    const events = [TASK, pre(1, 0), act(1, 0), ...step(1, { g: 1 }), pre(2)];
+    const assistant = historyForStep(events, 2, 0).filter((t) => t.kind === 'assistant');
+    expect(assistant).toEqual([{ kind: 'assistant', text: raw(1, 1) }]);
+  });
+
+  it.each<[string, Event[], number, number, RegExp]>([
+    ['no task message', [pre(1)], 1, 0, /no task message/],
+    ['no pre observation for the current step', [TASK], 1, 0, /step 1 has no observation for session generation 0/],
+    ['current pre only in another generation', [TASK, pre(1, 0)], 1, 1, /step 1 .*generation 1/],
+    ['an earlier step without an action', [TASK, pre(1), pre(2)], 2, 0, /step 1 has no recorded action/],
+  ])('throws HistoryError: %s', (_name, events, stepNo, generation, message) => {
+    const run = () => historyForStep(events, stepNo, generation);
+    expect(run).toThrow(HistoryError);
+    expect(run).toThrow(message);
+  });
+
+  it('HistoryError carries its class name', () => {
+    expect(new HistoryError('x').name).toBe('HistoryError');
+  });
+});
+
+describe('memorizedFacts', () => {
+  const memo = (n: number, fact: string, g = 0) => act(n, g, 'pause_and_memorize_fact', { fact });
+  it.each<[string, Event[], string[]]>([
+    ['none', [TASK, ...step(1)], []],
+    ['in step order', [TASK, memo(1, 'open 9-5'), act(2), memo(3, 'closed Sundays')], ['open 9-5', 'closed Sundays']],
+    ['sorted by step, not event order', [TASK, memo(3, 'third'), memo(1, 'first')], ['first', 'third']],
+    ['final generation wins', [TASK, memo(1, 'old', 0), memo(1, 'new', 1)], ['new']],
+    ['abandoned memorize does not count', [TASK, memo(1, 'old', 0), act(1, 1)], []],
+    ['a non-string fact is skipped', [TASK, act(1, 0, 'pause_and_memorize_fact', { fact: 42 })], []],
+  ])('%s', (_name, events, expected) => {
+    expect(memorizedFacts(events)).toEqual(expected);
+  });
+});
+
+describe('lastUrl', () => {
+  it.each<[string, Event[], string | null]>([
+    ['no observations', [TASK], null],
+    ['the only pre', [TASK, pre(1)], url(1)],
+    [
+      'the newest environment observation, post included',
+      [TASK, pre(1), act(1), post(1, 0, { screenshot_path: 'p.png', url: 'https://after.test/' })],
+      'https://after.test/',
+    ],
+    [
+      'observations without a URL are skipped',
+      [TASK, pre(1), act(1), post(1, 0, { screenshot_path: 'p.png', url: '' })],
+      url(1),
+    ],
+  ])('%s', (_name, events, expected) => {
+    expect(lastUrl(events)).toBe(expected);
+  });
+});

@@ -1,0 +1,194 @@
+// Specification of the scripted model server (the test double for a real model), driven through the real
+// `openai` client against the real HTTP server on a free port, with scripts in a temporary folder.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import OpenAI, { APIError } from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { getProfile } from '../../src/actions/profiles';
+import { parseModelOutput } from '../../src/model/parse';
+import type { ScriptedModelServer } from '../../src/scripted/server';
+import { startScriptedModelServer, SUBCALL_INDEX_HEADER } from '../../src/scripted/server';
+
+const RAW =
+  'Verbatim reply.\n<tool_call>\n{"name": "computer_use", "arguments": {"action": "history_back"}}\n</tool_call>';
+
+const SCRIPTS: Record<string, string> = {
+  'three-steps': JSON.stringify([
+    {
+      thoughts: 'I will open the hours page.',
+      action: { action: 'left_click', coordinate: [500, 340] },
+      page_answer: 'Open 9am to 5pm.',
+    },
+    { raw: RAW, page_answer: 'Closed on Sundays.' },
+    { action: { action: 'terminate', answer: 'Open 9 to 5.' } },
+  ]),
+  faulty: JSON.stringify({
+    description: 'faults before the entry',
+    entries: [
+      {
+        raw: 'first',
+        faults: [{ status: 500, message: 'scripted outage' }, { empty: true }, { status: 400 }],
+      },
+      { raw: 'second' },
+    ],
+  }),
+  'faulty-later': JSON.stringify([{ raw: 'zero' }, { raw: 'one', faults: [{ status: 503 }] }]),
+  slow: JSON.stringify([{ raw: 'slow reply', delay_ms: 300 }]),
+  'not-json': '[{"raw": "x"',
+  'bad-entry': JSON.stringify([{ raw: 'ok' }, { thoughts: 'no action here' }]),
+};
+
+let dir: string;
+let server: ScriptedModelServer;
+let client: OpenAI;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-scripted-'));
+  for (const [name, text] of Object.entries(SCRIPTS)) fs.writeFileSync(path.join(dir, `${name}.json`), text);
+  server = await startScriptedModelServer({ scriptsDir: dir, port: 0 });
+  client = new OpenAI({ baseURL: server.url, apiKey: 'x', maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await server?.close();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A request as the agent sends it after `steps` decided steps: task, then (assistant, observation) pairs. */
+function conversation(steps: number): ChatCompletionMessageParam[] {
+  const messages: ChatCompletionMessageParam[] = [
+    { role: 'system', content: 'You are a browser agent.' },
+    { role: 'user', content: [{ type: 'text', text: 'Find the opening hours' }] },
+  ];
+  for (let i = 1; i <= steps; i++) {
+    messages.push({ role: 'assistant', content: `answer ${i}` });
+    messages.push({ role: 'user', content: [{ type: 'text', text: `observation ${i}` }] });
+  }
+  return messages;
+}
+
+async function reply(script: string, steps = 0, headers?: Record<string, string>): Promise<string | null | undefined> {
+  const res = await client.chat.completions.create({ model: script, messages: conversation(steps) }, { headers });
+  return res.choices[0]?.message.content;
+}
+
+describe('scripted model: entries', () => {
+  it('renders a {thoughts, action} entry as Fara text that parses back to the action', async () => {
+    const text = await reply('three-steps', 0);
+    expect(text).toContain('<tool_call>');
+    expect(text?.startsWith('I will open the hours page.\n<tool_call>')).toBe(true);
+    const parsed = parseModelOutput(text ?? '', getProfile('fara-1.5'));
+    expect(parsed.thoughts).toBe('I will open the hours page.');
+    expect(parsed.action).toMatchObject({ action: 'left_click', coordinate: [500, 340] });
+  });
+
+  it.each<[number, string]>([
+    [1, RAW],
+    [
+      2,
+      '<tool_call>\n{"name": "computer_use", "arguments": {"action": "terminate", "answer": "Open 9 to 5."}}\n</tool_call>',
+    ],
+  ])('after %i assistant turns the request gets the entry at that index', async (steps, expected) => {
+    expect(await reply('three-steps', steps)).toBe(expected);
+    expect(server.requests.at(-1)).toMatchObject({ script: 'three-steps', index: steps, subcall: false });
+  });
+
+  it('an entry with empty thoughts parses to a terminate with the answer', async () => {
+    const parsed = parseModelOutput((await reply('three-steps', 2)) ?? '', getProfile('fara-1.5'));
+    expect(parsed.action).toMatchObject({ action: 'terminate', answer: 'Open 9 to 5.' });
+  });
+
+  it.each<[string, number, string]>([
+    ['entry 0', 0, 'Open 9am to 5pm.'],
+    ['entry 1', 1, 'Closed on Sundays.'],
+    ['an entry without page_answer', 2, 'The page does not say.'],
+  ])('a sub-call with the index header gets the page answer of %s', async (_name, index, expected) => {
+    // The header wins over the number of assistant messages (here none).
+    expect(await reply('three-steps', 0, { [SUBCALL_INDEX_HEADER]: String(index) })).toBe(expected);
+    expect(server.requests.at(-1)).toMatchObject({ index, subcall: true });
+  });
+
+  it('delays a reply by delay_ms', async () => {
+    const started = performance.now();
+    expect(await reply('slow')).toBe('slow reply');
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(290);
+    expect(elapsed).toBeLessThan(30_000);
+  });
+});
+
+describe('scripted model: faults', () => {
+  it('serves the faults in order to the first requests at an index, then the entry', async () => {
+    await expect(reply('faulty')).rejects.toSatisfy(
+      (e) => e instanceof APIError && e.status === 500 && e.message.includes('scripted outage'),
+    );
+    const empty = await client.chat.completions.create({ model: 'faulty', messages: conversation(0) });
+    expect(empty.choices).toEqual([]);
+    await expect(reply('faulty')).rejects.toSatisfy((e) => e instanceof APIError && e.status === 400);
+    expect(await reply('faulty')).toBe('first');
+    expect(await reply('faulty')).toBe('first');
+  });
+
+  it('faults belong to their own index only', async () => {
+    expect(await reply('faulty-later', 0)).toBe('zero');
+    await expect(reply('faulty-later', 1)).rejects.toSatisfy((e) => e instanceof APIError && e.status === 503);
+    expect(await reply('faulty-later', 1)).toBe('one');
+  });
+});
+
+describe('scripted model: errors', () => {
+  it.each<[string, number, string, number, string[]]>([
+    ['unknown script', 404, 'no-such-script', 0, ["no script named 'no-such-script'"]],
+    ['invalid script name', 404, '..', 0, ["invalid script name '..'"]],
+    ['index past the end', 400, 'three-steps', 3, ["script 'three-steps' has 3 entries", 'entry 4']],
+    ['script file not JSON', 404, 'not-json', 0, ['not-json.json', 'not valid JSON']],
+    ['script entry of the wrong shape', 404, 'bad-entry', 0, ['bad-entry.json', 'is invalid']],
+  ])('%s → %i', async (_name, status, script, steps, fragments) => {
+    const error: unknown = await reply(script, steps).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).status).toBe(status);
+    for (const fragment of fragments) expect((error as APIError).message).toContain(fragment);
+  });
+});
+
+describe('scripted model: recorded requests', () => {
+  it('records the image count, the last user text and the message count', async () => {
+    const image = (n: number) => ({ type: 'image_url' as const, image_url: { url: `data:image/png;base64,AAA${n}` } });
+    const messages: ChatCompletionMessageParam[] = [
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: [{ type: 'text', text: 'the task' }, image(1)] },
+      { role: 'assistant', content: 'answer 1' },
+      { role: 'user', content: [image(2), { type: 'text', text: 'Current URL: https://a.test/' }, image(3)] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'line one' },
+          { type: 'text', text: 'line two' },
+        ],
+      },
+    ];
+    await client.chat.completions.create({ model: 'three-steps', messages });
+    expect(server.requests.at(-1)).toMatchObject({
+      script: 'three-steps',
+      index: 1,
+      subcall: false,
+      imageCount: 3,
+      messageCount: 5,
+      lastUserText: 'line one\nline two',
+    });
+    expect(server.requests.at(-1)?.allText).toContain('Current URL: https://a.test/');
+  });
+
+  it('records every request, failed ones included, in order', async () => {
+    const before = server.requests.length;
+    await reply('three-steps', 0);
+    await reply('no-such-script').catch(() => undefined);
+    expect(server.requests.slice(before).map((r) => r.script)).toEqual(['three-steps', 'no-such-script']);
+  });
+});
