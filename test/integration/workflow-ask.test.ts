@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { NativeConnection } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import { temporalCliPath, testServerPath } from '../../src/infra/paths';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import { readRun } from '../../src/trajectory/reader';
