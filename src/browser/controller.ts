@@ -1,0 +1,221 @@
+// Controller layer: keeps one page usable on messy real sites — ready before each operation,
+// popups and downloads captured, and dead pages recovered (probe → reload → re-visit).
+import type { BrowserContext, Download, Page } from 'playwright';
+import { saveDownload } from './downloads';
+import type { SavedDownload } from './downloads';
+import { BrowserClosedError } from './errors';
+import { keepNavigationInTab, takeWindowOpenCount } from './pageScripts';
+import { isRecoverable, recoverPage } from './recovery';
+import { DEFAULT_SETTLE, NetworkTracker, settlePage } from './settle';
+import type { SettleOptions, SettleReport } from './settle';
+
+export type Viewport = { width: number; height: number };
+
+export type ControllerOptions = {
+  viewport: Viewport;
+  downloadsDir: string;
+  settle?: Partial<SettleOptions>;
+  /** Cap on waiting for DOM content before an operation; past it the page is told to stop loading. */
+  readyCapMs?: number;
+  navTimeoutMs?: number;
+};
+
+/** Popups collected while armed; `take` returns the newest one still open, `next` waits for one (capped). */
+export type PopupCapture = { take(): Page | undefined; next(capMs: number): Promise<Page | undefined>; stop(): void };
+
+type PageState = { network: NetworkTracker; crashed: boolean };
+
+export class BrowserController {
+  private current: Page;
+  private readonly states = new WeakMap<Page, PageState>();
+  private readonly pendingDownloads: Array<Promise<SavedDownload | Error>> = [];
+  private readonly downloadWaiters = new Set<() => void>();
+  private readonly pageHooks: Array<(page: Page) => void> = [];
+  private lastUrl = 'about:blank';
+  private closed = false;
+  readonly settleOptions: SettleOptions;
+
+  private constructor(
+    readonly context: BrowserContext,
+    page: Page,
+    readonly options: ControllerOptions,
+  ) {
+    this.settleOptions = { ...DEFAULT_SETTLE, ...options.settle };
+    this.current = page;
+    this.watch(page);
+  }
+
+  /** Opens the first page of `context` (or adopts its existing one) and installs the init script. */
+  static async create(context: BrowserContext, options: ControllerOptions): Promise<BrowserController> {
+    await context.addInitScript(keepNavigationInTab);
+    const page = context.pages()[0] ?? (await context.newPage());
+    const controller = new BrowserController(context, page, options);
+    await controller.ensureReady(page);
+    return controller;
+  }
+
+  get page(): Page {
+    return this.current;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Registers a hook run on every page this controller starts managing (now and later). */
+  onPage(hook: (page: Page) => void): void {
+    this.pageHooks.push(hook);
+    hook(this.current);
+  }
+
+  private watch(page: Page): void {
+    if (this.states.has(page)) return;
+    const state: PageState = { network: new NetworkTracker(page), crashed: false };
+    this.states.set(page, state);
+    page.on('crash', () => (state.crashed = true));
+    page.on('download', (d) => this.onDownload(d));
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame() && !frame.url().startsWith('chrome')) this.lastUrl = frame.url();
+    });
+    for (const hook of this.pageHooks) hook(page);
+  }
+
+  private state(page: Page): PageState {
+    this.watch(page);
+    return this.states.get(page) as PageState;
+  }
+
+  private onDownload(download: Download): void {
+    this.pendingDownloads.push(saveDownload(download, this.options.downloadsDir).catch((e: unknown) => e as Error));
+    for (const wake of this.downloadWaiters) wake();
+  }
+
+  /** Makes a page fit for an operation: front, right viewport, DOM content loaded (capped, then stopped). */
+  async ensureReady(page: Page = this.current): Promise<void> {
+    if (this.closed) throw new BrowserClosedError('This browser session has been closed.');
+    if (page.isClosed()) throw new Error('Target page, context or browser has been closed');
+    if (this.state(page).crashed) throw new Error('Target crashed');
+    await page.bringToFront();
+    const size = page.viewportSize();
+    const { width, height } = this.options.viewport;
+    if (size?.width !== width || size.height !== height) await page.setViewportSize({ width, height });
+    try {
+      await page.waitForLoadState('domcontentloaded', { timeout: this.options.readyCapMs ?? 15_000 });
+    } catch {
+      await page.evaluate(() => window.stop()).catch(() => undefined);
+    }
+  }
+
+  /** Runs an operation on the ready current page; a dead page is recovered once and the operation retried. */
+  async run<T>(operation: (page: Page) => Promise<T>): Promise<T> {
+    const page = this.current;
+    try {
+      await this.ensureReady(page);
+      return await operation(page);
+    } catch (error) {
+      if (this.closed || !isRecoverable(error)) throw error;
+      const recovered = await this.recover(page);
+      await this.ensureReady(recovered);
+      return operation(recovered);
+    }
+  }
+
+  /** Recovers `page` (default: the current one); a replacement page becomes current and the dead one is closed. */
+  async recover(page: Page = this.current): Promise<Page> {
+    const state = this.state(page);
+    const recovered = await recoverPage(
+      {
+        page,
+        context: this.context,
+        browser: this.context.browser(),
+        pageIsDead: page.isClosed() || state.crashed,
+        lastUrl: this.lastUrl,
+      },
+      this.options.navTimeoutMs,
+    );
+    if (recovered !== page) {
+      this.watch(recovered);
+      this.current = recovered;
+      await page.close().catch(() => undefined);
+    }
+    return recovered;
+  }
+
+  /** Waits for the current page to settle by signals; reports how long it took. */
+  async settle(options: Partial<SettleOptions> = {}): Promise<SettleReport> {
+    const page = this.current;
+    if (page.isClosed()) return { ms: 0, load: false, network: false, dom: false };
+    return settlePage(page, this.state(page).network, { ...this.settleOptions, ...options });
+  }
+
+  /** Starts collecting pages the context opens (window.open, target=_blank that slipped through). */
+  capturePopups(): PopupCapture {
+    const seen: Page[] = [];
+    let wake: (() => void) | undefined;
+    const onPage = (p: Page): void => {
+      if (p === this.current) return;
+      seen.push(p);
+      wake?.();
+    };
+    this.context.on('page', onPage);
+    const take = (): Page | undefined => seen.filter((p) => !p.isClosed()).at(-1);
+    const next = async (capMs: number): Promise<Page | undefined> => {
+      if (take()) return take();
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, capMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+      return take();
+    };
+    return { take, next, stop: () => this.context.off('page', onPage) };
+  }
+
+  /** True when the current page called window.open since last asked (its popup may not be reported yet). */
+  async popupRequested(): Promise<boolean> {
+    const page = this.current;
+    if (page.isClosed()) return false;
+    return (await page.evaluate(takeWindowOpenCount).catch(() => 0)) > 0;
+  }
+
+  /** Makes `page` the current one; the previous page is closed unless `keepOld`. */
+  async adopt(page: Page, keepOld: boolean): Promise<void> {
+    const old = this.current;
+    this.watch(page);
+    this.current = page;
+    await this.ensureReady(page).catch(() => undefined);
+    if (!keepOld && old !== page) await old.close().catch(() => undefined);
+  }
+
+  /** Resolves true once a download has started, false after `capMs`. */
+  waitForDownload(capMs: number): Promise<boolean> {
+    if (this.pendingDownloads.length > 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const wake = (): void => finish(true);
+      const timer = setTimeout(() => finish(false), capMs);
+      const finish = (ok: boolean): void => {
+        clearTimeout(timer);
+        this.downloadWaiters.delete(wake);
+        resolve(ok);
+      };
+      this.downloadWaiters.add(wake);
+    });
+  }
+
+  /** Waits for downloads started so far to be saved and hands them over (each only once). */
+  async takeDownloads(): Promise<SavedDownload[]> {
+    const pending = this.pendingDownloads.splice(0);
+    const results = await Promise.all(pending);
+    return results.filter((r): r is SavedDownload => !(r instanceof Error));
+  }
+
+  /** Closes the context (all its pages); later operations fail with BrowserClosedError. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.context.close().catch(() => undefined);
+  }
+}

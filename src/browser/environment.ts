@@ -1,0 +1,318 @@
+// Environment layer: one method per model action, in viewport pixels. Decides what the agent's single tab is
+// (popups taken over, old page closed), routes browser-chrome chords, and reports how long the page took to settle.
+import type { BrowserContext, Page } from 'playwright';
+import { CaptchaGate } from './captcha';
+import { BrowserController } from './controller';
+import type { ControllerOptions } from './controller';
+import { downloadNoticeUrl } from './downloads';
+import type { SavedDownload } from './downloads';
+import { NavigationError, UnknownKeyError } from './errors';
+import { FIND_HOST_ID, installFindOverlay } from './findOverlay';
+import { pressChord } from './keyboard';
+import { normalizeChord, routeChord } from './keys';
+import { pageMarkdown } from './markdown';
+import { readViewport, stripNewWindowTargets, waitScrollIdle } from './pageScripts';
+import { bingSearchUrl, firstLine, isDownloadStart, isInterrupted, normalizeUrl } from './navigation';
+import { describeViewport } from './pageContext';
+import { isRecoverable } from './recovery';
+import { delay } from './settle';
+import type { SettleReport } from './settle';
+
+/** How long to wait for the browser to report a popup the page is known to have opened. */
+const POPUP_REPORT_CAP_MS = 5_000;
+
+export type Point = { x: number; y: number };
+
+export type TypeOptions = { pressEnter?: boolean; deleteExistingText?: boolean; at?: Point };
+
+/** What an action did besides its own effect: how long settling took, whether a popup became the page, downloads. */
+export type ActionOutcome = { settle: SettleReport; popupAdopted: boolean; downloads: SavedDownload[] };
+
+export type EnvironmentOptions = ControllerOptions & {
+  /** Close the old page when a popup takes over (default true); false keeps it open in the background. */
+  singleTab?: boolean;
+  /** Upper bound on the `wait` action. */
+  maxWaitSeconds?: number;
+  /** Per-key typing delay for a text; default: slow for short texts (so debounced suggestions fire), fast for long. */
+  typingDelayMs?: (text: string) => number;
+  /** Builds the URL for a `web_search` given plain words. */
+  searchUrl?: (query: string) => string;
+};
+
+export type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
+
+/** Short texts are typed slowly, as a person would, long ones quickly. */
+export function adaptiveTypingDelay(text: string): number {
+  return text.length < 100 ? 100 : 10;
+}
+
+function addReports(a: SettleReport, b: SettleReport): SettleReport {
+  return { ms: a.ms + b.ms, load: b.load, network: b.network, dom: b.dom };
+}
+
+export class BrowserEnvironment {
+  readonly captcha: CaptchaGate;
+  private readonly singleTab: boolean;
+  private busy = 0;
+  private lastActivity = Date.now();
+
+  constructor(
+    readonly controller: BrowserController,
+    private readonly options: EnvironmentOptions,
+  ) {
+    this.singleTab = options.singleTab ?? true;
+    this.captcha = new CaptchaGate(async (page) => {
+      await page.waitForLoadState('domcontentloaded', { timeout: 10_000 });
+      await this.controller.settle();
+    });
+    controller.onPage((page) => this.captcha.attach(page));
+  }
+
+  static async create(context: BrowserContext, options: EnvironmentOptions): Promise<BrowserEnvironment> {
+    return new BrowserEnvironment(await BrowserController.create(context, options), options);
+  }
+
+  /** The page the agent currently sees. */
+  get page(): Page {
+    return this.controller.page;
+  }
+
+  /** Milliseconds since the last operation ended; 0 while one is running. */
+  idleFor(): number {
+    return this.busy > 0 ? 0 : Date.now() - this.lastActivity;
+  }
+
+  private async track<T>(work: () => Promise<T>): Promise<T> {
+    this.busy += 1;
+    try {
+      return await work();
+    } finally {
+      this.busy -= 1;
+      this.lastActivity = Date.now();
+    }
+  }
+
+  /** Runs one action: the operation (with recovery), settling, popup take-over, download notice. */
+  private act(operation: (page: Page) => Promise<void>): Promise<ActionOutcome> {
+    return this.track(async () => {
+      const capture = this.controller.capturePopups();
+      let settle: SettleReport;
+      let popup: Page | undefined;
+      try {
+        await this.controller.run(operation);
+        settle = await this.controller.settle();
+        const requested = capture.take() === undefined && (await this.controller.popupRequested());
+        popup = requested ? await capture.next(POPUP_REPORT_CAP_MS) : capture.take();
+      } finally {
+        capture.stop();
+      }
+      if (popup) {
+        await this.controller.adopt(popup, !this.singleTab);
+        settle = addReports(settle, await this.controller.settle());
+      }
+      const downloads = await this.controller.takeDownloads();
+      if (downloads.length > 0) {
+        await this.controller.run((page) => page.goto(downloadNoticeUrl(downloads)).then(() => undefined));
+      }
+      return { settle, popupAdopted: popup !== undefined, downloads };
+    });
+  }
+
+  private click(x: number, y: number, button: 'left' | 'right' | 'middle', clickCount: number): Promise<ActionOutcome> {
+    return this.act(async (page) => {
+      await page.evaluate(stripNewWindowTargets);
+      await page.mouse.click(x, y, { button, clickCount });
+    });
+  }
+
+  leftClick(x: number, y: number): Promise<ActionOutcome> {
+    return this.click(x, y, 'left', 1);
+  }
+
+  doubleClick(x: number, y: number): Promise<ActionOutcome> {
+    return this.act(async (page) => {
+      await page.evaluate(stripNewWindowTargets);
+      await page.mouse.dblclick(x, y);
+    });
+  }
+
+  tripleClick(x: number, y: number): Promise<ActionOutcome> {
+    return this.click(x, y, 'left', 3);
+  }
+
+  rightClick(x: number, y: number): Promise<ActionOutcome> {
+    return this.click(x, y, 'right', 1);
+  }
+
+  middleClick(x: number, y: number): Promise<ActionOutcome> {
+    return this.click(x, y, 'middle', 1);
+  }
+
+  mouseMove(x: number, y: number): Promise<ActionOutcome> {
+    return this.act((page) => page.mouse.move(x, y, { steps: 5 }));
+  }
+
+  /** Drags from wherever the pointer is now to (x, y): move to the start first with `mouseMove`. */
+  leftClickDrag(x: number, y: number): Promise<ActionOutcome> {
+    return this.act(async (page) => {
+      await page.mouse.down();
+      try {
+        await page.mouse.move(x, y, { steps: 10 });
+      } finally {
+        await page.mouse.up();
+      }
+    });
+  }
+
+  /** Types into the focused element (or first clicks `at`), optionally clearing it first and pressing Enter after. */
+  type(text: string, options: TypeOptions = {}): Promise<ActionOutcome> {
+    const delayMs = (this.options.typingDelayMs ?? adaptiveTypingDelay)(text);
+    return this.act(async (page) => {
+      if (options.at) {
+        await page.evaluate(stripNewWindowTargets);
+        await page.mouse.click(options.at.x, options.at.y);
+      }
+      if (options.deleteExistingText) {
+        await page.keyboard.press('ControlOrMeta+a');
+        await page.keyboard.press('Backspace');
+      }
+      await page.keyboard.type(text, { delay: delayMs });
+      if (options.pressEnter) await page.keyboard.press('Enter');
+    });
+  }
+
+  /** A key chord: Ctrl+F opens the find overlay, refresh/back/forward chords drive the browser, the rest the page. */
+  keys(chord: readonly string[]): Promise<ActionOutcome> {
+    const normalized = normalizeChord(chord);
+    if (normalized.length === 0) return Promise.reject(new UnknownKeyError('(empty chord)'));
+    switch (routeChord(normalized)) {
+      case 'find':
+        return this.act(async (page) => {
+          await page.evaluate(installFindOverlay, FIND_HOST_ID);
+        });
+      case 'refresh':
+        return this.refresh();
+      case 'back':
+        return this.historyBack();
+      case 'forward':
+        return this.historyForward();
+      case 'page':
+        return this.act((page) => pressChord(page, normalized));
+    }
+  }
+
+  /** Scrolls by pixels with the mouse wheel (over `at` if given, else wherever the pointer is). */
+  scroll(dx: number, dy: number, at?: Point): Promise<ActionOutcome> {
+    return this.act(async (page) => {
+      if (at) await page.mouse.move(at.x, at.y);
+      const idle = page.evaluate(waitScrollIdle, [150, 2_000] as [number, number]);
+      await page.mouse.wheel(dx, dy);
+      await idle;
+    });
+  }
+
+  hscroll(dx: number, at?: Point): Promise<ActionOutcome> {
+    return this.scroll(dx, 0, at);
+  }
+
+  private navigate(go: (page: Page) => Promise<unknown>, what: string): Promise<ActionOutcome> {
+    return this.act(async (page) => {
+      try {
+        await go(page);
+      } catch (error) {
+        if (isDownloadStart(error) && (await this.controller.waitForDownload(5_000))) return;
+        if (isRecoverable(error)) throw error;
+        if (error instanceof Error && error.name === 'TimeoutError') {
+          await page.evaluate(() => window.stop()).catch(() => undefined);
+          return;
+        }
+        // A page that sends the browser elsewhere while loading: the agent will see where it ended up.
+        if (isInterrupted(error)) return;
+        // Chromium commits its error page just after the failure; let that finish so it cannot cut the next visit.
+        await this.controller.settle();
+        throw new NavigationError(`Could not ${what}: ${firstLine(error)}`, { cause: error });
+      }
+    });
+  }
+
+  private get navTimeoutMs(): number {
+    return this.options.navTimeoutMs ?? 30_000;
+  }
+
+  visitUrl(url: string): Promise<ActionOutcome> {
+    const target = normalizeUrl(url);
+    return this.navigate(
+      (page) => page.goto(target, { waitUntil: 'commit', timeout: this.navTimeoutMs }),
+      `open ${target}`,
+    );
+  }
+
+  /** Searches for plain words, or opens a ready-made search URL. */
+  webSearch(queryOrUrl: string): Promise<ActionOutcome> {
+    const isUrl = /^https?:\/\//i.test(queryOrUrl.trim());
+    return this.visitUrl(isUrl ? queryOrUrl : (this.options.searchUrl ?? bingSearchUrl)(queryOrUrl));
+  }
+
+  historyBack(): Promise<ActionOutcome> {
+    return this.navigate((page) => page.goBack({ waitUntil: 'commit', timeout: this.navTimeoutMs }), 'go back');
+  }
+
+  historyForward(): Promise<ActionOutcome> {
+    return this.navigate((page) => page.goForward({ waitUntil: 'commit', timeout: this.navTimeoutMs }), 'go forward');
+  }
+
+  refresh(): Promise<ActionOutcome> {
+    return this.navigate((page) => page.reload({ waitUntil: 'commit', timeout: this.navTimeoutMs }), 'reload');
+  }
+
+  /** Waits as the model asked (capped), then lets the page settle. */
+  wait(seconds: number): Promise<ActionOutcome> {
+    const capped = Math.min(Math.max(0, seconds), this.options.maxWaitSeconds ?? 30);
+    return this.act(() => delay(capped * 1000));
+  }
+
+  /** A PNG of the viewport, taken once the page has had a short chance to settle. */
+  screenshot(options: { settle?: boolean } = {}): Promise<Buffer> {
+    return this.track(() =>
+      this.controller.run(async (page) => {
+        if (options.settle ?? true)
+          await this.controller.settle({ networkQuietMs: 100, domQuietMs: 100, maxMs: 3_000 });
+        return page.screenshot({ type: 'png' });
+      }),
+    );
+  }
+
+  /** "Current URL: …" and where the viewport sits on the page. */
+  pageContext(): Promise<string> {
+    return this.track(() =>
+      this.controller.run(async (page) => describeViewport(page.url(), await page.evaluate(readViewport))),
+    );
+  }
+
+  /** The page as markdown (PDFs as their text), for read_page_answer_question. */
+  pageMarkdown(): Promise<string> {
+    return this.track(() => this.controller.run((page) => pageMarkdown(page)));
+  }
+
+  url(): string {
+    return this.controller.page.url();
+  }
+
+  title(): Promise<string> {
+    return this.controller.run((page) => page.title());
+  }
+
+  /** Waits for the captcha gate; true when open, false on timeout (apply `decideCaptchaTimeout`). */
+  waitForCaptcha(timeoutMs: number): Promise<boolean> {
+    return this.captcha.wait(timeoutMs);
+  }
+
+  /** Cookies and localStorage of this session, to release the browser now and restore the session later. */
+  saveStorageState(path?: string): Promise<StorageState> {
+    return this.controller.context.storageState(path === undefined ? {} : { path });
+  }
+
+  close(): Promise<void> {
+    return this.controller.close();
+  }
+}

@@ -1,0 +1,43 @@
+// Typed failures of the browser layer; `name` always equals the class name so callers can match on it.
+
+export class BrowserError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** A key name in a chord that neither our table nor Playwright knows. */
+export class UnknownKeyError extends BrowserError {
+  constructor(
+    readonly key: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `Unknown key "${key}". Use key names such as Control, Shift, Alt, Enter, Escape, Tab, ArrowLeft or F5; ` +
+        'to enter text, use the `type` action instead.',
+      options,
+    );
+  }
+}
+
+/** The page died and neither reloading nor re-visiting its URL brought it back. */
+export class PageRecoveryError extends BrowserError {}
+
+/** A navigation (visit, search, back, forward, refresh) failed for a reason other than a dead page. */
+export class NavigationError extends BrowserError {}
+
+/** The browser process is gone or the remote browser disconnected. */
+export class BrowserClosedError extends BrowserError {}
+
+/** The pool already holds its maximum number of sessions. */
+export class PoolFullError extends BrowserError {}
+
+/** No open session has this id (never opened, closed, or closed for being idle). */
+export class UnknownSessionError extends BrowserError {}
+
+/** The captcha gate stayed closed past its timeout. */
+export class CaptchaTimeoutError extends BrowserError {}
+
+/** Text could not be read from a page or its PDF. */
+export class PageTextError extends BrowserError {}

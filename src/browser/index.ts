@@ -1,0 +1,37 @@
+// Public surface of the browser layer: environment, controller, pool, key table, typed errors, captcha policy.
+export { BrowserEnvironment, adaptiveTypingDelay } from './environment';
+export { bingSearchUrl, normalizeUrl } from './navigation';
+export { describeViewport } from './pageContext';
+export type { ActionOutcome, EnvironmentOptions, Point, StorageState, TypeOptions } from './environment';
+export { BrowserController } from './controller';
+export type { ControllerOptions, PopupCapture, Viewport } from './controller';
+export { BrowserPool, SAME_TAB_SEARCH_COOKIE } from './pool';
+export type { OpenSessionOptions, PoolOptions, Session } from './pool';
+export { CHROMIUM_ARGS, chromiumPath, launchBrowser } from './launch';
+export type { LaunchOptions } from './launch';
+export { KEY_NAME_TABLE, normalizeChord, normalizeKey, routeChord } from './keys';
+export type { ChordRoute } from './keys';
+export { DEFAULT_SETTLE } from './settle';
+export type { SettleOptions, SettleReport } from './settle';
+export { htmlToMarkdown, pdfBytesToText, PDF_TEXT_LAYER_MIN_CHARS } from './markdown';
+export type { SavedDownload } from './downloads';
+export { isRecoverable } from './recovery';
+export {
+  CAPTCHA_SOLVING_FINISHED,
+  CAPTCHA_SOLVING_STARTED,
+  CaptchaGate,
+  DEFAULT_CAPTCHA_POLICY,
+  decideCaptchaTimeout,
+} from './captcha';
+export type { CaptchaPolicy, CaptchaTimeoutDecision } from './captcha';
+export {
+  BrowserClosedError,
+  BrowserError,
+  CaptchaTimeoutError,
+  NavigationError,
+  PageRecoveryError,
+  PageTextError,
+  PoolFullError,
+  UnknownKeyError,
+  UnknownSessionError,
+} from './errors';

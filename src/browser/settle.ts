@@ -1,0 +1,171 @@
+// Waiting for a page to settle after an action, by signals (load state, network quiet, DOM quiet), each capped.
+import type { Page, Request } from 'playwright';
+
+export type SettleOptions = {
+  /** Longest wait for the load event of a navigation the action started. */
+  loadCapMs: number;
+  /** The network counts as quiet after this long with no request in flight. */
+  networkQuietMs: number;
+  /** Longest wait for network quiet (pages that poll or stream never go quiet). */
+  networkCapMs: number;
+  /** The DOM counts as quiet after this long with no mutation. */
+  domQuietMs: number;
+  /** Longest wait for DOM quiet (animated pages never stop mutating). */
+  domCapMs: number;
+  /** Upper bound on the whole settle, whatever the signals say. */
+  maxMs: number;
+};
+
+export const DEFAULT_SETTLE: SettleOptions = {
+  loadCapMs: 5_000,
+  networkQuietMs: 300,
+  networkCapMs: 3_000,
+  domQuietMs: 200,
+  domCapMs: 2_000,
+  maxMs: 8_000,
+};
+
+/** How settling went: how long it took and which signals were reached before their caps. */
+export type SettleReport = { ms: number; load: boolean; network: boolean; dom: boolean };
+
+const IGNORED_TYPES = new Set(['eventsource', 'websocket', 'manifest', 'ping']);
+
+/** Counts a page's requests in flight, remembers when the network was last busy, and counts navigations. */
+export class NetworkTracker {
+  private readonly inflight = new Set<Request>();
+  private lastActivity = Date.now();
+  /** When a request last started or ended (epoch ms). */
+  get lastActivityAt(): number {
+    return this.lastActivity;
+  }
+
+  /** Main-frame navigations seen so far. */
+  navigations = 0;
+
+  constructor(page: Page) {
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) this.navigations += 1;
+    });
+    page.on('request', (r) => {
+      if (IGNORED_TYPES.has(r.resourceType())) return;
+      this.inflight.add(r);
+      this.lastActivity = Date.now();
+    });
+    const done = (r: Request): void => {
+      if (this.inflight.delete(r)) this.lastActivity = Date.now();
+    };
+    page.on('requestfinished', done);
+    page.on('requestfailed', done);
+  }
+
+  get pending(): number {
+    return this.inflight.size;
+  }
+
+  /** Milliseconds since the last request started or ended (or since `since`), 0 while any is in flight. */
+  quietFor(since = 0): number {
+    return this.inflight.size > 0 ? 0 : Date.now() - Math.max(this.lastActivity, since);
+  }
+
+  /**
+   * Resolves true once quiet for `quietMs`, false when `capMs` runs out first. Quiet time counts from `since`
+   * at the earliest, so a request a debounce timer fires shortly after the action is still waited for.
+   */
+  async waitQuiet(quietMs: number, capMs: number, since = 0): Promise<boolean> {
+    const deadline = Date.now() + capMs;
+    for (;;) {
+      const quiet = this.quietFor(since);
+      if (quiet >= quietMs) return true;
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await delay(Math.min(left, Math.max(20, quietMs - quiet)));
+    }
+  }
+}
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function waitLoad(page: Page, capMs: number): Promise<boolean> {
+  if (capMs <= 0) return false;
+  try {
+    await page.waitForLoadState('load', { timeout: capMs });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** In-page: resolve once no DOM mutation happened for `quietMs`, or false after `capMs`. */
+function domQuietInPage([quietMs, capMs]: [number, number]): Promise<boolean> {
+  return new Promise((resolve) => {
+    const root = document.documentElement;
+    if (!root) return resolve(true);
+    let timer = setTimeout(() => finish(true), quietMs);
+    const cap = setTimeout(() => finish(false), capMs);
+    const observer = new MutationObserver(() => {
+      clearTimeout(timer);
+      timer = setTimeout(() => finish(true), quietMs);
+    });
+    function finish(ok: boolean): void {
+      observer.disconnect();
+      clearTimeout(timer);
+      clearTimeout(cap);
+      resolve(ok);
+    }
+    observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
+}
+
+/** Waits for DOM quiet; a navigation destroying the context just means "measure again on the new page". */
+async function waitDomQuiet(page: Page, quietMs: number, deadline: number): Promise<boolean> {
+  for (;;) {
+    const left = deadline - Date.now();
+    if (left <= quietMs) return false;
+    try {
+      return await page.evaluate(domQuietInPage, [quietMs, left] as [number, number]);
+    } catch {
+      if (page.isClosed()) return false;
+      await waitLoad(page, Math.min(1_000, deadline - Date.now()));
+    }
+  }
+}
+
+/**
+ * Lets the page settle after an action; never throws, always within `maxMs`.
+ * Network quiet and DOM quiet are measured side by side; if a navigation or a request happened while they
+ * were measured (say a debounced fetch that redraws a list), both are measured again on what came of it.
+ */
+export async function settlePage(
+  page: Page,
+  network: NetworkTracker,
+  options: SettleOptions = DEFAULT_SETTLE,
+): Promise<SettleReport> {
+  const start = Date.now();
+  const deadline = start + options.maxMs;
+  const left = (): number => Math.max(0, deadline - Date.now());
+  let load = false;
+  let networkOk = false;
+  let dom = false;
+  for (let round = 0; round < 4 && left() > 0; round += 1) {
+    const navigations = network.navigations;
+    const roundStart = Date.now();
+    const networkCap = (): number => Math.min(options.networkCapMs, left());
+    const loadAndNetwork = async (): Promise<[boolean, boolean]> => {
+      const quiet = await network.waitQuiet(options.networkQuietMs, networkCap(), round === 0 ? start : 0);
+      const loaded = await waitLoad(page, Math.min(options.loadCapMs, left()));
+      return [loaded, quiet && (await network.waitQuiet(options.networkQuietMs, networkCap()))];
+    };
+    const domDeadline = Math.min(deadline, Date.now() + options.domCapMs);
+    [[load, networkOk], dom] = await Promise.all([
+      loadAndNetwork(),
+      page.isClosed() ? Promise.resolve(false) : waitDomQuiet(page, options.domQuietMs, domDeadline),
+    ]);
+    // A page that never went quiet is not measured again: the caps have spoken.
+    const navigated = network.navigations !== navigations;
+    const changed = navigated || (networkOk && dom && network.lastActivityAt > roundStart);
+    if (!changed || page.isClosed()) break;
+  }
+  return { ms: Date.now() - start, load, network: networkOk, dom };
+}

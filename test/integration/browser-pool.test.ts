@@ -1,0 +1,93 @@
+// The worker's pool: isolated sessions on one browser, a session limit, idle sessions closed, clean shutdown,
+// and a remote browser reached over CDP.
+import net from 'node:net';
+import type { Browser } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrowserClosedError, BrowserPool, PoolFullError, UnknownSessionError, launchBrowser } from '../../src/browser';
+import { startFixtureServer } from '../fixtures/browser/server';
+import type { FixtureServer } from '../fixtures/browser/server';
+
+const SESSION = { viewport: { width: 640, height: 480 }, downloadsDir: '/tmp/cua-test-downloads' };
+let server: FixtureServer;
+let browser: Browser;
+let cdpPort: number;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  server = await startFixtureServer();
+  cdpPort = await freePort();
+  // One browser for the whole file; it also listens for CDP so a pool can reach it as a remote browser.
+  browser = await launchBrowser({ extraArgs: [`--remote-debugging-port=${cdpPort}`] });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('BrowserPool', () => {
+  it('gives each session its own context and refuses sessions beyond the limit', async () => {
+    const pool = new BrowserPool({ browser, maxSessions: 2 });
+    try {
+      const a = await pool.openSession({ ...SESSION, url: server.url('/login?user=ann') });
+      const b = await pool.openSession({ ...SESSION, url: server.url('/account') });
+      expect(await b.env.page.textContent('#who')).toBe('Not logged in');
+      await expect(pool.openSession(SESSION)).rejects.toBeInstanceOf(PoolFullError);
+      expect(pool.get(a.sessionId)).toBe(a.env);
+
+      await pool.close(a.sessionId);
+      expect(() => pool.get(a.sessionId)).toThrow(UnknownSessionError);
+      await expect(a.env.leftClick(1, 1)).rejects.toBeInstanceOf(BrowserClosedError);
+      const c = await pool.openSession(SESSION);
+      expect(pool.sessionIds().sort()).toEqual([b.sessionId, c.sessionId].sort());
+    } finally {
+      await pool.shutdown();
+    }
+    expect(browser.isConnected()).toBe(true);
+  });
+
+  it('closes sessions left idle past the timeout, but not busy ones', async () => {
+    const pool = new BrowserPool({ browser, idleTimeoutMs: 600, sweepIntervalMs: 50 });
+    try {
+      const idle = await pool.openSession(SESSION);
+      const busy = await pool.openSession(SESSION);
+      const waiting = busy.env.wait(2);
+      await expect.poll(() => pool.has(idle.sessionId), { timeout: 5_000 }).toBe(false);
+      expect(pool.has(busy.sessionId)).toBe(true);
+      await waiting;
+    } finally {
+      await pool.shutdown();
+    }
+  });
+
+  it('shuts down cleanly: sessions closed, no new ones', async () => {
+    const pool = new BrowserPool({ browser });
+    const { env } = await pool.openSession(SESSION);
+    await pool.shutdown();
+    expect(pool.size).toBe(0);
+    await expect(env.screenshot()).rejects.toBeInstanceOf(BrowserClosedError);
+    await expect(pool.openSession(SESSION)).rejects.toBeInstanceOf(BrowserClosedError);
+  });
+
+  it('drives a remote browser over CDP', async () => {
+    const pool = new BrowserPool({ launch: { cdpUrl: `http://127.0.0.1:${cdpPort}` } });
+    try {
+      const { env } = await pool.openSession({ ...SESSION, url: server.url('/pages/target.html?from=cdp') });
+      expect(await env.page.textContent('#from')).toBe('from cdp');
+      expect((await env.screenshot()).subarray(1, 4).toString()).toBe('PNG');
+    } finally {
+      await pool.shutdown();
+    }
+    expect(browser.isConnected()).toBe(true);
+  });
+});

@@ -1,0 +1,221 @@
+// Pages that load slowly, crash, close, download, are PDFs or need a restored login: the agent carries on.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BrowserPool,
+  CAPTCHA_SOLVING_FINISHED,
+  CAPTCHA_SOLVING_STARTED,
+  DEFAULT_CAPTCHA_POLICY,
+  NavigationError,
+  PageRecoveryError,
+  decideCaptchaTimeout,
+} from '../../src/browser';
+import type { BrowserEnvironment } from '../../src/browser';
+import { startFixtureServer } from '../fixtures/browser/server';
+import type { FixtureServer } from '../fixtures/browser/server';
+
+const VIEWPORT = { width: 800, height: 600 };
+let server: FixtureServer;
+let pool: BrowserPool;
+let env: BrowserEnvironment;
+let downloadsDir: string;
+
+beforeAll(async () => {
+  server = await startFixtureServer();
+  downloadsDir = await mkdtemp(path.join(os.tmpdir(), 'cua-downloads-'));
+  pool = new BrowserPool({ maxSessions: 3 });
+  ({ env } = await pool.openSession({ viewport: VIEWPORT, downloadsDir }));
+});
+
+afterAll(async () => {
+  await pool?.shutdown();
+  await server?.close();
+  if (downloadsDir) await rm(downloadsDir, { recursive: true, force: true });
+});
+
+const clicksOnPage = (): Promise<Array<{ type: string; x: number; y: number }>> =>
+  env.page.evaluate(() =>
+    (window as unknown as { __events: Array<{ type: string; x: number; y: number }> }).__events.filter(
+      (e) => e.type === 'click',
+    ),
+  );
+
+describe('settling', () => {
+  it('a slow-loading page is screenshotted only after it settled', async () => {
+    const outcome = await env.visitUrl(server.url('/pages/slow.html'));
+    expect(outcome.settle.ms).toBeGreaterThanOrEqual(1_000);
+    const png = await env.screenshot();
+    const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+    expect(info).toMatchObject({ width: VIEWPORT.width, height: VIEWPORT.height });
+    const at = (x: number, y: number): number[] => [
+      ...data.subarray((y * info.width + x) * info.channels).subarray(0, 3),
+    ];
+    expect(at(400, 500)).toEqual([255, 0, 0]);
+  });
+
+  it('a page that never goes quiet costs no more than the caps', async () => {
+    const settle = { networkCapMs: 600, domCapMs: 600, loadCapMs: 2_000, maxMs: 3_000 };
+    const busy = await pool.openSession({ viewport: VIEWPORT, downloadsDir, environment: { settle } });
+    try {
+      const outcome = await busy.env.visitUrl(server.url('/pages/busy.html'));
+      expect(outcome.settle).toMatchObject({ load: true, dom: false });
+      expect(outcome.settle.ms).toBeLessThan(settle.maxMs + 500);
+      const click = await busy.env.leftClick(5, 5);
+      expect(click.settle).toMatchObject({ network: false, dom: false });
+      expect(click.settle.ms).toBeLessThan(1_500);
+    } finally {
+      await pool.close(busy.sessionId);
+    }
+  });
+});
+
+describe('recovery', () => {
+  it('a crashed page is recovered and the action succeeds', async () => {
+    await env.visitUrl(server.url('/pages/events.html'));
+    await env.page.goto('chrome://crash').catch(() => undefined);
+    await env.leftClick(450, 150);
+    expect(env.url()).toBe(server.url('/pages/events.html'));
+    expect(await clicksOnPage()).toEqual([expect.objectContaining({ x: 450, y: 150 })]);
+    expect(env.page.context().pages()).toHaveLength(1);
+  });
+
+  it('a closed page is recovered and the action succeeds', async () => {
+    await env.visitUrl(server.url('/pages/events.html'));
+    await env.page.close();
+    await env.leftClick(460, 160);
+    expect(await clicksOnPage()).toEqual([expect.objectContaining({ x: 460, y: 160 })]);
+  });
+
+  it('when re-visiting fails too, one typed error names both failures', async () => {
+    const gone = await startFixtureServer();
+    const { sessionId, env: other } = await pool.openSession({ viewport: VIEWPORT, downloadsDir });
+    try {
+      await other.visitUrl(gone.url('/pages/target.html'));
+      await gone.close();
+      await other.page.close();
+      const failure = other.leftClick(10, 10);
+      await expect(failure).rejects.toBeInstanceOf(PageRecoveryError);
+      await expect(failure).rejects.toThrow(/reload failed .*visiting the URL again failed/);
+    } finally {
+      await pool.close(sessionId);
+    }
+  });
+
+  it('other failures are not retried but surface as typed errors', async () => {
+    await expect(env.visitUrl('http://127.0.0.1:1/')).rejects.toBeInstanceOf(NavigationError);
+  });
+});
+
+describe('page text', () => {
+  it('an HTML page comes back as markdown', async () => {
+    await env.visitUrl(server.url('/pages/article.html'));
+    const markdown = await env.pageMarkdown();
+    expect(markdown).toContain('# Durable agents');
+    expect(markdown).toContain('A **durable** agent survives [crashes](/pages/target.html).');
+    expect(markdown).toMatch(/-\s+first point/);
+    expect(markdown).not.toMatch(/not in the markdown|color:red/);
+  });
+
+  it('a PDF comes back as its text', async () => {
+    const maker = await env.page.context().newPage();
+    await maker.setContent(
+      '<h1>Quarterly PDF</h1><p>Revenue grew in every region, and the durable agent read it all.</p>',
+    );
+    const pdf = await maker.pdf();
+    await maker.close();
+    server.route('/files/quarterly.pdf', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/pdf' });
+      res.end(pdf);
+    });
+    await env.visitUrl(server.url('/files/quarterly.pdf'));
+    const text = await env.pageMarkdown();
+    expect(text).toContain('Quarterly PDF');
+    expect(text).toContain('Revenue grew in every region');
+
+    await env.visitUrl(server.url('/pages/embedded-pdf.html'));
+    expect(await env.pageMarkdown()).toContain('Revenue grew in every region');
+  });
+});
+
+describe('downloads', () => {
+  it('a download link saves the file and shows a page saying where it went', async () => {
+    await env.visitUrl(server.url('/pages/links.html'));
+    const outcome = await env.leftClick(60, 155);
+    expect(outcome.downloads).toHaveLength(1);
+    const saved = outcome.downloads[0]!;
+    expect(path.dirname(saved.path)).toBe(downloadsDir);
+    expect(await readFile(saved.path, 'utf8')).toBe('quarterly report: all good\n');
+    const shown = await env.page.textContent('body');
+    expect(shown).toContain('Download complete');
+    expect(shown).toContain(saved.path);
+    expect(await env.pageContext()).toContain('Current URL: data:text/html;base64,…');
+  });
+});
+
+describe('downloads by address', () => {
+  it('visiting a URL that downloads saves it and announces it', async () => {
+    const outcome = await env.visitUrl(server.url('/download/report.txt'));
+    expect(outcome.downloads.map((d) => d.fileName)).toEqual([expect.stringMatching(/^report( \(\d+\))?\.txt$/)]);
+    expect(await env.page.textContent('h1')).toBe('Download complete');
+  });
+});
+
+describe('popups kept when not in single-tab mode', () => {
+  it('the popup becomes active and the old page stays open', async () => {
+    const { sessionId, env: multi } = await pool.openSession({
+      viewport: VIEWPORT,
+      downloadsDir,
+      url: server.url('/pages/links.html'),
+      environment: { singleTab: false },
+    });
+    try {
+      await multi.leftClick(60, 95);
+      expect(multi.url()).toBe(server.url('/pages/target.html?from=popup'));
+      expect(multi.page.context().pages()).toHaveLength(2);
+    } finally {
+      await pool.close(sessionId);
+    }
+  });
+});
+
+describe('captcha gate', () => {
+  it.each([
+    [{ ...DEFAULT_CAPTCHA_POLICY, raiseOnTimeout: true }, 1, 'raise'],
+    [{ ...DEFAULT_CAPTCHA_POLICY, raiseOnTimeout: false }, 1, 'continue'],
+    [{ ...DEFAULT_CAPTCHA_POLICY, raiseOnTimeout: false }, 2, 'disable-gate'],
+    [{ ...DEFAULT_CAPTCHA_POLICY, raiseOnTimeout: false, timeoutLimit: 3 }, 2, 'continue'],
+  ] as const)('policy %o after %i timeouts: %s', (policy, timeouts, decision) => {
+    expect(decideCaptchaTimeout(policy, timeouts)).toBe(decision);
+  });
+
+  it('closes on the solving-started console message and opens after solving-finished and a settle', async () => {
+    await env.visitUrl(server.url('/pages/target.html'));
+    expect(await env.waitForCaptcha(10)).toBe(true);
+    await env.page.evaluate((m) => console.log(m), CAPTCHA_SOLVING_STARTED);
+    await expect.poll(() => env.captcha.isOpen).toBe(false);
+    expect(await env.waitForCaptcha(50)).toBe(false);
+    const opened = env.waitForCaptcha(10_000);
+    await env.page.evaluate((m) => console.log(m), CAPTCHA_SOLVING_FINISHED);
+    expect(await opened).toBe(true);
+  });
+});
+
+describe('storage state', () => {
+  it('restores a logged-in session in a fresh context', async () => {
+    const first = await pool.openSession({ viewport: VIEWPORT, downloadsDir, url: server.url('/login?user=alice') });
+    const state = await first.env.saveStorageState();
+    await pool.close(first.sessionId);
+
+    const second = await pool.openSession({ viewport: VIEWPORT, downloadsDir, storageState: state });
+    try {
+      await second.env.visitUrl(server.url('/account'));
+      expect(await second.env.page.textContent('#who')).toBe('Logged in as alice');
+      expect(await second.env.page.textContent('#token')).toBe('tok-alice');
+    } finally {
+      await pool.close(second.sessionId);
+    }
+  });
+});
