@@ -52,6 +52,12 @@ export interface ActivityDeps {
   /** This worker process's own task queue (session-pinned activities go there). */
   sessionQueue: string;
   log?: (line: string) => void;
+  /**
+   * Test hook (fault injection): awaited at named points of a step, e.g. to hold an activity there while a test
+   * kills the worker. `observe` (before the screenshot), `decide` (before the model call), `act` (after the action
+   * ran in the browser, before it is recorded).
+   */
+  checkpoint?: (point: 'observe' | 'decide' | 'act', req: StepRef) => Promise<void>;
 }
 
 const STORAGE_STATE_FILE = 'browser_state.json';
@@ -193,6 +199,7 @@ export function createActivities(deps: ActivityDeps) {
         if (existing && existing.type === 'observation' && existing.observation_type === 'environment') {
           return { url: existing.url ?? '', screenshot: existing.screenshot_path ?? '', captchaTimedOut: false };
         }
+        await deps.checkpoint?.('observe', req);
         const png = await env.screenshot();
         const screenshot = await w.saveScreenshot(req.step, 'pre', png, req.generation);
         const url = env.url();
@@ -230,6 +237,7 @@ export function createActivities(deps: ActivityDeps) {
           return toDataUrl(shot.data, shot.mime);
         },
       });
+      await withHeartbeat(async () => deps.checkpoint?.('decide', req));
       const completion = await callModel(endpointFor(input), messages as ChatMessage[]);
       let parsed;
       try {
@@ -315,6 +323,7 @@ export function createActivities(deps: ActivityDeps) {
           },
         }),
       );
+      await withHeartbeat(async () => deps.checkpoint?.('act', req));
       await w.appendEvent(
         toolOutput(
           req.step,

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities/catalog';
+import type { ActivityDeps } from '../activities/catalog';
 import { BrowserPool } from '../src/browser/pool';
 import { connectionOptions } from '../client/connect';
 import type { Config } from './config';
@@ -25,6 +26,8 @@ export interface WorkerOptions {
   /** A prebuilt workflow bundle (tests build it once); default: bundle workflows/ at start. */
   workflowBundle?: WorkflowBundleOption;
   connection?: NativeConnection;
+  /** Test hook passed to the activities (see ActivityDeps.checkpoint). */
+  checkpoint?: ActivityDeps['checkpoint'];
 }
 
 export async function createWorkerRuntime(config: Config, opts: WorkerOptions = {}): Promise<WorkerRuntime> {
@@ -43,7 +46,7 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     maxSessions: config.browser.maxSessions,
     idleTimeoutMs: config.browser.idleTimeoutSeconds * 1000,
   });
-  const activities = createActivities({ config, pool, sessionQueue, log });
+  const activities = createActivities({ config, pool, sessionQueue, log, checkpoint: opts.checkpoint });
   const common = {
     connection,
     namespace: config.temporal.namespace,

@@ -1,0 +1,30 @@
+// A worker in its own process, for crash tests: started by the test, killed with SIGKILL, replaced by another.
+// Env: TEMPORAL_ADDRESS, CUA_RUNS_DIR, CUA_TASK_QUEUE (as any worker), CUA_TEST_BUNDLE (prebuilt workflow code),
+// and optionally CUA_TEST_HOLD="<point>:<step>" + CUA_TEST_MARKER=<file>: at that checkpoint the activity writes
+// the marker file and then holds (the test kills the process while it holds).
+import fs from 'node:fs';
+import { loadConfig } from '../../worker/config';
+import { createWorkerRuntime } from '../../worker/main';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const hold = process.env.CUA_TEST_HOLD;
+  const marker = process.env.CUA_TEST_MARKER;
+  const bundle = process.env.CUA_TEST_BUNDLE;
+  const runtime = await createWorkerRuntime(config, {
+    ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
+    checkpoint: async (point, req) => {
+      if (!hold || `${point}:${req.step}` !== hold || req.generation !== 0) return;
+      if (marker) fs.writeFileSync(marker, `${point}:${req.step}:${process.pid}`);
+      await new Promise(() => undefined); // hold until killed
+    },
+  });
+  process.once('SIGTERM', () => void runtime.shutdown());
+  console.log(`worker-process ready ${runtime.sessionQueue}`);
+  await runtime.run();
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

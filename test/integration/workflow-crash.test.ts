@@ -1,0 +1,91 @@
+// Durability: a worker killed with SIGKILL during observe, decide or act is replaced by a new worker process
+// and the task completes; the interrupted step is re-observed and re-decided in a restored session, never
+// blindly re-acted; events.jsonl has no duplicate and no missing step.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseEventId } from '../../src/trajectory/ids';
+import { readRun } from '../../src/trajectory/reader';
+import type { TaskResult } from '../../workflows/contract';
+import { eventually, startHarness, workflowBundle } from './harness';
+import type { Harness } from './harness';
+
+const WORKER_SCRIPT = path.resolve(__dirname, 'worker-process.ts');
+let h: Harness;
+let bundlePath: string;
+const children = new Set<ChildProcess>();
+
+function spawnWorker(env: Record<string, string> = {}): ChildProcess {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', WORKER_SCRIPT], {
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: h.server.address,
+      CUA_RUNS_DIR: h.config.runsDir,
+      CUA_TASK_QUEUE: h.config.taskQueue,
+      CUA_TEST_BUNDLE: bundlePath,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const log = fs.createWriteStream(path.join(h.dir, `worker-${child.pid}.log`));
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+beforeAll(async () => {
+  h = await startHarness({ worker: false });
+  bundlePath = path.join(h.dir, 'workflow-bundle.js');
+  fs.writeFileSync(bundlePath, (await workflowBundle()).code);
+}, 120_000);
+
+afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  await h?.close();
+});
+
+describe.each(['observe', 'decide', 'act'] as const)('kill -9 of the worker during %s', (point) => {
+  it('a new worker process finishes the task; the step is re-observed, nothing is duplicated or lost', async () => {
+    const marker = path.join(h.dir, `marker-${point}`);
+    const first = spawnWorker({ CUA_TEST_HOLD: `${point}:3`, CUA_TEST_MARKER: marker });
+    const handle = await h.start({ script: 'book-lisbon' });
+    await eventually(async () => fs.existsSync(marker), 60_000, `the worker to reach ${point} of step 3`);
+    const exited = new Promise((r) => first.once('exit', r));
+    first.kill('SIGKILL');
+    await exited;
+    const second = spawnWorker();
+    try {
+      const result = (await handle.result()) as TaskResult;
+      expect(result).toMatchObject({
+        status: 'complete',
+        steps: 5,
+        answer: 'Harbor View Lisbon costs €120 per night.',
+      });
+    } finally {
+      second.kill('SIGTERM');
+      await new Promise((r) => second.once('exit', r));
+    }
+
+    const run = await readRun(h.runDir(handle.workflowId));
+    const ids = run.events.map((e) => e.id);
+    expect(new Set(ids).size).toBe(ids.length); // no duplicates
+    // Every step 1..5 ends with exactly one completed action (one with a post observation).
+    const posts = ids.map(parseEventId).filter((p) => p?.kind === 'post');
+    expect(posts.map((p) => p?.step).sort()).toEqual([1, 2, 3, 4, 5]);
+    // Step 3 was observed again in a restored session (generation 1) and decided again there.
+    expect(ids).toContain('step-0003-restored-g1');
+    expect(ids).toContain('step-0003-pre-g1');
+    expect(ids).toContain('step-0003-action-g1');
+    expect(ids).toContain('step-0003-post-g1');
+    // The interrupted attempt never got recorded as done: no tool output or post for generation 0.
+    expect(ids).not.toContain('step-0003-tool-g0');
+    expect(ids).not.toContain('step-0003-post-g0');
+    // The re-decided step saw the page the restored session showed, and the task still reached the hotel.
+    const pre = run.events.find((e) => parseEventId(e.id)?.step === 4 && parseEventId(e.id)?.kind === 'pre');
+    expect(pre?.type === 'observation' && pre.observation_type === 'environment' ? pre.url : '').toMatch(/\/hotel\/1$/);
+  }, 240_000);
+});
