@@ -5,6 +5,7 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  ContinueAsNew,
   TimeoutFailure,
   condition,
   continueAsNew,
@@ -38,7 +39,6 @@ import type {
   TaskStatus,
 } from './contract';
 
-
 /** What a continued run carries over from the one before. */
 export interface CarriedState {
   step: number;
@@ -58,7 +58,10 @@ function isSessionLost(err: unknown): boolean {
   if (!(err instanceof ActivityFailure)) return false;
   const cause = err.cause;
   if (cause instanceof TimeoutFailure) return true;
-  return cause instanceof ApplicationFailure && ['UnknownSessionError', 'BrowserClosedError', 'PageRecoveryError'].includes(cause.type ?? '');
+  return (
+    cause instanceof ApplicationFailure &&
+    ['UnknownSessionError', 'BrowserClosedError', 'PageRecoveryError'].includes(cause.type ?? '')
+  );
 }
 
 function validateInput(raw: TaskInputArgs): TaskInput {
@@ -258,7 +261,10 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
   /** One step: observe, decide, act. Returns a stop, or null to go on. */
   const runStep = async (session: SessionRef): Promise<'complete' | 'ask_timeout' | null> => {
     const ref = { runId: input.runId, step: state.step, generation: state.generation };
-    const obs = await onSession(session, `step ${state.step} · observe`).observe({ ...ref, sessionId: session.sessionId });
+    const obs = await onSession(session, `step ${state.step} · observe`).observe({
+      ...ref,
+      sessionId: session.sessionId,
+    });
     state.lastUrl = obs.url;
     const decision = await model(`step ${state.step} · decide`).decide(ref);
     if (decision.kind === 'terminate') {
@@ -304,13 +310,17 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
       publish();
       let stop: 'complete' | 'ask_timeout' | null = null;
       for (let reopen = 0; ; reopen++) {
-        const session = state.session ?? (await openSession(state.step === 1 && reopen === 0 && !carried ? 'start' : 'worker_lost'));
+        const session =
+          state.session ?? (await openSession(state.step === 1 && reopen === 0 && !carried ? 'start' : 'worker_lost'));
         try {
           stop = await runStep(session);
           break;
         } catch (err) {
           if (!isSessionLost(err) || reopen >= MAX_SESSION_REOPENS_PER_STEP) throw err;
-          log.warn('browser session lost; re-opening and re-observing the step', { step: state.step, error: String(err) });
+          log.warn('browser session lost; re-opening and re-observing the step', {
+            step: state.step,
+            error: String(err),
+          });
           state.session = null;
         }
       }
@@ -327,6 +337,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     }
     return { status, answer, steps: state.step, error };
   } catch (err) {
+    if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {
         await releaseSession(false);

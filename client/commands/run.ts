@@ -66,6 +66,8 @@ export async function followTask(
 ): Promise<{ result: TaskResult | null; waiting: TaskStatus | null; failure: string | null }> {
   let printed = 0;
   const pollMs = opts.pollMs ?? 300;
+  // The workflow reports a question until it has recorded the reply; never ask the same one twice.
+  const answered = new Set<string>();
   const flushSteps = async () => {
     const steps = await querySteps(handle).catch(() => [] as StepSummary[]);
     for (const s of steps.filter((x) => x.step > printed)) {
@@ -85,10 +87,11 @@ export async function followTask(
     }
     const status = await handle.query(statusQuery).catch(() => null);
     await flushSteps();
-    if (status?.status === 'waiting_for_user' && status.question) {
+    if (status?.status === 'waiting_for_user' && status.question && !answered.has(status.question.id)) {
       const reply = await opts.ask(status.question.text);
       if (reply === null) return { result: null, waiting: status, failure: null };
       await replyToTask(client, handle.workflowId, reply, status.question.id);
+      answered.add(status.question.id);
       continue;
     }
     await new Promise((r) => setTimeout(r, pollMs));

@@ -109,6 +109,7 @@ export function actionEvent(step: number, fields: ActionFields, stamp: Stamp = {
     type: 'action',
     id: eventId({ step, kind: 'action', generation: stamp.generation }),
     timestamp: stamp.timestamp ?? new Date().toISOString(),
+    ...(stamp.metadata ? { metadata: stamp.metadata } : {}),
     ...fields,
   });
 }

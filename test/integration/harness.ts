@@ -58,6 +58,8 @@ export interface Harness {
     args: Partial<TaskInputArgs> & { script: string; instruction?: string },
   ): Promise<ReturnType<Client['workflow']['getHandle']>>;
   runDir(runId: string): string;
+  /** Stops the dev server and starts it again on the same port and SQLite file. */
+  restartServer(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -120,10 +122,15 @@ export async function startHarness(opts: { worker?: boolean } = {}): Promise<Har
       return startTask(client, config.taskQueue, input);
     },
     runDir: (runId) => path.join(config.runsDir, runId),
+    async restartServer() {
+      await h.server.stop();
+      h.server = await startDevServer({ dbFile, port, headless: true, output: path.join(dir, 'server.log') });
+      await waitForNamespace(client);
+    },
     async close() {
       await h.stopWorker().catch(() => undefined);
       await connection.close().catch(() => undefined);
-      await server.stop();
+      await h.server.stop();
       await model.close();
       await site.close();
     },

@@ -72,3 +72,15 @@ describe('a task that completes', () => {
     expect(encoded.includes(Buffer.from('iVBORw0KGgo'))).toBe(false); // PNG in base64
   });
 });
+
+describe('a long task', () => {
+  it('continues as new and carries its state across runs', async () => {
+    const handle = await h.start({ script: 'book-lisbon', continueAsNewAfterSteps: 2 });
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'complete', steps: 5, answer: 'Harbor View Lisbon costs €120 per night.' });
+    const latest = await h.client.workflow.getHandle(handle.workflowId).describe();
+    expect(latest.runId).not.toBe(handle.firstExecutionRunId);
+    const run = await readRun(h.runDir(handle.workflowId));
+    expect(stepSummaries(run.events).map((s) => s.action_name)).toHaveLength(5);
+  });
+});

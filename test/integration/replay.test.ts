@@ -1,0 +1,33 @@
+// Determinism guard: recorded workflow histories (test/histories/, made by scripts/record-histories.ts) must
+// replay against the current workflow code. A change that breaks replay needs patched() or a new workflow type.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { temporal } from '@temporalio/proto';
+import { workflowBundle } from './harness';
+
+const DIR = path.resolve(__dirname, '../histories');
+const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json'));
+
+describe('replay of recorded histories', () => {
+  it('has recorded histories to replay', () => {
+    expect(files.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it.each(files)(
+    '%s replays without nondeterminism',
+    async (file) => {
+      const history = temporal.api.history.v1.History.fromObject(
+        JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')),
+      );
+      const results = Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, [
+        { workflowId: file, history },
+      ]);
+      for await (const result of results) {
+        expect(result.error, String(result.error)).toBeUndefined();
+      }
+    },
+    120_000,
+  );
+});

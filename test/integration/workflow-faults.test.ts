@@ -1,0 +1,205 @@
+// Model faults, budgets, cancellation and bad input, end to end: real dev server, real Chromium, scripted model.
+// Each test uses its own script, because the scripted model counts fault requests per script and entry index.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { readRun } from '../../src/trajectory/reader';
+import { stepSummaries } from '../../src/trajectory/steps';
+import type { TaskResult } from '../../workflows/contract';
+import { AGENT_WORKFLOW } from '../../workflows/contract';
+import { eventually, startHarness } from './harness';
+import type { Harness } from './harness';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+}, 120_000);
+afterAll(async () => {
+  await h?.close();
+});
+
+/** Main-call requests the scripted model saw for `script` at entry `index`. */
+const requestsAt = (script: string, index: number) =>
+  h.model.requests.filter((r) => r.script === script && r.index === index && !r.subcall);
+
+const statusFile = (runId: string) =>
+  JSON.parse(fs.readFileSync(path.join(h.runDir(runId), 'solver_log/status.json'), 'utf8')) as Record<string, unknown>;
+
+interface FailureLink {
+  name: string;
+  type: string | undefined;
+  message: string;
+}
+
+/** A failure and all its causes, outermost first. */
+function failureChain(err: unknown): FailureLink[] {
+  const chain: FailureLink[] = [];
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    chain.push({
+      name: e.name,
+      type: e instanceof ApplicationFailure ? (e.type ?? undefined) : undefined,
+      message: e.message,
+    });
+  }
+  return chain;
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected the workflow to fail, but it succeeded');
+}
+
+describe('model faults', () => {
+  it('retries 500s and completes; the model saw three requests for that step', async () => {
+    const handle = await h.start({ script: 'faults-500' });
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'complete', steps: 2, answer: 'Recovered from 500s.' });
+    expect(requestsAt('faults-500', 0)).toHaveLength(3);
+    expect(requestsAt('faults-500', 1)).toHaveLength(1);
+  }, 90_000);
+
+  it('retries a reply with no choices and completes', async () => {
+    const handle = await h.start({ script: 'faults-empty' });
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'complete', steps: 2, answer: 'Recovered from an empty reply.' });
+    expect(requestsAt('faults-empty', 0)).toHaveLength(2);
+  }, 90_000);
+
+  it('fails fast on a 400 with a clear error, without retrying', async () => {
+    const handle = await h.start({ script: 'faults-400' });
+    const err = await failureOf(handle.result());
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    const chain = failureChain(err);
+    const text = chain.map((c) => c.message).join(' | ');
+    expect(text).toMatch(/rejected the request \(400\)/);
+    expect(text).toContain('scripted bad request: prompt too long');
+    expect(chain.some((c) => c.type === 'TaskFailed')).toBe(true);
+    expect(requestsAt('faults-400', 0)).toHaveLength(1);
+
+    const status = statusFile(handle.workflowId);
+    expect(status).toMatchObject({ status: 'aborted', run_status: 'failed', end_reason: 'failed' });
+    expect(String(status.end_detail)).toMatch(/400/);
+  }, 90_000);
+});
+
+describe('model output', () => {
+  it('parses a single-quoted Python-literal tool call and goes on', async () => {
+    const handle = await h.start({ script: 'python-literal' });
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'complete', steps: 2, answer: 'Parsed the Python literal.' });
+    const run = await readRun(h.runDir(handle.workflowId));
+    const steps = stepSummaries(run.events);
+    expect(steps.map((s) => s.action_name)).toEqual(['left_click', 'terminate']);
+    const action = run.events.find((e) => e.type === 'action');
+    expect(JSON.stringify(action?.llm_conversation)).toContain("'action': 'left_click'");
+  }, 90_000);
+
+  it('records in the action event that the tool call was recovered from a Python literal', async () => {
+    const handle = await h.start({ script: 'python-literal' });
+    await handle.result();
+    const run = await readRun(h.runDir(handle.workflowId));
+    const action = run.events.find((e) => e.type === 'action');
+    expect(action?.metadata).toMatchObject({ recovered_by: 'python-literal' });
+  }, 90_000);
+
+  it('turns garbage into a complete answer with terminateOnParseError', async () => {
+    const handle = await h.start({ script: 'garbage', terminateOnParseError: true });
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({
+      status: 'complete',
+      steps: 1,
+      answer: 'I am not sure what to do here, the page looks odd.',
+    });
+    expect(statusFile(handle.workflowId)).toMatchObject({ status: 'complete' });
+  }, 90_000);
+
+  it('fails on garbage without terminateOnParseError, naming the parse problem', async () => {
+    const before = requestsAt('garbage', 0).length;
+    const handle = await h.start({ script: 'garbage' });
+    const err = await failureOf(handle.result());
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    const message = failureChain(err)
+      .map((c) => c.message)
+      .join(' | ');
+    // The message of the parser's MissingToolCallError (a ModelOutputError) reaches the workflow failure.
+    expect(message).toMatch(/task failed at step 1: The model reply has no <tool_call> block/);
+    // A parse error is not worth retrying: one request.
+    expect(requestsAt('garbage', 0).length - before).toBe(1);
+    const status = statusFile(handle.workflowId);
+    expect(status).toMatchObject({ status: 'aborted', run_status: 'failed', end_reason: 'failed' });
+    expect(String(status.end_detail)).toMatch(/no <tool_call> block/);
+  }, 90_000);
+
+  it('keeps a slow model call alive with heartbeats: one request, no retry', async () => {
+    const handle = await h.start({ script: 'slow-model' });
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'complete', steps: 2, answer: 'Slow but alive.' });
+    expect(requestsAt('slow-model', 0)).toHaveLength(1);
+  }, 90_000);
+});
+
+describe('stops', () => {
+  it('ends with max_rounds when the step budget is used up', async () => {
+    const handle = await h.start({ script: 'never-ends', maxSteps: 2 });
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'max_rounds', steps: 2 });
+    expect(statusFile(handle.workflowId)).toMatchObject({ status: 'max_rounds' });
+    expect(requestsAt('never-ends', 2)).toHaveLength(0);
+  }, 90_000);
+
+  it('cancels a task mid-step: the browser is closed, the run folder says cancelled', async () => {
+    const handle = await h.start({ script: 'slow-cancel' });
+    await eventually(async () => requestsAt('slow-cancel', 1).length > 0, 60_000, 'the slow model call of step 2');
+    expect(h.worker?.pool.size).toBe(1);
+    await handle.cancel();
+    const err = await failureOf(handle.result());
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
+    await eventually(async () => h.worker?.pool.size === 0, 15_000, 'the browser session to be closed');
+
+    const status = await eventually(
+      async () => {
+        const s = statusFile(handle.workflowId);
+        return s.run_status === 'cancelled' ? s : undefined;
+      },
+      15_000,
+      'status.json to say cancelled',
+    );
+    expect(status).toMatchObject({ status: 'aborted', run_status: 'cancelled', end_reason: 'cancelled' });
+    const events = fs.readFileSync(path.join(h.runDir(handle.workflowId), 'solver_log/events.jsonl'), 'utf8');
+    expect(events.trim().split('\n').length).toBeGreaterThan(1);
+    // The cancelled model call was not retried.
+    expect(requestsAt('slow-cancel', 1)).toHaveLength(1);
+  }, 90_000);
+});
+
+describe('input validation', () => {
+  it.each([
+    { what: 'an empty instruction', args: { runId: 'bad-input-1', instruction: '   ' }, field: /instruction/ },
+    { what: 'maxSteps 0', args: { runId: 'bad-input-2', instruction: 'Do it.', maxSteps: 0 }, field: /maxSteps/ },
+  ])(
+    'refuses $what given straight to the workflow',
+    async ({ args, field }) => {
+      const handle = await h.client.workflow.start(AGENT_WORKFLOW, {
+        taskQueue: h.config.taskQueue,
+        workflowId: `${args.runId}-${Date.now().toString(36)}`,
+        args: [{ ...args, searchAttributes: false }],
+      });
+      const err = await failureOf(handle.result());
+      expect(err).toBeInstanceOf(WorkflowFailedError);
+      const cause = (err as WorkflowFailedError).cause;
+      expect(cause).toBeInstanceOf(ApplicationFailure);
+      expect((cause as ApplicationFailure).type).toBe('InvalidTaskInput');
+      expect(cause?.message).toMatch(/invalid task input/);
+      expect(cause?.message).toMatch(field);
+    },
+    60_000,
+  );
+});
