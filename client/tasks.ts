@@ -5,7 +5,7 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   AGENT_WORKFLOW,
@@ -40,7 +40,11 @@ export function validateTaskInput(args: TaskInputArgs): TaskInput {
   return parsed.data;
 }
 
-export async function startTask(client: Client, taskQueue: string, input: TaskInput): Promise<WorkflowHandle> {
+export async function startTask(
+  client: Client,
+  taskQueue: string,
+  input: TaskInput,
+): Promise<WorkflowHandleWithFirstExecutionRunId> {
   try {
     return await client.workflow.start(AGENT_WORKFLOW, {
       taskQueue,

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { NativeConnection, bundleWorkflowCode } from '@temporalio/worker';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { startDevServer, freePort } from '../../src/infra/devserver';
@@ -56,7 +57,7 @@ export interface Harness {
   stopWorker(): Promise<void>;
   start(
     args: Partial<TaskInputArgs> & { script: string; instruction?: string },
-  ): Promise<ReturnType<Client['workflow']['getHandle']>>;
+  ): Promise<WorkflowHandleWithFirstExecutionRunId>;
   runDir(runId: string): string;
   /** Stops the dev server and starts it again on the same port and SQLite file. */
   restartServer(): Promise<void>;
