@@ -190,7 +190,7 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     /** Pre screenshot, URL and page context of a step. */
-    async observe(req: StepRef & { sessionId: string }): Promise<ObserveResult> {
+    async observe(req: StepRef & { sessionId: string; captchaWaitMs?: number }): Promise<ObserveResult> {
       const w = await writer(req.runId);
       const id = eventId({ step: req.step, kind: 'pre', generation: req.generation });
       const env = pool.get(req.sessionId);
@@ -200,6 +200,8 @@ export function createActivities(deps: ActivityDeps) {
           return { url: existing.url ?? '', screenshot: existing.screenshot_path ?? '', captchaTimedOut: false };
         }
         await deps.checkpoint?.('observe', req);
+        // The captcha gate: open at once unless a remote browser announced a solve in progress.
+        const captchaTimedOut = req.captchaWaitMs ? !(await env.waitForCaptcha(req.captchaWaitMs)) : false;
         const png = await env.screenshot();
         const screenshot = await w.saveScreenshot(req.step, 'pre', png, req.generation);
         const url = env.url();
@@ -211,7 +213,7 @@ export function createActivities(deps: ActivityDeps) {
             { generation: req.generation },
           ),
         );
-        return { url, screenshot, captchaTimedOut: false };
+        return { url, screenshot, captchaTimedOut };
       });
     },
 

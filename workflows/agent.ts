@@ -18,6 +18,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/catalog';
+import { decideCaptchaTimeout } from '../src/agent/captcha-policy';
 import type { DecideResult, SessionRef } from '../activities/types';
 import {
   STATUS_SEARCH_ATTRIBUTE,
@@ -48,6 +49,9 @@ export interface CarriedState {
   lastUrl: string | null;
   lastAction: string | null;
   summaries: StepSummary[];
+  /** Captcha gate timeouts so far, and whether the gate was switched off after too many. */
+  captchaTimeouts?: number;
+  captchaGateOff?: boolean;
 }
 
 const MAX_SESSION_REOPENS_PER_STEP = 3;
@@ -261,11 +265,25 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
   /** One step: observe, decide, act. Returns a stop, or null to go on. */
   const runStep = async (session: SessionRef): Promise<'complete' | 'ask_timeout' | null> => {
     const ref = { runId: input.runId, step: state.step, generation: state.generation };
+    const captchaWaitMs = state.captchaGateOff ? 0 : input.captcha.waitSeconds * 1000;
     const obs = await onSession(session, `step ${state.step} · observe`).observe({
       ...ref,
       sessionId: session.sessionId,
+      captchaWaitMs,
     });
     state.lastUrl = obs.url;
+    if (obs.captchaTimedOut) {
+      state.captchaTimeouts = (state.captchaTimeouts ?? 0) + 1;
+      const decision = decideCaptchaTimeout({ ...input.captcha, waitMs: captchaWaitMs }, state.captchaTimeouts);
+      log.warn('captcha gate timed out', { step: state.step, timeouts: state.captchaTimeouts, decision });
+      if (decision === 'raise') {
+        throw ApplicationFailure.nonRetryable(
+          `a captcha was not solved within ${input.captcha.waitSeconds}s`,
+          'CaptchaTimeout',
+        );
+      }
+      if (decision === 'disable-gate') state.captchaGateOff = true;
+    }
     const decision = await model(`step ${state.step} · decide`).decide(ref);
     if (decision.kind === 'terminate') {
       answer = decision.text ?? '';

@@ -59,6 +59,14 @@ export const TaskInputSchema = z.strictObject({
       modelRetryMaxSeconds: 60,
       modelRetryAttempts: 5,
     }),
+  /** The captcha gate (remote browsers that solve captchas announce it on the console; local ones never do). */
+  captcha: z
+    .strictObject({
+      waitSeconds: z.number().min(0).default(60),
+      raiseOnTimeout: z.boolean().default(true),
+      timeoutLimit: z.number().int().min(1).default(2),
+    })
+    .default({ waitSeconds: 60, raiseOnTimeout: true, timeoutLimit: 2 }),
   /** Upsert the CuaStatus/CuaStep search attributes (they must be registered on the server). */
   searchAttributes: z.boolean().default(true),
   /** Test hook: continue-as-new after this many steps in one run (absent = when Temporal suggests it). */

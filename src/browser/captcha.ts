@@ -5,25 +5,8 @@ import type { ConsoleMessage, Page } from 'playwright';
 export const CAPTCHA_SOLVING_STARTED = 'browserbase-solving-started';
 export const CAPTCHA_SOLVING_FINISHED = 'browserbase-solving-finished';
 
-export type CaptchaPolicy = {
-  /** How long one step waits for the gate. */
-  waitMs: number;
-  /** Level 1: the first timeout fails the run. */
-  raiseOnTimeout: boolean;
-  /** Level 3: after this many timeouts (when not raising) the gate is switched off for the rest of the run. */
-  timeoutLimit: number;
-};
-
-export const DEFAULT_CAPTCHA_POLICY: CaptchaPolicy = { waitMs: 60_000, raiseOnTimeout: true, timeoutLimit: 2 };
-
-/** What the run does after the gate timed out: fail, go on with the captcha unsolved, or stop waiting for good. */
-export type CaptchaTimeoutDecision = 'raise' | 'continue' | 'disable-gate';
-
-/** Pure (no I/O): the three-level policy applied to the number of timeouts so far, this one included. */
-export function decideCaptchaTimeout(policy: CaptchaPolicy, timeoutsSoFar: number): CaptchaTimeoutDecision {
-  if (policy.raiseOnTimeout) return 'raise';
-  return timeoutsSoFar >= policy.timeoutLimit ? 'disable-gate' : 'continue';
-}
+export { DEFAULT_CAPTCHA_POLICY, decideCaptchaTimeout } from '../agent/captcha-policy';
+export type { CaptchaPolicy, CaptchaTimeoutDecision } from '../agent/captcha-policy';
 
 /** Open unless a solve is in progress; opens again once the page settled after the solve. */
 export class CaptchaGate {

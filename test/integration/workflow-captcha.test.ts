@@ -1,0 +1,54 @@
+// The captcha gate's three-level policy, driven by a page that announces a solve that never finishes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TaskResult } from '../../workflows/contract';
+import { startHarness } from './harness';
+import type { Harness } from './harness';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+}, 120_000);
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('captcha gate', () => {
+  it('fails the task on the first timeout by default (raise)', async () => {
+    const handle = await h.start({
+      script: 'captcha-wait',
+      startUrl: `${h.site.url}/captcha`,
+      captcha: { waitSeconds: 1, raiseOnTimeout: true, timeoutLimit: 2 },
+    });
+    await expect(handle.result()).rejects.toMatchObject({
+      cause: { message: expect.stringMatching(/captcha was not solved within 1s/) },
+    });
+    // The model was never asked: the step stopped at the gate.
+    expect(h.model.requests.filter((r) => r.script === 'captcha-wait')).toHaveLength(0);
+  }, 120_000);
+
+  it('goes on unsolved, then stops waiting after the timeout limit', async () => {
+    const handle = await h.start({
+      script: 'captcha-wait',
+      startUrl: `${h.site.url}/captcha`,
+      captcha: { waitSeconds: 1, raiseOnTimeout: false, timeoutLimit: 2 },
+    });
+    const started = Date.now();
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'complete', steps: 3 });
+    // Two steps waited for the gate and timed out; then the gate was switched off and the third did not wait.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    const events = (await handle.fetchHistory()).events ?? [];
+    const observeIds = new Set(
+      events
+        .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'observe')
+        .map((e) => String(e.eventId)),
+    );
+    const timedOut = events
+      .filter((e) => observeIds.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '')))
+      .map((e) => {
+        const data = e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
+        return (JSON.parse(Buffer.from(data ?? '').toString('utf8')) as { captchaTimedOut: boolean }).captchaTimedOut;
+      });
+    expect(timedOut).toEqual([true, true, false]);
+  }, 120_000);
+});
