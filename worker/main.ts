@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities/catalog';
 import type { ActivityDeps } from '../activities/catalog';
@@ -29,6 +29,10 @@ export interface WorkerOptions {
   /** Test hook passed to the activities (see ActivityDeps.checkpoint). */
   checkpoint?: ActivityDeps['checkpoint'];
 }
+
+const noop = () => undefined;
+/** The bundler's webpack report is noise for a user starting a worker; errors still throw. */
+export const quietBundler = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
 
 export async function createWorkerRuntime(config: Config, opts: WorkerOptions = {}): Promise<WorkerRuntime> {
   const log = opts.log ?? (() => undefined);
@@ -57,7 +61,8 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
   const shared = await Worker.create({
     ...common,
     taskQueue: config.taskQueue,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    workflowBundle:
+      opts.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundler })),
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
   });
   const session = await Worker.create({ ...common, taskQueue: sessionQueue });

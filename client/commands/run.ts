@@ -53,7 +53,9 @@ export function readReplyFromTerminal(question: string): Promise<string | null> 
       resolve(line.trim() || null);
     });
     rl.once('close', () => {
-      if (!answered) resolve(null);
+      if (answered) return;
+      process.stdout.write('\n');
+      resolve(null);
     });
   });
 }

@@ -13,7 +13,7 @@ import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import { loadConfig } from '../../worker/config';
 import type { Config } from '../../worker/config';
-import { createWorkerRuntime, WORKFLOWS_PATH } from '../../worker/main';
+import { createWorkerRuntime, quietBundler, WORKFLOWS_PATH } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';
 import { startTask, validateTaskInput } from '../../client/tasks';
 import type { TaskInputArgs } from '../../workflows/contract';
@@ -25,13 +25,8 @@ export const SCRIPTS_DIR = path.resolve(__dirname, '../fixtures/scripts');
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /** The workflow bundle, built once per test process. */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger() });
+  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundler });
   return bundle;
-}
-
-function quietLogger() {
-  const noop = () => undefined;
-  return { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
 }
 
 /** Fast timings for tests: a lost worker is noticed in seconds, model retries start after 1 s. */
