@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { NativeConnection, bundleWorkflowCode } from '@temporalio/worker';
@@ -60,6 +61,18 @@ export interface Harness {
 }
 
 let counter = 0;
+
+/** Starts a harness for the enclosing suite (before its tests) and closes it after them. */
+export function useHarness(set: (h: Harness) => void, opts: { worker?: boolean } = {}): void {
+  let harness: Harness | undefined;
+  beforeAll(async () => {
+    harness = await startHarness(opts);
+    set(harness);
+  }, 120_000);
+  afterAll(async () => {
+    await harness?.close();
+  });
+}
 
 export async function startHarness(opts: { worker?: boolean } = {}): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-it-'));

@@ -16,17 +16,12 @@ import { replyToTask, startTask, validateTaskInput, TaskError } from '../../clie
 import { statusQuery } from '../../workflows/contract';
 import type { TaskResult } from '../../workflows/contract';
 import { startFixtureSite } from '../fixtures/site/server';
-import { eventually, FAST_TIMING, SCRIPTS_DIR, startHarness, workflowBundle } from './harness';
+import { eventually, FAST_TIMING, SCRIPTS_DIR, useHarness, workflowBundle } from './harness';
 import type { Harness } from './harness';
 
 describe('ask the user (dev server, real wait)', () => {
   let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  }, 120_000);
-  afterAll(async () => {
-    await h?.close();
-  });
+  useHarness((x) => (h = x));
 
   it('releases the browser while waiting, rejects bad replies, and resumes on a good one', async () => {
     const handle = await h.start({ script: 'ask-city', instruction: 'Search hotels in the city I want.' });

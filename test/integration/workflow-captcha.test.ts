@@ -1,16 +1,11 @@
 // The captcha gate's three-level policy, driven by a page that announces a solve that never finishes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TaskResult } from '../../workflows/contract';
-import { startHarness } from './harness';
+import { useHarness } from './harness';
 import type { Harness } from './harness';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-}, 120_000);
-afterAll(async () => {
-  await h?.close();
-});
+useHarness((x) => (h = x));
 
 describe('captcha gate', () => {
   it('fails the task on the first timeout by default (raise)', async () => {

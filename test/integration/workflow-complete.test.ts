@@ -1,21 +1,16 @@
 // A multi-step task on the fixture site, end to end: real dev server, real Chromium, scripted model.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { temporal } from '@temporalio/proto';
 import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
 import type { TaskResult } from '../../workflows/contract';
-import { startHarness } from './harness';
+import { useHarness } from './harness';
 import type { Harness } from './harness';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-}, 120_000);
-afterAll(async () => {
-  await h?.close();
-});
+useHarness((x) => (h = x));
 
 describe('a task that completes', () => {
   it('searches, opens a result, reads the page and answers; the run folder holds every step', async () => {

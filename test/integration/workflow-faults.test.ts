@@ -2,23 +2,18 @@
 // Each test uses its own script, because the scripted model counts fault requests per script and entry index.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
 import type { TaskResult } from '../../workflows/contract';
 import { AGENT_WORKFLOW } from '../../workflows/contract';
-import { eventually, startHarness } from './harness';
+import { eventually, useHarness } from './harness';
 import type { Harness } from './harness';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-}, 120_000);
-afterAll(async () => {
-  await h?.close();
-});
+useHarness((x) => (h = x));
 
 /** Main-call requests the scripted model saw for `script` at entry `index`. */
 const requestsAt = (script: string, index: number) =>

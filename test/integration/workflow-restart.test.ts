@@ -1,19 +1,14 @@
 // Durability: the Temporal dev server is stopped and started again (same SQLite file) in the middle of a task;
 // the worker reconnects and the task completes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readRun } from '../../src/trajectory/reader';
 import { statusQuery } from '../../workflows/contract';
 import type { TaskResult } from '../../workflows/contract';
-import { eventually, startHarness } from './harness';
+import { eventually, useHarness } from './harness';
 import type { Harness } from './harness';
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-}, 120_000);
-afterAll(async () => {
-  await h?.close();
-});
+useHarness((x) => (h = x));
 
 describe('a Temporal server restart mid-task', () => {
   it('does not lose the task', async () => {
