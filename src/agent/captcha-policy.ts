@@ -19,4 +19,3 @@ export function decideCaptchaTimeout(policy: CaptchaPolicy, timeoutsSoFar: numbe
   if (policy.raiseOnTimeout) return 'raise';
   return timeoutsSoFar >= policy.timeoutLimit ? 'disable-gate' : 'continue';
 }
-

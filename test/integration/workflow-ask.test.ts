@@ -13,7 +13,7 @@ import { readRun } from '../../src/trajectory/reader';
 import { loadConfig } from '../../worker/config';
 import { createWorkerRuntime } from '../../worker/main';
 import { replyToTask, startTask, validateTaskInput, TaskError } from '../../client/tasks';
-import { statusQuery } from '../../workflows/contract';
+import { replySignal, statusQuery } from '../../workflows/contract';
 import type { TaskResult } from '../../workflows/contract';
 import { startFixtureSite } from '../fixtures/site/server';
 import { eventually, FAST_TIMING, SCRIPTS_DIR, useHarness, workflowBundle } from './harness';
@@ -93,6 +93,25 @@ describe('ask the user (dev server, real wait)', () => {
         (e) => e.type === 'observation' && e.observation_type === 'environment' && /search\?q=Lisbon/.test(e.url),
       ),
     ).toBe(true);
+  });
+
+  it('also takes the reply as a Signal; an invalid signal is ignored and the task keeps waiting', async () => {
+    const handle = await h.start({ script: 'ask-city', instruction: 'Search hotels in the city I want.' });
+    await eventually(async () => (await handle.query(statusQuery)).status === 'waiting_for_user', 30_000, 'the ask');
+    await handle.signal(replySignal, { text: 'Porto', questionId: 'q9' }); // stale: ignored
+    await handle.signal(replySignal, { text: '  ' }); // empty: ignored
+    // The query is answered after both signals were handled: still waiting.
+    expect((await handle.query(statusQuery)).status).toBe('waiting_for_user');
+    await handle.signal(replySignal, { text: 'Lisbon', questionId: 'q1' });
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'complete', steps: 4 });
+    const run = await readRun(h.runDir(handle.workflowId));
+    const replies = run.events.flatMap((e) =>
+      e.type === 'observation' && e.observation_type === 'user_message' && e.message_type === 'critical_point_response'
+        ? [e.content]
+        : [],
+    );
+    expect(replies).toEqual(['Lisbon']);
   });
 });
 
