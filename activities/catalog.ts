@@ -225,7 +225,14 @@ export function createActivities(deps: ActivityDeps) {
       const actionId = eventId({ step: req.step, kind: 'action', generation: req.generation });
       const events = await w.events();
       const recorded = events.find((e): e is Extract<Event, { type: 'action' }> => e.id === actionId);
-      if (recorded) return decisionOf(recorded.content.arguments as AgentAction, recorded.content.arguments);
+      if (recorded) {
+        // A retry after the action was recorded: answer from the record, never ask the model again.
+        const { thoughts: _t, ...recordedArgs } = recorded.content.arguments as Record<string, unknown>;
+        const action = profile.actionSchema.parse({ action: recorded.content.action, ...recordedArgs });
+        const decision = decisionOf(action, recorded.content.arguments);
+        if (decision.kind !== 'act') await recordStopStep(w, req, decision);
+        return decision;
+      }
 
       const systemPrompt = buildSystemPrompt({ profile, screen: resized });
       const messages = await buildChatMessages(historyForStep(events, req.step, req.generation), {

@@ -329,7 +329,8 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
       let stop: 'complete' | 'ask_timeout' | null = null;
       for (let reopen = 0; ; reopen++) {
         const session =
-          state.session ?? (await openSession(state.step === 1 && reopen === 0 && !carried ? 'start' : 'worker_lost'));
+          state.session ??
+          (await openSession(reopen > 0 ? 'worker_lost' : state.step === 1 && !carried ? 'start' : 'continue'));
         try {
           stop = await runStep(session);
           break;

@@ -4,11 +4,14 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { z } from 'zod';
 
+import { RUN_STATUSES } from '../src/trajectory/status';
+import type { RunStatus } from '../src/trajectory/status';
+
 export const AGENT_WORKFLOW = 'agentTask';
 export const DEFAULT_TASK_QUEUE = 'cua-agent';
 
-export const RUN_STATUSES = ['running', 'complete', 'waiting_for_user', 'max_rounds', 'failed', 'cancelled'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+export { RUN_STATUSES };
+export type { RunStatus };
 
 /** Search attributes registered on the dev server by our scripts (`cua server`, tests). */
 export const STATUS_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaStatus', 'KEYWORD');

@@ -1,0 +1,110 @@
+// The activities without a Temporal server: each is safe to run twice (a retry), writing every event once and
+// never asking the model again for a step it already decided.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createActivities } from '../../activities/catalog';
+import type { Activities } from '../../activities/catalog';
+import { BrowserPool } from '../../src/browser/pool';
+import { startScriptedModelServer } from '../../src/scripted/server';
+import type { ScriptedModelServer } from '../../src/scripted/server';
+import { readRun } from '../../src/trajectory/reader';
+import { loadConfig } from '../../worker/config';
+import { TaskInputSchema } from '../../workflows/contract';
+import { startFixtureSite } from '../fixtures/site/server';
+import type { FixtureSite } from '../fixtures/site/server';
+import { SCRIPTS_DIR } from './harness';
+
+let pool: BrowserPool;
+let model: ScriptedModelServer;
+let site: FixtureSite;
+let acts: Activities;
+let runsDir: string;
+
+beforeAll(async () => {
+  runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-acts-'));
+  pool = new BrowserPool({ maxSessions: 2 });
+  model = await startScriptedModelServer({ scriptsDir: SCRIPTS_DIR });
+  site = await startFixtureSite();
+  acts = createActivities({ config: loadConfig({ env: { CUA_RUNS_DIR: runsDir } }), pool, sessionQueue: 'q-test' });
+}, 60_000);
+
+afterAll(async () => {
+  await pool?.shutdown();
+  await model?.close();
+  await site?.close();
+});
+
+describe('activities run twice (retries) write once', () => {
+  it('startRun, observe, decide and act are idempotent; a stop step is recorded once too', async () => {
+    const runId = 'acts-1';
+    const input = TaskInputSchema.parse({
+      runId,
+      instruction: 'Click the search box.',
+      startUrl: `${site.url}/`,
+      model: { baseUrl: model.url, model: 'click-then-finish' },
+    });
+    await acts.startRun(input);
+    await acts.startRun(input);
+    const session = await acts.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    expect(session.taskQueue).toBe('q-test');
+    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+
+    const obs1 = await acts.observe(ref);
+    const obs2 = await acts.observe(ref);
+    expect(obs2).toEqual(obs1);
+
+    const d1 = await acts.decide(ref);
+    const d2 = await acts.decide(ref);
+    expect(d1).toMatchObject({ kind: 'act', actionName: 'left_click', summary: 'left_click (500, 200)' });
+    expect(d2).toEqual(d1);
+    expect(model.requests.filter((r) => r.script === 'click-then-finish' && r.index === 0)).toHaveLength(1);
+
+    const a1 = await acts.act({ ...ref, action: d1.action });
+    const a2 = await acts.act({ ...ref, action: d1.action });
+    expect(a2).toEqual(a1);
+
+    const ref2 = { ...ref, step: 2 };
+    await acts.observe(ref2);
+    const stop1 = await acts.decide(ref2);
+    const stop2 = await acts.decide(ref2);
+    expect(stop1).toMatchObject({ kind: 'terminate', text: 'clicked' });
+    expect(stop2).toEqual(stop1);
+
+    const run = await readRun(path.join(runsDir, runId));
+    const ids = run.events.map((e) => e.id);
+    expect(ids).toEqual([
+      'user-0000-task-g0',
+      'step-0001-pre-g0',
+      'step-0001-action-g0',
+      'step-0001-tool-g0',
+      'step-0001-post-g0',
+      'step-0002-pre-g0',
+      'step-0002-action-g0',
+      'step-0002-tool-g0',
+      'step-0002-post-g0',
+    ]);
+    // The stop step's post screenshot is a copy of its pre screenshot.
+    const dir = path.join(runsDir, runId);
+    expect(fs.readFileSync(path.join(dir, 'screenshot_2_post.png'))).toEqual(
+      fs.readFileSync(path.join(dir, 'screenshot_2_pre.png')),
+    );
+    await acts.releaseSession({ runId, sessionId: session.sessionId, save: false });
+    expect(pool.size).toBe(0);
+  }, 120_000);
+
+  it('a model endpoint that is not configured is a clear, non-retryable error', async () => {
+    const runId = 'acts-2';
+    const input = TaskInputSchema.parse({ runId, instruction: 'x', startUrl: `${site.url}/` });
+    await acts.startRun(input);
+    const session = await acts.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    await acts.observe(ref);
+    await expect(acts.decide(ref)).rejects.toMatchObject({
+      nonRetryable: true,
+      message: expect.stringMatching(/no model endpoint 'default' configured/),
+    });
+    await acts.releaseSession({ runId, sessionId: session.sessionId, save: false });
+  }, 60_000);
+});
