@@ -1,0 +1,44 @@
+// Run-folder activities on the shared queue: start a run, pause it for a question, record a reply, finish it.
+import { taskMessage, userReply } from '../src/trajectory/events';
+import { TrajectoryWriter } from '../src/trajectory/writer';
+import type { TaskInput } from '../workflows/contract';
+import type { ActivityDeps, RunFiles } from './support';
+import type { FinalizeInput, RecordReplyInput } from './types';
+
+export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
+  return {
+    /** Creates (or, on a retry, reopens) the run folder and records the task. */
+    async startRun(input: TaskInput): Promise<void> {
+      const { writer: w } = await TrajectoryWriter.openOrCreate(deps.config.runsDir, input.runId, {
+        task_id: input.runId,
+        instruction: input.instruction,
+        environment_config: { start_url: input.startUrl ?? null, viewport: input.viewport },
+        metadata: { profile: input.profile },
+      });
+      files.adopt(input.runId, w);
+      const state = await w.readRunState();
+      if (!state.input) await w.writeRunState({ ...state, input });
+      await w.appendEvent(taskMessage(input.instruction));
+    },
+
+    /** Marks the run as waiting for the user and writes a data_point.json snapshot (a pause). */
+    async pause(req: { runId: string; question: string }): Promise<void> {
+      const w = await files.writer(req.runId);
+      await w.writeStatus('waiting_for_user', req.question);
+      await w.writeDataPoint();
+    },
+
+    async recordReply(req: RecordReplyInput): Promise<void> {
+      const w = await files.writer(req.runId);
+      await w.appendEvent(userReply(req.step, req.text, { metadata: { question_id: req.questionId } }));
+      await w.writeStatus('running');
+    },
+
+    async finalize(req: FinalizeInput): Promise<void> {
+      const w = await files.writer(req.runId);
+      await w.writeStatus(req.status, req.answer, req.reason ?? undefined);
+      await w.writeDataPoint();
+      files.forget(req.runId);
+    },
+  };
+}

@@ -1,0 +1,173 @@
+// Browser-session activities: open/release on the shared queue (opening returns this worker's own queue), and
+// observe/act on that queue, in the browser this worker process owns.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { dispatchAction } from '../src/agent/dispatch';
+import { lastUrl, TEXT_OBSERVATION_KEY } from '../src/agent/history';
+import { NORM1000, resizedPixelsSpace } from '../src/coords/viewport';
+import type { ChatMessage } from '../src/model/client';
+import { SUBCALL_INDEX_HEADER } from '../src/scripted/server';
+import { postObservation, preObservation, sessionRestored, toolOutput } from '../src/trajectory/events';
+import { eventId } from '../src/trajectory/ids';
+import { callModel, endpointFor, nonRetryable, screenOf, withHeartbeat } from './support';
+import type { ActivityDeps, RunFiles } from './support';
+import type { ActResult, ObserveResult, OpenSessionInput, ReleaseInput, StepRef } from './types';
+
+const STORAGE_STATE_FILE = 'browser_state.json';
+
+export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
+  const { pool } = deps;
+  return {
+    /** Opens a browser session in this worker's pool; returns the queue its observe/act must go to. */
+    async openSession(req: OpenSessionInput): Promise<{ sessionId: string; taskQueue: string; url: string }> {
+      const input = await files.input(req.runId);
+      const w = await files.writer(req.runId);
+      let url = input.startUrl;
+      let storageState: string | undefined;
+      if (req.restore) {
+        const saved = path.join(files.dir(req.runId), STORAGE_STATE_FILE);
+        storageState = (await fs.stat(saved).catch(() => null)) ? saved : undefined;
+        const state = await w.readRunState();
+        url = (state.url as string | undefined) ?? lastUrl(await w.events()) ?? input.startUrl;
+      }
+      const session = await pool.openSession({
+        viewport: input.viewport,
+        downloadsDir: path.join(files.dir(req.runId), 'downloads'),
+        ...(storageState ? { storageState } : {}),
+        ...(url ? { url } : {}),
+      });
+      if (req.reason === 'worker_lost') {
+        await w.appendEvent(
+          sessionRestored(req.step, `The browser session was lost and restored at ${url ?? 'a blank page'}.`, {
+            generation: req.generation,
+            metadata: { note: 'session_restored', restored_url: url ?? null },
+          }),
+        );
+      }
+      deps.log?.(`session ${session.sessionId} opened for ${req.runId} (${req.reason}, generation ${req.generation})`);
+      return { sessionId: session.sessionId, taskQueue: deps.sessionQueue, url: session.env.url() };
+    },
+
+    /** Saves storage state + URL (when asked) and closes the session. */
+    async releaseSession(req: ReleaseInput): Promise<void> {
+      if (!pool.has(req.sessionId)) return;
+      if (req.save) {
+        const env = pool.get(req.sessionId);
+        await env.saveStorageState(path.join(files.dir(req.runId), STORAGE_STATE_FILE));
+        const w = await files.writer(req.runId);
+        await w.writeRunState({ ...(await w.readRunState()), url: env.url() });
+      }
+      await pool.close(req.sessionId);
+    },
+
+    /** Pre screenshot, URL and page context of a step (after the captcha gate). */
+    async observe(req: StepRef & { sessionId: string; captchaWaitMs?: number }): Promise<ObserveResult> {
+      const w = await files.writer(req.runId);
+      const id = eventId({ step: req.step, kind: 'pre', generation: req.generation });
+      const env = pool.get(req.sessionId);
+      return withHeartbeat(async () => {
+        const existing = (await w.hasEvent(id)) ? (await w.events()).find((e) => e.id === id) : undefined;
+        if (existing && existing.type === 'observation' && existing.observation_type === 'environment') {
+          return { url: existing.url ?? '', screenshot: existing.screenshot_path ?? '', captchaTimedOut: false };
+        }
+        await deps.checkpoint?.('observe', req);
+        // The captcha gate: open at once unless a remote browser announced a solve in progress.
+        const captchaTimedOut = req.captchaWaitMs ? !(await env.waitForCaptcha(req.captchaWaitMs)) : false;
+        const png = await env.screenshot();
+        const screenshot = await w.saveScreenshot(req.step, 'pre', png, req.generation);
+        const url = env.url();
+        const pageInfo = await env.pageContext();
+        await w.appendEvent(
+          preObservation(
+            req.step,
+            { screenshot_path: screenshot, url, page_info: pageInfo },
+            { generation: req.generation },
+          ),
+        );
+        return { url, screenshot, captchaTimedOut };
+      });
+    },
+
+    /** Carries out the decided action in this worker's browser; records tool output and the post screenshot. */
+    async act(req: StepRef & { sessionId: string; action: Record<string, unknown> }): Promise<ActResult> {
+      const w = await files.writer(req.runId);
+      const input = await files.input(req.runId);
+      const { profile, resized } = screenOf(input);
+      const parsed = profile.actionSchema.safeParse(req.action);
+      if (!parsed.success) {
+        nonRetryable(new Error(`act got an invalid ${String(req.action.action)} action`), 'InvalidAction');
+      }
+      const action = parsed.data;
+      const ids = (kind: 'action' | 'tool' | 'post') => eventId({ step: req.step, kind, generation: req.generation });
+      if (await w.hasEvent(ids('post'))) {
+        // A retry after the step was recorded: report what was recorded, do not act again.
+        const events = await w.events();
+        const tool = events.find((e) => e.id === ids('tool'));
+        const post = events.find((e) => e.id === ids('post'));
+        const text = (tool?.metadata as Record<string, unknown> | undefined)?.[TEXT_OBSERVATION_KEY];
+        return {
+          url: post?.type === 'observation' && post.observation_type === 'environment' ? (post.url ?? '') : '',
+          textObservation: typeof text === 'string' ? text : null,
+          error: tool?.type === 'observation' && tool.observation_type === 'tool_output' ? tool.error || null : null,
+        };
+      }
+      const env = pool.get(req.sessionId);
+      const client = action.action === 'read_page_answer_question' ? endpointFor(deps.config, input) : undefined;
+      const result = await withHeartbeat(() =>
+        dispatchAction(action, {
+          target: env,
+          space: profile.coordinateSpace === 'norm1000' ? NORM1000 : resizedPixelsSpace(resized.width, resized.height),
+          viewport: input.viewport,
+          answerFromPage: async (question, pageText) => {
+            if (!client) return '';
+            const completion = await callModel(client, pageQuestionMessages(question, pageText), {
+              [SUBCALL_INDEX_HEADER]: String(req.step - 1),
+            });
+            return completion.text.trim();
+          },
+        }),
+      );
+      await withHeartbeat(async () => deps.checkpoint?.('act', req));
+      await w.appendEvent(
+        toolOutput(
+          req.step,
+          ids('action'),
+          { output: result.output, error: result.error ?? '' },
+          {
+            generation: req.generation,
+            metadata: result.textObservation ? { [TEXT_OBSERVATION_KEY]: result.textObservation } : {},
+          },
+        ),
+      );
+      return withHeartbeat(async () => {
+        const png = await env.screenshot();
+        const shot = await w.saveScreenshot(req.step, 'post', png, req.generation);
+        const url = env.url();
+        await w.appendEvent(
+          postObservation(
+            req.step,
+            ids('action'),
+            { screenshot_path: shot, url, page_info: await env.pageContext() },
+            { generation: req.generation },
+          ),
+        );
+        return { url, textObservation: result.textObservation, error: result.error };
+      });
+    },
+  };
+}
+
+/** The sub-call of read_page_answer_question: the page's text and the question, no screenshot. */
+function pageQuestionMessages(question: string, pageText: string): ChatMessage[] {
+  const limit = 60_000;
+  const text =
+    pageText.length > limit ? `${pageText.slice(0, limit)}\n[page text cut at ${limit} characters]` : pageText;
+  return [
+    {
+      role: 'system',
+      content:
+        'You answer a question using only the text of a web page. Answer briefly; say so if the page does not contain the answer.',
+    },
+    { role: 'user', content: `Page text:\n\n${text}\n\nQuestion: ${question}` },
+  ];
+}

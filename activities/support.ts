@@ -1,0 +1,126 @@
+// What the activities share: the run folder of each task (a cached writer, the task's input), heartbeats,
+// the model endpoint of a task, and failures Temporal must not retry.
+import path from 'node:path';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { getProfile } from '../src/actions/profiles';
+import type { BrowserPool } from '../src/browser/pool';
+import { smartResize } from '../src/image/smart-resize';
+import { ModelClient, ModelRequestError } from '../src/model/client';
+import type { ChatMessage } from '../src/model/client';
+import { TrajectoryWriter } from '../src/trajectory/writer';
+import type { Config } from '../worker/config';
+import type { TaskInput } from '../workflows/contract';
+import type { StepRef } from './types';
+
+export interface ActivityDeps {
+  config: Config;
+  pool: BrowserPool;
+  /** This worker process's own task queue (session-pinned activities go there). */
+  sessionQueue: string;
+  log?: (line: string) => void;
+  /**
+   * Test hook (fault injection): awaited at named points of a step, e.g. to hold an activity there while a test
+   * kills the worker. `observe` (before the screenshot), `decide` (before the model call), `act` (after the action
+   * ran in the browser, before it is recorded).
+   */
+  checkpoint?: (point: 'observe' | 'decide' | 'act', req: StepRef) => Promise<void>;
+}
+
+/** Calls heartbeat every second while `work` runs, so a slow page or model is not taken for a dead worker. */
+export async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
+  let ctx: Context | undefined;
+  try {
+    ctx = Context.current();
+  } catch {
+    ctx = undefined; // called outside an activity (tests)
+  }
+  const timer = ctx ? setInterval(() => ctx?.heartbeat(), 1000) : undefined;
+  try {
+    ctx?.heartbeat();
+    return await work();
+  } finally {
+    if (timer) clearInterval(timer);
+  }
+}
+
+export function nonRetryable(err: unknown, type?: string): never {
+  const e = err instanceof Error ? err : new Error(String(err));
+  throw ApplicationFailure.create({ message: e.message, type: type ?? e.name, nonRetryable: true, cause: e });
+}
+
+function currentSignal(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The run folders this worker touches: one cached writer per run (it reads only what other writers appended). */
+export class RunFiles {
+  private readonly writers = new Map<string, Promise<TrajectoryWriter>>();
+
+  constructor(readonly runsDir: string) {}
+
+  dir(runId: string): string {
+    return path.join(this.runsDir, runId);
+  }
+
+  writer(runId: string): Promise<TrajectoryWriter> {
+    let w = this.writers.get(runId);
+    if (!w) {
+      w = TrajectoryWriter.open(this.runsDir, runId);
+      w.catch(() => this.writers.delete(runId));
+      this.writers.set(runId, w);
+      if (this.writers.size > 256) this.writers.delete(this.writers.keys().next().value as string);
+    }
+    return w;
+  }
+
+  adopt(runId: string, writer: TrajectoryWriter): void {
+    this.writers.set(runId, Promise.resolve(writer));
+  }
+
+  forget(runId: string): void {
+    this.writers.delete(runId);
+  }
+
+  /** The task's validated input, kept in run_state.json by startRun. */
+  async input(runId: string): Promise<TaskInput> {
+    const state = await (await this.writer(runId)).readRunState();
+    return state.input as TaskInput;
+  }
+}
+
+/** The task's model profile and the size its screenshots are resized to. */
+export function screenOf(input: TaskInput) {
+  const profile = getProfile(input.profile);
+  const { width, height } = smartResize(input.viewport.height, input.viewport.width, { factor: profile.resizeFactor });
+  return { profile, resized: { width, height } };
+}
+
+/** The model endpoint of a task: the worker's configured endpoint, with the task's overrides. */
+export function endpointFor(config: Config, input: TaskInput): ModelClient {
+  const base = config.models[input.model.endpoint];
+  const baseUrl = input.model.baseUrl ?? base?.baseUrl;
+  const model = input.model.model ?? base?.model;
+  if (!baseUrl || !model) {
+    throw ApplicationFailure.create({
+      message: `no model endpoint '${input.model.endpoint}' configured: set CUA_MODEL_BASE_URL and CUA_MODEL, the worker config's models.${input.model.endpoint}, or pass --model-base-url/--model`,
+      type: 'ModelRequestError',
+      nonRetryable: true,
+    });
+  }
+  return new ModelClient({ ...base, baseUrl, model, apiKey: base?.apiKey });
+}
+
+/** One model call with heartbeats; a request the endpoint refused (400-class) is not retried. */
+export async function callModel(client: ModelClient, messages: ChatMessage[], headers?: Record<string, string>) {
+  try {
+    return await withHeartbeat(() => client.complete(messages, { headers, signal: currentSignal() }));
+  } catch (err) {
+    if (err instanceof ModelRequestError) nonRetryable(err);
+    throw err;
+  }
+}
