@@ -25,6 +25,9 @@ export type PopupCapture = { take(): Page | undefined; next(capMs: number): Prom
 
 type PageState = { network: NetworkTracker; crashed: boolean };
 
+/** Defines esbuild's `__name` helper as a no-op in every document (see BrowserController.create). */
+export const NAME_HELPER_SHIM = 'globalThis.__name = globalThis.__name || function (fn) { return fn; };';
+
 export class BrowserController {
   private current: Page;
   private readonly states = new WeakMap<Page, PageState>();
@@ -47,6 +50,10 @@ export class BrowserController {
 
   /** Opens the first page of `context` (or adopts its existing one) and installs the init script. */
   static async create(context: BrowserContext, options: ControllerOptions): Promise<BrowserController> {
+    // Functions we pass to page.evaluate are serialized from our compiled code. Under tsx/esbuild (the `cua` CLI
+    // and workers), nested named functions are wrapped in `__name(fn, "name")`, which does not exist in the page:
+    // without this shim every such in-page script throws (and settling, for one, waits out its caps).
+    await context.addInitScript({ content: NAME_HELPER_SHIM });
     await context.addInitScript(keepNavigationInTab);
     const page = context.pages()[0] ?? (await context.newPage());
     const controller = new BrowserController(context, page, options);
