@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { NativeConnection, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { startDevServer, freePort } from '../../src/infra/devserver';
 import type { DevServer } from '../../src/infra/devserver';
@@ -20,6 +20,13 @@ import { startTask, validateTaskInput } from '../../client/tasks';
 import type { TaskInputArgs } from '../../workflows/contract';
 import { startFixtureSite } from '../fixtures/site/server';
 import type { FixtureSite } from '../fixtures/site/server';
+
+// Workers log their state changes at INFO; tests only want warnings and errors.
+try {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+} catch {
+  // already installed in this test process
+}
 
 export const SCRIPTS_DIR = path.resolve(__dirname, '../fixtures/scripts');
 
