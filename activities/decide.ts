@@ -12,7 +12,7 @@ import { buildChatMessages } from '../src/model/context';
 import { ModelOutputError } from '../src/model/errors';
 import { parseModelOutput } from '../src/model/parse';
 import type { ParsedOutput } from '../src/model/parse';
-import { buildSystemPrompt } from '../src/model/prompt';
+import { buildSystemPrompt, loadPromptOverride } from '../src/model/prompt';
 import { actionEvent, postObservation, toolOutput } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
 import type { Event } from '../src/trajectory/schema';
@@ -38,9 +38,14 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
         const action = profile.actionSchema.parse({ action: recorded.content.action, ...recordedArgs });
         decision = decisionOf(action, recorded.content.arguments);
       } else {
+        const promptFile = deps.config.models[input.model.endpoint]?.promptFile;
+        const override = promptFile
+          ? await loadPromptOverride(promptFile).catch((err) => nonRetryable(err))
+          : undefined;
         const messages = await buildChatMessages(historyForStep(events, req.step, req.generation), {
-          systemPrompt: buildSystemPrompt({ profile, screen: resized }),
+          systemPrompt: buildSystemPrompt({ profile, screen: resized, ...(override ? { override } : {}) }),
           maxImages: input.imagesKept,
+          tokenBudget: input.tokenBudget,
           loadImage: async (ref) => {
             const png = await fs.readFile(path.join(files.dir(req.runId), ref));
             const shot = await resizeScreenshot(png, profile.resizeFactor);

@@ -12,6 +12,8 @@ const EndpointSchema = z.strictObject({
   apiKey: z.string().optional(),
   temperature: z.number().min(0).max(2).optional(),
   maxTokens: z.number().int().positive().optional(),
+  /** A system prompt file replacing ours (e.g. the model's training prompt); see src/model/prompt.ts placeholders. */
+  promptFile: z.string().min(1).optional(),
 });
 
 export const ConfigSchema = z.strictObject({

@@ -40,6 +40,8 @@ export const TaskInputSchema = z.strictObject({
   profile: z.enum(['fara-1.5', 'fara-7b']).default('fara-1.5'),
   maxSteps: z.number().int().min(1).max(10_000).default(30),
   imagesKept: z.number().int().min(1).max(20).default(3),
+  /** Estimated-token cap for one model call (image ≈ 1500, text ≈ len/4+1); 0 = off (the default). */
+  tokenBudget: z.number().int().min(0).default(0),
   viewport: ViewportSchema.default({ width: 1440, height: 900 }),
   autoReply: z.string().min(1).optional(),
   /** How long to wait for a reply to a question, in seconds (absent = forever). */

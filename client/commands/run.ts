@@ -10,7 +10,8 @@ import { newRunId, querySteps, replyToTask, rootMessage, startTask, validateTask
 
 export const RUN_USAGE =
   'npx cua run "<instruction>" [--url URL] [--max-steps N] [--profile fara-1.5|fara-7b] [--id ID] [--detach] [--json]\n' +
-  '       [--model-base-url URL] [--model NAME] [--auto-reply TEXT] [--ask-timeout SECONDS] [--config FILE]';
+  '       [--model-base-url URL] [--model NAME] [--auto-reply TEXT] [--ask-timeout SECONDS] [--images-kept N]\n' +
+  '       [--token-budget N] [--terminate-on-parse-error] [--config FILE]';
 
 const OPTIONS = {
   url: { type: 'string' },
@@ -24,6 +25,8 @@ const OPTIONS = {
   'auto-reply': { type: 'string' },
   'ask-timeout': { type: 'string' },
   'terminate-on-parse-error': { type: 'boolean' },
+  'images-kept': { type: 'string' },
+  'token-budget': { type: 'string' },
   config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -124,6 +127,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     ...(values['auto-reply'] ? { autoReply: values['auto-reply'] } : {}),
     ...(askTimeout ? { askTimeoutSeconds: askTimeout } : {}),
     ...(values['terminate-on-parse-error'] ? { terminateOnParseError: true } : {}),
+    ...(values['images-kept'] ? { imagesKept: intFlag(values['images-kept'], 'images-kept') } : {}),
+    ...(values['token-budget'] ? { tokenBudget: intFlag(values['token-budget'], 'token-budget', 0) } : {}),
     model: {
       endpoint: 'default',
       ...(values['model-base-url'] ? { baseUrl: values['model-base-url'] } : {}),

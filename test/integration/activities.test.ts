@@ -107,4 +107,32 @@ describe('activities run twice (retries) write once', () => {
     });
     await acts.releaseSession({ runId, sessionId: session.sessionId, save: false });
   }, 60_000);
+
+  it("uses the endpoint's prompt file (placeholders filled) instead of our prompt", async () => {
+    const promptFile = path.join(runsDir, 'prompt.txt');
+    fs.writeFileSync(promptFile, 'CUSTOM PROMPT for a {screen_width}x{screen_height} screen.\n{tools}\n');
+    const config = loadConfig({
+      env: { CUA_RUNS_DIR: runsDir },
+      file: writeJson(path.join(runsDir, 'cua.config.json'), {
+        models: { default: { baseUrl: model.url, model: 'click-then-finish', promptFile } },
+      }),
+    });
+    const custom = createActivities({ config, pool, sessionQueue: 'q-test' });
+    const runId = 'acts-3';
+    await custom.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl: `${site.url}/` }));
+    const session = await custom.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    await custom.observe(ref);
+    const before = model.requests.length;
+    await custom.decide(ref);
+    const request = model.requests[before];
+    expect(request?.allText).toContain('CUSTOM PROMPT for a 1000x1000 screen.');
+    expect(request?.allText).toContain('"name": "computer_use"');
+    await custom.releaseSession({ runId, sessionId: session.sessionId, save: false });
+  }, 60_000);
 });
+
+function writeJson(file: string, value: unknown): string {
+  fs.writeFileSync(file, JSON.stringify(value));
+  return file;
+}
