@@ -64,6 +64,20 @@ describe('ask the user (dev server, real wait)', () => {
     );
     expect(listed).toContain(handle.workflowId);
 
+    // What the Temporal UI shows: the instruction as static summary, the question as current details,
+    // and activity summaries naming step and action.
+    const described = await handle.describe();
+    expect(await described.staticSummary()).toBe('Search hotels in the city I want.');
+    const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toContain('Which city should I search in?');
+    const summaries = ((await handle.fetchHistory()).events ?? []).flatMap((e) => {
+      const data = e.userMetadata?.summary?.data;
+      return data ? [JSON.parse(Buffer.from(data).toString('utf8')) as string] : [];
+    });
+    expect(summaries).toEqual(
+      expect.arrayContaining(['step 1 · observe', 'step 1 · decide', 'step 1 · release browser']),
+    );
+
     // Bad replies are rejected with clear errors and change nothing.
     await expect(replyToTask(h.client, handle.workflowId, '   ')).rejects.toThrow(/must not be empty/);
     await expect(replyToTask(h.client, handle.workflowId, 'Lisbon', 'q7')).rejects.toThrow(/stale reply.*q7.*q1/);

@@ -50,6 +50,16 @@ describe('a task that completes', () => {
     expect(Math.max(...calls.map((c) => c.imageCount))).toBeLessThanOrEqual(3);
     expect(h.model.requests.some((r) => r.subcall && r.index === 3)).toBe(true);
 
+    // Activity summaries name the step and the action (the Temporal UI shows them per event).
+    const summaryOf = (e: { userMetadata?: { summary?: { data?: Uint8Array | null } | null } | null }) => {
+      const data = e.userMetadata?.summary?.data;
+      return data ? (JSON.parse(Buffer.from(data).toString('utf8')) as string) : undefined;
+    };
+    const summaries = ((await handle.fetchHistory()).events ?? []).map(summaryOf).filter(Boolean);
+    expect(summaries).toEqual(
+      expect.arrayContaining(['step 1 · left_click (500, 200)', 'step 3 · left_click (500, 256)']),
+    );
+
     // History stays small: the per-step growth (from the first observe to the last decision) is under 4 KB,
     // and no screenshot bytes travel through it.
     const history = await handle.fetchHistory();

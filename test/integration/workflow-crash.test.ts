@@ -66,8 +66,10 @@ describe.each(['observe', 'decide', 'act'] as const)('kill -9 of the worker duri
         answer: 'Harbor View Lisbon costs €120 per night.',
       });
     } finally {
+      // A worker stops cleanly on SIGTERM: drains, closes its browsers, exits 0.
+      const stopped = new Promise<number | null>((r) => second.once('exit', (code) => r(code)));
       second.kill('SIGTERM');
-      await new Promise((r) => second.once('exit', r));
+      expect(await stopped).toBe(0);
     }
 
     const run = await readRun(h.runDir(handle.workflowId));
