@@ -8,7 +8,7 @@ import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities/catalog';
 import type { ActivityDeps } from '../activities/catalog';
 import { BrowserPool } from '../src/browser/pool';
-import { connectionOptions } from '../client/connect';
+import { connectionOptions, TemporalUnreachableError } from '../client/connect';
 import type { Config } from './config';
 
 export const WORKFLOWS_PATH = path.resolve(__dirname, '..', 'workflows', 'index.ts');
@@ -34,12 +34,18 @@ const noop = () => undefined;
 /** The bundler's webpack report is noise for a user starting a worker; errors still throw. */
 export const quietBundler = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
 
+async function connectWorker(config: Config): Promise<NativeConnection> {
+  try {
+    return await NativeConnection.connect(connectionOptions(config) as Parameters<typeof NativeConnection.connect>[0]);
+  } catch (err) {
+    throw new TemporalUnreachableError(config.temporal.address, err);
+  }
+}
+
 export async function createWorkerRuntime(config: Config, opts: WorkerOptions = {}): Promise<WorkerRuntime> {
   const log = opts.log ?? (() => undefined);
   const ownsConnection = !opts.connection;
-  const connection =
-    opts.connection ??
-    (await NativeConnection.connect(connectionOptions(config) as Parameters<typeof NativeConnection.connect>[0]));
+  const connection = opts.connection ?? (await connectWorker(config));
   const sessionQueue = `${config.taskQueue}-session-${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const pool = new BrowserPool({
     launch: {
