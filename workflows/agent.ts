@@ -87,6 +87,19 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
       retry: { initialInterval: '1s', maximumAttempts: 5 },
       summary,
     });
+  // Opening a browser waits out full pools (any worker with room may take it); a start page that cannot load fails.
+  const opener = (summary: string) =>
+    proxyActivities<Activities>({
+      startToCloseTimeout: '2 minutes',
+      retry: {
+        initialInterval: '1s',
+        backoffCoefficient: 2,
+        maximumInterval: '15s',
+        maximumAttempts: 40,
+        nonRetryableErrorTypes: ['NavigationError', 'InvalidRunIdError', 'RunNotFoundError'],
+      },
+      summary,
+    });
   const model = (summary: string) =>
     proxyActivities<Activities>({
       startToCloseTimeout: '10 minutes',
@@ -175,7 +188,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
 
   const openSession = async (reason: 'start' | 'reply' | 'worker_lost' | 'continue'): Promise<SessionRef> => {
     state.generation += reason === 'start' ? 0 : 1;
-    const opened = await shared(`step ${state.step} · open browser (${reason})`).openSession({
+    const opened = await opener(`step ${state.step} · open browser (${reason})`).openSession({
       runId: input.runId,
       generation: state.generation,
       restore: reason !== 'start',

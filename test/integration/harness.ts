@@ -70,7 +70,10 @@ export interface Harness {
 let counter = 0;
 
 /** Starts a harness for the enclosing suite (before its tests) and closes it after them. */
-export function useHarness(set: (h: Harness) => void, opts: { worker?: boolean } = {}): void {
+export function useHarness(
+  set: (h: Harness) => void,
+  opts: { worker?: boolean; env?: Record<string, string> } = {},
+): void {
   let harness: Harness | undefined;
   beforeAll(async () => {
     harness = await startHarness(opts);
@@ -81,7 +84,7 @@ export function useHarness(set: (h: Harness) => void, opts: { worker?: boolean }
   });
 }
 
-export async function startHarness(opts: { worker?: boolean } = {}): Promise<Harness> {
+export async function startHarness(opts: { worker?: boolean; env?: Record<string, string> } = {}): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-it-'));
   const port = await freePort();
   const dbFile = path.join(dir, 'temporal.sqlite');
@@ -96,6 +99,7 @@ export async function startHarness(opts: { worker?: boolean } = {}): Promise<Har
       TEMPORAL_ADDRESS: server.address,
       CUA_RUNS_DIR: path.join(dir, 'runs'),
       CUA_TASK_QUEUE: `it-${process.pid}`,
+      ...opts.env,
     },
   });
   const h: Harness = {

@@ -1,0 +1,37 @@
+// Browser sessions as a shared resource: a full pool makes a task wait for room instead of failing, and a start
+// page that cannot be loaded fails the task at once with a clear error.
+import { describe, expect, it } from 'vitest';
+import { readRun } from '../../src/trajectory/reader';
+import type { TaskResult } from '../../workflows/contract';
+import { useHarness } from './harness';
+import type { Harness } from './harness';
+
+let h: Harness;
+useHarness((x) => (h = x), { env: { CUA_MAX_SESSIONS: '1' } });
+
+describe('browser sessions', () => {
+  it('two tasks on a worker with room for one browser both complete, one after the other', async () => {
+    const [a, b] = await Promise.all([h.start({ script: 'book-lisbon' }), h.start({ script: 'book-lisbon' })]);
+    const results = (await Promise.all([a.result(), b.result()])) as TaskResult[];
+    expect(results.map((r) => r.status)).toEqual(['complete', 'complete']);
+    expect(h.worker?.pool.size).toBe(0);
+    // One of them found the pool full and had its openSession retried until the other released its browser.
+    const retried = await Promise.all(
+      [a, b].map(async (handle) =>
+        ((await handle.fetchHistory()).events ?? []).some(
+          (e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1,
+        ),
+      ),
+    );
+    expect(retried).toContain(true);
+  }, 180_000);
+
+  it('a start page that cannot be loaded fails the task with a clear error', async () => {
+    const handle = await h.start({ script: 'book-lisbon', startUrl: 'http://127.0.0.1:9/' });
+    await expect(handle.result()).rejects.toMatchObject({
+      cause: { message: expect.stringMatching(/127\.0\.0\.1:9/) },
+    });
+    const run = await readRun(h.runDir(handle.workflowId));
+    expect(run.status).toBe('failed');
+  }, 120_000);
+});
