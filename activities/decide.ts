@@ -96,7 +96,7 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
         );
         decision = decisionOf(parsed.action, argumentsWithThoughts);
       }
-      if (decision.kind !== 'act') await recordStopStep(w, req, decision);
+      if (decision.kind !== 'act') await recordStopStep(w, req, decision, events);
       return decision;
     },
   };
@@ -119,9 +119,15 @@ function decisionOf(action: AgentAction, args: Record<string, unknown>): DecideR
 }
 
 /** A stop action changes nothing on the page: its tool output is its text and its post screenshot is the pre one. */
-async function recordStopStep(w: TrajectoryWriter, req: StepRef, decision: DecideResult): Promise<void> {
+async function recordStopStep(
+  w: TrajectoryWriter,
+  req: StepRef,
+  decision: DecideResult,
+  events: readonly Event[],
+): Promise<void> {
   const id = (kind: 'action' | 'pre') => eventId({ step: req.step, kind, generation: req.generation });
-  const pre = (await w.events()).find((e) => e.id === id('pre'));
+  // The step's pre observation was written before decide ran, so the events decide already read hold it.
+  const pre = events.find((e) => e.id === id('pre'));
   await w.appendEvent(
     toolOutput(req.step, id('action'), { output: decision.text ?? '' }, { generation: req.generation }),
   );
