@@ -4,6 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import type { Client } from '@temporalio/client';
 import { temporalCliPath } from './paths';
 
 export const SEARCH_ATTRIBUTE_FLAGS = ['CuaStatus=Keyword', 'CuaStep=Int'];
@@ -98,4 +99,18 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
       clearTimeout(timer);
     },
   };
+}
+
+/** The dev server accepts connections a moment before its namespace is ready. */
+export async function waitForNamespace(client: Client, namespace = 'default', timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await client.workflowService.describeNamespace({ namespace });
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
 }

@@ -36,7 +36,10 @@ export class ScriptError extends Error {
   }
 }
 
-/** Loads `<dir>/<name>.json`; the name comes from the request's `model` field. */
+/**
+ * Loads `<dir>/<name>.json`; the name comes from the request's `model` field. A string in an action may hold
+ * `{{reply}}`, replaced by the user's latest reply to ask_user_question (see server.ts latestReply).
+ */
 export function loadScript(dir: string, name: string): ScriptEntry[] {
   if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith('.')) {
     throw new ScriptError(`invalid script name '${name}' (letters, digits, dot, dash, underscore)`);

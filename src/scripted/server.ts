@@ -4,6 +4,7 @@
 // Never a default for real work: it only knows what its script says.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DEFAULT_URL_LABEL } from '../model/context';
 import { renderToolCall } from '../model/toolcall';
 import type { AgentAction } from '../actions/schemas';
 import { loadScript, ScriptError } from './script';
@@ -67,9 +68,37 @@ function completion(model: string, content: string, finish = 'stop') {
   };
 }
 
-function entryText(entry: ScriptEntry): string {
+/**
+ * The user's latest reply to an ask_user_question, in their own words: the user message that follows the
+ * assistant turn which asked, without its URL line. A script writes `{{reply}}` where the reply belongs.
+ */
+export function latestReply(messages: readonly { role: string; content: unknown }[]): string | undefined {
+  let reply: string | undefined;
+  for (let i = 1; i < messages.length; i++) {
+    const prev = messages[i - 1];
+    const m = messages[i];
+    if (m?.role !== 'user' || prev?.role !== 'assistant' || !textOf(prev.content).includes('ask_user_question'))
+      continue;
+    const text = textOf(m.content);
+    reply = text.startsWith(`${DEFAULT_URL_LABEL} `) ? text.slice(text.indexOf('\n') + 1) : text;
+  }
+  return reply?.trim();
+}
+
+/** Replaces `{{reply}}` in every string of a scripted action (before it is rendered, so JSON escaping holds). */
+function withReply(value: unknown, reply: string): unknown {
+  if (typeof value === 'string') return value.split('{{reply}}').join(reply);
+  if (Array.isArray(value)) return value.map((v) => withReply(v, reply));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withReply(v, reply)]));
+  }
+  return value;
+}
+
+function entryText(entry: ScriptEntry, reply: string | undefined): string {
   if ('raw' in entry) return entry.raw;
-  return renderToolCall(entry.thoughts, entry.action as AgentAction);
+  const action = reply === undefined ? entry.action : withReply(entry.action, reply);
+  return renderToolCall(entry.thoughts, action as AgentAction);
 }
 
 export async function startScriptedModelServer(opts: {
@@ -148,7 +177,7 @@ export async function startScriptedModelServer(opts: {
     if (subcall) {
       return sendJson(res, 200, completion(script, entry.page_answer ?? 'The page does not say.'));
     }
-    return sendJson(res, 200, completion(script, entryText(entry)));
+    return sendJson(res, 200, completion(script, entryText(entry, latestReply(messages))));
   };
 
   const server = http.createServer((req, res) => {

