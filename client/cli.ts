@@ -14,6 +14,8 @@ import {
   STATUS_USAGE,
 } from './commands/tasks';
 import { showCommand, SHOW_USAGE } from './commands/show';
+import { viewCommand, VIEW_USAGE } from './commands/view';
+import { demoCommand, DEMO_USAGE } from './commands/demo';
 import {
   devCommand,
   DEV_USAGE,
@@ -28,6 +30,11 @@ import {
 type Command = { run: (argv: readonly string[]) => Promise<number>; usage: string; about: string };
 
 const COMMANDS: Record<string, Command> = {
+  demo: {
+    run: demoCommand,
+    usage: DEMO_USAGE,
+    about: 'the whole thing on this machine: dev server + UI, demo site, scripted model, worker, one task',
+  },
   run: { run: runCommand, usage: RUN_USAGE, about: 'start a task and follow it (answers questions from the terminal)' },
   reply: { run: replyCommand, usage: REPLY_USAGE, about: "answer a waiting task's question" },
   status: { run: statusCommand, usage: STATUS_USAGE, about: 'show where a task is' },
@@ -38,6 +45,7 @@ const COMMANDS: Record<string, Command> = {
     about: 'cancel a task (its browser is closed, its run folder kept)',
   },
   show: { run: showCommand, usage: SHOW_USAGE, about: "print a run's step table from its run folder" },
+  view: { run: viewCommand, usage: VIEW_USAGE, about: "write a run's trajectory as one HTML page with markers" },
   worker: { run: workerCommand, usage: WORKER_USAGE, about: 'run a worker (browsers + activities + workflows)' },
   server: { run: serverCommand, usage: SERVER_USAGE, about: 'run the Temporal dev server with its Web UI' },
   dev: { run: devCommand, usage: DEV_USAGE, about: 'dev server and a worker in one process' },

@@ -1,0 +1,339 @@
+// `cua demo`: everything on embedded defaults in one command — the Temporal dev server with its Web UI, the
+// Tidewater Travel demo site, the scripted stand-in model (or a real model), a worker — then one booking task
+// that searches, reads a page, opens a map popup, asks the user a question, waits, and finishes. Prints a line
+// per step, the task's Temporal UI link and the trajectory report. Ctrl-C stops everything it started.
+import path from 'node:path';
+import readline from 'node:readline';
+import { Connection, Client } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
+import { startDemoSite } from '../../demo/site';
+import type { DemoSite } from '../../demo/site';
+import {
+  canConnect,
+  freePort,
+  SEARCH_ATTRIBUTE_FLAGS,
+  startDevServer,
+  waitForNamespace,
+} from '../../src/infra/devserver';
+import type { DevServer } from '../../src/infra/devserver';
+import { dataDir, PROJECT_ROOT } from '../../src/infra/paths';
+import { ensureTools } from '../../src/infra/tools';
+import { startScriptedModelServer } from '../../src/scripted/server';
+import type { ScriptedModelServer } from '../../src/scripted/server';
+import { loadConfig } from '../../worker/config';
+import type { Config } from '../../worker/config';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { createWorkerRuntime } from '../../worker/main';
+import type { WorkerRuntime } from '../../worker/main';
+import { intFlag, parse, UsageError } from '../args';
+import { newRunId, startTask, validateTaskInput } from '../tasks';
+import { writeTrajectoryReport } from '../../src/viewer/report';
+import { followTask, report } from './run';
+
+export const DEMO_USAGE =
+  'npx cua demo [--yes] [--answer TEXT] [--model-base-url URL --model NAME] [--profile fara-1.5|fara-7b]\n' +
+  '       [--port 7233] [--ui-port 8233] [--config FILE]';
+
+export const DEMO_SCRIPTS_DIR = path.join(PROJECT_ROOT, 'demo', 'scripts');
+export const DEMO_SCRIPT = 'tidewater-booking';
+export const DEMO_TASK_QUEUE = 'cua-demo';
+export const DEMO_INSTRUCTION =
+  'On Tidewater Travel, book the cheapest room at the best-rated hotel in Lisbon for the dates already filled in ' +
+  '(12 Mar 2027, 2 nights) and tell me the booking reference. Ask me whose name to put on the booking.';
+const DEFAULT_ANSWER = 'Ada Lovelace';
+const AUTO_ANSWER_DELAY_MS = 2_000;
+
+const OPTIONS = {
+  yes: { type: 'boolean', short: 'y' },
+  answer: { type: 'string' },
+  'model-base-url': { type: 'string' },
+  model: { type: 'string' },
+  profile: { type: 'string' },
+  port: { type: 'string' },
+  'ui-port': { type: 'string' },
+  config: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export class DemoError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+const say = (line: string) => console.log(`[demo] ${line}`);
+
+/** What the demo started, stopped in reverse order. */
+class Started {
+  server?: DevServer;
+  site?: DemoSite;
+  model?: ScriptedModelServer;
+  worker?: { runtime: WorkerRuntime; running: Promise<void> };
+  connection?: Connection;
+  task?: WorkflowHandle;
+
+  async stop(cancelTask: boolean): Promise<void> {
+    if (cancelTask && this.task) {
+      const desc = await this.task.describe().catch(() => null);
+      if (desc?.status.name === 'RUNNING') {
+        say(`cancelling task ${this.task.workflowId}`);
+        await this.task.cancel().catch(() => undefined);
+        await Promise.race([this.task.result().catch(() => undefined), sleep(15_000)]);
+      }
+    }
+    if (this.worker) {
+      await this.worker.runtime.shutdown().catch(() => undefined);
+      await this.worker.running.catch(() => undefined);
+    }
+    await this.connection?.close().catch(() => undefined);
+    await this.model?.close();
+    await this.site?.close();
+    if (this.server) say('stopping the Temporal dev server');
+    await this.server?.stop();
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The dev server (default :7233, UI :8233, the project's SQLite file); one already running there is reused. */
+async function temporal(
+  started: Started,
+  port: number,
+  uiPort: number,
+): Promise<{ address: string; uiUrl: string | null }> {
+  const address = `127.0.0.1:${port}`;
+  if (await canConnect('127.0.0.1', port)) {
+    say(`using the Temporal server already running on ${address} (its Web UI, if any, on :${uiPort})`);
+    return { address, uiUrl: `http://127.0.0.1:${uiPort}` };
+  }
+  const dbFile = path.join(dataDir(), 'temporal.sqlite');
+  if (await canConnect('127.0.0.1', uiPort)) {
+    const taken = uiPort;
+    uiPort = await freePort();
+    say(`port ${taken} is taken; the Web UI goes on ${uiPort}`);
+  }
+  say(`starting the Temporal dev server (SQLite file ${dbFile})`);
+  started.server = await startDevServer({
+    dbFile,
+    port,
+    uiPort,
+    output: path.join(dataDir(), 'temporal-server.log'),
+  });
+  // If this process dies without cleaning up (a closed pipe, an uncaught error), the server goes with it.
+  const child = started.server.process;
+  process.once('exit', () => child.exitCode === null && child.kill('SIGTERM'));
+  return { address: started.server.address, uiUrl: started.server.uiUrl };
+}
+
+/** A server we did not start may lack our search attributes; adding an existing one is an error we ignore. */
+async function ensureSearchAttributes(client: Client): Promise<void> {
+  for (const flag of SEARCH_ATTRIBUTE_FLAGS) {
+    const [name, type] = flag.split('=') as [string, string];
+    await client.connection.operatorService
+      .addSearchAttributes({
+        namespace: 'default',
+        // IndexedValueType: KEYWORD = 2, INT = 3.
+        searchAttributes: { [name]: type === 'Int' ? 3 : 2 },
+      })
+      .catch(() => undefined);
+  }
+}
+
+/** A demo task left running by an interrupted earlier demo points at a site and model that are gone. */
+async function endEarlierDemoTasks(client: Client): Promise<void> {
+  const query = `TaskQueue="${DEMO_TASK_QUEUE}" AND ExecutionStatus="Running"`;
+  for await (const wf of client.workflow.list({ query })) {
+    await client.workflow
+      .getHandle(wf.workflowId, wf.runId)
+      .terminate('ended by a new `cua demo` (its demo site and model are gone)')
+      .then(() => say(`ended unfinished demo task ${wf.workflowId} from an earlier run`))
+      .catch(() => undefined);
+  }
+}
+
+function askFromTerminal(defaultAnswer: string): (question: string) => Promise<string> {
+  return (question) =>
+    new Promise((resolve) => {
+      const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: false });
+      process.stdout.write(`\nThe agent asks: ${question}\nYour reply [${defaultAnswer}]: `);
+      let done = false;
+      const finish = (text: string) => {
+        if (done) return;
+        done = true;
+        rl.close();
+        resolve(text.trim() || defaultAnswer);
+      };
+      rl.once('line', finish);
+      rl.once('close', () => finish(''));
+    });
+}
+
+function autoAnswer(answer: string): (question: string) => Promise<string> {
+  return async (question) => {
+    console.log(`\nThe agent asks: ${question}`);
+    console.log(`(answering "${answer}" in ${AUTO_ANSWER_DELAY_MS / 1000} s — the task is waiting durably meanwhile)`);
+    await sleep(AUTO_ANSWER_DELAY_MS);
+    return answer;
+  };
+}
+
+function demoConfig(file: string | undefined, address: string): Config {
+  return loadConfig({ file, env: { ...process.env, TEMPORAL_ADDRESS: address, CUA_TASK_QUEUE: DEMO_TASK_QUEUE } });
+}
+
+export async function demoCommand(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parse(argv, OPTIONS, DEMO_USAGE);
+  if (values.help) return (console.log(`usage: ${DEMO_USAGE}`), 0);
+  if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'\nusage: ${DEMO_USAGE}`);
+  if (values.profile && values.profile !== 'fara-1.5' && values.profile !== 'fara-7b') {
+    throw new UsageError(`--profile must be fara-1.5 or fara-7b, got '${values.profile}'`);
+  }
+  if (values.answer !== undefined && !values.answer.trim()) throw new UsageError('--answer must not be empty');
+  // Check the configuration before starting anything.
+  const preflight = loadConfig({ file: values.config });
+  const realModel = !!(values['model-base-url'] || values.model || preflight.models.default);
+  if (realModel && !(values['model-base-url'] ?? preflight.models.default?.baseUrl)) {
+    throw new UsageError('--model needs --model-base-url (or a models.default entry in the config)');
+  }
+
+  const port = intFlag(values.port, 'port') ?? 7233;
+  const uiPort = intFlag(values['ui-port'], 'ui-port') ?? 8233;
+  const answer = values.answer?.trim() ?? DEFAULT_ANSWER;
+  const unattended = !!values.yes || !process.stdin.isTTY;
+  if (!values.yes && unattended) say('stdin is not a terminal: the question will be answered automatically (as --yes)');
+
+  ensureTools(say);
+  const started = new Started();
+  let interrupted = false;
+  const interrupt = new Promise<'interrupted'>((resolve) => {
+    const onSignal = () => {
+      interrupted = true;
+      console.log('');
+      say('Ctrl-C: stopping everything the demo started');
+      resolve('interrupted');
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    // A closed output pipe (`cua demo | head`) ends the demo cleanly too.
+    process.stdout.once('error', onSignal);
+  });
+  const t0 = Date.now();
+  try {
+    const outcome = await Promise.race([
+      interrupt,
+      runDemo(started, { config: values.config, answer, unattended, realModel, values, port, uiPort }),
+    ]);
+    if (outcome === 'interrupted') return 130;
+    say(`done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    return outcome;
+  } finally {
+    await started.stop(interrupted);
+    process.removeAllListeners('SIGINT');
+    process.removeAllListeners('SIGTERM');
+  }
+}
+
+async function runDemo(
+  started: Started,
+  opts: {
+    config: string | undefined;
+    answer: string;
+    unattended: boolean;
+    realModel: boolean;
+    port: number;
+    uiPort: number;
+    values: { 'model-base-url'?: string; model?: string; profile?: string };
+  },
+): Promise<number> {
+  const { address, uiUrl } = await temporal(started, opts.port, opts.uiPort);
+  if (uiUrl) say(`Temporal Web UI: ${uiUrl}`);
+  const config = demoConfig(opts.config, address);
+  let client: Client;
+  try {
+    started.connection = await Connection.connect({ address, connectTimeout: '5s' });
+    client = new Client({ connection: started.connection });
+    await waitForNamespace(client, 'default', started.server ? 30_000 : 5_000);
+  } catch (err) {
+    throw new DemoError(
+      `${address} does not answer as a Temporal server (${(err as Error).message}); ` +
+        'stop what runs there or pick other ports with --port and --ui-port',
+    );
+  }
+  if (!started.server) await ensureSearchAttributes(client);
+  await endEarlierDemoTasks(client);
+
+  started.site = await startDemoSite();
+  say(`demo site "Tidewater Travel": ${started.site.url}/`);
+  let model: { endpoint: string; baseUrl?: string; model?: string };
+  if (opts.realModel) {
+    const endpoint = config.models.default;
+    model = {
+      endpoint: 'default',
+      ...(opts.values['model-base-url'] ? { baseUrl: opts.values['model-base-url'] } : {}),
+      ...(opts.values.model ? { model: opts.values.model } : {}),
+    };
+    say(`model: ${opts.values.model ?? endpoint?.model} at ${opts.values['model-base-url'] ?? endpoint?.baseUrl}`);
+  } else {
+    started.model = await startScriptedModelServer({ scriptsDir: DEMO_SCRIPTS_DIR });
+    model = { endpoint: 'default', baseUrl: started.model.url, model: DEMO_SCRIPT };
+    say(`model: the SCRIPTED STAND-IN (a test double replaying demo/scripts/${DEMO_SCRIPT}.json), not a real model;`);
+    say('       drive the same demo with a real one: npx cua demo --model-base-url http://host:8000/v1 --model NAME');
+  }
+
+  say('starting a worker (bundling the workflow code takes a few seconds)');
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') }); // the worker's state changes are noise here
+  } catch {
+    // a runtime is already installed (e.g. inside tests)
+  }
+  const runtime = await createWorkerRuntime(config);
+  started.worker = { runtime, running: runtime.run() };
+
+  const input = validateTaskInput({
+    runId: newRunId().replace(/^task-/, 'demo-'),
+    instruction: DEMO_INSTRUCTION,
+    startUrl: `${started.site.url}/`,
+    maxSteps: 40,
+    ...(opts.values.profile ? { profile: opts.values.profile as 'fara-1.5' | 'fara-7b' } : {}),
+    model,
+  });
+  const handle = await startTask(client, config.taskQueue, input);
+  started.task = handle;
+  const taskLink = uiUrl ? `${uiUrl}/namespaces/default/workflows/${encodeURIComponent(input.runId)}` : null;
+  say(`task ${input.runId} started${taskLink ? `; watch it live: ${taskLink}` : ''}`);
+  console.log(`instruction: ${DEMO_INSTRUCTION}`);
+
+  const outcome = await followTask(client, handle, {
+    json: false,
+    ask: opts.unattended ? autoAnswer(opts.answer) : askFromTerminal(opts.answer),
+    print: (l) => console.log(l),
+  });
+  const code = report(input.runId, outcome, false);
+  for (const b of started.site.bookings) {
+    say(
+      `the demo site recorded a booking: ${b.reference} · ${b.hotel} · ${b.room} · ${b.nights} nights · €${b.total} · guest ${b.guest}`,
+    );
+  }
+  const runDir = path.join(config.runsDir, input.runId);
+  try {
+    const written = await writeTrajectoryReport(runDir);
+    say(`trajectory report (${written.steps} steps): ${written.file}`);
+  } catch (err) {
+    say(`could not write the trajectory report: ${(err as Error).message} (the run folder is ${runDir})`);
+  }
+  if (taskLink) say(`Temporal UI: ${taskLink}`);
+  say(`run folder: ${runDir}`);
+  if (started.server) {
+    say('the Temporal UI stops with the demo; `npx cua server` serves it again from the same data');
+  }
+  if (!opts.unattended && started.server) {
+    await new Promise<void>((resolve) => {
+      const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: false });
+      process.stdout.write('Press Enter to stop the demo (the UI stays up until then): ');
+      rl.once('line', () => (rl.close(), resolve()));
+      rl.once('close', () => resolve());
+    });
+  }
+  return code;
+}

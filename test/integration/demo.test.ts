@@ -1,0 +1,119 @@
+// `npx cua demo` as a newcomer runs it: a child process on its own ports and data folder. Ctrl-C in the middle
+// stops everything it started; a second run on the same data completes unattended (--yes), books on the demo
+// site with the answered name, and prints the UI link and a trajectory report that shows every step.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright';
+import { describe, expect, it } from 'vitest';
+import { canConnect, freePort } from '../../src/infra/devserver';
+import { CHROMIUM_ARGS } from '../../src/infra/chromium';
+import { chromiumPath, PROJECT_ROOT } from '../../src/infra/paths';
+
+interface Demo {
+  output: () => string;
+  waitFor: (text: string, timeoutMs?: number) => Promise<void>;
+  exit: Promise<number | null>;
+  kill: (signal: NodeJS.Signals) => void;
+}
+
+function startDemo(args: string[], env: Record<string, string>): Demo {
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'cua.js'), 'demo', ...args], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+    for (const l of listeners) l();
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    output: () => out,
+    exit,
+    kill: (signal) => child.kill(signal),
+    waitFor: (text, timeoutMs = 90_000) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (!out.includes(text)) return;
+          listeners.delete(check);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`demo output never showed '${text}':\n${out}`));
+        }, timeoutMs);
+        listeners.add(check);
+        void exit.then(() =>
+          setTimeout(() => {
+            check();
+            if (listeners.delete(check)) {
+              clearTimeout(timer);
+              reject(new Error(`the demo exited before showing '${text}':\n${out}`));
+            }
+          }, 50),
+        );
+        check();
+      }),
+  };
+}
+
+describe('npx cua demo', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-demo-'));
+  let ports: { port: number; uiPort: number };
+  const args = () => ['--yes', '--port', String(ports.port), '--ui-port', String(ports.uiPort)];
+
+  it('Ctrl-C in the middle of the task stops the task, the worker, the site, the model and the server', async () => {
+    ports = { port: await freePort(), uiPort: await freePort() };
+    const demo = startDemo(args(), { CUA_DATA_DIR: dataDir });
+    await demo.waitFor('step   3 ·');
+    demo.kill('SIGINT');
+    expect(await demo.exit).toBe(130);
+    expect(demo.output()).toContain('Ctrl-C: stopping everything the demo started');
+    expect(demo.output()).toMatch(/cancelling task demo-/);
+    expect(await canConnect('127.0.0.1', ports.port)).toBe(false);
+    expect(await canConnect('127.0.0.1', ports.uiPort)).toBe(false);
+  }, 150_000);
+
+  it('a second run on the same data completes unattended and prints the UI link and the report', async () => {
+    const demo = startDemo(args(), { CUA_DATA_DIR: dataDir });
+    const code = await demo.exit;
+    const out = demo.output();
+    expect(code, out).toBe(0);
+    // A line per step, the question answered by --yes, the answer, and the booking the site really recorded.
+    for (let n = 1; n <= 14; n++) expect(out).toContain(`step ${String(n).padStart(3)} ·`);
+    expect(out).toContain('The agent asks: ');
+    expect(out).toMatch(/complete after 14 step\(s\)/);
+    expect(out).toContain('answer: Booked a Standard double at Harbor View Lisbon for Ada Lovelace');
+    expect(out).toMatch(
+      /the demo site recorded a booking: TW-\d+ · Harbor View Lisbon · Standard double .* guest Ada Lovelace/,
+    );
+    expect(out).toContain('SCRIPTED STAND-IN');
+    const link = /Temporal UI: (http:\/\/127\.0\.0\.1:(\d+)\/namespaces\/default\/workflows\/(demo-\S+))/.exec(out);
+    expect(link?.[2]).toBe(String(ports.uiPort));
+    const report = /trajectory report \((\d+) steps\): (\S+)/.exec(out);
+    expect(report?.[1]).toBe('14');
+    const file = report?.[2] ?? '';
+    expect(path.dirname(file)).toBe(path.join(dataDir, 'runs', link?.[3] ?? '?'));
+    expect(await canConnect('127.0.0.1', ports.port)).toBe(false);
+
+    // The report opens in Chromium and shows every step.
+    const browser = await chromium.launch({ executablePath: chromiumPath(), args: [...CHROMIUM_ARGS] });
+    try {
+      const page = await browser.newPage();
+      await page.goto(pathToFileURL(file).href);
+      await expect.poll(() => page.locator('section.step').count()).toBe(14);
+      expect(await page.locator('section.step img').count()).toBeGreaterThanOrEqual(13);
+      await expect.poll(() => page.textContent('body')).toContain('TW-');
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
+});

@@ -1,0 +1,270 @@
+// The trajectory viewer's pure parts: marker geometry (points, drags, scroll arrows, actions without a marker),
+// the view-model built from an event stream, and HTML escaping of everything that comes from the run.
+import { describe, expect, it } from 'vitest';
+import { NORM1000, resizedPixelsSpace } from '../../src/coords/viewport';
+import {
+  actionEvent,
+  postObservation,
+  preObservation,
+  taskMessage,
+  toolOutput,
+  userReply,
+} from '../../src/trajectory/events';
+import type { RunRecord } from '../../src/trajectory/reader';
+import type { Event } from '../../src/trajectory/schema';
+import { TaskSchema } from '../../src/trajectory/schema';
+import { stepSummaries } from '../../src/trajectory/steps';
+import { escapeHtml, markerSvg, renderTrajectoryHtml } from '../../src/viewer/html';
+import { arrowHead, buildTrajectoryView, markerFor, spaceOf } from '../../src/viewer/model';
+import type { Geometry, Marker, Point } from '../../src/viewer/model';
+
+const VIEWPORT = { width: 1440, height: 900 };
+const NORM: Geometry = { space: NORM1000, viewport: VIEWPORT, image: VIEWPORT };
+
+const close = (actual: Point | null | undefined, expected: Point) => {
+  expect(actual).not.toBeNull();
+  expect(actual?.x).toBeCloseTo(expected.x, 6);
+  expect(actual?.y).toBeCloseTo(expected.y, 6);
+};
+
+describe('click-like actions mark their pixel point', () => {
+  it.each([
+    ['left_click', [500, 200], NORM, { x: 720, y: 180 }],
+    ['right_click', [0, 0], NORM, { x: 0, y: 0 }],
+    ['double_click', [1000, 1000], NORM, { x: 1440, y: 900 }],
+    ['triple_click', [250, 750], NORM, { x: 360, y: 675 }],
+    ['mouse_move', [500, 256], NORM, { x: 720, y: 230.4 }],
+    ['hover', [100, 900], NORM, { x: 144, y: 810 }],
+    ['type', [250, 500], NORM, { x: 360, y: 450 }], // Fara-7B's type-at clicks the field first
+    // Fara-7B speaks pixels of the resized screenshot (1428×896 for 1440×900).
+    ['left_click', [714, 448], { ...NORM, space: resizedPixelsSpace(1428, 896) }, { x: 720, y: 450 }],
+    // A screenshot taken at twice the viewport's size: the point scales with it.
+    ['left_click', [500, 200], { ...NORM, image: { width: 2880, height: 1800 } }, { x: 1440, y: 360 }],
+  ] as const)('%s %j → %j', (name, coordinate, geo, expected) => {
+    const marker = markerFor(name, { coordinate: [...coordinate], thoughts: 'x' }, geo);
+    expect(marker?.kind).toBe('point');
+    close(marker?.kind === 'point' ? marker.at : null, expected);
+  });
+});
+
+describe('drags draw a path from the start to the end point', () => {
+  it.each([
+    ['pointer left by a previous action', {}, { x: 100, y: 100 }, { x: 100, y: 100 }],
+    ['explicit start_coordinate', { start_coordinate: [250, 500] }, null, { x: 360, y: 450 }],
+    ['start_coordinate wins over the pointer', { start_coordinate: [0, 0] }, { x: 5, y: 5 }, { x: 0, y: 0 }],
+  ])('%s', (_what, extra, pointer, from) => {
+    const marker = markerFor('left_click_drag', { coordinate: [600, 500], ...extra }, NORM, pointer);
+    expect(marker?.kind).toBe('drag');
+    if (marker?.kind !== 'drag') return;
+    close(marker.to, { x: 864, y: 450 });
+    close(marker.from, from);
+    expect(marker.head).toHaveLength(3);
+    close(marker.head[0], marker.to); // the arrow's tip is the end point
+  });
+
+  it('an unknown start draws the end point only', () => {
+    const marker = markerFor('drag', { coordinate: [600, 500] }, NORM, null);
+    expect(marker).toMatchObject({ kind: 'drag', from: null, head: [] });
+  });
+});
+
+describe('scrolls draw an arrow in the scroll direction', () => {
+  const centre = { x: 720, y: 450 };
+  it.each([
+    ['scroll', 300, undefined, 'up', centre],
+    ['scroll', -500, undefined, 'down', centre],
+    ['hscroll', 200, undefined, 'left', centre],
+    ['hscroll', -200, undefined, 'right', centre],
+    ['scroll', -100, [100, 100], 'down', { x: 144, y: 90 }],
+  ] as const)('%s %d at %j → %s', (name, pixels, coordinate, direction, at) => {
+    const args = coordinate ? { pixels, coordinate: [...coordinate] } : { pixels };
+    const marker = markerFor(name, args, NORM);
+    expect(marker?.kind).toBe('scroll');
+    if (marker?.kind !== 'scroll') return;
+    expect(marker.direction).toBe(direction);
+    close(marker.at, at);
+    const dx = marker.to.x - marker.at.x;
+    const dy = marker.to.y - marker.at.y;
+    const expected = { up: [0, -1], down: [0, 1], left: [-1, 0], right: [1, 0] }[direction];
+    expect([Math.sign(dx) + 0, Math.sign(dy) + 0]).toEqual(expected);
+    expect(Math.hypot(dx, dy)).toBeGreaterThan(40);
+    close(marker.head[0], marker.to);
+  });
+
+  it('a bigger scroll draws a longer arrow, within bounds', () => {
+    const length = (pixels: number) => {
+      const m = markerFor('scroll', { pixels }, NORM) as Extract<Marker, { kind: 'scroll' }>;
+      return Math.abs(m.to.y - m.at.y);
+    };
+    expect(length(200)).toBeLessThan(length(300));
+    expect(length(5)).toBeCloseTo(900 * 0.08);
+    expect(length(5000)).toBeCloseTo(900 * 0.3);
+  });
+});
+
+describe('actions with nothing to point at have no marker', () => {
+  it.each([
+    ['type', { text: 'Lisbon', press_enter: true }],
+    ['terminate', { answer: 'done' }],
+    ['visit_url', { url: 'https://example.com' }],
+    ['key', { keys: ['Enter'] }],
+    ['wait', { time: 2 }],
+    ['read_page_answer_question', { question: 'price?' }],
+    ['web_search', { query: 'hotels' }],
+    ['history_back', {}],
+    ['scroll', { pixels: 0 }],
+    ['left_click', { coordinate: 'not a point' }],
+    ['left_click', { coordinate: [Number.NaN, 3] }],
+  ])('%s %j', (name, args) => {
+    expect(markerFor(name, args, NORM)).toBeNull();
+  });
+});
+
+describe('geometry helpers', () => {
+  it('arrowHead is a triangle with its tip at the end, symmetric about the line', () => {
+    const [tip, left, right] = arrowHead({ x: 0, y: 0 }, { x: 0, y: 100 }, 20);
+    expect(tip).toEqual({ x: 0, y: 100 });
+    expect(left?.y).toBeCloseTo(80);
+    expect(right?.y).toBeCloseTo(80);
+    expect((left?.x ?? 0) + (right?.x ?? 0)).toBeCloseTo(0);
+    expect(arrowHead({ x: 1, y: 1 }, { x: 1, y: 1 }, 20)).toEqual([]);
+  });
+
+  it.each([
+    ['fara-1.5', { kind: 'norm1000' }],
+    ['fara-7b', { kind: 'resized-pixels', width: 1428, height: 896 }],
+  ] as const)('the %s space for 1440×900', (profile, space) => {
+    expect(spaceOf(profile, VIEWPORT)).toEqual(space);
+  });
+
+  it('the overlay viewBox is the screenshot pixel size', () => {
+    const svg = markerSvg({ kind: 'point', at: { x: 720, y: 180 } }, VIEWPORT);
+    expect(svg).toContain('viewBox="0 0 1440 900"');
+    expect(svg).toContain('data-x="720" data-y="180"');
+    expect(svg).toMatch(/class="marker-center" cx="720" cy="180"/);
+  });
+});
+
+// ---------- view-model and page ----------
+
+const T = '2026-01-01T00:00:00.000Z';
+const stamp = { timestamp: T };
+const EVIL = '<img src=x onerror="alert(1)">&\'';
+
+function events(): Event[] {
+  const act = (step: number, action: string, args: Record<string, unknown>) =>
+    actionEvent(step, { action_name: action, content: { action, arguments: args } }, stamp);
+  const page = (n: number, url: string) => ({ screenshot_path: `screenshot_${n}_pre.png`, url, page_info: '' });
+  return [
+    taskMessage(`Book ${EVIL}`, stamp),
+    preObservation(1, page(1, 'http://site/'), stamp),
+    act(1, 'mouse_move', { coordinate: [100, 100], thoughts: `Think ${EVIL}` }),
+    toolOutput(1, 'step-0001-action-g0', { output: 'moved' }, stamp),
+    postObservation(1, 'step-0001-action-g0', { screenshot_path: 'screenshot_1_post.png', url: 'http://site/' }, stamp),
+    preObservation(2, page(2, `http://site/?q=${EVIL}`), stamp),
+    act(2, 'left_click_drag', { coordinate: [500, 500], thoughts: 'Drag it.' }),
+    toolOutput(2, 'step-0002-action-g0', { output: '', error: `boom ${EVIL}` }, stamp),
+    postObservation(2, 'step-0002-action-g0', { screenshot_path: 'screenshot_2_post.png' }, stamp),
+    preObservation(3, { url: 'http://site/b' }, stamp), // no screenshot: the previous post one is used
+    act(3, 'ask_user_question', { question: `Which ${EVIL}?`, thoughts: '' }),
+    toolOutput(3, 'step-0003-action-g0', { output: 'Which?' }, stamp),
+    postObservation(3, 'step-0003-action-g0', { screenshot_path: 'screenshot_3_post.png' }, stamp),
+    userReply(3, `Reply ${EVIL}`, stamp),
+    preObservation(4, page(4, 'http://site/c'), stamp),
+    act(4, 'terminate', { answer: `Answer ${EVIL}`, thoughts: 'Done.' }),
+  ];
+}
+
+function record(evs: Event[]): RunRecord {
+  return {
+    runId: 'run-1',
+    location: '/tmp/run-1',
+    task: TaskSchema.parse({
+      task_id: 'run-1',
+      instruction: `Book ${EVIL}`,
+      environment_config: { start_url: 'http://site/', viewport: VIEWPORT },
+      metadata: { profile: 'fara-1.5' },
+    }),
+    events: evs,
+    status: 'complete',
+    fileStatus: 'complete',
+    outcome: { answer: `Answer ${EVIL}` },
+    verification: {},
+    metadata: { stats: {}, run_id: 'run-1', created_at: T },
+    runState: {},
+    warnings: [],
+  };
+}
+
+describe('the view-model of a run', () => {
+  const run = record(events());
+  const view = buildTrajectoryView(run, () => VIEWPORT);
+
+  it('has one step per action, as stepSummaries', () => {
+    expect(view.steps.map((s) => s.number)).toEqual(stepSummaries(run.events).map((s) => s.step));
+    expect(view.steps.map((s) => s.actionName)).toEqual([
+      'mouse_move',
+      'left_click_drag',
+      'ask_user_question',
+      'terminate',
+    ]);
+  });
+
+  it('uses the screenshot the model saw (pre, else the previous post)', () => {
+    expect(view.steps.map((s) => s.screenshot)).toEqual([
+      'screenshot_1_pre.png',
+      'screenshot_2_pre.png',
+      'screenshot_2_post.png',
+      'screenshot_4_pre.png',
+    ]);
+  });
+
+  it('starts a drag where the previous action left the pointer', () => {
+    const drag = view.steps[1]?.marker;
+    expect(drag?.kind).toBe('drag');
+    if (drag?.kind !== 'drag') return;
+    close(drag.from, { x: 144, y: 90 });
+    close(drag.to, { x: 720, y: 450 });
+    close(view.steps[1]?.pixelPoint, { x: 720, y: 450 });
+  });
+
+  it('carries thoughts, observations, user replies, URLs and the outcome', () => {
+    expect(view.steps[0]?.thoughts).toBe(`Think ${EVIL}`);
+    expect(view.steps[1]?.observation).toBe(`error: boom ${EVIL}`);
+    expect(view.steps[1]?.url).toBe(`http://site/?q=${EVIL}`);
+    expect(view.steps[3]?.userMessages).toEqual([{ type: 'critical_point_response', content: `Reply ${EVIL}` }]);
+    expect(view.steps[0]?.userMessages).toEqual([]); // the task message is the instruction, shown at the top
+    expect(view).toMatchObject({ status: 'complete', answer: `Answer ${EVIL}`, profile: 'fara-1.5' });
+    expect(view.steps[0]?.summary).toBe('mouse_move (100, 100)');
+  });
+});
+
+describe('escaping', () => {
+  it.each([
+    ['<b>', '&lt;b&gt;'],
+    ['a & b', 'a &amp; b'],
+    ['"quoted" \'single\'', '&quot;quoted&quot; &#39;single&#39;'],
+    ['</script><script>alert(1)</script>', '&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;'],
+    ['plain €120', 'plain €120'],
+  ])('%j → %j', (text, escaped) => {
+    expect(escapeHtml(text)).toBe(escaped);
+  });
+
+  it('no text from the run reaches the page unescaped', () => {
+    const run = record(events());
+    const view = buildTrajectoryView(run, () => VIEWPORT);
+    view.warnings.push(`warning ${EVIL}`);
+    const images = new Map(view.steps.map((s) => [s.screenshot, 'data:image/webp;base64,AAAA']));
+    const html = renderTrajectoryHtml(view, images);
+    expect(html).not.toContain('<img src=x');
+    expect(html).not.toContain('onerror="alert');
+    const escaped = escapeHtml(EVIL);
+    for (const text of ['Book ', 'Think ', 'boom ', 'Which ', 'Reply ', 'Answer ', 'warning ', 'http://site/?q=']) {
+      expect(html, text).toContain(`${text}${escaped}`);
+    }
+    // Only the page's own script, allowed by its hash; no network sources at all.
+    expect(html.match(/<script>/g)).toHaveLength(1);
+    expect(html).toMatch(/Content-Security-Policy" content="default-src &#39;none&#39;; img-src data:;/);
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+  });
+});
