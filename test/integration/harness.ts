@@ -70,10 +70,7 @@ export interface Harness {
 let counter = 0;
 
 /** Starts a harness for the enclosing suite (before its tests) and closes it after them. */
-export function useHarness(
-  set: (h: Harness) => void,
-  opts: { worker?: boolean; env?: Record<string, string> } = {},
-): void {
+export function useHarness(set: (h: Harness) => void, opts: HarnessOptions = {}): void {
   let harness: Harness | undefined;
   beforeAll(async () => {
     harness = await startHarness(opts);
@@ -84,11 +81,19 @@ export function useHarness(
   });
 }
 
-export async function startHarness(opts: { worker?: boolean; env?: Record<string, string> } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  worker?: boolean;
+  env?: Record<string, string>;
+  /** Start the dev server with its Web UI on a free port (server.uiUrl); headless by default. */
+  ui?: boolean;
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-it-'));
   const port = await freePort();
   const dbFile = path.join(dir, 'temporal.sqlite');
-  const server = await startDevServer({ dbFile, port, headless: true, output: path.join(dir, 'server.log') });
+  const display = opts.ui ? { headless: false, uiPort: await freePort() } : { headless: true };
+  const server = await startDevServer({ dbFile, port, ...display, output: path.join(dir, 'server.log') });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   await waitForNamespace(client);
@@ -144,7 +149,7 @@ export async function startHarness(opts: { worker?: boolean; env?: Record<string
     runDir: (runId) => path.join(config.runsDir, runId),
     async restartServer() {
       await h.server.stop();
-      h.server = await startDevServer({ dbFile, port, headless: true, output: path.join(dir, 'server.log') });
+      h.server = await startDevServer({ dbFile, port, ...display, output: path.join(dir, 'server.log') });
       await waitForNamespace(client);
     },
     async close() {
