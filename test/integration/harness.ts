@@ -8,7 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { startDevServer, freePort } from '../../src/infra/devserver';
+import { startDevServer, freePort, waitForNamespace } from '../../src/infra/devserver';
 import type { DevServer } from '../../src/infra/devserver';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
@@ -162,20 +162,6 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   };
   if (opts.worker ?? true) await h.startWorker();
   return h;
-}
-
-/** The dev server accepts connections a moment before its namespace is ready. */
-export async function waitForNamespace(client: Client, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await client.workflowService.describeNamespace({ namespace: 'default' });
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
 }
 
 /** Polls until `check` returns a value (not undefined/false), or fails after `timeoutMs`. */
