@@ -17,6 +17,8 @@ export interface DevServerOptions {
   headless?: boolean;
   /** Where the server's output goes: 'inherit' (foreground), or a log file path. */
   output?: 'inherit' | string;
+  /** Dynamic config values (`--dynamic-config-value key=json`), e.g. when to suggest continue-as-new. */
+  dynamicConfig?: Record<string, number | string | boolean>;
 }
 
 export interface DevServer {
@@ -68,6 +70,9 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   const args = ['server', 'start-dev', '--db-filename', opts.dbFile, '--ip', ip, '--port', String(port)];
   args.push(...(opts.headless ? ['--headless'] : ['--ui-port', String(uiPort)]));
   for (const sa of SEARCH_ATTRIBUTE_FLAGS) args.push('--search-attribute', sa);
+  for (const [key, value] of Object.entries(opts.dynamicConfig ?? {})) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
   args.push('--log-level', 'warn');
   let stdio: 'inherit' | ['ignore', number, number] = 'inherit';
   if (opts.output && opts.output !== 'inherit') {

@@ -1,0 +1,137 @@
+// Reading Temporal histories for the benchmark: the chain of runs of a task (following continue-as-new), each
+// event's encoded size, and the activities of each step with their schedule/start/close times (server clock).
+import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+
+export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+export interface RunHistory {
+  runId: string;
+  events: HistoryEvent[];
+  /** Size of the run's whole history, protobuf-encoded (what the server stores and replays). */
+  bytes: number;
+  /** The next run's id when this run continued as new. */
+  continuedAs: string | null;
+}
+
+export interface ActivityRecord {
+  name: string;
+  summary: string;
+  /** The step from the activity summary ("step 7 · observe"), null for run-level activities. */
+  step: number | null;
+  scheduledAt: number;
+  startedAt: number | null;
+  closedAt: number | null;
+  outcome: 'completed' | 'failed' | 'timed_out' | 'canceled' | 'open';
+}
+
+type Long = { toString(): string } | number | null | undefined;
+const num = (v: Long): number => (typeof v === 'number' ? v : Number(String(v ?? 0)));
+
+/** An event's server time in epoch milliseconds. */
+export function eventMs(e: HistoryEvent): number {
+  return num(e.eventTime?.seconds as Long) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+}
+
+export function eventBytes(e: HistoryEvent): number {
+  return temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
+}
+
+function summaryOf(e: HistoryEvent): string {
+  const data = e.userMetadata?.summary?.data;
+  if (!data) return '';
+  try {
+    return String(JSON.parse(Buffer.from(data).toString('utf8')));
+  } catch {
+    return '';
+  }
+}
+
+/** All runs of a task, first to last. */
+export async function fetchChain(client: Client, workflowId: string, firstRunId: string): Promise<RunHistory[]> {
+  const runs: RunHistory[] = [];
+  let runId: string | null = firstRunId;
+  while (runId) {
+    const history: temporal.api.history.v1.IHistory = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const events: HistoryEvent[] = history.events ?? [];
+    const next: HistoryEvent | undefined = events.find((e) => e.workflowExecutionContinuedAsNewEventAttributes);
+    const continuedAs: string | null = next?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? null;
+    runs.push({ runId, events, bytes: temporal.api.history.v1.History.encode(history).finish().length, continuedAs });
+    runId = continuedAs;
+  }
+  return runs;
+}
+
+/** The activities of one run's history, in schedule order. */
+export function activityRecords(events: readonly HistoryEvent[]): ActivityRecord[] {
+  const byId = new Map<string, ActivityRecord>();
+  const records: ActivityRecord[] = [];
+  for (const e of events) {
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    if (scheduled) {
+      const summary = summaryOf(e);
+      const step = /^step (\d+) ·/.exec(summary);
+      const record: ActivityRecord = {
+        name: scheduled.activityType?.name ?? '',
+        summary,
+        step: step ? Number(step[1]) : null,
+        scheduledAt: eventMs(e),
+        startedAt: null,
+        closedAt: null,
+        outcome: 'open',
+      };
+      byId.set(String(num(e.eventId as Long)), record);
+      records.push(record);
+      continue;
+    }
+    const started = e.activityTaskStartedEventAttributes;
+    if (started) {
+      const r = byId.get(String(num(started.scheduledEventId as Long)));
+      if (r) r.startedAt = eventMs(e);
+      continue;
+    }
+    const closes: [{ scheduledEventId?: Long } | null | undefined, ActivityRecord['outcome']][] = [
+      [e.activityTaskCompletedEventAttributes, 'completed'],
+      [e.activityTaskFailedEventAttributes, 'failed'],
+      [e.activityTaskTimedOutEventAttributes, 'timed_out'],
+      [e.activityTaskCanceledEventAttributes, 'canceled'],
+    ];
+    for (const [attrs, outcome] of closes) {
+      const r = attrs ? byId.get(String(num(attrs.scheduledEventId))) : undefined;
+      if (!r) continue;
+      r.closedAt = eventMs(e);
+      r.outcome = outcome;
+    }
+  }
+  return records;
+}
+
+/** When each step began: the first `observe` scheduled for it, across all runs (server clock, ms). */
+export function stepStarts(runs: readonly RunHistory[]): Map<number, number> {
+  const starts = new Map<number, number>();
+  for (const run of runs) {
+    for (const r of activityRecords(run.events)) {
+      if (r.name === 'observe' && r.step !== null && !starts.has(r.step)) starts.set(r.step, r.scheduledAt);
+    }
+  }
+  return starts;
+}
+
+/** Events and encoded bytes of each step: from its first observe being scheduled to the next step's. */
+export function perStepHistory(run: RunHistory): { step: number; events: number; bytes: number }[] {
+  const out: { step: number; events: number; bytes: number }[] = [];
+  let current: { step: number; events: number; bytes: number } | undefined;
+  for (const e of run.events) {
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    const match = scheduled?.activityType?.name === 'observe' ? /^step (\d+) ·/.exec(summaryOf(e)) : null;
+    if (match && Number(match[1]) !== current?.step) {
+      current = { step: Number(match[1]), events: 0, bytes: 0 };
+      out.push(current);
+    }
+    if (current) {
+      current.events += 1;
+      current.bytes += eventBytes(e);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,77 @@
+// The agent loop without Temporal: the same activity functions (createActivities) called one after another in a
+// plain loop, as the workflow would call them, each inside MockActivityEnvironment so it runs with an activity
+// context (heartbeats, cancellation signal) — the same code, browser pool and run folder, minus the orchestration.
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createActivities } from '../activities/catalog';
+import type { BrowserPool } from '../src/browser/pool';
+import type { Config } from '../worker/config';
+import type { RunStatus, TaskInput } from '../workflows/contract';
+
+/** How long each activity call of a step took (ms). */
+export interface ActivityTimes {
+  observe: number;
+  decide: number;
+  act: number;
+}
+
+export interface InProcessRun {
+  /** performance.now() at the start of each step's observe, plus one entry when the last step ended. */
+  stepStarts: number[];
+  /** Per step (index step − 1); `act` is 0 for the last (terminate) step. */
+  activityMs: ActivityTimes[];
+  steps: number;
+  status: RunStatus;
+}
+
+export async function runInProcess(config: Config, pool: BrowserPool, input: TaskInput): Promise<InProcessRun> {
+  const acts = createActivities({ config, pool, sessionQueue: 'bench-in-process' });
+  // A fresh context per call, as each activity attempt gets one (a shared one collects abort listeners).
+  const env = {
+    run: <P extends unknown[], R>(fn: (...args: P) => Promise<R>, ...args: P): Promise<R> =>
+      new MockActivityEnvironment().run(fn, ...args) as Promise<R>,
+  };
+  const runId = input.runId;
+  await env.run(acts.startRun, input);
+  const { sessionId } = await env.run(acts.openSession, {
+    runId,
+    generation: 0,
+    restore: false,
+    reason: 'start',
+    step: 1,
+  });
+  const stepStarts: number[] = [];
+  const activityMs: ActivityTimes[] = [];
+  const timed = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
+    const t0 = performance.now();
+    const value = await work();
+    return [value, performance.now() - t0];
+  };
+  let step = 0;
+  let status: RunStatus = 'max_rounds';
+  let answer: string | null = null;
+  try {
+    while (step < input.maxSteps) {
+      step += 1;
+      stepStarts.push(performance.now());
+      const ref = { runId, step, generation: 0 };
+      const [, observe] = await timed(() =>
+        env.run(acts.observe, { ...ref, sessionId, captchaWaitMs: input.captcha.waitSeconds * 1000 }),
+      );
+      const [decision, decide] = await timed(() => env.run(acts.decide, ref));
+      const times = { observe, decide, act: 0 };
+      activityMs.push(times);
+      if (decision.kind !== 'act') {
+        // A question ends the plain loop (nobody answers here); the benchmark's long scripts never ask.
+        status = decision.kind === 'terminate' ? 'complete' : 'failed';
+        answer = decision.text;
+        break;
+      }
+      [, times.act] = await timed(() => env.run(acts.act, { ...ref, sessionId, action: decision.action }));
+    }
+    stepStarts.push(performance.now());
+  } finally {
+    await env.run(acts.releaseSession, { runId, sessionId, save: false });
+  }
+  await env.run(acts.finalize, { runId, status, answer, reason: null, steps: step });
+  return { stepStarts, activityMs, steps: step, status };
+}

@@ -1,0 +1,71 @@
+// Result shapes shared by the sections, the final measured-vs-target table, and the JSON files written to
+// bench/results/ (latest.json plus a timestamped copy).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { table } from './stats';
+
+export const SECTIONS = ['settle', 'persistence', 'step', 'history', 'concurrency', 'resume'] as const;
+export type SectionName = (typeof SECTIONS)[number];
+
+export type Verdict = 'PASS' | 'MISS' | 'info';
+
+export interface Row {
+  section: SectionName;
+  metric: string;
+  measured: string;
+  target: string;
+  verdict: Verdict;
+}
+
+export interface SectionResult {
+  name: SectionName;
+  rows: Row[];
+  /** Raw figures for the JSON file. */
+  data: Record<string, unknown>;
+  seconds: number;
+}
+
+/** A table row; with `pass` it is judged against its target, without it it is information. */
+export function row(section: SectionName, metric: string, measured: string, target = '—', pass?: boolean): Row {
+  return { section, metric, measured, target, verdict: pass === undefined ? 'info' : pass ? 'PASS' : 'MISS' };
+}
+
+export function finalTable(rows: readonly Row[]): string {
+  return table([
+    ['section', 'metric', 'measured', 'target', 'verdict'],
+    ...rows.map((r) => [r.section, r.metric, r.measured, r.target, r.verdict]),
+  ]);
+}
+
+export interface ResultsFile {
+  startedAt: string;
+  totalSeconds: number;
+  machine: { cpus: number; node: string; platform: string; loadavg: number[] };
+  sections: SectionResult[];
+  failures: { section: SectionName; error: string }[];
+}
+
+/** Writes bench/results/latest.json and bench/results/<timestamp>.json; returns their paths. */
+export function writeResults(results: ResultsFile): string[] {
+  const dir = path.resolve(__dirname, 'results');
+  fs.mkdirSync(dir, { recursive: true });
+  const text = `${JSON.stringify(results, null, 2)}\n`;
+  const stamp = results.startedAt.replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
+  const files = [path.join(dir, `${stamp}.json`), path.join(dir, 'latest.json')];
+  for (const file of files) {
+    const tmp = `${file}.tmp`;
+    fs.writeFileSync(tmp, text);
+    fs.renameSync(tmp, file);
+  }
+  return files;
+}
+
+export function machineInfo(): ResultsFile['machine'] {
+  return {
+    cpus: os.cpus().length,
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    loadavg: os.loadavg(),
+  };
+}

@@ -1,0 +1,89 @@
+// `npm run bench`: measures step time, settling, persistence, history growth, concurrency and resume on local
+// fixtures with the scripted model, prints a measured-vs-target table and writes bench/results/*.json.
+// Run a subset with `npm run bench -- --only step,settle`. See bench/README.md.
+import { cleanupAll, installExitHandlers } from './cleanup';
+import { Bench } from './context';
+import { BenchUsageError, parseOptions, USAGE } from './options';
+import { finalTable, machineInfo, writeResults } from './report';
+import type { ResultsFile, SectionName, SectionResult } from './report';
+import { benchConcurrency } from './sections/concurrency';
+import { benchHistory } from './sections/history';
+import { benchPersistence } from './sections/persistence';
+import { benchResume } from './sections/resume';
+import { benchSettle } from './sections/settle';
+import { benchStep } from './sections/step';
+
+type Runner = (b: Bench) => Promise<Omit<SectionResult, 'seconds'>>;
+
+const RUNNERS: Partial<Record<SectionName, Runner>> = {
+  settle: benchSettle,
+  persistence: benchPersistence,
+  step: benchStep,
+  history: benchHistory,
+  concurrency: benchConcurrency,
+  resume: benchResume,
+};
+
+const log = (line: string) => console.log(line);
+
+async function main(): Promise<number> {
+  let options;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof BenchUsageError)) throw err;
+    console.error(`${err.message}\n${USAGE}`);
+    return 2;
+  }
+  if (options.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  installExitHandlers(log);
+  const started = Date.now();
+  const results: ResultsFile = {
+    startedAt: new Date(started).toISOString(),
+    totalSeconds: 0,
+    machine: machineInfo(),
+    sections: [],
+    failures: [],
+  };
+  const bench = new Bench(log, options.keep);
+  log(`[bench] sections: ${options.only.join(', ')} (temp dir ${bench.dir})`);
+  try {
+    for (const name of options.only) {
+      const runner = RUNNERS[name];
+      if (!runner) continue;
+      const t0 = Date.now();
+      log(`\n[bench] == ${name} ==`);
+      try {
+        const result = await runner(bench);
+        results.sections.push({ ...result, seconds: Math.round((Date.now() - t0) / 100) / 10 });
+        log(`[bench] ${name} done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      } catch (err) {
+        const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
+        results.failures.push({ section: name, error });
+        log(`[bench] ${name} FAILED: ${error}`);
+      }
+    }
+  } finally {
+    log('\n[bench] stopping worker, dev server, browsers');
+    await cleanupAll(log);
+  }
+  results.totalSeconds = Math.round((Date.now() - started) / 100) / 10;
+  const rows = results.sections.flatMap((s) => s.rows);
+  log(`\n${finalTable(rows)}`);
+  for (const f of results.failures) log(`FAILED section ${f.section}: ${f.error.split('\n')[0]}`);
+  log(`\n[bench] total ${results.totalSeconds.toFixed(1)} s`);
+  if (options.write) for (const file of writeResults(results)) log(`[bench] wrote ${file}`);
+  return results.failures.length > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  async (err: unknown) => {
+    console.error(err);
+    await cleanupAll(log);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,42 @@
+// Scripts for the scripted model (a test double answering from JSON files), generated into the benchmark's temp
+// dir: long runs of clicks and scrolls on the static hotel home page, and a task that asks the user a question.
+import fs from 'node:fs';
+import path from 'node:path';
+
+type Entry = { thoughts: string; action: Record<string, unknown> };
+
+/** Clicks and scrolls that never leave the hotel home page (1440×900; model points in 1000×1000 space). */
+const CYCLE: Entry[] = [
+  { thoughts: 'Click the search box.', action: { action: 'left_click', coordinate: [500, 200] } },
+  { thoughts: 'Scroll down.', action: { action: 'scroll', pixels: -300 } },
+  { thoughts: 'Scroll back up.', action: { action: 'scroll', pixels: 300 } },
+  { thoughts: 'Click an empty part of the page.', action: { action: 'left_click', coordinate: [150, 700] } },
+];
+
+const TERMINATE: Entry = {
+  thoughts: 'Done.',
+  action: { action: 'terminate', answer: 'Benchmark run finished.' },
+};
+
+/** `steps` steps: steps − 1 actions from the cycle, then terminate. */
+export function staticEntries(steps: number): Entry[] {
+  const entries = Array.from({ length: steps - 1 }, (_, i) => CYCLE[i % CYCLE.length] as Entry);
+  return [...entries, TERMINATE];
+}
+
+/** Step 1 asks which city; after the reply: click, scroll, terminate. */
+export function askEntries(): Entry[] {
+  return [
+    {
+      thoughts: 'The task does not say which city.',
+      action: { action: 'ask_user_question', question: 'Which city should I search in?' },
+    },
+    ...staticEntries(3),
+  ];
+}
+
+export function writeScript(dir: string, name: string, entries: Entry[]): string {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify({ description: `bench: ${name}`, entries }));
+  return name;
+}

@@ -1,0 +1,46 @@
+// The long task both the step and the history sections read: one workflow run of many clicks and scrolls on the
+// static hotel home page, through the real workflow on the dev server (which suggests continue-as-new early, see
+// SUGGEST_CAN_EVENTS), with its history chain fetched once it has completed.
+import type { TaskResult } from '../../workflows/contract';
+import type { Bench } from '../context';
+import { fetchChain, activityRecords } from '../history';
+import type { RunHistory } from '../history';
+import { staticEntries, writeScript } from '../scripts';
+
+export const LONG_STEPS = 24;
+
+export interface LongRun {
+  runId: string;
+  result: TaskResult;
+  runs: RunHistory[];
+  /** For each run that continued as new: the last step it ran. */
+  continuedAfterSteps: number[];
+  wallMs: number;
+}
+
+const cache = new WeakMap<Bench, Promise<LongRun>>();
+
+export function longWorkflowRun(b: Bench): Promise<LongRun> {
+  let run = cache.get(b);
+  if (!run) {
+    run = start(b);
+    cache.set(b, run);
+  }
+  return run;
+}
+
+async function start(b: Bench): Promise<LongRun> {
+  const script = writeScript(b.scriptsDir, `static-${LONG_STEPS}`, staticEntries(LONG_STEPS));
+  const { client } = await b.temporal();
+  const runId = `long-${Date.now().toString(36)}`;
+  b.log(`[bench] workflow: ${LONG_STEPS}-step task on the dev server (${runId})`);
+  const began = Date.now();
+  const handle = await b.startTask({ runId, script });
+  const result = (await handle.result()) as TaskResult;
+  const wallMs = Date.now() - began;
+  const runs = await fetchChain(client, runId, handle.firstExecutionRunId);
+  const continuedAfterSteps = runs
+    .filter((r) => r.continuedAs)
+    .map((r) => Math.max(...activityRecords(r.events).map((a) => a.step ?? 0)));
+  return { runId, result, runs, continuedAfterSteps, wallMs };
+}
