@@ -21,6 +21,29 @@ import { callModel, endpointFor, nonRetryable, screenOf, withHeartbeat } from '.
 import type { ActivityDeps, RunFiles } from './support';
 import type { DecideResult, StepRef } from './types';
 
+/**
+ * The last screenshots decide resized, as data URLs. A screenshot is written once and never changes (its name
+ * carries run, step, phase and generation), and each one is sent with up to `imagesKept` steps in a row, so
+ * caching saves resizing and encoding it again at every step.
+ */
+const RESIZED_CACHE_SIZE = 64;
+const resizedCache = new Map<string, string>();
+
+async function resizedDataUrl(file: string, factor: number): Promise<string> {
+  const key = `${file}#${factor}`;
+  const hit = resizedCache.get(key);
+  if (hit !== undefined) {
+    resizedCache.delete(key); // most recently used goes last
+    resizedCache.set(key, hit);
+    return hit;
+  }
+  const shot = await resizeScreenshot(await fs.readFile(file), factor);
+  const url = toDataUrl(shot.data, shot.mime);
+  resizedCache.set(key, url);
+  if (resizedCache.size > RESIZED_CACHE_SIZE) resizedCache.delete(resizedCache.keys().next().value as string);
+  return url;
+}
+
 export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
   return {
     /** The model call: rebuild the chat from the run folder, ask the model, parse, record the action. */
@@ -46,11 +69,7 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
           systemPrompt: buildSystemPrompt({ profile, screen: resized, ...(override ? { override } : {}) }),
           maxImages: input.imagesKept,
           tokenBudget: input.tokenBudget,
-          loadImage: async (ref) => {
-            const png = await fs.readFile(path.join(files.dir(req.runId), ref));
-            const shot = await resizeScreenshot(png, profile.resizeFactor);
-            return toDataUrl(shot.data, shot.mime);
-          },
+          loadImage: (ref) => resizedDataUrl(path.join(files.dir(req.runId), ref), profile.resizeFactor),
         });
         await withHeartbeat(async () => deps.checkpoint?.('decide', req));
         const completion = await callModel(endpointFor(deps.config, input), messages as ChatMessage[]);

@@ -6,7 +6,7 @@ import type { SavedDownload } from './downloads';
 import { BrowserClosedError } from './errors';
 import { keepNavigationInTab, takeWindowOpenCount } from './pageScripts';
 import { isRecoverable, recoverPage } from './recovery';
-import { DEFAULT_SETTLE, NetworkTracker, settlePage } from './settle';
+import { DEFAULT_SETTLE, NetworkTracker, settlePage, trackMutationsInPage } from './settle';
 import type { SettleOptions, SettleReport } from './settle';
 
 export type Viewport = { width: number; height: number };
@@ -55,6 +55,7 @@ export class BrowserController {
     // without this shim every such in-page script throws (and settling, for one, waits out its caps).
     await context.addInitScript({ content: NAME_HELPER_SHIM });
     await context.addInitScript(keepNavigationInTab);
+    await context.addInitScript(trackMutationsInPage);
     const page = context.pages()[0] ?? (await context.newPage());
     const controller = new BrowserController(context, page, options);
     await controller.ensureReady(page);

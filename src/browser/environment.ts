@@ -8,6 +8,7 @@ import { downloadNoticeUrl } from './downloads';
 import type { SavedDownload } from './downloads';
 import { NavigationError, UnknownKeyError } from './errors';
 import { FIND_HOST_ID, installFindOverlay } from './findOverlay';
+import { capturePng } from './capture';
 import { pressChord } from './keyboard';
 import { normalizeChord, routeChord } from './keys';
 import { pageMarkdown } from './markdown';
@@ -15,8 +16,8 @@ import { readViewport, stripNewWindowTargets, waitScrollIdle } from './pageScrip
 import { bingSearchUrl, firstLine, isDownloadStart, isInterrupted, normalizeUrl } from './navigation';
 import { describeViewport } from './pageContext';
 import { isRecoverable } from './recovery';
-import { delay } from './settle';
-import type { SettleReport } from './settle';
+import { delay, POINTER_SETTLE, SCROLL_SETTLE } from './settle';
+import type { SettleOptions, SettleReport } from './settle';
 
 /** How long to wait for the browser to report a popup the page is known to have opened. */
 const POPUP_REPORT_CAP_MS = 5_000;
@@ -93,14 +94,17 @@ export class BrowserEnvironment {
   }
 
   /** Runs one action: the operation (with recovery), settling, popup take-over, download notice. */
-  private act(operation: (page: Page) => Promise<void>): Promise<ActionOutcome> {
+  private act(
+    operation: (page: Page) => Promise<void>,
+    settleOptions: Partial<SettleOptions> = {},
+  ): Promise<ActionOutcome> {
     return this.track(async () => {
       const capture = this.controller.capturePopups();
       let settle: SettleReport;
       let popup: Page | undefined;
       try {
         await this.controller.run(operation);
-        settle = await this.controller.settle();
+        settle = await this.controller.settle(settleOptions);
         const requested = capture.take() === undefined && (await this.controller.popupRequested());
         popup = requested ? await capture.next(POPUP_REPORT_CAP_MS) : capture.take();
       } finally {
@@ -122,7 +126,7 @@ export class BrowserEnvironment {
     return this.act(async (page) => {
       await page.evaluate(stripNewWindowTargets);
       await page.mouse.click(x, y, { button, clickCount });
-    });
+    }, POINTER_SETTLE);
   }
 
   leftClick(x: number, y: number): Promise<ActionOutcome> {
@@ -133,7 +137,7 @@ export class BrowserEnvironment {
     return this.act(async (page) => {
       await page.evaluate(stripNewWindowTargets);
       await page.mouse.dblclick(x, y);
-    });
+    }, POINTER_SETTLE);
   }
 
   tripleClick(x: number, y: number): Promise<ActionOutcome> {
@@ -149,7 +153,7 @@ export class BrowserEnvironment {
   }
 
   mouseMove(x: number, y: number): Promise<ActionOutcome> {
-    return this.act((page) => page.mouse.move(x, y, { steps: 5 }));
+    return this.act((page) => page.mouse.move(x, y, { steps: 5 }), POINTER_SETTLE);
   }
 
   /** Drags from wherever the pointer is now to (x, y): move to the start first with `mouseMove`. */
@@ -161,7 +165,7 @@ export class BrowserEnvironment {
       } finally {
         await page.mouse.up();
       }
-    });
+    }, POINTER_SETTLE);
   }
 
   /** Types into the focused element (or first clicks `at`), optionally clearing it first and pressing Enter after. */
@@ -205,10 +209,12 @@ export class BrowserEnvironment {
   scroll(dx: number, dy: number, at?: Point): Promise<ActionOutcome> {
     return this.act(async (page) => {
       if (at) await page.mouse.move(at.x, at.y);
-      const idle = page.evaluate(waitScrollIdle, [150, 2_000] as [number, number]);
+      const idle = page.evaluate(waitScrollIdle, [100, 2_000] as [number, number]);
       await page.mouse.wheel(dx, dy);
       await idle;
-    });
+      // The scroll has been idle for 100 ms already: count quiet from the last request and DOM change seen (a
+      // lazy loader's fetch or inserted rows are still waited for) instead of starting a fresh window.
+    }, SCROLL_SETTLE);
   }
 
   hscroll(dx: number, at?: Point): Promise<ActionOutcome> {
@@ -276,8 +282,8 @@ export class BrowserEnvironment {
     return this.track(() =>
       this.controller.run(async (page) => {
         if (options.settle ?? true)
-          await this.controller.settle({ networkQuietMs: 100, domQuietMs: 100, maxMs: 3_000 });
-        return page.screenshot({ type: 'png' });
+          await this.controller.settle({ networkQuietMs: 100, domQuietMs: 100, maxMs: 3_000, fromStart: false });
+        return capturePng(page);
       }),
     );
   }

@@ -14,6 +14,12 @@ export type SettleOptions = {
   domCapMs: number;
   /** Upper bound on the whole settle, whatever the signals say. */
   maxMs: number;
+  /**
+   * Quiet time counts from the start of the settle (after an action: its effects may start late, like a
+   * debounced fetch) rather than from the last activity seen (before a screenshot of a page left alone, which
+   * counts as settled at once when it has been quiet long enough already).
+   */
+  fromStart?: boolean;
 };
 
 export const DEFAULT_SETTLE: SettleOptions = {
@@ -24,6 +30,16 @@ export const DEFAULT_SETTLE: SettleOptions = {
   domCapMs: 2_000,
   maxMs: 8_000,
 };
+
+/**
+ * After a pointer action (click, move, drag, scroll) shorter quiet windows do: what a click starts (a
+ * navigation, a fetch, a redraw) shows within a few milliseconds. Keyboard input keeps the longer defaults,
+ * because search boxes fetch suggestions after a debounce of a few hundred milliseconds.
+ */
+export const POINTER_SETTLE: Partial<SettleOptions> = { networkQuietMs: 150, domQuietMs: 150 };
+
+/** After a scroll that has already gone idle, quiet counts from the last activity seen, not from now. */
+export const SCROLL_SETTLE: Partial<SettleOptions> = { ...POINTER_SETTLE, fromStart: false };
 
 /** How settling went: how long it took and which signals were reached before their caps. */
 export type SettleReport = { ms: number; load: boolean; network: boolean; dom: boolean };
@@ -97,12 +113,33 @@ async function waitLoad(page: Page, capMs: number): Promise<boolean> {
   }
 }
 
-/** In-page: resolve once no DOM mutation happened for `quietMs`, or false after `capMs`. */
-function domQuietInPage([quietMs, capMs]: [number, number]): Promise<boolean> {
+/**
+ * Init script: every document keeps the time of its last DOM mutation (epoch ms, the same clock as Node's), so
+ * a settle can tell at once that a page has been quiet for a while instead of watching it for `domQuietMs`.
+ */
+export function trackMutationsInPage(): void {
+  const w = window as unknown as { __cuaLastMutation?: number };
+  if (w.__cuaLastMutation !== undefined) return;
+  w.__cuaLastMutation = Date.now();
+  const observer = new MutationObserver(() => {
+    w.__cuaLastMutation = Date.now();
+  });
+  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+}
+
+/**
+ * In-page: resolve once no DOM mutation happened for `quietMs` (counted from the last mutation the init script
+ * saw, but not before `notBefore`), or false after `capMs`.
+ */
+function domQuietInPage([quietMs, capMs, notBefore]: [number, number, number]): Promise<boolean> {
   return new Promise((resolve) => {
     const root = document.documentElement;
     if (!root) return resolve(true);
-    let timer = setTimeout(() => finish(true), quietMs);
+    const now = Date.now();
+    const last = (window as unknown as { __cuaLastMutation?: number }).__cuaLastMutation ?? now;
+    const quietSoFar = now - Math.max(last, notBefore);
+    if (quietSoFar >= quietMs) return resolve(true);
+    let timer = setTimeout(() => finish(true), quietMs - Math.max(0, quietSoFar));
     const cap = setTimeout(() => finish(false), capMs);
     const observer = new MutationObserver(() => {
       clearTimeout(timer);
@@ -119,12 +156,12 @@ function domQuietInPage([quietMs, capMs]: [number, number]): Promise<boolean> {
 }
 
 /** Waits for DOM quiet; a navigation destroying the context just means "measure again on the new page". */
-async function waitDomQuiet(page: Page, quietMs: number, deadline: number): Promise<boolean> {
+async function waitDomQuiet(page: Page, quietMs: number, deadline: number, notBefore: number): Promise<boolean> {
   for (;;) {
     const left = deadline - Date.now();
     if (left <= quietMs) return false;
     try {
-      return await page.evaluate(domQuietInPage, [quietMs, left] as [number, number]);
+      return await page.evaluate(domQuietInPage, [quietMs, left, notBefore] as [number, number, number]);
     } catch {
       if (page.isClosed()) return false;
       await waitLoad(page, Math.min(1_000, deadline - Date.now()));
@@ -151,16 +188,17 @@ export async function settlePage(
   for (let round = 0; round < 4 && left() > 0; round += 1) {
     const navigations = network.navigations;
     const roundStart = Date.now();
+    const since = round === 0 && (options.fromStart ?? true) ? start : 0;
     const networkCap = (): number => Math.min(options.networkCapMs, left());
     const loadAndNetwork = async (): Promise<[boolean, boolean]> => {
-      const quiet = await network.waitQuiet(options.networkQuietMs, networkCap(), round === 0 ? start : 0);
+      const quiet = await network.waitQuiet(options.networkQuietMs, networkCap(), since);
       const loaded = await waitLoad(page, Math.min(options.loadCapMs, left()));
       return [loaded, quiet && (await network.waitQuiet(options.networkQuietMs, networkCap()))];
     };
     const domDeadline = Math.min(deadline, Date.now() + options.domCapMs);
     [[load, networkOk], dom] = await Promise.all([
       loadAndNetwork(),
-      page.isClosed() ? Promise.resolve(false) : waitDomQuiet(page, options.domQuietMs, domDeadline),
+      page.isClosed() ? Promise.resolve(false) : waitDomQuiet(page, options.domQuietMs, domDeadline, since),
     ]);
     // A page that never went quiet is not measured again: the caps have spoken.
     const navigated = network.navigations !== navigations;

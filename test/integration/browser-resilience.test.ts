@@ -16,6 +16,7 @@ import {
 import type { BrowserEnvironment } from '../../src/browser';
 import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';
+import { capturePng } from '../../src/browser/capture';
 
 const VIEWPORT = { width: 800, height: 600 };
 let server: FixtureServer;
@@ -43,7 +44,44 @@ const clicksOnPage = (): Promise<Array<{ type: string; x: number; y: number }>> 
     ),
   );
 
+describe('screenshots', () => {
+  it("are PNGs of the viewport's size, and a closed page still fails with Playwright's error", async () => {
+    const { sessionId, env: other } = await pool.openSession({ viewport: { width: 640, height: 480 }, downloadsDir });
+    await other.visitUrl(server.url('/pages/article.html'));
+    const png = await capturePng(other.page);
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(await sharp(png).metadata()).toMatchObject({ width: 640, height: 480 });
+    const page = other.page;
+    await page.close();
+    await expect(capturePng(page)).rejects.toThrow(/closed/i);
+    await pool.close(sessionId);
+  });
+});
+
 describe('settling', () => {
+  it('every document records its last DOM mutation, and a screenshot waits for a page that is still changing', async () => {
+    await env.visitUrl(server.url('/pages/article.html'));
+    const lastMutation = () =>
+      env.page.evaluate(() => (window as unknown as { __cuaLastMutation?: number }).__cuaLastMutation);
+    const before = await lastMutation();
+    expect(before).toBeTypeOf('number');
+    // A page changing now and for 400 ms more: a settle that counts from the last mutation waits it out.
+    const started = Date.now();
+    await env.page.evaluate(() => {
+      let n = 0;
+      document.body.setAttribute('data-tick', String(n));
+      const timer = setInterval(() => {
+        document.body.setAttribute('data-tick', String(++n));
+        if (n === 8) clearInterval(timer);
+      }, 50);
+    });
+    const report = await env.controller.settle({ domQuietMs: 100, networkQuietMs: 100, fromStart: false });
+    expect(report.dom).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+    expect(await env.page.evaluate(() => document.body.getAttribute('data-tick'))).toBe('8');
+    expect(await lastMutation()).toBeGreaterThan(before ?? 0);
+  });
+
   it('a slow-loading page is screenshotted only after it settled', async () => {
     const outcome = await env.visitUrl(server.url('/pages/slow.html'));
     expect(outcome.settle.ms).toBeGreaterThanOrEqual(1_000);
