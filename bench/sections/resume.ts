@@ -59,12 +59,19 @@ async function replyOnce(b: Bench, script: string, rep: number): Promise<ReplySa
   const { client, runtime } = await b.temporal();
   const runId = `ask-${Date.now().toString(36)}-${rep}`;
   const handle = await b.startTask({ runId, script, instruction: 'Search hotels in the city I want.' });
+  let seen = '';
   await eventually(
-    async () => (await handle.query(statusQuery)).status === 'waiting_for_user' && runtime.pool.size === 0,
+    async () => {
+      const status = (await handle.query(statusQuery)).status;
+      seen = `status ${status}, ${runtime.pool.size} browser session(s) open`;
+      return status === 'waiting_for_user' && runtime.pool.size === 0;
+    },
     60_000,
     'the task to ask and release its browser',
     100,
-  );
+  ).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message} (last seen: ${seen})`);
+  });
   const t0 = Date.now();
   await replyToTask(client, runId, 'Lisbon, please');
   const updateMs = Date.now() - t0;
