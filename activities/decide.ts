@@ -2,9 +2,9 @@
 // action. A retry answers from the record and never calls the model twice for one step.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { describeAction } from '../src/actions/describe';
 import type { AgentAction } from '../src/actions/schemas';
 import { historyForStep, memorizedFacts } from '../src/agent/history';
+import { decisionFields } from '../src/agent/decision';
 import { summarizeAction } from '../src/agent/summary';
 import { resizeScreenshot, toDataUrl } from '../src/image/screenshot';
 import type { ChatMessage } from '../src/model/client';
@@ -80,40 +80,20 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
           if (err instanceof ModelOutputError) nonRetryable(err, 'ModelOutputError');
           throw err;
         }
-        const { thoughts: _t, ...args } = parsed.action as AgentAction & { thoughts?: string };
-        const argumentsWithThoughts = { ...args, thoughts: parsed.thoughts };
+        const fields = decisionFields({
+          action: parsed.action,
+          thoughts: parsed.thoughts,
+          profile,
+          facts: memorizedFacts(events),
+          completion,
+        });
         await w.appendEvent(
-          actionEvent(
-            req.step,
-            {
-              action_name: parsed.action.action,
-              content: { action: parsed.action.action, arguments: argumentsWithThoughts },
-              action_nl_description: `${parsed.thoughts}\n${describeAction(parsed.action)}`.trim(),
-              agent_state: {
-                agent: `durable-cua/${profile.name}`,
-                tools_available: [...profile.allowedActions],
-                plan: [],
-                facts: memorizedFacts(events),
-              },
-              llm_conversation: {
-                messages: [
-                  {
-                    raw_response: completion.text,
-                    reasoning: completion.reasoning ?? '',
-                    finish_reason: completion.finishReason ?? '',
-                    usage: completion.usage,
-                  },
-                ],
-              },
-              grounding: null,
-            },
-            {
-              generation: req.generation,
-              metadata: parsed.recoveredBy ? { recovered_by: parsed.recoveredBy, parse_error: parsed.parseError } : {},
-            },
-          ),
+          actionEvent(req.step, fields, {
+            generation: req.generation,
+            metadata: parsed.recoveredBy ? { recovered_by: parsed.recoveredBy, parse_error: parsed.parseError } : {},
+          }),
         );
-        decision = decisionOf(parsed.action, argumentsWithThoughts);
+        decision = decisionOf(parsed.action, fields.content.arguments ?? {});
       }
       if (decision.kind !== 'act') await recordStopStep(w, req, decision, events);
       return decision;

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { screenOf } from '../../activities/support';
 import { describeAction } from '../../src/actions/describe';
 import type { AgentAction } from '../../src/actions/schemas';
+import { decisionFields } from '../../src/agent/decision';
 import { historyForStep, memorizedFacts } from '../../src/agent/history';
 import { BrowserPool } from '../../src/browser/pool';
 import { resizeScreenshot, toDataUrl } from '../../src/image/screenshot';
@@ -155,28 +156,21 @@ export async function benchPersistence(b: Bench): Promise<Omit<SectionResult, 's
     const thoughts = 'Click the search box to start a search for hotels in the city.';
     await timed(() =>
       w.appendEvent(
-        actionEvent(step, {
-          action_name: action.action,
-          content: { action: action.action, arguments: { ...action, thoughts } },
-          action_nl_description: `${thoughts}\n${describeAction(action)}`,
-          agent_state: {
-            agent: `durable-cua/${profile.name}`,
-            tools_available: [...profile.allowedActions],
-            plan: [],
+        actionEvent(
+          step,
+          decisionFields({
+            action,
+            thoughts,
+            profile,
             facts: memorizedFacts(events),
-          },
-          llm_conversation: {
-            messages: [
-              {
-                raw_response: renderToolCall(thoughts, action),
-                reasoning: '',
-                finish_reason: 'stop',
-                usage: { prompt_tokens: 0, completion_tokens: 40, reasoning_tokens: 0 },
-              },
-            ],
-          },
-          grounding: null,
-        }),
+            completion: {
+              text: renderToolCall(thoughts, action),
+              reasoning: null,
+              finishReason: 'stop',
+              usage: { prompt_tokens: 0, completion_tokens: 40, reasoning_tokens: 0 },
+            },
+          }),
+        ),
       ),
     );
     // act

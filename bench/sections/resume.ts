@@ -20,13 +20,13 @@ import { row } from '../report';
 import type { Row, SectionResult } from '../report';
 import { askEntries, staticEntries, writeScript } from '../scripts';
 import { fmtMs, round, summarize, table } from '../stats';
-import { READY_LINE } from '../worker-child';
+import { READY_LINE } from '../../test/integration/worker-process';
 
 const REPLY_REPS = 3;
 const REPLY_TARGET_MS = 2_000;
 const CRASH_STEPS = 6;
 const CRASH_HOLD_STEP = 3;
-const WORKER_SCRIPT = path.resolve(__dirname, '..', 'worker-child.ts');
+const WORKER_SCRIPT = path.resolve(__dirname, '..', '..', 'test', 'integration', 'worker-process.ts');
 
 /** The timestamp (epoch ms) of the first event whose id matches, once it is in events.jsonl. */
 async function eventTime(runDir: string, id: RegExp, timeoutMs: number): Promise<number> {
@@ -140,10 +140,14 @@ async function crashOnce(b: Bench): Promise<CrashSample> {
   const bundlePath = path.join(b.dir, 'workflow-bundle.js');
   fs.writeFileSync(bundlePath, bundle.code);
   const queue = `bench-crash-${Date.now().toString(36)}`;
-  const env = { ...b.workerEnv(server.address, queue), BENCH_BUNDLE: bundlePath };
+  const env = { ...b.workerEnv(server.address, queue), CUA_TEST_BUNDLE: bundlePath };
   const marker = path.join(b.dir, 'crash-marker');
   const script = writeScript(b.scriptsDir, `static-${CRASH_STEPS}`, staticEntries(CRASH_STEPS));
-  const first = spawnWorker(b, { ...env, BENCH_HOLD: `observe:${CRASH_HOLD_STEP}`, BENCH_MARKER: marker }, 'first');
+  const first = spawnWorker(
+    b,
+    { ...env, CUA_TEST_HOLD: `observe:${CRASH_HOLD_STEP}`, CUA_TEST_MARKER: marker },
+    'first',
+  );
   await first.ready;
   const runId = `crash-${Date.now().toString(36)}`;
   const handle = await b.startTask({ runId, script }, queue);

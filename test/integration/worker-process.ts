@@ -1,12 +1,17 @@
-// A worker in its own process, for crash tests: started by the test, killed with SIGKILL, replaced by another.
+// A worker in its own process, for crash tests and the resume benchmark: started by the test, killed with SIGKILL,
+// replaced by another. Prints READY_LINE once it polls.
 // Env: TEMPORAL_ADDRESS, CUA_RUNS_DIR, CUA_TASK_QUEUE (as any worker), CUA_TEST_BUNDLE (prebuilt workflow code),
 // and optionally CUA_TEST_HOLD="<point>:<step>" + CUA_TEST_MARKER=<file>: at that checkpoint the activity writes
 // the marker file and then holds (the test kills the process while it holds).
 import fs from 'node:fs';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../../worker/config';
 import { createWorkerRuntime } from '../../worker/main';
 
+export const READY_LINE = 'worker-process ready';
+
 async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('WARN') }); // state changes are noise in a test's output
   const config = loadConfig();
   const hold = process.env.CUA_TEST_HOLD;
   const marker = process.env.CUA_TEST_MARKER;
@@ -20,11 +25,14 @@ async function main(): Promise<void> {
     },
   });
   process.once('SIGTERM', () => void runtime.shutdown());
-  console.log(`worker-process ready ${runtime.sessionQueue}`);
-  await runtime.run();
+  const running = runtime.run();
+  console.log(`${READY_LINE} ${runtime.sessionQueue}`);
+  await running;
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
