@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import { NativeConnection, bundleWorkflowCode } from '@temporalio/worker';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { startTask, validateTaskInput } from '../client/tasks';
 import { freePort, startDevServer, waitForNamespace } from '../src/infra/devserver';
@@ -20,7 +20,7 @@ import { startFixtureSite } from '../test/fixtures/site/server';
 import type { FixtureSite } from '../test/fixtures/site/server';
 import { loadConfig } from '../worker/config';
 import type { Config } from '../worker/config';
-import { createWorkerRuntime, quietBundler, WORKFLOWS_PATH } from '../worker/main';
+import { createWorkerRuntime, installWorkerLogging, quietBundler, WORKFLOWS_PATH } from '../worker/main';
 import type { WorkerRuntime } from '../worker/main';
 import type { TaskInput, TaskInputArgs } from '../workflows/contract';
 import { onCleanup, onExitSync, trackChild } from './cleanup';
@@ -100,7 +100,7 @@ export class Bench {
   }
 
   readonly temporal = memo(async (): Promise<TemporalServices> => {
-    installQuietRuntime();
+    installWorkerLogging();
     this.log('[bench] starting Temporal dev server, bundling workflows, starting an in-process worker');
     const server = await startDevServer({
       dbFile: path.join(this.dir, 'temporal.sqlite'),
@@ -148,19 +148,6 @@ export class Bench {
 
   runDir(runId: string): string {
     return path.join(this.runsDir, runId);
-  }
-}
-
-/** Temporal's runtime logs warnings and errors, minus the session worker's expected "no workflows" notice. */
-export function installQuietRuntime(): void {
-  const logger = new DefaultLogger('WARN', (entry) => {
-    if (entry.message.includes('No workflows registered')) return;
-    console.error(`[temporal] ${entry.level} ${entry.message}`);
-  });
-  try {
-    Runtime.install({ logger });
-  } catch {
-    // already installed
   }
 }
 

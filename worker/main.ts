@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import type { LogLevel } from '@temporalio/worker';
 import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities/catalog';
 import type { ActivityDeps } from '../activities/catalog';
@@ -99,8 +100,29 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
   };
 }
 
+/**
+ * The SDK logs every worker state change at INFO; a person running a worker wants warnings and errors.
+ * `CUA_LOG_LEVEL` (TRACE, DEBUG, INFO, WARN, ERROR) overrides. Once per process: later calls change nothing.
+ */
+export function installWorkerLogging(level: LogLevel = 'WARN'): void {
+  const wanted = (process.env.CUA_LOG_LEVEL?.toUpperCase() as LogLevel | undefined) ?? level;
+  const logger = new DefaultLogger(wanted, (entry) => {
+    // The session worker has activities only, by design: its "no workflows registered" notice is expected.
+    if (entry.message.includes('No workflows registered')) return;
+    const error = entry.meta?.error;
+    const detail = error instanceof Error ? `: ${error.name}: ${error.message}` : '';
+    console.error(`[temporal] ${entry.level} ${entry.message}${detail}`);
+  });
+  try {
+    Runtime.install({ logger });
+  } catch {
+    // a runtime is already installed in this process
+  }
+}
+
 /** `cua worker`: run until SIGINT/SIGTERM, then drain and close every browser. */
 export async function runWorkerUntilSignal(config: Config, log: (line: string) => void): Promise<void> {
+  installWorkerLogging();
   const runtime = await createWorkerRuntime(config, { log });
   const onSignal = (signal: NodeJS.Signals) => {
     log(`${signal}: shutting down (finishing running activities, closing browsers)`);

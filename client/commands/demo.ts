@@ -22,8 +22,7 @@ import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import { loadConfig } from '../../worker/config';
 import type { Config } from '../../worker/config';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { createWorkerRuntime } from '../../worker/main';
+import { createWorkerRuntime, installWorkerLogging } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';
 import { intFlag, parse, UsageError } from '../args';
 import { newRunId, startTask, validateTaskInput } from '../tasks';
@@ -282,11 +281,7 @@ async function runDemo(
   }
 
   say('starting a worker (bundling the workflow code takes a few seconds)');
-  try {
-    Runtime.install({ logger: new DefaultLogger('ERROR') }); // the worker's state changes are noise here
-  } catch {
-    // a runtime is already installed (e.g. inside tests)
-  }
+  installWorkerLogging('ERROR');
   const runtime = await createWorkerRuntime(config);
   started.worker = { runtime, running: runtime.run() };
 

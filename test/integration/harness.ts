@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import { NativeConnection, bundleWorkflowCode } from '@temporalio/worker';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { startDevServer, freePort, waitForNamespace } from '../../src/infra/devserver';
 import type { DevServer } from '../../src/infra/devserver';
@@ -14,7 +14,7 @@ import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import { loadConfig } from '../../worker/config';
 import type { Config } from '../../worker/config';
-import { createWorkerRuntime, quietBundler, WORKFLOWS_PATH } from '../../worker/main';
+import { createWorkerRuntime, installWorkerLogging, quietBundler, WORKFLOWS_PATH } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';
 import { startTask, validateTaskInput } from '../../client/tasks';
 import type { TaskInputArgs } from '../../workflows/contract';
@@ -22,11 +22,7 @@ import { startFixtureSite } from '../fixtures/site/server';
 import type { FixtureSite } from '../fixtures/site/server';
 
 // Workers log their state changes at INFO; tests only want warnings and errors.
-try {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-} catch {
-  // already installed in this test process
-}
+installWorkerLogging();
 
 export const SCRIPTS_DIR = path.resolve(__dirname, '../fixtures/scripts');
 

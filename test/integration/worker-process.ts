@@ -4,14 +4,13 @@
 // and optionally CUA_TEST_HOLD="<point>:<step>" + CUA_TEST_MARKER=<file>: at that checkpoint the activity writes
 // the marker file and then holds (the test kills the process while it holds).
 import fs from 'node:fs';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../../worker/config';
-import { createWorkerRuntime } from '../../worker/main';
+import { createWorkerRuntime, installWorkerLogging } from '../../worker/main';
 
 export const READY_LINE = 'worker-process ready';
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN') }); // state changes are noise in a test's output
+  installWorkerLogging();
   const config = loadConfig();
   const hold = process.env.CUA_TEST_HOLD;
   const marker = process.env.CUA_TEST_MARKER;
