@@ -10,6 +10,7 @@ import { createActivities } from '../activities/catalog';
 import type { ActivityDeps } from '../activities/catalog';
 import { BrowserPool } from '../src/browser/pool';
 import { connectionOptions, TemporalUnreachableError } from '../client/connect';
+import { ConfigError } from './config';
 import type { Config } from './config';
 
 export const WORKFLOWS_PATH = path.resolve(__dirname, '..', 'workflows', 'index.ts');
@@ -104,8 +105,14 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
  * The SDK logs every worker state change at INFO; a person running a worker wants warnings and errors.
  * `CUA_LOG_LEVEL` (TRACE, DEBUG, INFO, WARN, ERROR) overrides. Once per process: later calls change nothing.
  */
+const LOG_LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
+
 export function installWorkerLogging(level: LogLevel = 'WARN'): void {
-  const wanted = (process.env.CUA_LOG_LEVEL?.toUpperCase() as LogLevel | undefined) ?? level;
+  const fromEnv = process.env.CUA_LOG_LEVEL?.toUpperCase();
+  if (fromEnv !== undefined && !LOG_LEVELS.includes(fromEnv as LogLevel)) {
+    throw new ConfigError(`CUA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${process.env.CUA_LOG_LEVEL}'`);
+  }
+  const wanted = (fromEnv as LogLevel | undefined) ?? level;
   const logger = new DefaultLogger(wanted, (entry) => {
     // The session worker has activities only, by design: its "no workflows registered" notice is expected.
     if (entry.message.includes('No workflows registered')) return;
