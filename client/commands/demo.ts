@@ -3,7 +3,6 @@
 // that searches, reads a page, opens a map popup, asks the user a question, waits, and finishes. Prints a line
 // per step, the task's Temporal UI link and the trajectory report. Ctrl-C stops everything it started.
 import path from 'node:path';
-import readline from 'node:readline';
 import { Connection, Client } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { startDemoSite } from '../../demo/site';
@@ -27,7 +26,7 @@ import type { WorkerRuntime } from '../../worker/main';
 import { intFlag, parse, UsageError } from '../args';
 import { newRunId, startTask, validateTaskInput } from '../tasks';
 import { writeTrajectoryReport } from '../../src/viewer/report';
-import { followTask, report } from './run';
+import { followTask, promptLine, report } from './run';
 
 export const DEMO_USAGE =
   'npx cua demo [--yes] [--answer TEXT] [--model-base-url URL --model NAME] [--profile fara-1.5|fara-7b]\n' +
@@ -152,20 +151,8 @@ async function endEarlierDemoTasks(client: Client): Promise<void> {
 }
 
 function askFromTerminal(defaultAnswer: string): (question: string) => Promise<string> {
-  return (question) =>
-    new Promise((resolve) => {
-      const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: false });
-      process.stdout.write(`\nThe agent asks: ${question}\nYour reply [${defaultAnswer}]: `);
-      let done = false;
-      const finish = (text: string) => {
-        if (done) return;
-        done = true;
-        rl.close();
-        resolve(text.trim() || defaultAnswer);
-      };
-      rl.once('line', finish);
-      rl.once('close', () => finish(''));
-    });
+  return async (question) =>
+    (await promptLine(`\nThe agent asks: ${question}\nYour reply [${defaultAnswer}]: `)) || defaultAnswer;
 }
 
 function autoAnswer(answer: string): (question: string) => Promise<string> {
@@ -205,18 +192,18 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   ensureTools(say);
   const started = new Started();
   let interrupted = false;
-  const interrupt = new Promise<'interrupted'>((resolve) => {
-    const onSignal = () => {
-      interrupted = true;
-      console.log('');
-      say('Ctrl-C: stopping everything the demo started');
-      resolve('interrupted');
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    // A closed output pipe (`cua demo | head`) ends the demo cleanly too.
-    process.stdout.once('error', onSignal);
-  });
+  let resolveInterrupt: (value: 'interrupted') => void = () => undefined;
+  const interrupt = new Promise<'interrupted'>((resolve) => (resolveInterrupt = resolve));
+  const onSignal = () => {
+    interrupted = true;
+    console.log('');
+    say('Ctrl-C: stopping everything the demo started');
+    resolveInterrupt('interrupted');
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  // A closed output pipe (`cua demo | head`) ends the demo cleanly too.
+  process.stdout.once('error', onSignal);
   const t0 = Date.now();
   try {
     const outcome = await Promise.race([
@@ -228,8 +215,9 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     return outcome;
   } finally {
     await started.stop(interrupted);
-    process.removeAllListeners('SIGINT');
-    process.removeAllListeners('SIGTERM');
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    process.stdout.off('error', onSignal);
   }
 }
 
@@ -323,12 +311,7 @@ async function runDemo(
     say('the Temporal UI stops with the demo; `npx cua server` serves it again from the same data');
   }
   if (!opts.unattended && started.server) {
-    await new Promise<void>((resolve) => {
-      const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: false });
-      process.stdout.write('Press Enter to stop the demo (the UI stays up until then): ');
-      rl.once('line', () => (rl.close(), resolve()));
-      rl.once('close', () => resolve());
-    });
+    await promptLine('Press Enter to stop the demo (the UI stays up until then): ');
   }
   return code;
 }

@@ -45,15 +45,16 @@ function stepLine(s: StepSummary): string {
   return `step ${String(s.step).padStart(3)} · ${s.summary}${short ? `  — ${short}` : ''}`;
 }
 
-export function readReplyFromTerminal(question: string): Promise<string | null> {
+/** Prints `prompt` and reads one line from stdin: its trimmed text, or null when stdin closes first. */
+export function promptLine(prompt: string): Promise<string | null> {
   return new Promise((resolve) => {
     const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: false });
     let answered = false;
-    process.stdout.write(`\nThe agent asks: ${question}\nYour reply (empty line = leave it waiting): `);
+    process.stdout.write(prompt);
     rl.once('line', (line) => {
       answered = true;
       rl.close();
-      resolve(line.trim() || null);
+      resolve(line.trim());
     });
     rl.once('close', () => {
       if (answered) return;
@@ -61,6 +62,11 @@ export function readReplyFromTerminal(question: string): Promise<string | null> 
       resolve(null);
     });
   });
+}
+
+export async function readReplyFromTerminal(question: string): Promise<string | null> {
+  const line = await promptLine(`\nThe agent asks: ${question}\nYour reply (empty line = leave it waiting): `);
+  return line || null;
 }
 
 /** Follows a task until it ends or waits for a reply nobody gives here. */

@@ -4,10 +4,6 @@ import { loadConfig } from '../../worker/config';
 import { one, parse } from '../args';
 import { resolveRunFolder } from './show';
 
-// Re-exported so other commands (demo) can write a report without going through argv.
-export { writeTrajectoryReport } from '../../src/viewer/report';
-export type { ReportResult } from '../../src/viewer/report';
-
 export const VIEW_USAGE = 'npx cua view <id|run-folder> [--out FILE] [--config FILE]';
 
 export async function viewCommand(argv: readonly string[]): Promise<number> {

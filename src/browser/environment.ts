@@ -16,7 +16,7 @@ import { readViewport, stripNewWindowTargets, waitScrollIdle } from './pageScrip
 import { bingSearchUrl, firstLine, isDownloadStart, isInterrupted, normalizeUrl } from './navigation';
 import { describeViewport } from './pageContext';
 import { isRecoverable } from './recovery';
-import { delay, POINTER_SETTLE, SCROLL_SETTLE } from './settle';
+import { delay, POINTER_SETTLE, SCREENSHOT_SETTLE, SCROLL_SETTLE } from './settle';
 import type { SettleOptions, SettleReport } from './settle';
 
 /** How long to wait for the browser to report a popup the page is known to have opened. */
@@ -281,8 +281,7 @@ export class BrowserEnvironment {
   screenshot(options: { settle?: boolean } = {}): Promise<Buffer> {
     return this.track(() =>
       this.controller.run(async (page) => {
-        if (options.settle ?? true)
-          await this.controller.settle({ networkQuietMs: 100, domQuietMs: 100, maxMs: 3_000, fromStart: false });
+        if (options.settle ?? true) await this.controller.settle(SCREENSHOT_SETTLE);
         return capturePng(page);
       }),
     );

@@ -41,6 +41,14 @@ export const POINTER_SETTLE: Partial<SettleOptions> = { networkQuietMs: 150, dom
 /** After a scroll that has already gone idle, quiet counts from the last activity seen, not from now. */
 export const SCROLL_SETTLE: Partial<SettleOptions> = { ...POINTER_SETTLE, fromStart: false };
 
+/** Before a screenshot: a short look, counted from the last activity seen (a page left quiet is shot at once). */
+export const SCREENSHOT_SETTLE: Partial<SettleOptions> = {
+  networkQuietMs: 100,
+  domQuietMs: 100,
+  maxMs: 3_000,
+  fromStart: false,
+};
+
 /** How settling went: how long it took and which signals were reached before their caps. */
 export type SettleReport = { ms: number; load: boolean; network: boolean; dom: boolean };
 

