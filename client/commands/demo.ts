@@ -118,9 +118,6 @@ async function temporal(
     uiPort,
     output: path.join(dataDir(), 'temporal-server.log'),
   });
-  // If this process dies without cleaning up (a closed pipe, an uncaught error), the server goes with it.
-  const child = started.server.process;
-  process.once('exit', () => child.exitCode === null && child.kill('SIGTERM'));
   return { address: started.server.address, uiUrl: started.server.uiUrl };
 }
 

@@ -81,7 +81,16 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   }
   const child = spawn(temporalCliPath(), args, { stdio });
   let exited = false;
-  child.once('exit', () => (exited = true));
+  // If this process ends without stopping the server (an uncaught error, a closed output pipe), the server
+  // goes with it rather than holding the port and the SQLite file.
+  const stopOnExit = () => {
+    if (!exited) child.kill('SIGTERM');
+  };
+  process.once('exit', stopOnExit);
+  child.once('exit', () => {
+    exited = true;
+    process.off('exit', stopOnExit);
+  });
   const deadline = Date.now() + 60_000;
   while (!(await canConnect(ip, port))) {
     if (exited) throw new DevServerError(`the Temporal dev server exited during start (code ${child.exitCode})`);
