@@ -3,14 +3,16 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentAction } from '../src/actions/schemas';
-import { historyForStep, memorizedFacts } from '../src/agent/history';
-import { decisionFields } from '../src/agent/decision';
+import { TEXT_OBSERVATION_KEY, historyForStep, memorizedFacts } from '../src/agent/history';
+import { decisionFields, invalidDecisionFields } from '../src/agent/decision';
 import { summarizeAction } from '../src/agent/summary';
 import { resizeScreenshot, toDataUrl } from '../src/image/screenshot';
 import type { ChatMessage } from '../src/model/client';
 import { buildChatMessages } from '../src/model/context';
-import { ModelOutputError } from '../src/model/errors';
-import { parseModelOutput } from '../src/model/parse';
+import type { ModelProfile } from '../src/actions/profiles';
+import { InvalidActionArgumentsError, ModelOutputError, UnknownActionError } from '../src/model/errors';
+import { invalidReplyFeedback } from '../src/model/feedback';
+import { parseModelOutput, replyAsText } from '../src/model/parse';
 import type { ParsedOutput } from '../src/model/parse';
 import { buildSystemPrompt, loadPromptOverride } from '../src/model/prompt';
 import { actionEvent, postObservation, toolOutput } from '../src/trajectory/events';
@@ -46,7 +48,11 @@ async function resizedDataUrl(file: string, factor: number): Promise<string> {
 
 export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
   return {
-    /** The model call: rebuild the chat from the run folder, ask the model, parse, record the action. */
+    /**
+     * The model call: rebuild the chat from the run folder, ask the model, parse, record the action. A reply that
+     * is no valid action is recorded with its error and returned as `invalid` (the loop goes on; the model reads
+     * the error next step), unless the task asked for Fara's terminate-on-parse-error.
+     */
     async decide(req: StepRef): Promise<DecideResult> {
       const w = await files.writer(req.runId);
       const input = await files.input(req.runId);
@@ -57,9 +63,7 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
       let decision: DecideResult;
       if (recorded) {
         // A retry after the action was recorded: answer from the record, never ask the model again.
-        const { thoughts: _t, ...recordedArgs } = recorded.content.arguments as Record<string, unknown>;
-        const action = profile.actionSchema.parse({ action: recorded.content.action, ...recordedArgs });
-        decision = decisionOf(action, recorded.content.arguments);
+        decision = decisionFromRecord(recorded, profile);
       } else {
         const promptFile = deps.config.models[input.model.endpoint]?.promptFile;
         const override = promptFile
@@ -73,31 +77,94 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
         });
         await withHeartbeat(async () => deps.checkpoint?.('decide', req));
         const completion = await callModel(endpointFor(deps.config, input), messages as ChatMessage[]);
+        const reply = { text: completion.text, ...(completion.toolCalls ? { toolCalls: completion.toolCalls } : {}) };
+        const rawText = replyAsText(reply);
+        const facts = memorizedFacts(events);
         let parsed: ParsedOutput;
         try {
-          parsed = parseModelOutput(completion.text, profile, { terminateOnParseError: input.terminateOnParseError });
+          parsed = parseModelOutput(reply, profile, {
+            terminateOnParseError: input.terminateOnParseError,
+            screen: resized,
+          });
         } catch (err) {
-          if (err instanceof ModelOutputError) nonRetryable(err, 'ModelOutputError');
-          throw err;
+          if (!(err instanceof ModelOutputError)) throw err;
+          const error = invalidReplyFeedback(err, profile, resized);
+          deps.log?.(`${req.runId} step ${req.step}: invalid reply (${err.name}): ${err.message}`);
+          const fields = invalidDecisionFields({
+            actionName: writtenActionName(err),
+            written: err.written,
+            thoughts: err.thoughts ?? '',
+            error,
+            profile,
+            facts,
+            completion,
+            rawText,
+          });
+          const metadata = { invalid_reply: { error, error_type: err.name, detail: err.message } };
+          const event = actionEvent(req.step, fields, { generation: req.generation, metadata });
+          await w.appendEvent(event);
+          decision = invalidDecision(event, error);
+          await recordStopStep(w, req, decision, events);
+          return decision;
+        }
+        const notes = parsed.notes;
+        if (notes && (notes.ignoredArguments.length > 0 || notes.coerced.length > 0 || notes.extraToolCalls > 0)) {
+          deps.log?.(
+            `${req.runId} step ${req.step}: accepted ${parsed.action.action} leniently: ` +
+              `ignored [${notes.ignoredArguments.join(', ')}], coerced [${notes.coerced.join('; ')}], ` +
+              `${notes.extraToolCalls} extra tool call(s) not carried out`,
+          );
         }
         const fields = decisionFields({
           action: parsed.action,
           thoughts: parsed.thoughts,
           profile,
-          facts: memorizedFacts(events),
+          facts,
           completion,
+          rawText,
         });
         await w.appendEvent(
-          actionEvent(req.step, fields, {
-            generation: req.generation,
-            metadata: parsed.recoveredBy ? { recovered_by: parsed.recoveredBy, parse_error: parsed.parseError } : {},
-          }),
+          actionEvent(req.step, fields, { generation: req.generation, metadata: readMetadata(parsed) }),
         );
         decision = decisionOf(parsed.action, fields.content.arguments ?? {});
       }
       if (decision.kind !== 'act') await recordStopStep(w, req, decision, events);
       return decision;
     },
+  };
+}
+
+/** The action event's metadata: how the reply was read, when that was not the canonical form. */
+function readMetadata(parsed: ParsedOutput): Record<string, unknown> {
+  const meta: Record<string, unknown> = {};
+  if (parsed.recoveredBy) meta.recovered_by = parsed.recoveredBy;
+  if (parsed.parseError) meta.parse_error = parsed.parseError;
+  const notes = parsed.notes;
+  if (!notes) return meta;
+  if (notes.source !== 'tool_call_tag') meta.read_from = notes.source;
+  if (notes.shape) meta.call_shape = notes.shape;
+  if (notes.ignoredArguments.length > 0) meta.ignored_arguments = notes.ignoredArguments;
+  if (notes.coerced.length > 0) meta.coerced = notes.coerced;
+  if (notes.extraToolCalls > 0) meta.extra_tool_calls = notes.extraToolCalls;
+  return meta;
+}
+
+/** The action name the model wrote in a reply that failed, if it wrote one. */
+function writtenActionName(err: ModelOutputError): string | undefined {
+  if (err instanceof UnknownActionError || err instanceof InvalidActionArgumentsError) return err.action;
+  const name = err.written?.action;
+  return typeof name === 'string' ? name : undefined;
+}
+
+function invalidDecision(event: Extract<Event, { type: 'action' }>, error: string): DecideResult {
+  const { thoughts, ...rest } = event.content.arguments as { thoughts?: string };
+  return {
+    actionName: event.action_name,
+    action: { ...rest, action: event.action_name },
+    thoughts: thoughts ?? '',
+    summary: `invalid reply (${event.action_name})`,
+    kind: 'invalid',
+    text: error,
   };
 }
 
@@ -117,7 +184,20 @@ function decisionOf(action: AgentAction, args: Record<string, unknown>): DecideR
   };
 }
 
-/** A stop action changes nothing on the page: its tool output is its text and its post screenshot is the pre one. */
+/** The decision an already recorded action event stands for (a retried decide). */
+function decisionFromRecord(recorded: Extract<Event, { type: 'action' }>, profile: ModelProfile): DecideResult {
+  const invalid = (recorded.metadata as Record<string, unknown> | undefined)?.invalid_reply as
+    { error?: unknown } | undefined;
+  if (invalid) return invalidDecision(recorded, typeof invalid.error === 'string' ? invalid.error : 'invalid reply');
+  const { thoughts: _t, ...recordedArgs } = recorded.content.arguments as Record<string, unknown>;
+  const action = profile.actionSchema.parse({ action: recorded.content.action, ...recordedArgs });
+  return decisionOf(action, recorded.content.arguments);
+}
+
+/**
+ * A step that changes nothing on the page (a stop action, or an invalid reply): its tool output is its text (the
+ * error, fed to the model next step, for an invalid reply) and its post screenshot is the pre one.
+ */
 async function recordStopStep(
   w: TrajectoryWriter,
   req: StepRef,
@@ -127,9 +207,16 @@ async function recordStopStep(
   const id = (kind: 'action' | 'pre') => eventId({ step: req.step, kind, generation: req.generation });
   // The step's pre observation was written before decide ran, so the events decide already read hold it.
   const pre = events.find((e) => e.id === id('pre'));
-  await w.appendEvent(
-    toolOutput(req.step, id('action'), { output: decision.text ?? '' }, { generation: req.generation }),
-  );
+  const output =
+    decision.kind === 'invalid'
+      ? toolOutput(
+          req.step,
+          id('action'),
+          { output: '', error: decision.text ?? '' },
+          { generation: req.generation, metadata: { [TEXT_OBSERVATION_KEY]: decision.text ?? '' } },
+        )
+      : toolOutput(req.step, id('action'), { output: decision.text ?? '' }, { generation: req.generation });
+  await w.appendEvent(output);
   if (pre?.type !== 'observation' || pre.observation_type !== 'environment' || !pre.screenshot_path) return;
   const bytes = await w.store.readBytes(`${req.runId}/${pre.screenshot_path}`);
   const post = bytes ? await w.saveScreenshot(req.step, 'post', bytes, req.generation) : pre.screenshot_path;

@@ -36,7 +36,7 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
 
     async finalize(req: FinalizeInput): Promise<void> {
       const w = await files.writer(req.runId);
-      await w.writeStatus(req.status, req.answer, req.reason ?? undefined);
+      await w.writeStatus(req.status, req.answer, req.reason ?? undefined, req.endReason);
       await w.writeDataPoint();
       files.forget(req.runId);
     },

@@ -1,6 +1,6 @@
 // Inputs and outputs of the activities. Small on purpose: they travel through workflow history
 // (ids, paths and short strings only, never screenshot bytes).
-import type { RunStatus, TaskInput } from '../workflows/contract';
+import type { EndReason, RunStatus, TaskInput } from '../workflows/contract';
 
 export interface SessionRef {
   sessionId: string;
@@ -38,8 +38,9 @@ export interface DecideResult {
   thoughts: string;
   /** One line for UIs: "left_click (500, 340)". */
   summary: string;
-  kind: 'act' | 'terminate' | 'ask';
-  /** terminate → the answer; ask → the question. */
+  /** `invalid`: the reply was no valid action; it was recorded with its error and the loop goes on. */
+  kind: 'act' | 'terminate' | 'ask' | 'invalid';
+  /** terminate → the answer; ask → the question; invalid → the one-line error the model reads next step. */
   text: string | null;
 }
 
@@ -68,6 +69,8 @@ export interface FinalizeInput {
   status: RunStatus;
   answer: string | null;
   reason: string | null;
+  /** Absent in histories recorded before end reasons existed. */
+  endReason?: EndReason;
   steps: number;
 }
 

@@ -100,8 +100,21 @@ export async function viewTask(client: Client, id: string): Promise<TaskView> {
     const result = (await handle.result()) as TaskResult;
     return { status: null, workflowStatus, result, failure: null };
   } catch (err) {
-    return { status: null, workflowStatus, result: null, failure: rootMessage(err) };
+    return { status: null, workflowStatus, result: failedResult(err), failure: rootMessage(err) };
   }
+}
+
+/**
+ * The TaskResult a failed task carries in its failure details (status `failed` with its end reason), or null for a
+ * failure without one (cancelled, terminated, or a history recorded before end reasons existed).
+ */
+export function failedResult(err: unknown): TaskResult | null {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (!(e instanceof ApplicationFailure)) continue;
+    const first: unknown = e.details?.[0];
+    if (first && typeof first === 'object' && 'endReason' in first && 'status' in first) return first as TaskResult;
+  }
+  return null;
 }
 
 export function rootMessage(err: unknown): string {

@@ -19,6 +19,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/catalog';
 import { decideCaptchaTimeout } from '../src/agent/captcha-policy';
+import { endReasonOfFailure } from '../src/agent/end-reason';
 import type { DecideResult, SessionRef } from '../activities/types';
 import {
   STATUS_SEARCH_ATTRIBUTE,
@@ -30,6 +31,7 @@ import {
   stepsQuery,
 } from './contract';
 import type {
+  EndReason,
   PendingQuestion,
   ReplyInput,
   RunStatus,
@@ -52,9 +54,14 @@ export interface CarriedState {
   /** Captcha gate timeouts so far, and whether the gate was switched off after too many. */
   captchaTimeouts?: number;
   captchaGateOff?: boolean;
+  /** Model replies in a row that were no valid action. */
+  invalidReplies?: number;
 }
 
 const MAX_SESSION_REOPENS_PER_STEP = 3;
+
+/** How a step can end the loop. */
+type Stop = 'complete' | 'ask_timeout' | 'invalid_replies';
 const SUMMARIES_KEPT = 200;
 
 /** A session activity failed in a way that means its worker (or browser) is gone. */
@@ -72,9 +79,21 @@ function validateInput(raw: TaskInputArgs): TaskInput {
   const parsed = TaskInputSchema.safeParse(raw);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ');
-    throw ApplicationFailure.nonRetryable(`invalid task input: ${issues}`, 'InvalidTaskInput');
+    const message = `invalid task input: ${issues}`;
+    const result: TaskResult = { status: 'failed', endReason: 'input', answer: null, steps: 0, error: message };
+    throw ApplicationFailure.create({ message, type: 'InvalidTaskInput', nonRetryable: true, details: [result] });
   }
   return parsed.data;
+}
+
+/** Why a failure ended the task: the failure type of the activity error, or a lost browser worker. */
+function endReasonOf(err: unknown): EndReason {
+  if (!(err instanceof ActivityFailure)) {
+    return endReasonOfFailure({ type: err instanceof ApplicationFailure ? err.type : undefined });
+  }
+  const cause = err.cause;
+  if (cause instanceof TimeoutFailure) return endReasonOfFailure({ sessionTimeout: true });
+  return endReasonOfFailure({ type: cause instanceof ApplicationFailure ? cause.type : undefined });
 }
 
 export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Promise<TaskResult> {
@@ -138,6 +157,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
   let pendingReply: ReplyInput | null = null;
   let answer: string | null = null;
   let error: string | null = null;
+  let endReason: EndReason | null = null;
 
   const statusView = (): TaskStatus => ({
     runId: input.runId,
@@ -149,7 +169,9 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     lastAction: state.lastAction,
     answer,
     error,
+    endReason,
     sessionGeneration: state.generation,
+    invalidReplies: state.invalidReplies ?? 0,
   });
 
   const checkReply = (reply: ReplyInput): void => {
@@ -216,14 +238,16 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     }
   };
 
-  const finalize = async (final: RunStatus, reason: string | null): Promise<void> => {
+  const finalize = async (final: RunStatus, why: EndReason, reason: string | null): Promise<void> => {
     status = final;
+    endReason = why;
     publish();
     await shared(`finalize · ${final}`).finalize({
       runId: input.runId,
       status: final,
       answer,
       reason,
+      endReason: why,
       steps: state.step,
     });
   };
@@ -262,21 +286,33 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     return true;
   };
 
-  const record = (decision: DecideResult, url: string | null, textObservation: string | null): void => {
+  /** The steps query's row for a decision, added as soon as it is made (so a lost worker can mark it superseded). */
+  const record = (decision: DecideResult, url: string | null): StepSummary => {
     state.lastAction = decision.summary;
-    state.summaries.push({
+    const row: StepSummary = {
       step: state.step,
+      generation: state.generation,
       action: decision.actionName,
       summary: decision.summary,
       thoughts: decision.thoughts.slice(0, 300),
       url,
-      textObservation: textObservation ? textObservation.slice(0, 300) : null,
-    });
+      textObservation: null,
+      ...(decision.kind === 'invalid' ? { invalid: (decision.text ?? '').slice(0, 300) } : {}),
+    };
+    state.summaries.push(row);
     if (state.summaries.length > SUMMARIES_KEPT) state.summaries.splice(0, state.summaries.length - SUMMARIES_KEPT);
+    return row;
+  };
+
+  /** The decision whose act is under way; if its worker is lost, its effect is unknown and it is superseded. */
+  let pendingAct: StepSummary | null = null;
+  const markSuperseded = (): void => {
+    if (pendingAct) pendingAct.superseded = true;
+    pendingAct = null;
   };
 
   /** One step: observe, decide, act. Returns a stop, or null to go on. */
-  const runStep = async (session: SessionRef): Promise<'complete' | 'ask_timeout' | null> => {
+  const runStep = async (session: SessionRef): Promise<Stop | null> => {
     const ref = { runId: input.runId, step: state.step, generation: state.generation };
     const captchaWaitMs = state.captchaGateOff ? 0 : input.captcha.waitSeconds * 1000;
     const obs = await onSession(session, `step ${state.step} · observe`).observe({
@@ -298,22 +334,33 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
       if (decision === 'disable-gate') state.captchaGateOff = true;
     }
     const decision = await model(`step ${state.step} · decide`).decide(ref);
+    const row = record(decision, obs.url);
+    if (decision.kind === 'invalid') {
+      // Not a failure: the error was recorded as the step's observation and the model reads it next step.
+      state.invalidReplies = (state.invalidReplies ?? 0) + 1;
+      row.textObservation = (decision.text ?? '').slice(0, 300);
+      log.warn('invalid model reply', { step: state.step, inARow: state.invalidReplies, error: decision.text });
+      return state.invalidReplies >= input.maxInvalidReplies ? 'invalid_replies' : null;
+    }
+    state.invalidReplies = 0;
     if (decision.kind === 'terminate') {
       answer = decision.text ?? '';
-      record(decision, obs.url, null);
       return 'complete';
     }
     if (decision.kind === 'ask') {
-      record(decision, obs.url, null);
       return (await askUser(decision.text ?? '')) ? null : 'ask_timeout';
     }
+    pendingAct = row;
     const acted = await onSession(session, `step ${state.step} · ${decision.summary}`).act({
       ...ref,
       sessionId: session.sessionId,
       action: decision.action,
     });
+    pendingAct = null;
     state.lastUrl = acted.url;
-    record(decision, acted.url, acted.textObservation ?? acted.error);
+    row.url = acted.url;
+    const text = acted.textObservation ?? acted.error;
+    row.textObservation = text ? text.slice(0, 300) : null;
     return null;
   };
 
@@ -326,7 +373,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     for (;;) {
       if (state.step >= input.maxSteps) {
         await releaseSession(false);
-        await finalize('max_rounds', `step budget of ${input.maxSteps} used up`);
+        await finalize('max_rounds', 'max_rounds', `step budget of ${input.maxSteps} used up`);
         break;
       }
       const ranHere = state.step - stepsAtStart;
@@ -339,7 +386,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
       }
       state.step += 1;
       publish();
-      let stop: 'complete' | 'ask_timeout' | null = null;
+      let stop: Stop | null = null;
       for (let reopen = 0; ; reopen++) {
         const session =
           state.session ??
@@ -353,36 +400,50 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
             step: state.step,
             error: String(err),
           });
+          markSuperseded();
           state.session = null;
         }
       }
       if (stop === 'complete') {
         await releaseSession(false);
-        await finalize('complete', null);
+        await finalize('complete', 'complete', null);
         break;
       }
       if (stop === 'ask_timeout') {
         error = `no reply within ${input.askTimeoutSeconds}s`;
-        await finalize('failed', 'ask_timeout');
+        await finalize('failed', 'ask_timeout', 'ask_timeout');
+        break;
+      }
+      if (stop === 'invalid_replies') {
+        error = `${state.invalidReplies} model replies in a row were no valid action; the last: ${state.summaries.at(-1)?.invalid ?? ''}`;
+        await releaseSession(false);
+        await finalize('failed', 'invalid_replies', error);
         break;
       }
     }
-    return { status, answer, steps: state.step, error };
+    return { status, endReason: endReason ?? 'complete', answer, steps: state.step, error };
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {
         await releaseSession(false);
-        await finalize('cancelled', 'cancelled by user');
+        await finalize('cancelled', 'cancelled', 'cancelled by user');
       });
       throw err;
     }
     const message = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
     error = message;
+    const why = endReasonOf(err);
     await CancellationScope.nonCancellable(async () => {
       await releaseSession(false).catch(() => undefined);
-      await finalize('failed', message);
+      await finalize('failed', why, message);
     });
-    throw ApplicationFailure.nonRetryable(`task failed at step ${state.step}: ${message}`, 'TaskFailed');
+    const result: TaskResult = { status, endReason: why, answer, steps: state.step, error };
+    throw ApplicationFailure.create({
+      message: `task failed at step ${state.step}: ${message}`,
+      type: 'TaskFailed',
+      nonRetryable: true,
+      details: [result],
+    });
   }
 }

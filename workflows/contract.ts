@@ -4,14 +4,16 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { z } from 'zod';
 
+import { END_REASONS } from '../src/agent/end-reason';
+import type { EndReason } from '../src/agent/end-reason';
 import { RUN_STATUSES } from '../src/trajectory/status';
 import type { RunStatus } from '../src/trajectory/status';
 
 export const AGENT_WORKFLOW = 'agentTask';
 export const DEFAULT_TASK_QUEUE = 'cua-agent';
 
-export { RUN_STATUSES };
-export type { RunStatus };
+export { END_REASONS, RUN_STATUSES };
+export type { EndReason, RunStatus };
 
 /** Search attributes registered on the dev server by our scripts (`cua server`, tests). */
 export const STATUS_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaStatus', 'KEYWORD');
@@ -47,7 +49,10 @@ export const TaskInputSchema = z.strictObject({
   /** How long to wait for a reply to a question, in seconds (absent = forever). */
   askTimeoutSeconds: z.number().positive().optional(),
   model: ModelChoiceSchema.default({ endpoint: 'default' }),
+  /** Fara's meaning: a reply that is no valid action ends the task with the raw text (instead of feeding back the error). */
   terminateOnParseError: z.boolean().default(false),
+  /** The task fails after this many model replies in a row that were no valid action (each is fed back as an error). */
+  maxInvalidReplies: z.number().int().min(1).max(100).default(3),
   timing: z
     .strictObject({
       /** How long an observe/act may wait for its session's worker before the worker counts as lost. */
@@ -96,20 +101,35 @@ export interface TaskStatus {
   lastAction: string | null;
   answer: string | null;
   error: string | null;
+  /** Why the task ended (null while it runs or waits). */
+  endReason: EndReason | null;
   sessionGeneration: number;
+  /** Model replies in a row that were no valid action so far. */
+  invalidReplies: number;
 }
 
 export interface StepSummary {
   step: number;
+  /** Session generation the step was decided in (> 0 after a lost worker). */
+  generation?: number;
   action: string;
   summary: string;
   thoughts: string;
   url: string | null;
   textObservation: string | null;
+  /**
+   * The worker was lost after this decision and the step was re-observed and re-decided: its effect is unknown.
+   * The next summary with the same step number is the decision that counts.
+   */
+  superseded?: boolean;
+  /** The reply was no valid action: the one-line error the model was given. */
+  invalid?: string;
 }
 
 export interface TaskResult {
   status: RunStatus;
+  /** Machine-readable reason beside `status` and `error` (see src/agent/end-reason.ts). */
+  endReason: EndReason;
   answer: string | null;
   steps: number;
   error: string | null;

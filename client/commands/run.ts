@@ -6,12 +6,12 @@ import type { StepSummary, TaskResult, TaskStatus } from '../../workflows/contra
 import { statusQuery } from '../../workflows/contract';
 import { intFlag, parse, UsageError } from '../args';
 import { connectClient } from '../connect';
-import { newRunId, querySteps, replyToTask, rootMessage, startTask, validateTaskInput } from '../tasks';
+import { failedResult, newRunId, querySteps, replyToTask, rootMessage, startTask, validateTaskInput } from '../tasks';
 
 export const RUN_USAGE =
   'npx cua run "<instruction>" [--url URL] [--max-steps N] [--profile fara-1.5|fara-7b] [--id ID] [--detach] [--json]\n' +
   '       [--model-base-url URL] [--model NAME] [--auto-reply TEXT] [--ask-timeout SECONDS] [--images-kept N]\n' +
-  '       [--token-budget N] [--terminate-on-parse-error] [--config FILE]';
+  '       [--token-budget N] [--max-invalid-replies N] [--terminate-on-parse-error] [--config FILE]';
 
 const OPTIONS = {
   url: { type: 'string' },
@@ -25,6 +25,7 @@ const OPTIONS = {
   'auto-reply': { type: 'string' },
   'ask-timeout': { type: 'string' },
   'terminate-on-parse-error': { type: 'boolean' },
+  'max-invalid-replies': { type: 'string' },
   'images-kept': { type: 'string' },
   'token-budget': { type: 'string' },
   config: { type: 'string' },
@@ -39,10 +40,17 @@ export interface FollowOptions {
   pollMs?: number;
 }
 
-function stepLine(s: StepSummary): string {
-  const thought = s.thoughts.replace(/\s+/g, ' ').trim();
-  const short = thought.length > 90 ? `${thought.slice(0, 87)}...` : thought;
-  return `step ${String(s.step).padStart(3)} · ${s.summary}${short ? `  — ${short}` : ''}`;
+function clip(text: string, max: number): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > max ? `${one.slice(0, max - 3)}...` : one;
+}
+
+export function stepLine(s: StepSummary): string {
+  const head = `step ${String(s.step).padStart(3)} · `;
+  const again = s.generation ? '(re-decided after a lost worker) ' : '';
+  if (s.invalid !== undefined) return `${head}${again}${s.summary}  — ${clip(s.invalid, 110)}`;
+  const short = clip(s.thoughts, 90);
+  return `${head}${again}${s.summary}${short ? `  — ${short}` : ''}`;
 }
 
 /** Prints `prompt` and reads one line from stdin: its trimmed text, or null when stdin closes first. */
@@ -75,15 +83,17 @@ export async function followTask(
   handle: WorkflowHandle,
   opts: FollowOptions,
 ): Promise<{ result: TaskResult | null; waiting: TaskStatus | null; failure: string | null }> {
-  let printed = 0;
+  const printed = new Set<string>();
   const pollMs = opts.pollMs ?? 300;
   // The workflow reports a question until it has recorded the reply; never ask the same one twice.
   const answered = new Set<string>();
   const flushSteps = async () => {
     const steps = await querySteps(handle).catch(() => [] as StepSummary[]);
-    for (const s of steps.filter((x) => x.step > printed)) {
+    for (const s of steps) {
+      const key = `${s.step}/${s.generation ?? 0}`;
+      if (printed.has(key)) continue;
+      printed.add(key);
       if (!opts.json) opts.print(stepLine(s));
-      printed = Math.max(printed, s.step);
     }
   };
   for (;;) {
@@ -93,7 +103,7 @@ export async function followTask(
       try {
         return { result: (await handle.result()) as TaskResult, waiting: null, failure: null };
       } catch (err) {
-        return { result: null, waiting: null, failure: rootMessage(err) };
+        return { result: failedResult(err), waiting: null, failure: rootMessage(err) };
       }
     }
     const status = await handle.query(statusQuery).catch(() => null);
@@ -133,6 +143,9 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     ...(values['auto-reply'] ? { autoReply: values['auto-reply'] } : {}),
     ...(askTimeout ? { askTimeoutSeconds: askTimeout } : {}),
     ...(values['terminate-on-parse-error'] ? { terminateOnParseError: true } : {}),
+    ...(values['max-invalid-replies']
+      ? { maxInvalidReplies: intFlag(values['max-invalid-replies'], 'max-invalid-replies') }
+      : {}),
     ...(values['images-kept'] ? { imagesKept: intFlag(values['images-kept'], 'images-kept') } : {}),
     ...(values['token-budget'] ? { tokenBudget: intFlag(values['token-budget'], 'token-budget', 0) } : {}),
     model: {
@@ -166,9 +179,15 @@ export function report(
     console.log(JSON.stringify({ id, status, ...outcome }));
   } else if (outcome.waiting) {
     console.log(`task ${id} is waiting for your reply; answer later with: npx cua reply ${id} "<text>"`);
+  } else if (outcome.result?.status === 'failed') {
+    const r = outcome.result;
+    console.log(`task ${id}: failed (${r.endReason}) after ${r.steps} step(s) — ${r.error ?? outcome.failure}`);
   } else if (outcome.result) {
     const r = outcome.result;
-    console.log(`task ${id}: ${r.status} after ${r.steps} step(s)${r.answer !== null ? `\nanswer: ${r.answer}` : ''}`);
+    const why = r.endReason && r.endReason !== r.status ? ` (${r.endReason})` : '';
+    console.log(
+      `task ${id}: ${r.status}${why} after ${r.steps} step(s)${r.answer !== null ? `\nanswer: ${r.answer}` : ''}`,
+    );
   } else {
     console.log(`task ${id}: failed — ${outcome.failure}`);
   }

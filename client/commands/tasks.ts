@@ -41,10 +41,12 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
     console.log(`${id}: ${s.status} · step ${s.step}/${s.maxSteps}`);
     if (s.lastUrl) console.log(`  url:         ${s.lastUrl}`);
     if (s.lastAction) console.log(`  last action: ${s.lastAction}`);
+    if (s.invalidReplies) console.log(`  invalid model replies in a row: ${s.invalidReplies}`);
     if (s.question) console.log(`  question:    ${s.question.text}  (reply: npx cua reply ${id} "<text>")`);
   } else if (view.result) {
     const r = view.result;
-    console.log(`${id}: ${r.status} after ${r.steps} step(s)`);
+    const why = r.endReason && r.endReason !== r.status ? ` (${r.endReason})` : '';
+    console.log(`${id}: ${r.status}${why} after ${r.steps} step(s)`);
     if (r.answer !== null) console.log(`  answer: ${r.answer}`);
     if (r.error) console.log(`  error:  ${r.error}`);
   } else {

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { fara15ActionSchema, fara7bActionSchema } from './schemas';
 import type { ActionObjectSchema, AgentAction, Fara15Action, Fara7bAction } from './schemas';
 import { allowedActionsOf, buildToolSchema } from './tool-schema';
-import type { ScreenSize, ToolSchema } from './tool-schema';
+import type { HiddenArguments, ScreenSize, ToolSchema } from './tool-schema';
 
 export type ProfileName = 'fara-1.5' | 'fara-7b';
 export const PROFILE_NAMES: readonly ProfileName[] = ['fara-1.5', 'fara-7b'];
@@ -19,6 +19,8 @@ export interface ModelProfile<A extends AgentAction = AgentAction> {
   name: ProfileName;
   /** Discriminated union on `action` of exactly this profile's actions (strict objects). */
   actionSchema: z.ZodType<A>;
+  /** The member schemas of `actionSchema`, in the order the tool schema lists them. */
+  actionOptions: readonly ActionObjectSchema[];
   /** The `action` enum of `toolSchema`, so the allowed list is what the model is told. */
   allowedActions: readonly string[];
   /** The tool schema for the profile's default screen (see `toolSchemaFor` for another screenshot size). */
@@ -30,22 +32,26 @@ export interface ModelProfile<A extends AgentAction = AgentAction> {
   coordinateSpace: 'norm1000' | 'resized-pixels';
   /** smart_resize factor: 32 for Qwen3.5-based Fara-1.5, 28 for Qwen2.5-VL-based Fara-7B. */
   resizeFactor: 32 | 28;
+  /** Arguments the validator accepts but the prompt does not show (the model was not trained on them). */
+  hiddenArguments: HiddenArguments;
 }
 
 function makeProfile<A extends AgentAction>(
   name: ProfileName,
   actionSchema: z.ZodType<A>,
   options: readonly ActionObjectSchema[],
-  space: Pick<ModelProfile, 'coordinateSpace' | 'resizeFactor'>,
+  space: Pick<ModelProfile, 'coordinateSpace' | 'resizeFactor' | 'hiddenArguments'>,
   defaultScreen: ScreenSize,
 ): ModelProfile<A> {
   const displaySize = (resized: ScreenSize): ScreenSize =>
     space.coordinateSpace === 'norm1000' ? { width: NORM_DISPLAY_SIZE, height: NORM_DISPLAY_SIZE } : { ...resized };
-  const toolSchemaFor = (resized: ScreenSize): ToolSchema => buildToolSchema(options, displaySize(resized));
+  const toolSchemaFor = (resized: ScreenSize): ToolSchema =>
+    buildToolSchema(options, displaySize(resized), space.hiddenArguments);
   const toolSchema = toolSchemaFor(defaultScreen);
   return {
     name,
     actionSchema,
+    actionOptions: options,
     allowedActions: allowedActionsOf(toolSchema),
     toolSchema,
     toolSchemaFor,
@@ -58,7 +64,8 @@ const FARA15: ModelProfile<Fara15Action> = makeProfile(
   'fara-1.5',
   fara15ActionSchema,
   fara15ActionSchema.options,
-  { coordinateSpace: 'norm1000', resizeFactor: 32 },
+  // Fara-1.5's `type` has no coordinate in its training schema; one written anyway (Fara-7B's habit) is clicked first.
+  { coordinateSpace: 'norm1000', resizeFactor: 32, hiddenArguments: { type: ['coordinate'] } },
   { width: NORM_DISPLAY_SIZE, height: NORM_DISPLAY_SIZE },
 );
 
@@ -66,7 +73,7 @@ const FARA7B: ModelProfile<Fara7bAction> = makeProfile(
   'fara-7b',
   fara7bActionSchema,
   fara7bActionSchema.options,
-  { coordinateSpace: 'resized-pixels', resizeFactor: 28 },
+  { coordinateSpace: 'resized-pixels', resizeFactor: 28, hiddenArguments: {} },
   FARA7B_DEFAULT_SCREEN,
 );
 

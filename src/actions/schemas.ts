@@ -43,13 +43,13 @@ const typeFields = {
   text: z.string(),
   press_enter: z.boolean().optional(),
   delete_existing_text: z.boolean().optional(),
+  /** The field to click before typing (Fara-7B's `type`; accepted from any model, shown only in Fara-7B's prompt). */
+  coordinate: coordinateSchema.optional(),
 };
-/** Fara-1.5 types at the focused element. */
+/** Fara-1.5 types at the focused element; a `coordinate` a model adds anyway is clicked first (see profiles.ts). */
 export const typeFara15Schema = z.strictObject(typeFields).describe(TYPE_DESCRIPTION);
 /** Fara-7B may also name the field to click before typing. */
-export const typeFara7bSchema = z
-  .strictObject({ ...typeFields, coordinate: coordinateSchema.optional() })
-  .describe(TYPE_DESCRIPTION);
+export const typeFara7bSchema = z.strictObject(typeFields).describe(TYPE_DESCRIPTION);
 
 /** Vertical scroll; positive `pixels` scrolls up, negative down. */
 export const scrollSchema = z

@@ -87,12 +87,15 @@ function jsonTypeOf(field: z.ZodType): Pick<ToolParameter, 'type' | 'enum'> {
   return Array.isArray(json.enum) ? { type: json.type, enum: json.enum.map(String) } : { type: json.type };
 }
 
-function collectParams(options: readonly ActionObjectSchema[]): Map<string, ParamUsage> {
+/** Arguments an action accepts but the prompt does not show, per action name (e.g. Fara-1.5's `type` coordinate). */
+export type HiddenArguments = Readonly<Partial<Record<string, readonly string[]>>>;
+
+function collectParams(options: readonly ActionObjectSchema[], hidden: HiddenArguments): Map<string, ParamUsage> {
   const params = new Map<string, ParamUsage>();
   for (const option of options) {
     const action = actionNameOf(option);
     for (const [name, field] of Object.entries(option.shape as Record<string, z.ZodType>)) {
-      if (name === 'action' || name === 'thoughts') continue;
+      if (name === 'action' || name === 'thoughts' || hidden[action]?.includes(name)) continue;
       const usage = params.get(name) ?? { ...jsonTypeOf(field), requiredBy: [], optionalFor: [] };
       (field.safeParse(undefined).success ? usage.optionalFor : usage.requiredBy).push(action);
       params.set(name, usage);
@@ -128,10 +131,17 @@ function actionParameter(options: readonly ActionObjectSchema[]): ToolParameter 
   };
 }
 
-/** Builds the tool schema for a profile's action options, declaring `screen` as the model's coordinate space. */
-export function buildToolSchema(options: readonly ActionObjectSchema[], screen: ScreenSize): ToolSchema {
+/**
+ * Builds the tool schema for a profile's action options, declaring `screen` as the model's coordinate space.
+ * `hidden` arguments are accepted by the validator but left out of the schema the model is shown.
+ */
+export function buildToolSchema(
+  options: readonly ActionObjectSchema[],
+  screen: ScreenSize,
+  hidden: HiddenArguments = {},
+): ToolSchema {
   const properties: ToolSchema['function']['parameters']['properties'] = { action: actionParameter(options) };
-  for (const [name, usage] of collectParams(options)) {
+  for (const [name, usage] of collectParams(options, hidden)) {
     const description = `${describeParam(name, usage)} ${usageSentence(usage)}`;
     properties[name] = usage.enum
       ? { type: usage.type, description, enum: usage.enum }

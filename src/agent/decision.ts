@@ -1,41 +1,78 @@
 // The recorded form of a model decision: the fields of the `action` event decide appends to events.jsonl
 // (the action with the model's thoughts, the agent's state, the raw model reply). Pure; shared by decide and
-// the persistence benchmark, so both write the same event.
+// the persistence benchmark, so both write the same event. A reply that was no valid action is recorded too, as
+// the model wrote it, so the model sees its own words next step beside the error it caused.
 import { describeAction } from '../actions/describe';
 import type { ModelProfile } from '../actions/profiles';
 import type { AgentAction } from '../actions/schemas';
 import type { Completion } from '../model/client';
 import type { ActionFields } from '../trajectory/events';
 
+/** `action_name` of an invalid reply in which no action name could be found. */
+export const INVALID_REPLY_ACTION = 'invalid_reply';
+
+type Profile = Pick<ModelProfile, 'name' | 'allowedActions'>;
+
+function agentState(profile: Profile, facts: string[]): ActionFields['agent_state'] {
+  return { agent: `durable-cua/${profile.name}`, tools_available: [...profile.allowedActions], plan: [], facts };
+}
+
+/** The model call as recorded: `rawText` is the reply word for word (native tool calls written out as blocks). */
+function conversation(completion: Completion, rawText: string): ActionFields['llm_conversation'] {
+  return {
+    messages: [
+      {
+        raw_response: rawText,
+        reasoning: completion.reasoning ?? '',
+        finish_reason: completion.finishReason ?? '',
+        usage: completion.usage,
+        ...(completion.toolCalls ? { tool_calls: completion.toolCalls } : {}),
+      },
+    ],
+  };
+}
+
 export function decisionFields(opts: {
   action: AgentAction;
   thoughts: string;
-  profile: Pick<ModelProfile, 'name' | 'allowedActions'>;
+  profile: Profile;
   facts: string[];
   completion: Completion;
+  /** The reply as text when it differs from `completion.text` (native tool calls). */
+  rawText?: string;
 }): ActionFields {
   const { thoughts: _t, ...args } = opts.action as AgentAction & { thoughts?: string };
-  const { completion } = opts;
   return {
     action_name: opts.action.action,
     content: { action: opts.action.action, arguments: { ...args, thoughts: opts.thoughts } },
     action_nl_description: `${opts.thoughts}\n${describeAction(opts.action)}`.trim(),
-    agent_state: {
-      agent: `durable-cua/${opts.profile.name}`,
-      tools_available: [...opts.profile.allowedActions],
-      plan: [],
-      facts: opts.facts,
-    },
-    llm_conversation: {
-      messages: [
-        {
-          raw_response: completion.text,
-          reasoning: completion.reasoning ?? '',
-          finish_reason: completion.finishReason ?? '',
-          usage: completion.usage,
-        },
-      ],
-    },
+    agent_state: agentState(opts.profile, opts.facts),
+    llm_conversation: conversation(opts.completion, opts.rawText ?? opts.completion.text),
+    grounding: null,
+  };
+}
+
+/** The action event of a reply that was no valid action: what the model wrote, and the error in one line. */
+export function invalidDecisionFields(opts: {
+  /** The action name as written, if any. */
+  actionName: string | undefined;
+  /** The arguments as written, if they could be decoded. */
+  written: Record<string, unknown> | undefined;
+  thoughts: string;
+  error: string;
+  profile: Profile;
+  facts: string[];
+  completion: Completion;
+  rawText?: string;
+}): ActionFields {
+  const name = opts.actionName && opts.actionName.trim() !== '' ? opts.actionName.slice(0, 80) : INVALID_REPLY_ACTION;
+  const { action: _a, thoughts: _t, ...args } = opts.written ?? {};
+  return {
+    action_name: name,
+    content: { action: name, arguments: { ...args, thoughts: opts.thoughts } },
+    action_nl_description: `${opts.thoughts}\nInvalid reply: ${opts.error}`.trim(),
+    agent_state: agentState(opts.profile, opts.facts),
+    llm_conversation: conversation(opts.completion, opts.rawText ?? opts.completion.text),
     grounding: null,
   };
 }

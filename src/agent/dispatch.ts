@@ -1,10 +1,13 @@
-// Carrying out a parsed model action in the browser: one handler per action in a table, coordinates converted
-// from the model's space to viewport pixels in exactly one place. Errors become text the model sees next step.
+// Carrying out a parsed model action in the browser: one handler per action in a table. The action is first brought
+// into the browser's units in exactly one place (`performed`); the handler carries that out and the text fed back is
+// taken from the observation table (observations.ts). Errors become text the model sees next step.
 import type { AgentAction } from '../actions/schemas';
 import { describeAction } from '../actions/describe';
 import type { CoordinateSpace, Viewport } from '../coords/viewport';
 import { modelToViewport, scaleScroll } from '../coords/viewport';
 import { resolveVisitUrl, webSearchUrl } from '../model/urls';
+import type { ActionOutcome, PerformedAction } from './observations';
+import { failureText, navigationFailureText, observationOf } from './observations';
 
 /** The slice of the browser environment the dispatcher needs (tests may pass a fake). */
 export interface ActionTarget {
@@ -36,64 +39,86 @@ export interface DispatchContext {
 }
 
 export interface DispatchResult {
-  /** What happened, recorded as the action's tool_output. */
+  /** What happened, recorded as the action's tool_output (observations.ts). */
   output: string;
   error: string | null;
-  /** Text fed into the next step's prompt (a page answer, a failed navigation, a failed action). */
+  /** Text fed into the next step's prompt (a page answer, a memorized fact, a failed navigation or action). */
   textObservation: string | null;
 }
 
-type Handler<A extends AgentAction> = (action: A, ctx: DispatchContext) => Promise<Partial<DispatchResult> | void>;
-type Handlers = { [K in AgentAction['action']]: Handler<Extract<AgentAction, { action: K }>> };
+/** A failure the handler reports itself instead of throwing (visit_url: the model may try another address). */
+interface HandlerFailure {
+  error: string;
+  textObservation: string;
+}
 
-const at = (coordinate: readonly [number, number], ctx: DispatchContext) =>
-  modelToViewport(coordinate, ctx.space, ctx.viewport);
+type HandlerResult = ActionOutcome | HandlerFailure | void;
+type Handler<A extends PerformedAction> = (action: A, ctx: DispatchContext) => Promise<HandlerResult>;
+type Handlers = { [K in PerformedAction['action']]: Handler<Extract<PerformedAction, { action: K }>> };
+
+/**
+ * The action in the browser's units: coordinates in viewport pixels, scroll amounts in viewport pixels, visit_url's
+ * address resolved. The one place where a model action's numbers are converted.
+ */
+function performed(action: AgentAction, ctx: DispatchContext): PerformedAction {
+  const { space, viewport } = ctx;
+  const moved: PerformedAction =
+    'coordinate' in action && action.coordinate
+      ? { ...action, coordinate: toPair(modelToViewport(action.coordinate, space, viewport)) }
+      : action;
+  switch (moved.action) {
+    case 'scroll':
+      return { ...moved, pixels: scaleScroll(moved.pixels, 'vertical', space, viewport) };
+    case 'hscroll':
+      return { ...moved, pixels: scaleScroll(moved.pixels, 'horizontal', space, viewport) };
+    case 'visit_url':
+      return { ...moved, url: resolveVisitUrl(moved.url, ctx.searchTemplate) };
+    default:
+      return moved;
+  }
+}
 
 const HANDLERS: Handlers = {
-  left_click: async (a, ctx) => void (await ctx.target.leftClick(...xy(at(a.coordinate, ctx)))),
-  double_click: async (a, ctx) => void (await ctx.target.doubleClick(...xy(at(a.coordinate, ctx)))),
-  triple_click: async (a, ctx) => void (await ctx.target.tripleClick(...xy(at(a.coordinate, ctx)))),
-  right_click: async (a, ctx) => void (await ctx.target.rightClick(...xy(at(a.coordinate, ctx)))),
-  mouse_move: async (a, ctx) => void (await ctx.target.mouseMove(...xy(at(a.coordinate, ctx)))),
-  left_click_drag: async (a, ctx) => void (await ctx.target.leftClickDrag(...xy(at(a.coordinate, ctx)))),
+  left_click: async (a, ctx) => void (await ctx.target.leftClick(...a.coordinate)),
+  double_click: async (a, ctx) => void (await ctx.target.doubleClick(...a.coordinate)),
+  triple_click: async (a, ctx) => void (await ctx.target.tripleClick(...a.coordinate)),
+  right_click: async (a, ctx) => void (await ctx.target.rightClick(...a.coordinate)),
+  mouse_move: async (a, ctx) => void (await ctx.target.mouseMove(...a.coordinate)),
+  left_click_drag: async (a, ctx) => void (await ctx.target.leftClickDrag(...a.coordinate)),
   type: async (a, ctx) => {
     const coordinate = 'coordinate' in a ? a.coordinate : undefined;
     await ctx.target.type(a.text, {
       pressEnter: a.press_enter ?? false,
       deleteExistingText: a.delete_existing_text ?? false,
-      ...(coordinate ? { at: at(coordinate, ctx) } : {}),
+      ...(coordinate ? { at: { x: coordinate[0], y: coordinate[1] } } : {}),
     });
   },
   key: async (a, ctx) => void (await ctx.target.keys(a.keys)),
   // The model's positive amounts scroll up/left; the mouse wheel's positive deltas scroll down/right.
-  scroll: async (a, ctx) =>
-    void (await ctx.target.scroll(0, 0 - scaleScroll(a.pixels, 'vertical', ctx.space, ctx.viewport))),
-  hscroll: async (a, ctx) =>
-    void (await ctx.target.scroll(0 - scaleScroll(a.pixels, 'horizontal', ctx.space, ctx.viewport), 0)),
+  scroll: async (a, ctx) => void (await ctx.target.scroll(0, 0 - a.pixels)),
+  hscroll: async (a, ctx) => void (await ctx.target.scroll(0 - a.pixels, 0)),
   visit_url: async (a, ctx) => {
-    const url = resolveVisitUrl(a.url, ctx.searchTemplate);
     try {
-      await ctx.target.visitUrl(url);
+      await ctx.target.visitUrl(a.url);
     } catch (err) {
       if (isSessionError(err)) throw err;
       const message = errorText(err);
-      return { error: message, textObservation: `I tried to open ${url}, but it failed: ${message}` };
+      return { error: message, textObservation: navigationFailureText(a.url, message) };
     }
   },
   history_back: async (_a, ctx) => void (await ctx.target.historyBack()),
   web_search: async (a, ctx) => void (await ctx.target.visitUrl(webSearchUrl(a.query, ctx.searchTemplate))),
   read_page_answer_question: async (a, ctx) => {
     const text = await ctx.target.pageMarkdown();
-    const answer = await ctx.answerFromPage(a.question, text);
-    return { output: answer, textObservation: answer };
+    return { answer: await ctx.answerFromPage(a.question, text) };
   },
-  pause_and_memorize_fact: async (a) => ({ output: `Memorized: ${a.fact}` }),
+  pause_and_memorize_fact: async () => undefined,
   wait: async (a, ctx) => void (await ctx.target.wait(a.time)),
-  ask_user_question: async (a) => ({ output: a.question }),
-  terminate: async (a) => ({ output: 'answer' in a ? a.answer : `Task ended: ${a.status}` }),
+  ask_user_question: async () => undefined,
+  terminate: async () => undefined,
 };
 
-function xy(p: { x: number; y: number }): [number, number] {
+function toPair(p: { x: number; y: number }): [number, number] {
   return [p.x, p.y];
 }
 
@@ -109,18 +134,27 @@ function isSessionError(err: unknown): boolean {
   return err instanceof Error && SESSION_ERRORS.has(err.name);
 }
 
+function isFailure(result: HandlerResult): result is HandlerFailure {
+  return result !== undefined && 'error' in result;
+}
+
+/** A failed action: described in the model's own terms, with the error fed back. */
+function failed(action: AgentAction, error: string, textObservation: string): DispatchResult {
+  return { output: describeAction(action), error, textObservation };
+}
+
 export async function dispatchAction(action: AgentAction, ctx: DispatchContext): Promise<DispatchResult> {
-  const handler = HANDLERS[action.action] as Handler<AgentAction>;
   try {
-    const res = (await handler(action, ctx)) ?? {};
-    return {
-      output: res.output ?? describeAction(action),
-      error: res.error ?? null,
-      textObservation: res.textObservation ?? null,
-    };
+    const done = performed(action, ctx);
+    const handler = HANDLERS[done.action] as Handler<PerformedAction>;
+    const result = await handler(done, ctx);
+    if (isFailure(result)) return failed(action, result.error, result.textObservation);
+    const entry = observationOf(done);
+    const output = entry.text(done, result ?? {});
+    return { output, error: null, textObservation: entry.textObservation ? output : null };
   } catch (err) {
     if (isSessionError(err)) throw err;
     const message = errorText(err);
-    return { output: describeAction(action), error: message, textObservation: `The action failed: ${message}` };
+    return failed(action, message, failureText(message));
   }
 }

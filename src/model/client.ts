@@ -14,7 +14,10 @@ export interface ModelEndpoint {
 export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
 export interface Completion {
+  /** The message content ('' when the endpoint sent none, e.g. with native tool calls only). */
   text: string;
+  /** Native function calls (`message.tool_calls`), when the endpoint returned them (vLLM with a tool parser). */
+  toolCalls?: { name: string; arguments: string }[];
   reasoning: string | null;
   finishReason: string | null;
   usage: { prompt_tokens: number; completion_tokens: number; reasoning_tokens: number };
@@ -74,11 +77,21 @@ export class ModelClient {
     }
     const choice = response.choices?.[0];
     if (!choice) throw new ModelUnavailableError(`model ${this.endpoint.model} returned no choices`);
-    const message = choice.message as { content?: string | null; reasoning_content?: string | null };
+    const message = choice.message as {
+      content?: string | null;
+      reasoning_content?: string | null;
+      tool_calls?: { type?: string; function?: { name?: unknown; arguments?: unknown } }[] | null;
+    };
+    const toolCalls = (message.tool_calls ?? []).flatMap((c) =>
+      c?.function && typeof c.function.name === 'string'
+        ? [{ name: c.function.name, arguments: argumentsText(c.function.arguments) }]
+        : [],
+    );
     const usage = response.usage as
       (OpenAI.CompletionUsage & { completion_tokens_details?: { reasoning_tokens?: number } }) | undefined;
     return {
       text: message.content ?? '',
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
       reasoning: message.reasoning_content ?? null,
       finishReason: choice.finish_reason ?? null,
       usage: {
@@ -88,6 +101,12 @@ export class ModelClient {
       },
     };
   }
+}
+
+/** Tool-call arguments as text: servers send a JSON string; a few send the object itself. */
+function argumentsText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return value === undefined || value === null ? '' : JSON.stringify(value);
 }
 
 function classify(err: unknown, endpoint: ModelEndpoint): Error {

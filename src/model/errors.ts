@@ -7,6 +7,11 @@ interface ErrorOptions {
 
 /** Base class of every failure to read an action out of a model reply. */
 export class ModelOutputError extends Error {
+  /** The reply's thoughts, when the parser got as far as finding them. */
+  thoughts?: string;
+  /** The arguments as the model wrote them (before any coercion), when a tool call could be decoded. */
+  written?: Record<string, unknown>;
+
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = new.target.name;
@@ -20,7 +25,7 @@ export class EmptyOutputError extends ModelOutputError {
   }
 }
 
-/** The reply has no `<tool_call>` tag. */
+/** The reply has no `<tool_call>` tag (and no bare tool-call object either). */
 export class MissingToolCallError extends ModelOutputError {
   constructor() {
     super('The model reply has no <tool_call> block');
@@ -48,7 +53,7 @@ export class UnknownActionError extends ModelOutputError {
   }
 }
 
-/** The action is allowed but its arguments do not match its schema. */
+/** The action is allowed but its arguments do not match its schema (missing, wrongly typed, out of range). */
 export class InvalidActionArgumentsError extends ModelOutputError {
   constructor(
     readonly action: string,

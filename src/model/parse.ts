@@ -1,9 +1,15 @@
-// Turns a model reply ("thoughts, then <tool_call>{...}</tool_call>") into a validated action of the profile.
-// Lenient where Fara's own parser is: the closing tag and the newlines around the JSON may be missing, text after
-// the JSON object is ignored, and a Python-literal body (single quotes, True/False/None) is accepted as a fallback.
-// Optionally, any failure becomes a `terminate` carrying the raw reply, so a batch run ends the trajectory cleanly.
+// Turns a model reply into a validated action of the profile, reading it as leniently as its meaning allows.
+// Where the action is found: a `<tool_call>` block in the text (closing tag optional, code fences, text around it,
+// only the first of several calls), a native OpenAI `tool_calls` entry (vLLM with a tool parser, hosted APIs), or a
+// bare tool-call object in the text with no tags. How its body is read: JSON, then a relaxed Python-literal / JS
+// reading, then closed if cut short (lenient-json.ts). Its shape: `{"name", "arguments"}` (arguments may be a JSON
+// string), a flat `{"action": …}`, an OpenAI-style `{"function": {…}}`, or a function named after the action.
+// Its arguments: normalised per action (actions/normalize.ts), then validated strictly, coordinates inside the screen.
+// What still is no action throws a ModelOutputError subclass; `terminateOnParseError` turns it into a terminate.
 import type { ModelProfile } from '../actions/profiles';
-import type { AgentAction } from '../actions/schemas';
+import type { ActionObjectSchema, AgentAction } from '../actions/schemas';
+import { normalizeArguments } from '../actions/normalize';
+import type { ScreenSize } from '../actions/tool-schema';
 import {
   EmptyOutputError,
   InvalidActionArgumentsError,
@@ -12,43 +18,73 @@ import {
   ToolCallJsonError,
   UnknownActionError,
 } from './errors';
+import { LenientJsonError, decodeFirstObject } from './lenient-json';
+import type { JsonReading } from './lenient-json';
+
+export { pythonLiteralToJson } from './lenient-json';
+
+/** A function call the endpoint returned natively (`choices[0].message.tool_calls[i].function`). */
+export interface NativeToolCall {
+  name: string;
+  /** The arguments as the endpoint sent them: normally a JSON string. */
+  arguments: string;
+}
+
+/** A model reply: its text, and the native tool calls when the endpoint returned any. */
+export interface ModelReply {
+  text: string;
+  toolCalls?: readonly NativeToolCall[];
+}
+
+/** How a reply was read, beyond the canonical form; kept in the action event's metadata. */
+export interface ReadNotes {
+  /** Where the action came from. */
+  source: 'tool_call_tag' | 'native_tool_call' | 'bare_json';
+  /** How the body was decoded. */
+  reading: JsonReading;
+  /** The body's shape when it was not `{"name", "arguments"}`. */
+  shape?: 'flat' | 'function' | 'named_after_action';
+  /** Arguments the action does not use, dropped. */
+  ignoredArguments: string[];
+  /** Rewrites done to accept the arguments (`pixels: "-1445" → -1445`). */
+  coerced: string[];
+  /** Further tool calls in the same reply, not carried out. */
+  extraToolCalls: number;
+}
 
 export interface ParsedOutput {
-  /** The reply's text before `<tool_call>`, trimmed (also stored in `action.thoughts`). */
+  /** The reply's text before the tool call, trimmed (also stored in `action.thoughts`). */
   thoughts: string;
   action: AgentAction;
-  /** The text between the tags as the model wrote it, trimmed ('' when no tool call was found). */
+  /** The tool call as the model wrote it, trimmed ('' when none was found). */
   toolCallText: string;
   /** Set when the reply was accepted only through a fallback. */
-  recoveredBy?: 'python-literal' | 'terminate-on-parse-error';
+  recoveredBy?: 'python-literal' | 'closed-json' | 'terminate-on-parse-error';
   /** With `terminate-on-parse-error`: the error that was turned into a terminate. */
   parseError?: { name: string; message: string };
+  /** How the reply was read (absent for a terminate-on-parse-error). */
+  notes?: ReadNotes;
 }
 
 export interface ParseOptions {
   /** Instead of throwing, end the task with a terminate carrying the raw reply (Fara's terminate_on_parse_error). */
   terminateOnParseError?: boolean;
+  /** The resized screenshot size: coordinates outside the model's space for it are refused. */
+  screen?: ScreenSize;
 }
 
 const OPEN_TAG = /<tool_call\s*>/i;
+const OPEN_TAGS = /<tool_call\s*>/gi;
 const CLOSE_TAG = /<\/tool_call\s*>/i;
 
 interface Located {
+  source: ReadNotes['source'];
   thoughts: string;
-  /** The text between the tags (to the end when the closing tag is missing), trimmed and unfenced. */
+  /** The text of the call, trimmed and unfenced (for records and errors). */
   body: string;
-  /** Everything after the opening tag: the JSON object is looked for here, so a string may contain the tag. */
-  after: string;
-}
-
-function locateToolCall(text: string): Located {
-  if (text.trim() === '') throw new EmptyOutputError();
-  const open = OPEN_TAG.exec(text);
-  if (!open) throw new MissingToolCallError();
-  const after = text.slice(open.index + open[0].length);
-  const close = CLOSE_TAG.exec(after);
-  const body = stripCodeFence((close ? after.slice(0, close.index) : after).trim());
-  return { thoughts: text.slice(0, open.index).trim(), body, after };
+  /** Where the object is looked for. */
+  search: string;
+  extraToolCalls: number;
 }
 
 function stripCodeFence(body: string): string {
@@ -59,144 +95,221 @@ function stripCodeFence(body: string): string {
     .trim();
 }
 
-/** The first balanced `{...}` of the text (quotes of either kind respected), so trailing text is ignored. */
-function firstObject(text: string): string | undefined {
-  const start = text.indexOf('{');
-  if (start < 0) return undefined;
-  let depth = 0;
-  let quote: string | undefined;
-  for (let i = start; i < text.length; i++) {
-    const ch = text[i];
-    if (quote) {
-      if (ch === '\\') i++;
-      else if (ch === quote) quote = undefined;
-    } else if (ch === '"' || ch === "'") quote = ch;
-    else if (ch === '{') depth++;
-    else if (ch === '}' && --depth === 0) return text.slice(start, i + 1);
+/** A tool-call object written with no tags: `{"name": …, "arguments": …}` or `{"action": …}`, maybe fenced. */
+const BARE_CALL = /(```[a-zA-Z]*\s*)?\{\s*["']?(name|action|function)["']?\s*:/;
+
+function locateInText(text: string): Located {
+  const open = OPEN_TAG.exec(text);
+  if (open) {
+    const after = text.slice(open.index + open[0].length);
+    const close = CLOSE_TAG.exec(after);
+    const body = stripCodeFence((close ? after.slice(0, close.index) : after).trim());
+    const extra = (text.match(OPEN_TAGS)?.length ?? 1) - 1;
+    return {
+      source: 'tool_call_tag',
+      thoughts: text.slice(0, open.index).trim(),
+      body,
+      search: after,
+      extraToolCalls: extra,
+    };
   }
-  return undefined;
-}
-
-const PYTHON_WORDS: Record<string, string> = { True: 'true', False: 'false', None: 'null' };
-
-/** Reads a quoted string starting at `start`; returns it re-written as a JSON string and the index after it. */
-function readPythonString(text: string, start: number): { json: string; end: number } {
-  const quote = text[start];
-  let out = '';
-  for (let i = start + 1; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === quote) return { json: `"${out}"`, end: i + 1 };
-    if (ch === '\\') {
-      const next = text[++i] ?? '';
-      out += next === "'" ? "'" : `\\${next}`;
-    } else if (ch === '"') out += '\\"';
-    else if (ch === '\n') out += '\\n';
-    else out += ch;
-  }
-  throw new SyntaxError('unterminated string');
-}
-
-/**
- * Rewrites a Python literal (as `ast.literal_eval` reads it) into JSON: single-quoted strings, True/False/None,
- * tuples and trailing commas. Anything else is copied, so JSON.parse reports what is still wrong.
- */
-export function pythonLiteralToJson(text: string): string {
-  let out = '';
-  let i = 0;
-  while (i < text.length) {
-    const ch = text[i] ?? '';
-    if (ch === "'" || ch === '"') {
-      const str = readPythonString(text, i);
-      out += str.json;
-      i = str.end;
-      continue;
-    }
-    const word = /^[A-Za-z_]\w*/.exec(text.slice(i))?.[0];
-    if (word) {
-      out += PYTHON_WORDS[word] ?? word;
-      i += word.length;
-      continue;
-    }
-    if (ch === ',' && /^,\s*[\]})]/.test(text.slice(i))) {
-      i++;
-      continue;
-    }
-    out += ch === '(' ? '[' : ch === ')' ? ']' : ch;
-    i++;
-  }
-  return out;
-}
-
-interface Decoded {
-  value: unknown;
-  viaPythonLiteral: boolean;
-}
-
-/** Decodes the tool call body as JSON, falling back to a Python literal. */
-function decodeToolCallBody({ body, after }: Located): Decoded {
-  const candidate = firstObject(after) ?? body;
-  try {
-    return { value: JSON.parse(candidate) as unknown, viaPythonLiteral: false };
-  } catch (jsonError) {
-    try {
-      return { value: JSON.parse(pythonLiteralToJson(candidate)) as unknown, viaPythonLiteral: true };
-    } catch {
-      const detail = jsonError instanceof Error ? jsonError.message : String(jsonError);
-      throw new ToolCallJsonError(body, `not valid JSON (${detail})`, { cause: jsonError });
-    }
-  }
+  const bare = BARE_CALL.exec(text);
+  if (!bare) throw new MissingToolCallError();
+  const start = bare.index + (bare[1]?.length ?? 0);
+  const rest = text.slice(start);
+  return {
+    source: 'bare_json',
+    thoughts: text.slice(0, bare.index).trim(),
+    body: stripCodeFence(rest.trim()),
+    search: rest,
+    extraToolCalls: 0,
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The `arguments` object of a decoded tool call; a JSON-encoded string of arguments is accepted too. */
-function argumentsOf(call: unknown, body: string): Record<string, unknown> {
+/** A JSON object given as a string (`"arguments": "{\"action\": …}"`). */
+function objectFromString(value: string, body: string): Record<string, unknown> {
+  try {
+    const decoded = decodeFirstObject(value).value;
+    if (isRecord(decoded)) return decoded;
+  } catch (cause) {
+    throw new ToolCallJsonError(body, 'the "arguments" string is not JSON', { cause });
+  }
+  throw new ToolCallJsonError(body, 'the "arguments" string is not a JSON object');
+}
+
+/** Normalises an action name as written: case, spaces and dashes ("Left-Click" → "left_click"). */
+function actionNameAsWritten(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  return value
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+}
+
+interface Unwrapped {
+  args: Record<string, unknown>;
+  shape?: ReadNotes['shape'];
+}
+
+/** The arguments object out of the shapes a tool call comes in (see the module comment). */
+function unwrapCall(call: unknown, body: string, profile: ModelProfile): Unwrapped {
   if (!isRecord(call)) throw new ToolCallJsonError(body, 'the tool call is not an object');
-  let args = call.arguments;
-  if (typeof args === 'string') {
-    try {
-      args = JSON.parse(args) as unknown;
-    } catch (cause) {
-      throw new ToolCallJsonError(body, 'the "arguments" string is not JSON', { cause });
-    }
+  if (isRecord(call.function) && call.arguments === undefined) {
+    return { ...unwrapCall(call.function, body, profile), shape: 'function' };
+  }
+  let args = call.arguments ?? call.parameters ?? call.args;
+  if (typeof args === 'string') args = objectFromString(args, body);
+  if (args === undefined && call.action !== undefined) {
+    const { name: _name, ...flat } = call;
+    return { args: flat, shape: 'flat' };
   }
   if (!isRecord(args)) throw new ToolCallJsonError(body, 'the tool call has no "arguments" object');
-  return args;
+  const named = actionNameAsWritten(call.name);
+  if (args.action === undefined && named !== undefined && profile.allowedActions.includes(named)) {
+    return { args: { ...args, action: named }, shape: 'named_after_action' };
+  }
+  return { args };
+}
+
+function optionFor(profile: ModelProfile, name: string): ActionObjectSchema | undefined {
+  return profile.actionOptions.find((o) => o.shape.action.value === name);
+}
+
+function outOfScreen(point: unknown, space: ScreenSize): boolean {
+  if (!Array.isArray(point)) return false;
+  const [x, y] = point as number[];
+  return x === undefined || y === undefined || x < 0 || y < 0 || x > space.width || y > space.height;
+}
+
+interface Validated {
+  action: AgentAction;
+  ignored: string[];
+  coerced: string[];
+}
+
+function validate(
+  profile: ModelProfile,
+  written: Record<string, unknown>,
+  thoughts: string,
+  body: string,
+  screen?: ScreenSize,
+): Validated {
+  const name = actionNameAsWritten(written.action);
+  if (name === undefined || name === '') throw new ToolCallJsonError(body, 'the arguments have no string "action"');
+  const option = optionFor(profile, name);
+  if (!option) throw new UnknownActionError(String(written.action), profile.allowedActions);
+  const { args, ignored, coerced } = normalizeArguments(option, { ...written, action: name });
+  const result = option.safeParse({ ...args, thoughts });
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = String(issue?.path[0] ?? '(arguments)');
+    const value = args[field];
+    const reason = (issue?.message ?? 'not valid').replace(/^Invalid input: /, '');
+    const detail = value === undefined ? 'missing' : `${JSON.stringify(value)}, which is not valid (${reason})`;
+    throw new InvalidActionArgumentsError(name, field, detail, { cause: result.error });
+  }
+  const action = result.data as AgentAction;
+  if (screen && 'coordinate' in action && outOfScreen(action.coordinate, profile.displaySize(screen))) {
+    const space = profile.displaySize(screen);
+    throw new InvalidActionArgumentsError(
+      name,
+      'coordinate',
+      `[${String(action.coordinate)}] is outside the screen (0-${space.width}, 0-${space.height})`,
+    );
+  }
+  return { action: inWrittenOrder(args, action), ignored, coerced };
 }
 
 /** The validated action with its keys in the order the model wrote them, so re-rendering a past turn is faithful. */
-function inInputOrder(args: Record<string, unknown>, action: AgentAction): AgentAction {
+function inWrittenOrder(args: Record<string, unknown>, action: AgentAction): AgentAction {
   const slots: Record<string, unknown> = Object.fromEntries(Object.keys(args).map((key) => [key, undefined]));
   return Object.assign(slots, action);
 }
 
-function validate(profile: ModelProfile, args: Record<string, unknown>, thoughts: string, body: string): AgentAction {
-  const name = args.action;
-  if (typeof name !== 'string') throw new ToolCallJsonError(body, 'the arguments have no string "action"');
-  if (!profile.allowedActions.includes(name)) throw new UnknownActionError(name, profile.allowedActions);
-  const result = profile.actionSchema.safeParse({ ...args, thoughts });
-  if (result.success) return inInputOrder(args, result.data);
-  // An unexpected key says most about what the model got wrong, so it is named before a missing one.
-  const issues = result.error.issues;
-  const issue = issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0];
-  const field = issue?.code === 'unrecognized_keys' ? (issue.keys[0] ?? '') : String(issue?.path[0] ?? '(arguments)');
-  throw new InvalidActionArgumentsError(name, field, issue?.message ?? result.error.message, {
-    cause: result.error,
-  });
+/** Reads the action out of a located call (text or native); errors carry the thoughts and what was written. */
+function readCall(profile: ModelProfile, located: Located, opts: ParseOptions, decodedCall?: unknown): ParsedOutput {
+  let reading: JsonReading = 'json';
+  let call = decodedCall;
+  let written: Record<string, unknown> | undefined;
+  try {
+    if (call === undefined) {
+      if (located.body === '') throw new ToolCallJsonError('', 'the tool call is empty');
+      try {
+        const decoded = decodeFirstObject(located.search);
+        call = decoded.value;
+        reading = decoded.reading;
+      } catch (err) {
+        if (!(err instanceof LenientJsonError)) throw err;
+        throw new ToolCallJsonError(located.body, `not valid JSON (${err.message})`, { cause: err });
+      }
+    }
+    const { args, shape } = unwrapCall(call, located.body, profile);
+    written = args;
+    const thoughts =
+      located.thoughts === '' && typeof args.thoughts === 'string' ? args.thoughts.trim() : located.thoughts;
+    const { action, ignored, coerced } = validate(profile, args, thoughts, located.body, opts.screen);
+    const parsed: ParsedOutput = {
+      thoughts,
+      action,
+      toolCallText: located.body,
+      notes: {
+        source: located.source,
+        reading,
+        ...(shape ? { shape } : {}),
+        ignoredArguments: ignored,
+        coerced,
+        extraToolCalls: located.extraToolCalls,
+      },
+    };
+    if (reading === 'relaxed') parsed.recoveredBy = 'python-literal';
+    if (reading === 'closed') parsed.recoveredBy = 'closed-json';
+    return parsed;
+  } catch (err) {
+    if (err instanceof ModelOutputError) {
+      err.thoughts ??= located.thoughts;
+      if (written) err.written ??= written;
+    }
+    throw err;
+  }
 }
 
-function parseStrict(text: string, profile: ModelProfile): ParsedOutput {
-  const located = locateToolCall(text);
-  const { thoughts: before, body } = located;
-  const decoded = decodeToolCallBody(located);
-  const args = argumentsOf(decoded.value, body);
-  const thoughts = before === '' && typeof args.thoughts === 'string' ? args.thoughts : before;
-  const action = validate(profile, args, thoughts, body);
-  const parsed: ParsedOutput = { thoughts, action, toolCallText: body };
-  if (decoded.viaPythonLiteral) parsed.recoveredBy = 'python-literal';
-  return parsed;
+function parseNative(reply: ModelReply, profile: ModelProfile, opts: ParseOptions): ParsedOutput {
+  const [first, ...rest] = reply.toolCalls ?? [];
+  if (!first) throw new MissingToolCallError();
+  const before = OPEN_TAG.exec(reply.text);
+  const thoughts = (before ? reply.text.slice(0, before.index) : reply.text).trim();
+  const body = `{"name": ${JSON.stringify(first.name)}, "arguments": ${first.arguments || '{}'}}`;
+  const located: Located = { source: 'native_tool_call', thoughts, body, search: body, extraToolCalls: rest.length };
+  let args: unknown;
+  try {
+    args = first.arguments.trim() === '' ? {} : decodeFirstObject(first.arguments).value;
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    const error = new ToolCallJsonError(
+      body,
+      `the arguments of the "${first.name}" call are not valid JSON (${detail})`,
+    );
+    error.thoughts = thoughts;
+    throw error;
+  }
+  return readCall(profile, located, opts, { name: first.name, arguments: args });
+}
+
+function parseStrict(reply: ModelReply, profile: ModelProfile, opts: ParseOptions): ParsedOutput {
+  if (reply.toolCalls && reply.toolCalls.length > 0) return parseNative(reply, profile, opts);
+  if (reply.text.trim() === '') throw new EmptyOutputError();
+  let located: Located;
+  try {
+    located = locateInText(reply.text);
+  } catch (err) {
+    if (err instanceof ModelOutputError) err.thoughts ??= reply.text.trim();
+    throw err;
+  }
+  return readCall(profile, located, opts);
 }
 
 /** The terminate a failed reply turns into: Fara-1.5 answers with the raw text, Fara-7B reports failure. */
@@ -208,26 +321,40 @@ function terminateWithRawText(profile: ModelProfile, raw: string): AgentAction {
 
 function rawToolCallText(text: string): string {
   try {
-    return locateToolCall(text).body;
+    return locateInText(text).body;
   } catch {
     return '';
   }
 }
 
+/** The reply's text with its native tool calls written out as `<tool_call>` blocks, as a Fara model writes them. */
+export function replyAsText(reply: ModelReply): string {
+  if (!reply.toolCalls?.length) return reply.text;
+  const blocks = reply.toolCalls.map(
+    (c) => `<tool_call>\n{"name": ${JSON.stringify(c.name)}, "arguments": ${c.arguments.trim() || '{}'}}\n</tool_call>`,
+  );
+  return [reply.text.trim(), ...blocks].filter((s) => s !== '').join('\n');
+}
+
 /**
- * Parses a model reply into thoughts and one validated action of `profile`.
- * Throws a ModelOutputError subclass unless `terminateOnParseError` is set.
+ * Parses a model reply (its text, or text plus native tool calls) into thoughts and one validated action of
+ * `profile`. Throws a ModelOutputError subclass unless `terminateOnParseError` is set.
  */
-export function parseModelOutput(text: string, profile: ModelProfile, opts: ParseOptions = {}): ParsedOutput {
+export function parseModelOutput(
+  reply: string | ModelReply,
+  profile: ModelProfile,
+  opts: ParseOptions = {},
+): ParsedOutput {
+  const r: ModelReply = typeof reply === 'string' ? { text: reply } : reply;
   try {
-    return parseStrict(text, profile);
+    return parseStrict(r, profile, opts);
   } catch (error) {
     if (!opts.terminateOnParseError || !(error instanceof ModelOutputError)) throw error;
-    const raw = text.trim();
+    const raw = replyAsText(r).trim();
     return {
       thoughts: raw,
       action: terminateWithRawText(profile, raw),
-      toolCallText: rawToolCallText(text),
+      toolCallText: rawToolCallText(raw),
       recoveredBy: 'terminate-on-parse-error',
       parseError: { name: error.name, message: error.message },
     };

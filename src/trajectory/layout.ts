@@ -10,16 +10,17 @@ export const STATUS_FILE = 'solver_log/status.json';
 export type ScreenshotPhase = 'pre' | 'post';
 
 /**
- * `screenshot_<step>_<phase>.png`. A re-observation in a later session generation gets its own file
- * (`screenshot_<step>_pre_g<k>.png`) so the earlier event's screenshot is never overwritten.
+ * `screenshot_<step>_<phase>.png`. A later session generation gets its own files (`screenshot_<step>_g<k>_<phase>.png`)
+ * so an earlier event's screenshot is never overwritten. The phase always comes last: the original's verifier finds a
+ * step's pre image by replacing `_post.` with `_pre.` in the post image's name.
  */
 export function screenshotName(step: number, phase: ScreenshotPhase, generation = 0): string {
   if (!Number.isSafeInteger(step) || step < 0) throw new RangeError(`step must be a whole number ≥ 0, got ${step}`);
   if (!Number.isSafeInteger(generation) || generation < 0) {
     throw new RangeError(`generation must be a whole number ≥ 0, got ${generation}`);
   }
-  const suffix = generation === 0 ? '' : `_g${generation}`;
-  return `screenshot_${step}_${phase}${suffix}.png`;
+  const tag = generation === 0 ? '' : `_g${generation}`;
+  return `screenshot_${step}${tag}_${phase}.png`;
 }
 
 const RUN_ID = /^[A-Za-z0-9._-]+$/;

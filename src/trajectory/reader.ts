@@ -29,7 +29,7 @@ import {
   VerificationResultSchema,
 } from './schema';
 import type { RunStatus } from './status';
-import { fromFileStatus } from './status';
+import { agreesWith, fileEndReason, fromFileStatus } from './status';
 import type { RunStore } from './store';
 import { LocalRunStore } from './store';
 import { parseJsonText, parseStored } from './validate';
@@ -46,10 +46,12 @@ export interface StatusSnapshot {
   /** The value in the file (`aborted` for failed / cancelled). */
   fileStatus: SolverStatus;
   outcome: Outcome | null;
-  /** The precise terminal status, e.g. `cancelled`, when the run has ended. */
+  /** Why the run ended, e.g. `cancelled` or `invalid_replies` (`timed_out` for a foreign `timed_out`), when known. */
   endReason?: string;
   /** Free-text detail of how it ended, when one was given. */
   endDetail?: string;
+  /** When we last wrote the status, when known. */
+  updatedAt?: string;
 }
 
 export interface RunRecord extends StatusSnapshot {
@@ -140,10 +142,47 @@ function optionalString(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** Our extras, as status.json holds them or as metadata.stats mirrors them (writer.ts). */
+interface StatusExtras {
+  runStatus: unknown;
+  endReason: string | undefined;
+  endDetail: string | undefined;
+  updatedAt: string | undefined;
+}
+
+/** The extras in status.json (`updatedAtKey` = `updated_at`) or in metadata.stats (`status_updated_at`). */
+function extrasIn(record: Record<string, unknown>, updatedAtKey: 'updated_at' | 'status_updated_at'): StatusExtras {
+  return {
+    runStatus: record['run_status'],
+    endReason: optionalString(record['end_reason']),
+    endDetail: optionalString(record['end_detail']),
+    updatedAt: optionalString(record[updatedAtKey]),
+  };
+}
+
+/**
+ * Our precise status from the file value and our extras. The extras count only when their `run_status` agrees with
+ * the file value: extras from before another writer changed the status say nothing about the status it wrote.
+ */
+function snapshotOf(fileStatus: SolverStatus, outcome: Outcome | null, extras: StatusExtras): StatusSnapshot {
+  const snapshot: StatusSnapshot = { status: fromFileStatus(fileStatus, extras.runStatus), fileStatus, outcome };
+  const agrees = agreesWith(extras.runStatus, fileStatus);
+  const endReason = agrees ? extras.endReason : fileEndReason(fileStatus);
+  if (endReason !== undefined) snapshot.endReason = endReason;
+  if (agrees && extras.endDetail !== undefined) snapshot.endDetail = extras.endDetail;
+  if (agrees && extras.updatedAt !== undefined) snapshot.updatedAt = extras.updatedAt;
+  return snapshot;
+}
+
+/**
+ * The run status. status.json's own extras when it has them; when it has none (the original rewrote it with `status`
+ * and `outcome` only), their mirror in metadata.stats: pass `metadata` when already loaded, else it is read here.
+ */
 export async function loadStatus(
   store: RunStore,
   runId: string,
   warnings: ReadWarning[] = [],
+  metadata?: DataPointMetadata,
 ): Promise<StatusSnapshot> {
   const described = store.describe(key(runId, STATUS_FILE));
   const value = await readJsonFile(store, runId, STATUS_FILE);
@@ -152,16 +191,9 @@ export async function loadStatus(
     return { status: 'running', fileStatus: 'running', outcome: null };
   }
   const file = parseStored(StatusFileSchema, value, described);
-  const snapshot: StatusSnapshot = {
-    status: fromFileStatus(file.status, file['run_status']),
-    fileStatus: file.status,
-    outcome: file.outcome,
-  };
-  const endReason = optionalString(file['end_reason']);
-  const endDetail = optionalString(file['end_detail']);
-  if (endReason !== undefined) snapshot.endReason = endReason;
-  if (endDetail !== undefined) snapshot.endDetail = endDetail;
-  return snapshot;
+  if (file['run_status'] !== undefined) return snapshotOf(file.status, file.outcome, extrasIn(file, 'updated_at'));
+  const { stats } = metadata ?? (await loadMetadata(store, runId));
+  return snapshotOf(file.status, file.outcome, extrasIn(stats, 'status_updated_at'));
 }
 
 export async function loadMetadata(
@@ -187,9 +219,9 @@ export async function readRunFromStore(store: RunStore, runId: string): Promise<
   const warnings: ReadWarning[] = [];
   const task = await loadTask(store, runId);
   const events = await loadEvents(store, runId, warnings);
-  const status = await loadStatus(store, runId, warnings);
-  const verification = await loadVerification(store, runId, warnings);
   const metadata = await loadMetadata(store, runId, warnings);
+  const status = await loadStatus(store, runId, warnings, metadata);
+  const verification = await loadVerification(store, runId, warnings);
   const runState = await loadRunState(store, runId);
   return {
     runId,

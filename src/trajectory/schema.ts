@@ -134,15 +134,21 @@ export type EventInput = z.input<typeof EventSchema>;
 
 // ---------- solver log ----------
 
-/** Values the original readers accept in status.json / data_point.json (`max_rounds`: Fara-1.5 reader only). */
-export const FILE_STATUSES = ['running', 'complete', 'aborted', 'waiting_for_user', 'max_rounds'] as const;
+/**
+ * Values the original readers accept in status.json / data_point.json (`max_rounds`, `timed_out`: Fara-1.5 reader
+ * only). We read all of them; we never write `timed_out` (see status.ts).
+ */
+export const FILE_STATUSES = ['running', 'complete', 'aborted', 'waiting_for_user', 'max_rounds', 'timed_out'] as const;
 export const SolverStatusSchema = z.enum(FILE_STATUSES);
 export type SolverStatus = z.infer<typeof SolverStatusSchema>;
 
 export const OutcomeSchema = z.looseObject({ answer: text });
 export type Outcome = z.infer<typeof OutcomeSchema>;
 
-/** solver_log/status.json. Our own extras (`run_status`, `end_reason`, `end_detail`, `updated_at`) ride along. */
+/**
+ * solver_log/status.json. Our own extras (`run_status`, `end_reason`, `end_detail`, `updated_at`) ride along; the
+ * original drops them when it rewrites the file, so they are mirrored in `metadata.stats` too (writer.ts).
+ */
 export const StatusFileSchema = z.looseObject({
   status: SolverStatusSchema,
   outcome: OutcomeSchema.nullable().default(null),

@@ -27,11 +27,30 @@ export function isRunStatus(value: unknown): value is RunStatus {
   return typeof value === 'string' && (RUN_STATUSES as readonly string[]).includes(value);
 }
 
+/** How a file status reads when we know nothing more precise (a foreign writer, or extras lost in a rewrite). */
+const FROM_FILE: Record<SolverStatus, RunStatus> = {
+  running: 'running',
+  complete: 'complete',
+  waiting_for_user: 'waiting_for_user',
+  max_rounds: 'max_rounds',
+  aborted: 'failed',
+  timed_out: 'failed',
+};
+
 /**
- * Our status from a status.json: the precise `run_status` extra when we wrote it, else the file value
- * (`aborted` from a foreign writer reads as `failed`, the closest we have).
+ * Our status from a status.json: the precise `run_status` extra when we wrote it and it agrees with the file value,
+ * else the file value (`aborted` and the Fara-1.5 reader's `timed_out`, which we never write, read as `failed`).
  */
 export function fromFileStatus(fileStatus: SolverStatus, runStatus?: unknown): RunStatus {
-  if (isRunStatus(runStatus) && toFileStatus(runStatus) === fileStatus) return runStatus;
-  return fileStatus === 'aborted' ? 'failed' : fileStatus;
+  return agreesWith(runStatus, fileStatus) ? runStatus : FROM_FILE[fileStatus];
+}
+
+/** True when `runStatus` is one of ours and is written as `fileStatus`: the two describe the same state. */
+export function agreesWith(runStatus: unknown, fileStatus: SolverStatus): runStatus is RunStatus {
+  return isRunStatus(runStatus) && toFileStatus(runStatus) === fileStatus;
+}
+
+/** The end reason a file status implies by itself: `timed_out` for a run the original timed out, else none. */
+export function fileEndReason(fileStatus: SolverStatus): string | undefined {
+  return fileStatus === 'timed_out' ? 'timed_out' : undefined;
 }

@@ -5,7 +5,13 @@
 // observation to the step of the action it names (`post`). One that arrived only after a later action is "late":
 // it is attached both to its own step (`post` and `latePost`) and to the step in whose window it appeared
 // (`lateArrivals`). An action_id naming no action, and two actions with no observation between, are errors.
+//
+// The flat rows (`stepSummaries`) number steps as the run folder does: from the action's event id (ours), else by
+// counting. A worker lost mid-step leaves a decision whose effect is unknown; the step is re-decided in a new
+// session generation under the same number, and the earlier decision is marked `superseded`, not counted again.
+import { z } from 'zod';
 import { ConsecutiveActionsError, UnknownActionIdError } from './errors';
+import { parseEventId } from './ids';
 import type { Action, EnvironmentObservation, Event, Observation, UserMessageType } from './schema';
 
 export interface Step {
@@ -86,17 +92,101 @@ export function stepUrl(steps: readonly Step[], index: number): string {
 }
 
 export interface StepSummary {
-  /** 1-based number of the step (counting actions). */
+  /** Step number: from the action's event id (our runs), else 1-based by counting decisions (foreign ids). */
   step: number;
+  /** Session generation of the decision, from its event id (0 for foreign ids). */
+  generation: number;
+  /**
+   * A later decision for the same step exists with a higher generation (or names this one in `metadata.supersedes`):
+   * the worker was lost mid-step, this decision's effect is unknown, and the step was re-decided.
+   */
+  superseded: boolean;
+  /** The error when the model's reply could not be turned into an action (`metadata.invalid_reply`), else null. */
+  invalid: string | null;
   action_name: string;
   description: string;
   thoughts: string;
   url: string;
+  /** The step's screenshot; for a superseded decision only its own post screenshot (the next one is another session). */
   screenshot: string;
   /** The action's tool output text (errors as `error: …` lines). */
   text_observation: string;
   /** User messages that came before the action. */
   user_messages: { message_type: UserMessageType; content: string }[];
+}
+
+/** The marks an action event may carry in its metadata (extra fields; the original's reader ignores them). */
+const ActionMarksSchema = z.looseObject({
+  /** Id of the earlier action this one re-decides. */
+  supersedes: z.string().nullish().catch(null),
+  /** Set when the model's reply could not be turned into an action. */
+  invalid_reply: z
+    .looseObject({ error: z.string().catch(''), error_type: z.string().catch('') })
+    .nullish()
+    .catch({ error: '', error_type: '' }),
+});
+type ActionMarks = z.infer<typeof ActionMarksSchema>;
+
+function marksOf(action: Action): ActionMarks {
+  const parsed = ActionMarksSchema.safeParse(action['metadata']);
+  return parsed.success ? parsed.data : {};
+}
+
+/** The error text of an invalid reply, or null for an ordinary action. */
+function invalidReplyOf(action: Action): string | null {
+  const reply = marksOf(action).invalid_reply;
+  if (!reply) return null;
+  return reply.error || reply.error_type || 'invalid reply';
+}
+
+/** Step number and generation from one of our action ids, undefined for a foreign one. */
+function ownActionId(action: Action): { step: number; generation: number } | undefined {
+  const parts = parseEventId(action.id);
+  return parts?.kind === 'action' ? { step: parts.step, generation: parts.generation } : undefined;
+}
+
+/** Ids of the actions re-decided later: a later action of the same step has a higher generation, or names them. */
+function supersededActionIds(actions: readonly Action[]): Set<string> {
+  const superseded = new Set<string>();
+  const laterGeneration = new Map<number, number>();
+  for (const action of [...actions].reverse()) {
+    const own = ownActionId(action);
+    if (own) {
+      const later = laterGeneration.get(own.step);
+      if (later !== undefined && later > own.generation) superseded.add(action.id);
+      laterGeneration.set(own.step, Math.max(later ?? own.generation, own.generation));
+    }
+    const supersedes = marksOf(action).supersedes;
+    if (supersedes) superseded.add(supersedes);
+  }
+  return superseded;
+}
+
+interface Numbered {
+  step: number;
+  generation: number;
+  superseded: boolean;
+}
+
+/**
+ * Step number, generation and superseded flag of each action, in order. Our ids carry their number; a foreign one
+ * follows the previous row (the same number when that row was superseded, else the next), so a run of foreign ids
+ * is numbered by counting and a run our writer continued after the original's keeps its numbers.
+ */
+function numberActions(actions: readonly Action[]): Numbered[] {
+  const superseded = supersededActionIds(actions);
+  const rows: Numbered[] = [];
+  for (const action of actions) {
+    const previous = rows.at(-1);
+    const counted = previous ? previous.step + (previous.superseded ? 0 : 1) : 1;
+    const own = ownActionId(action);
+    rows.push({
+      step: own?.step ?? counted,
+      generation: own?.generation ?? 0,
+      superseded: superseded.has(action.id),
+    });
+  }
+  return rows;
 }
 
 function textObservation(step: Step): string {
@@ -109,16 +199,21 @@ function textObservation(step: Step): string {
   return lines.join('\n');
 }
 
-function summarise(steps: readonly Step[], index: number, action: Action, number: number): StepSummary {
+function summarise(steps: readonly Step[], index: number, action: Action, numbered: Numbered): StepSummary {
   const step = steps[index];
   const thoughts = action.content.arguments['thoughts'];
+  // A superseded decision's effect is unknown: the next pre screenshot is of the restored session, not its result.
+  const screenshot = numbered.superseded
+    ? (environmentWith(step?.post ?? [], 'screenshot_path')[0]?.screenshot_path ?? '')
+    : stepScreenshot(steps, index);
   return {
-    step: number,
+    ...numbered,
+    invalid: invalidReplyOf(action),
     action_name: action.action_name,
     description: action.action_nl_description,
     thoughts: typeof thoughts === 'string' ? thoughts : '',
     url: stepUrl(steps, index),
-    screenshot: stepScreenshot(steps, index),
+    screenshot,
     text_observation: step ? textObservation(step) : '',
     user_messages: (step?.pre ?? []).flatMap((o) =>
       o.observation_type === 'user_message' ? [{ message_type: o.message_type, content: o.content }] : [],
@@ -126,12 +221,13 @@ function summarise(steps: readonly Step[], index: number, action: Action, number
   };
 }
 
-/** One flat row per action, for tables (the CLI `show` command, the viewer). */
+/** One flat row per action (superseded decisions included, marked), for tables (the CLI `show`, the viewer). */
 export function stepSummaries(events: readonly Event[]): StepSummary[] {
   const steps = buildSteps(events);
-  const rows: StepSummary[] = [];
-  steps.forEach((step, index) => {
-    if (step.action) rows.push(summarise(steps, index, step.action, rows.length + 1));
+  const actions = steps.flatMap((s) => (s.action ? [s.action] : []));
+  const numbers = numberActions(actions); // only a trailing step has no action, so indexes line up
+  return steps.flatMap((step, index) => {
+    const numbered = numbers[index];
+    return step.action && numbered ? [summarise(steps, index, step.action, numbered)] : [];
   });
-  return rows;
 }

@@ -203,24 +203,32 @@ export class TrajectoryWriter {
   /**
    * Record the run status in solver_log/status.json (file value via `toFileStatus`, precise value as `run_status`).
    * `outcome`: an answer (string or `{answer}`), null to clear, undefined to keep the previous one. `reason`: free
-   * text kept as `end_detail`. A terminal status is also kept as `metadata.stats.end_reason`.
+   * text kept as `end_detail`. `endReason`: why a terminal status was reached (e.g. `invalid_replies`, `browser`),
+   * kept as `end_reason`; without it a terminal status is its own end reason. Non-terminal statuses have none.
+   *
+   * The original keeps only `status` and `outcome` when it rewrites status.json, so every extra is mirrored in
+   * metadata.stats (`run_status`, `end_reason`, `end_detail`, `status_updated_at`), where the reader falls back to it.
    */
-  async writeStatus(status: RunStatus, outcome?: Outcome | string | null, reason?: string): Promise<void> {
+  async writeStatus(
+    status: RunStatus,
+    outcome?: Outcome | string | null,
+    reason?: string,
+    endReason?: string,
+  ): Promise<void> {
     const next = outcome === undefined ? (await loadStatus(this.store, this.runId)).outcome : toOutcome(outcome);
-    const body: Record<string, unknown> = {
-      status: toFileStatus(status),
-      outcome: next,
+    const extras = {
       run_status: status,
+      end_reason: isTerminal(status) ? (endReason ?? status) : undefined,
+      end_detail: reason,
       updated_at: this.now().toISOString(),
     };
-    const terminal = isTerminal(status);
-    if (terminal) body['end_reason'] = status;
-    if (reason !== undefined) body['end_detail'] = reason;
-    await this.store.writeAtomic(this.key(STATUS_FILE), pretty(body));
-    await this.updateStats({
-      end_reason: terminal ? status : undefined,
-      end_detail: terminal ? reason : undefined,
-    });
+    // JSON drops the undefined extras.
+    await this.store.writeAtomic(
+      this.key(STATUS_FILE),
+      pretty({ status: toFileStatus(status), outcome: next, ...extras }),
+    );
+    const { updated_at: statusUpdatedAt, ...mirrored } = extras;
+    await this.updateStats({ ...mirrored, status_updated_at: statusUpdatedAt });
   }
 
   /** Replace run_state.json (resume bookkeeping: session storage-state key, last URL, counters …). */
@@ -258,9 +266,9 @@ export class TrajectoryWriter {
    */
   async writeDataPoint(): Promise<DataPoint> {
     const events = await this.events();
-    const status = await loadStatus(this.store, this.runId);
-    const verification = await loadVerification(this.store, this.runId);
     const metadata = await loadMetadata(this.store, this.runId);
+    const status = await loadStatus(this.store, this.runId, [], metadata);
+    const verification = await loadVerification(this.store, this.runId);
     const stats = {
       ...metadata.stats,
       num_events: events.length,

@@ -1,11 +1,15 @@
 // The trajectory viewer's HTML: one self-contained page (inline CSS and JS, screenshots as data: URIs) from a
 // TrajectoryView. Pure: strings in, a string out.
 //
+// One card per step. A decision superseded after a lost worker is shown dimmed inside the card of the step that
+// re-decided it (effect unknown), never as a card of its own, so counts and keyboard navigation are over real steps.
+// An invalid reply shows its error prominently and no marker.
+//
 // Everything taken from the run (thoughts, answers, URLs, tool output) is model or page output, so untrusted: it is
 // HTML-escaped everywhere, and the page's Content-Security-Policy allows no network at all and only this file's own
 // script (by its hash), so even a missed escape could neither load nor run anything.
 import { createHash } from 'node:crypto';
-import type { Marker, Point, Size, TrajectoryView, ViewStep, ViewUserMessage } from './model';
+import type { Marker, Point, Size, TrajectoryView, ViewDecision, ViewStep, ViewUserMessage } from './model';
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
@@ -129,7 +133,7 @@ function userMessages(messages: readonly ViewUserMessage[]): string {
     .join('');
 }
 
-function screenshot(step: ViewStep, images: ReadonlyMap<string, string>): string {
+function screenshot(step: ViewDecision, images: ReadonlyMap<string, string>): string {
   const src = step.screenshot ? images.get(step.screenshot) : undefined;
   if (!src || !step.image) {
     const what = step.screenshot ? `screenshot ${step.screenshot} could not be read` : 'no screenshot';
@@ -140,34 +144,69 @@ function screenshot(step: ViewStep, images: ReadonlyMap<string, string>): string
   const drag = step.marker?.kind === 'drag' && !step.marker.from ? ' · drag start unknown' : '';
   return (
     `<figure class="shot"><div class="frame"><img src="${escapeHtml(src)}" width="${width}" height="${height}" ` +
-    `alt="screenshot before step ${step.number}">${markerSvg(step.marker, step.image)}</div>` +
+    `alt="screenshot before ${step.superseded ? 'the superseded decision of ' : ''}step ${step.number}">${markerSvg(step.marker, step.image)}</div>` +
     `<figcaption>${escapeHtml(step.screenshot)} · ${width}×${height}${escapeHtml(where + drag)}</figcaption></figure>`
   );
 }
 
-function stepSection(step: ViewStep, images: ReadonlyMap<string, string>): string {
+/** The text shown for a superseded decision: why its effect is unknown. */
+export const SUPERSEDED_NOTE = 'Effect unknown: the worker was lost and the step was re-decided.';
+
+/** A decision's screenshot and text: user messages, an invalid reply's error, thoughts, action, observation. */
+function decisionBody(step: ViewDecision, images: ReadonlyMap<string, string>): string {
   const args = step.args.length
     ? `<dl class="args">${step.args.map((a) => `<dt>${escapeHtml(a.name)}</dt><dd>${escapeHtml(a.value)}</dd>`).join('')}</dl>`
     : '';
   const parts = [
     step.userMessages.length ? block('User messages', userMessages(step.userMessages), 'messages') : '',
+    step.invalid !== null
+      ? block('Invalid reply: no action was taken', pre(step.invalid, 'error'), 'invalid-reply')
+      : '',
     block('Thoughts', step.thoughts ? pre(step.thoughts, 'thoughts') : '<p class="none">(none)</p>'),
     block('Action', `<p class="action-name"><code>${escapeHtml(step.actionName)}</code></p>${args}`),
     block('Observation', step.observation ? pre(step.observation, 'observation') : '<p class="none">(none)</p>'),
   ];
+  return `<div class="body">${screenshot(step, images)}<div class="text">${parts.join('')}</div></div>`;
+}
+
+function supersededDecision(decision: ViewDecision, images: ReadonlyMap<string, string>): string {
   return (
-    `<section class="step" id="step-${step.number}" data-step="${step.number}" data-action="${escapeHtml(step.actionName)}">` +
-    `<h2><span class="num">Step ${step.number}</span> <code class="summary">${escapeHtml(step.summary)}</code></h2>` +
-    `<p class="url"><span class="label">URL</span> <span class="value">${escapeHtml(step.url || '(unknown)')}</span></p>` +
-    `<div class="body">${screenshot(step, images)}<div class="text">${parts.join('')}</div></div></section>`
+    `<div class="superseded" data-step="${decision.number}" data-generation="${decision.generation}" ` +
+    `data-action="${escapeHtml(decision.actionName)}">` +
+    `<h3 class="superseded-title">Superseded decision <code class="summary">${escapeHtml(decision.summary)}</code></h3>` +
+    `<p class="note">${escapeHtml(SUPERSEDED_NOTE)}</p>` +
+    `<p class="url"><span class="label">URL</span> <span class="value">${escapeHtml(decision.url || '(unknown)')}</span></p>` +
+    `${decisionBody(decision, images)}</div>`
   );
 }
+
+function badges(step: ViewStep): string {
+  const redecided = step.supersededDecisions.length
+    ? ' <span class="badge redecided">re-decided after a lost worker</span>'
+    : '';
+  const invalid = step.invalid !== null ? ' <span class="badge invalid">invalid reply</span>' : '';
+  return redecided + invalid;
+}
+
+function stepSection(step: ViewStep, images: ReadonlyMap<string, string>): string {
+  const cls = `step${step.invalid !== null ? ' invalid' : ''}`;
+  const superseded = step.supersededDecisions.map((d) => supersededDecision(d, images)).join('');
+  return (
+    `<section class="${cls}" id="step-${step.number}" data-step="${step.number}" data-generation="${step.generation}" ` +
+    `data-action="${escapeHtml(step.actionName)}">` +
+    `<h2><span class="num">Step ${step.number}</span> <code class="summary">${escapeHtml(step.summary)}</code>${badges(step)}</h2>` +
+    `<p class="url"><span class="label">URL</span> <span class="value">${escapeHtml(step.url || '(unknown)')}</span></p>` +
+    `${superseded}${decisionBody(step, images)}</section>`
+  );
+}
+
+const REDECIDED_MARK = '<span class="r" title="re-decided after a lost worker">↻</span>';
 
 function stepList(view: TrajectoryView): string {
   const items = view.steps.map(
     (s) =>
       `<li><a href="#step-${s.number}" data-step="${s.number}"><span class="n">${s.number}</span> ` +
-      `<span class="s">${escapeHtml(s.summary)}</span></a></li>`,
+      `<span class="s">${escapeHtml(s.summary)}</span>${s.supersededDecisions.length ? REDECIDED_MARK : ''}</a></li>`,
   );
   return `<nav class="steps" aria-label="Steps"><h2>Steps (${view.steps.length})</h2><ol>${items.join('')}</ol></nav>`;
 }
@@ -197,6 +236,8 @@ function header(view: TrajectoryView): string {
     ['Viewport', `${view.viewport.width}×${view.viewport.height}`],
     ['Steps', String(view.steps.length)],
   ];
+  const superseded = view.steps.reduce((n, s) => n + s.supersededDecisions.length, 0);
+  if (superseded) facts.push(['Superseded decisions', `${superseded} (worker lost mid-step; effect unknown)`]);
   return (
     `<header class="run"><h1>Trajectory</h1><div class="instruction"><span class="label">Instruction</span>` +
     `${pre(view.instruction, 'instruction')}</div><dl class="facts">` +
@@ -259,6 +300,18 @@ section.step{scroll-margin-top:12px;transition:box-shadow .15s}
 section.step.current{border-color:#2563eb;box-shadow:0 0 0 3px rgba(37,99,235,.35)}
 section.step h2 .num{color:#2563eb}
 section.step h2 code.summary{font-size:14px}
+.badge{font-size:11px;font-weight:600;padding:1px 7px;border-radius:10px;vertical-align:middle;margin-left:4px}
+.badge.redecided{background:#fef3c7;color:#92400e}
+.badge.invalid{background:#fee2e2;color:#991b1b}
+.superseded{opacity:.55;border:1px dashed #9ca3af;border-radius:6px;padding:6px 10px;margin:0 0 12px;background:#f9fafb}
+.superseded:hover{opacity:.9}
+.superseded h3.superseded-title{margin-top:0;text-transform:none;letter-spacing:0;font-size:13px;color:#4b5563}
+.superseded .note{margin:0 0 6px;font-weight:600;color:#92400e}
+.superseded .body{grid-template-columns:minmax(0,2fr) minmax(240px,3fr)}
+@media (max-width:1100px){.superseded .body{grid-template-columns:minmax(0,1fr)}}
+.invalid-reply h3{color:#991b1b}
+.invalid-reply pre.error{background:#fef2f2;border-color:#fca5a5;color:#991b1b;font-size:14px;font-weight:600}
+nav.steps a .r{color:#fbbf24}
 p.url{margin:0 0 8px;overflow-wrap:anywhere;font-size:12.5px}
 p.url .value{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .body{display:grid;grid-template-columns:minmax(0,3fr) minmax(240px,2fr);gap:16px;align-items:start}

@@ -5,6 +5,10 @@
 // dispatcher does (modelToViewport with the run's profile and viewport from task.json), then scaled from viewport
 // pixels to screenshot pixels (the same numbers unless the screenshot was taken at another scale).
 // A drag starts wherever the pointer was left: the viewer follows the pointer from step to step to draw it.
+//
+// Steps are numbered as `stepSummaries` numbers them. A decision superseded after a lost worker (its effect unknown,
+// the step re-decided in a new session) is not a step of its own: it rides on the step that re-decided it. An invalid
+// reply (no action could be made of it) is a step, with its error and no marker.
 import { z } from 'zod';
 import { getProfile, isProfileName } from '../actions/profiles';
 import type { ProfileName } from '../actions/profiles';
@@ -15,7 +19,7 @@ import { smartResize } from '../image/smart-resize';
 import type { RunRecord } from '../trajectory/reader';
 import type { Action, Event, Observation, UserMessageType } from '../trajectory/schema';
 import { buildSteps, stepSummaries } from '../trajectory/steps';
-import type { Step } from '../trajectory/steps';
+import type { Step, StepSummary } from '../trajectory/steps';
 
 export interface Point {
   x: number;
@@ -48,9 +52,16 @@ export interface ViewUserMessage {
   content: string;
 }
 
-export interface ViewStep {
-  /** 1-based step number (counting actions), as in `stepSummaries`. */
+/** One decision of the model: the action, what it saw and what came of it. */
+export interface ViewDecision {
+  /** Step number, as in `stepSummaries` (from the event id; by counting for foreign ids). */
   number: number;
+  /** Session generation of the decision (0 for foreign ids). */
+  generation: number;
+  /** Re-decided after the worker was lost mid-step: this decision's effect is unknown. */
+  superseded: boolean;
+  /** The error when the model's reply could not be turned into an action, else null. */
+  invalid: string | null;
   actionName: string;
   /** One line, e.g. `left_click (500, 200)`. */
   summary: string;
@@ -65,9 +76,15 @@ export interface ViewStep {
   screenshot: string;
   /** The screenshot's pixel size, null when it could not be read. */
   image: Size | null;
-  /** Where the action landed in viewport pixels (its `coordinate`), null for actions without one. */
+  /** Where the action landed in viewport pixels (its `coordinate`), null for actions without one and invalid replies. */
   pixelPoint: Point | null;
   marker: Marker | null;
+}
+
+/** A step of the run: its (last) decision, with the earlier decisions it superseded. */
+export interface ViewStep extends ViewDecision {
+  /** Earlier decisions for this step whose worker was lost (effect unknown), oldest first; not steps of their own. */
+  supersededDecisions: ViewDecision[];
 }
 
 export interface TrajectoryView {
@@ -82,6 +99,7 @@ export interface TrajectoryView {
   answer: string | null;
   verification: { name: string; score: number | null; reasoning: string }[];
   warnings: string[];
+  /** The steps, superseded decisions inside the step that re-decided them (not counted as steps). */
   steps: ViewStep[];
   /** User messages recorded after the last action. */
   after: ViewUserMessage[];
@@ -257,6 +275,100 @@ function userMessagesOf(observations: readonly Observation[], instruction: strin
 const isSessionRestore = (step: Step) =>
   step.pre.some((o) => o.observation_type === 'tool_output' && o.metadata['note'] === 'session_restored');
 
+interface DecisionContext {
+  profile: ProfileName;
+  space: CoordinateSpace;
+  viewport: Viewport;
+  instruction: string;
+  sizeOf: (screenshot: string) => Size | undefined;
+}
+
+/** The marker and pixel point of an action; none for an invalid reply (nothing was done) or a degenerate point. */
+function placement(
+  action: Action,
+  geo: Geometry,
+  pointer: Point | null,
+  invalid: boolean,
+): { marker: Marker | null; pixelPoint: Point | null } {
+  if (invalid) return { marker: null, pixelPoint: null };
+  const args = action.content.arguments;
+  try {
+    const coordinate = coordinateOf(args['coordinate']);
+    return {
+      marker: markerFor(action.action_name, args, geo, pointer),
+      pixelPoint: coordinate ? modelToViewport(coordinate, geo.space, geo.viewport) : null,
+    };
+  } catch {
+    return { marker: null, pixelPoint: null }; // a degenerate coordinate: nothing to draw
+  }
+}
+
+function decisionView(
+  ctx: DecisionContext,
+  step: Step,
+  action: Action,
+  summary: StepSummary,
+  screenshot: string,
+  pointer: Point | null,
+): ViewDecision {
+  const image = screenshot ? (ctx.sizeOf(screenshot) ?? null) : null;
+  const geo: Geometry = { space: ctx.space, viewport: ctx.viewport, image: image ?? ctx.viewport };
+  const args = action.content.arguments;
+  return {
+    number: summary.step,
+    generation: summary.generation,
+    superseded: summary.superseded,
+    invalid: summary.invalid,
+    actionName: action.action_name,
+    summary: summary.invalid === null ? summaryOf(action, ctx.profile) : `${action.action_name} (invalid reply)`,
+    args: Object.entries(args)
+      .filter(([name]) => name !== 'thoughts' && name !== 'action')
+      .map(([name, value]) => ({ name, value: displayValue(value) })),
+    thoughts: summary.thoughts,
+    url: summary.url,
+    observation: summary.text_observation,
+    userMessages: userMessagesOf(step.pre, ctx.instruction),
+    screenshot,
+    image,
+    ...placement(action, geo, pointer, summary.invalid !== null),
+  };
+}
+
+/** Every decision of the run in stream order, superseded ones included, following the pointer from one to the next. */
+function decisionViews(ctx: DecisionContext, events: readonly Event[], actionSteps: readonly Step[]): ViewDecision[] {
+  const summaries = stepSummaries(events);
+  const shots = preScreenshots(events);
+  let pointer: Point | null = null;
+  return actionSteps.flatMap((step, i): ViewDecision[] => {
+    const summary = summaries[i];
+    if (!summary || !step.action) return [];
+    if (isSessionRestore(step)) pointer = null; // a new browser session starts with its pointer at the corner
+    const view = decisionView(ctx, step, step.action, summary, shots[i] ?? '', pointer);
+    // Where a superseded decision left the pointer is unknown.
+    pointer = view.superseded ? null : pointerAfter(view.marker, pointer);
+    return [view];
+  });
+}
+
+/** Superseded decisions go inside the next step (the one that re-decided them), not into the list of steps. */
+export function groupDecisions(decisions: readonly ViewDecision[]): ViewStep[] {
+  const steps: ViewStep[] = [];
+  let pending: ViewDecision[] = [];
+  for (const decision of decisions) {
+    if (decision.superseded) {
+      pending.push(decision);
+    } else {
+      steps.push({ ...decision, supersededDecisions: pending });
+      pending = [];
+    }
+  }
+  // Only a stray `supersedes` mark can leave some with no later step: they stay visible on the last one.
+  const last = steps.at(-1);
+  if (last) last.supersededDecisions.push(...pending);
+  else steps.push(...pending.map((d) => ({ ...d, supersededDecisions: [] })));
+  return steps;
+}
+
 /**
  * The view of a run. `sizeOf` gives the pixel size of a run-relative screenshot (undefined when it cannot be read);
  * markers are placed on that size, or on the viewport's when unknown.
@@ -264,50 +376,11 @@ const isSessionRestore = (step: Step) =>
 export function buildTrajectoryView(run: ViewInput, sizeOf: (screenshot: string) => Size | undefined): TrajectoryView {
   const profile = profileOf(run);
   const viewport = viewportOf(run);
-  const space = spaceOf(profile, viewport);
   const instruction = run.task.instruction;
+  const ctx: DecisionContext = { profile, space: spaceOf(profile, viewport), viewport, instruction, sizeOf };
   const all = buildSteps(run.events);
   const actionSteps = all.filter((s) => s.action !== null);
-  const summaries = stepSummaries(run.events);
-  const shots = preScreenshots(run.events);
-  let pointer: Point | null = null;
-  const steps = actionSteps.flatMap((step, i): ViewStep[] => {
-    const summary = summaries[i];
-    const action = step.action;
-    if (!summary || !action) return [];
-    const args = action.content.arguments;
-    const screenshot = shots[i] ?? '';
-    const image = screenshot ? (sizeOf(screenshot) ?? null) : null;
-    const geo: Geometry = { space, viewport, image: image ?? viewport };
-    if (isSessionRestore(step)) pointer = null; // a new browser session starts with its pointer at the corner
-    let marker: Marker | null = null;
-    let pixelPoint: Point | null = null;
-    try {
-      marker = markerFor(action.action_name, args, geo, pointer);
-      const coordinate = coordinateOf(args['coordinate']);
-      pixelPoint = coordinate ? modelToViewport(coordinate, space, viewport) : null;
-    } catch {
-      marker = null; // a degenerate coordinate: nothing to draw
-    }
-    pointer = pointerAfter(marker, pointer);
-    const view: ViewStep = {
-      number: summary.step,
-      actionName: action.action_name,
-      summary: summaryOf(action, profile),
-      args: Object.entries(args)
-        .filter(([name]) => name !== 'thoughts' && name !== 'action')
-        .map(([name, value]) => ({ name, value: displayValue(value) })),
-      thoughts: summary.thoughts,
-      url: summary.url,
-      observation: summary.text_observation,
-      userMessages: userMessagesOf(step.pre, instruction),
-      screenshot,
-      image,
-      pixelPoint,
-      marker,
-    };
-    return [view];
-  });
+  const steps = groupDecisions(decisionViews(ctx, run.events, actionSteps));
   const tail = all.at(-1);
   return {
     runId: run.runId,

@@ -29,7 +29,7 @@ export class ReportWriteError extends Error {
 export interface ReportResult {
   /** Absolute path of the written file. */
   file: string;
-  /** Number of steps (actions) shown. */
+  /** Number of steps shown (decisions superseded after a lost worker are not counted). */
   steps: number;
   /** Size of the file in bytes. */
   bytes: number;
@@ -67,7 +67,8 @@ export async function renderTrajectoryReport(runFolder: string): Promise<{ html:
     if (image) encoded.set(shot, image);
   }
   const view = buildTrajectoryView(run, (shot) => encoded.get(shot));
-  const missing = view.steps.filter((s) => s.screenshot !== '' && !encoded.has(s.screenshot));
+  const decisions = view.steps.flatMap((s) => [...s.supersededDecisions, s]);
+  const missing = decisions.filter((s) => s.screenshot !== '' && !encoded.has(s.screenshot));
   for (const s of missing) view.warnings.push(`step ${s.number}: screenshot ${s.screenshot} is missing or unreadable`);
   const dataUrls = new Map([...encoded].map(([shot, image]) => [shot, image.dataUrl]));
   return { html: renderTrajectoryHtml(view, dataUrls), steps: view.steps.length };

@@ -158,6 +158,7 @@ describe.each(PROFILE_NAMES)('tool schema <-> zod agreement (%s)', (name) => {
     for (const option of UNIONS[name].options) {
       for (const key of Object.keys(option.shape)) {
         if (key === 'action' || key === 'thoughts') continue;
+        if (profile.hiddenArguments[option.shape.action.value]?.includes(key)) continue;
         expect(properties[key]?.description).toContain(`\`action=${option.shape.action.value}\``);
       }
     }
@@ -217,7 +218,6 @@ describe('argument validation', () => {
     ['fara-1.5', { action: 'key', keys: [] }],
     ['fara-1.5', { action: 'key', keys: 'Enter' }],
     ['fara-1.5', { action: 'type' }],
-    ['fara-1.5', { action: 'type', text: 'a', coordinate: [1, 2] }],
     ['fara-1.5', { action: 'scroll', pixels: '100' }],
     ['fara-1.5', { action: 'visit_url', url: '' }],
     ['fara-1.5', { action: 'wait', time: -1 }],
@@ -232,6 +232,16 @@ describe('argument validation', () => {
     ['fara-7b', { action: 'hscroll', pixels: 1 }],
   ] as const)('%s rejects %j', (name, value) => {
     expect(getProfile(name).actionSchema.safeParse(value).success).toBe(false);
+  });
+
+  it("accepts a coordinate on Fara-1.5's type (clicked first) without showing it in Fara-1.5's prompt", () => {
+    const fara15 = getProfile('fara-1.5');
+    expect(fara15.actionSchema.safeParse({ action: 'type', text: 'a', coordinate: [1, 2] }).success).toBe(true);
+    const coordinate = fara15.toolSchema.function.parameters.properties.coordinate;
+    expect(coordinate?.description).not.toContain('`action=type`');
+    expect(getProfile('fara-7b').toolSchema.function.parameters.properties.coordinate?.description).toContain(
+      '`action=type`',
+    );
   });
 
   it.each([

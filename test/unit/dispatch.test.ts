@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentAction } from '../../src/actions/schemas';
 import type { ActionTarget, DispatchContext, DispatchResult } from '../../src/agent/dispatch';
 import { dispatchAction } from '../../src/agent/dispatch';
+import { OBSERVATIONS } from '../../src/agent/observations';
 import { summarizeAction } from '../../src/agent/summary';
 import type { CoordinateSpace } from '../../src/coords/viewport';
 import { NORM1000, resizedPixelsSpace } from '../../src/coords/viewport';
@@ -101,6 +102,12 @@ describe('dispatchAction: target calls', () => {
       NORM1000,
       [['type', 'x', { pressEnter: false, deleteExistingText: true }]],
     ],
+    [
+      'type at a coordinate (clicks there first)',
+      { action: 'type', text: 'paris', coordinate: [500, 500] },
+      NORM1000,
+      [['type', 'paris', { pressEnter: false, deleteExistingText: false, at: { x: 720, y: 450 } }]],
+    ],
     ['key chord', { action: 'key', keys: ['Control', 'a'] }, NORM1000, [['keys', ['Control', 'a']]]],
     // Model positive = up/left; wheel positive = down/right; norm1000 amounts are thousandths of the viewport.
     ['scroll up 500', { action: 'scroll', pixels: 500 }, NORM1000, [['scroll', 0, -450]]],
@@ -166,38 +173,150 @@ describe('dispatchAction: target calls', () => {
   });
 });
 
-describe('dispatchAction: results', () => {
-  it.each<[string, AgentAction, DispatchResult]>([
+describe('dispatchAction: the text fed back (observations.ts)', () => {
+  // In the seeds' voice, with the numbers the browser used: viewport pixels after conversion, one decimal.
+  const quiet = (output: string): DispatchResult => ({ output, error: null, textObservation: null });
+  const fed = (output: string): DispatchResult => ({ output, error: null, textObservation: output });
+
+  it.each<[string, AgentAction, CoordinateSpace, DispatchResult]>([
+    // The seed's worked example: [500, 340] in 1000×1000 on a 1440×900 viewport.
     [
-      'a click reports its description',
+      'left_click',
       { action: 'left_click', coordinate: [500, 340] },
-      { output: 'Click at (500, 340)', error: null, textObservation: null },
+      NORM1000,
+      quiet('I clicked at coordinates (720.0, 306.0).'),
     ],
+    [
+      'double_click',
+      { action: 'double_click', coordinate: [250, 750] },
+      NORM1000,
+      quiet('I double-clicked at coordinates (360.0, 675.0).'),
+    ],
+    [
+      'triple_click',
+      { action: 'triple_click', coordinate: [1000, 0] },
+      NORM1000,
+      quiet('I triple-clicked at coordinates (1440.0, 0.0).'),
+    ],
+    [
+      'right_click',
+      { action: 'right_click', coordinate: [100, 200] },
+      NORM1000,
+      quiet('I right-clicked at coordinates (144.0, 180.0).'),
+    ],
+    [
+      'mouse_move',
+      { action: 'mouse_move', coordinate: [500, 340] },
+      NORM1000,
+      quiet('I moved the mouse to coordinates (720.0, 306.0).'),
+    ],
+    [
+      'left_click_drag',
+      { action: 'left_click_drag', coordinate: [750, 250] },
+      NORM1000,
+      quiet('I dragged the mouse to coordinates (1080.0, 225.0).'),
+    ],
+    ['type', { action: 'type', text: 'hello' }, NORM1000, quiet("I typed 'hello'.")],
+    [
+      'type + Enter',
+      { action: 'type', text: 'hello', press_enter: true },
+      NORM1000,
+      quiet("I typed 'hello' and pressed Enter."),
+    ],
+    [
+      'type, clearing the field',
+      { action: 'type', text: 'x', delete_existing_text: true },
+      NORM1000,
+      quiet("I cleared the existing text and typed 'x'."),
+    ],
+    [
+      'type at a coordinate (clicked first)',
+      { action: 'type', text: 'paris', coordinate: [500, 500] },
+      NORM1000,
+      quiet("I clicked at coordinates (720.0, 450.0) and typed 'paris'."),
+    ],
+    [
+      'type at a coordinate, clearing, with Enter',
+      { action: 'type', text: 'paris', coordinate: [500, 500], delete_existing_text: true, press_enter: true },
+      NORM1000,
+      quiet("I clicked at coordinates (720.0, 450.0), cleared the existing text, typed 'paris' and pressed Enter."),
+    ],
+    ['key chord', { action: 'key', keys: ['Control', 'a'] }, NORM1000, quiet('I pressed Control+a.')],
+    // The seed notes the asymmetry: scroll reports its direction only, hscroll its (converted) amount.
+    ['scroll up', { action: 'scroll', pixels: 500 }, NORM1000, quiet('I scrolled up')],
+    ['scroll down', { action: 'scroll', pixels: -1000 }, NORM1000, quiet('I scrolled down')],
+    ['hscroll left', { action: 'hscroll', pixels: 500 }, NORM1000, quiet('I scrolled left 720 pixels')],
+    ['hscroll right', { action: 'hscroll', pixels: -250 }, NORM1000, quiet('I scrolled right 360 pixels')],
+    ['hscroll by one pixel', { action: 'hscroll', pixels: -1 }, NORM1000, quiet('I scrolled right 1 pixel')],
+    [
+      'visit_url reports the address opened',
+      { action: 'visit_url', url: 'a.test/x' },
+      NORM1000,
+      quiet('I visited https://a.test/x'),
+    ],
+    ['history_back', { action: 'history_back' }, NORM1000, quiet('I went back to the previous page.')],
+    [
+      'web_search',
+      { action: 'web_search', query: 'cheap flights' },
+      NORM1000,
+      quiet("I searched the web for 'cheap flights'."),
+    ],
+    ['wait', { action: 'wait', time: 3 }, NORM1000, quiet('I waited 3 seconds.')],
+    ['wait one second', { action: 'wait', time: 1 }, NORM1000, quiet('I waited 1 second.')],
+    // The original remembers a fact only through this text in the history: it is fed back.
     [
       'memorize',
       { action: 'pause_and_memorize_fact', fact: 'open 9-5' },
-      { output: 'Memorized: open 9-5', error: null, textObservation: null },
+      NORM1000,
+      fed('I memorized the following fact: open 9-5'),
     ],
     [
       'ask_user_question outputs the question',
       { action: 'ask_user_question', question: 'Which store?' },
-      { output: 'Which store?', error: null, textObservation: null },
+      NORM1000,
+      quiet('Which store?'),
+    ],
+    ['terminate (1.5) outputs the answer', { action: 'terminate', answer: '9am' }, NORM1000, quiet('9am')],
+    // Fara-7B: pixels of the 1428×896 screenshot; the text reports viewport pixels.
+    [
+      '7b left_click',
+      { action: 'left_click', coordinate: [714, 448] },
+      FARA7B_SPACE,
+      quiet('I clicked at coordinates (720.0, 450.0).'),
     ],
     [
-      'terminate (1.5) outputs the answer',
-      { action: 'terminate', answer: '9am' },
-      { output: '9am', error: null, textObservation: null },
+      '7b left_click, a fraction of a pixel',
+      { action: 'left_click', coordinate: [100, 100] },
+      FARA7B_SPACE,
+      quiet('I clicked at coordinates (100.8, 100.4).'),
     ],
     [
-      'terminate (7b) outputs the status',
+      '7b type at a coordinate',
+      { action: 'type', text: 'paris', coordinate: [357, 224], press_enter: true },
+      FARA7B_SPACE,
+      quiet("I clicked at coordinates (360.0, 225.0), typed 'paris' and pressed Enter."),
+    ],
+    ['7b scroll', { action: 'scroll', pixels: -3 }, FARA7B_SPACE, quiet('I scrolled down')],
+    [
+      '7b terminate outputs the status',
       { action: 'terminate', status: 'failure' },
-      { output: 'Task ended: failure', error: null, textObservation: null },
+      FARA7B_SPACE,
+      quiet('Task ended: failure'),
     ],
-  ])('%s', async (_name, action, expected) => {
-    const { ctx } = setup();
+  ])('%s', async (_name, action, space, expected) => {
+    const { ctx } = setup({ space });
     expect(await dispatchAction(action, ctx)).toEqual(expected);
   });
 
+  it('feeds back only the page answer and the memorized fact (failures aside)', () => {
+    const fedActions = Object.entries(OBSERVATIONS)
+      .filter(([, entry]) => entry.textObservation)
+      .map(([name]) => name);
+    expect(fedActions.sort()).toEqual(['pause_and_memorize_fact', 'read_page_answer_question']);
+  });
+});
+
+describe('dispatchAction: answers and failures', () => {
   it('read_page_answer_question asks the sub-model with the question and the page text', async () => {
     const { ctx, questions } = setup();
     const result = await dispatchAction({ action: 'read_page_answer_question', question: 'When is it open?' }, ctx);

@@ -13,12 +13,13 @@ import {
   userReply,
 } from '../../src/trajectory/events';
 import { eventId } from '../../src/trajectory/ids';
+import { screenshotName } from '../../src/trajectory/layout';
 import type { Event } from '../../src/trajectory/schema';
 
 const T = { timestamp: '2026-07-20T10:00:00Z' };
 const gen = (generation: number, metadata: Record<string, unknown> = {}) => ({ ...T, generation, metadata });
 
-const shot = (step: number, g = 0) => `screenshot_${step}_pre_g${g}.png`;
+const shot = (step: number, g = 0) => screenshotName(step, 'pre', g);
 const url = (step: number, g = 0) => `https://shop.test/step${step}/g${g}`;
 const raw = (step: number, g = 0) => `Thoughts for step ${step} g${g}.\n<tool_call>{"step": ${step}}</tool_call>`;
 const aid = (step: number, g = 0) => eventId({ step, kind: 'action', generation: g });
@@ -48,7 +49,7 @@ function tool(step: number, g = 0, textObservation?: string): Event {
   return toolOutput(step, aid(step, g), { output: 'done' }, gen(g, metadata));
 }
 
-function post(step: number, g = 0, page = { screenshot_path: `screenshot_${step}_post.png`, url: url(step, g) }) {
+function post(step: number, g = 0, page = { screenshot_path: screenshotName(step, 'post', g), url: url(step, g) }) {
   return postObservation(step, aid(step, g), page, gen(g));
 }
 

@@ -2,12 +2,16 @@
 // schema inside <tools>, identities, prompt-file overrides and their placeholders.
 //
 // Golden files: test/fixtures/golden/system-prompt-<profile>.txt. After an intended prompt change, regenerate them
-// with `UPDATE_GOLDEN=1 npx vitest run test/unit/prompt.test.ts` and review the diff.
+// with `UPDATE_GOLDEN=1 npx vitest run test/unit/prompt.test.ts` and review the diff. Each profile's prompt is built
+// for the screenshot size the runtime computes from the default viewport (1428×896 for Fara-7B, 1440×896 for Fara-1.5).
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILE_NAMES, getProfile } from '../../src/actions/profiles';
+import type { ProfileName } from '../../src/actions/profiles';
+import type { ScreenSize } from '../../src/actions/tool-schema';
+import { smartResize } from '../../src/image/smart-resize';
 import { PromptFileError, UnknownIdentityError } from '../../src/model/errors';
 import {
   CRITICAL_POINTS,
@@ -18,13 +22,31 @@ import {
   loadPromptOverride,
   resolveIdentity,
 } from '../../src/model/prompt';
+import { TaskInputSchema } from '../../workflows/contract';
 
-const SCREEN = { width: 1440, height: 896 };
+/** The viewport a task gets by default. */
+const VIEWPORT = TaskInputSchema.shape.viewport.parse(undefined);
+
+/** The screenshot size the runtime computes for a profile (activities/support.ts screenOf): smart_resize of the viewport. */
+function screenOf(name: ProfileName): ScreenSize {
+  const { width, height } = smartResize(VIEWPORT.height, VIEWPORT.width, { factor: getProfile(name).resizeFactor });
+  return { width, height };
+}
+
 const GOLDEN_DIR = join(__dirname, '..', 'fixtures', 'golden');
+
+describe('screenshot size of the default viewport', () => {
+  it.each([
+    ['fara-1.5', { width: 1440, height: 896 }],
+    ['fara-7b', { width: 1428, height: 896 }],
+  ] as const)('%s: %j', (name, screen) => {
+    expect(screenOf(name)).toEqual(screen);
+  });
+});
 
 describe.each(PROFILE_NAMES)('golden system prompt (%s)', (name) => {
   it('matches the golden file byte for byte', async () => {
-    const prompt = buildSystemPrompt({ profile: getProfile(name), screen: SCREEN });
+    const prompt = buildSystemPrompt({ profile: getProfile(name), screen: screenOf(name) });
     const file = join(GOLDEN_DIR, `system-prompt-${name}.txt`);
     if (process.env.UPDATE_GOLDEN === '1') {
       await mkdir(GOLDEN_DIR, { recursive: true });
@@ -43,7 +65,8 @@ function toolsJson(prompt: string): unknown {
 
 describe.each(PROFILE_NAMES)('prompt structure (%s)', (name) => {
   const profile = getProfile(name);
-  const prompt = buildSystemPrompt({ profile, screen: SCREEN });
+  const screen = screenOf(name);
+  const prompt = buildSystemPrompt({ profile, screen });
 
   it('is identity, critical points, then the function-call format', () => {
     const identity = resolveIdentity(name);
@@ -55,7 +78,7 @@ describe.each(PROFILE_NAMES)('prompt structure (%s)', (name) => {
   });
 
   it('shows exactly the profile tool schema inside <tools>', () => {
-    expect(toolsJson(prompt)).toEqual(profile.toolSchemaFor(SCREEN));
+    expect(toolsJson(prompt)).toEqual(profile.toolSchemaFor(screen));
   });
 
   it('offers exactly the allowed actions', () => {
@@ -63,7 +86,7 @@ describe.each(PROFILE_NAMES)('prompt structure (%s)', (name) => {
   });
 
   it('is the same text when rebuilt with the same inputs', () => {
-    expect(buildSystemPrompt({ profile, screen: { ...SCREEN } })).toBe(prompt);
+    expect(buildSystemPrompt({ profile, screen: { ...screen } })).toBe(prompt);
   });
 });
 
@@ -85,14 +108,18 @@ describe('identities', () => {
   });
 
   it('picks a registered identity by key', () => {
-    const prompt = buildSystemPrompt({ profile: getProfile('fara-1.5'), screen: SCREEN, identity: 'fara_qwen3vl' });
+    const prompt = buildSystemPrompt({
+      profile: getProfile('fara-1.5'),
+      screen: screenOf('fara-1.5'),
+      identity: 'fara_qwen3vl',
+    });
     expect(prompt.startsWith(IDENTITIES.fara_qwen3vl?.text ?? '<missing>')).toBe(true);
     expect(prompt).toContain('Qwen3-VL-8B-Instruct');
   });
 
   it('takes a long unknown string as a custom identity text', () => {
     const custom = 'You are a careful browsing assistant.';
-    const prompt = buildSystemPrompt({ profile: getProfile('fara-7b'), screen: SCREEN, identity: custom });
+    const prompt = buildSystemPrompt({ profile: getProfile('fara-7b'), screen: screenOf('fara-7b'), identity: custom });
     expect(prompt.startsWith(`${custom}\n\n`)).toBe(true);
   });
 
@@ -126,12 +153,16 @@ describe('override text', () => {
 
   it('uses a text without placeholders exactly as given', () => {
     const override = 'Exactly this.\n\n{"enum": ["left_click"]}';
-    expect(buildSystemPrompt({ profile: getProfile('fara-1.5'), screen: SCREEN, override })).toBe(override);
+    expect(buildSystemPrompt({ profile: getProfile('fara-1.5'), screen: screenOf('fara-1.5'), override })).toBe(
+      override,
+    );
   });
 
   it('speaks 1000x1000 for fara-1.5 whatever the screenshot', () => {
     const override = '{screen_width}x{screen_height}';
-    expect(buildSystemPrompt({ profile: getProfile('fara-1.5'), screen: SCREEN, override })).toBe('1000x1000');
+    expect(buildSystemPrompt({ profile: getProfile('fara-1.5'), screen: screenOf('fara-7b'), override })).toBe(
+      '1000x1000',
+    );
   });
 });
 

@@ -9,6 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CorruptFileError, RunNotFoundError } from '../../src/trajectory/errors';
 import { preObservation, taskMessage } from '../../src/trajectory/events';
 import { readRun } from '../../src/trajectory/reader';
+import type { SolverStatus } from '../../src/trajectory/schema';
+import type { RunStatus } from '../../src/trajectory/status';
 import { stepSummaries } from '../../src/trajectory/steps';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
 
@@ -23,6 +25,7 @@ afterEach(async () => {
 });
 
 const eventsFile = () => path.join(root, 'run-1', 'solver_log/events.jsonl');
+const statusFile = () => path.join(root, 'run-1', 'solver_log/status.json');
 
 async function twoEventRun(): Promise<void> {
   const writer = await TrajectoryWriter.create(root, 'run-1', { task_id: 't', instruction: 'go' });
@@ -48,7 +51,8 @@ describe('readRun', () => {
 
   it('summarises the original folder step by step', async () => {
     const rows = stepSummaries((await readRun(fixture)).events);
-    expect(rows).toEqual([
+    // toMatchObject: the rows' other fields are steps.ts's to specify (trajectory.steps.test.ts).
+    expect(rows).toMatchObject([
       {
         step: 1,
         action_name: 'left_click',
@@ -122,6 +126,66 @@ describe('readRun', () => {
     expect(run.status).toBe('running');
     expect(run.metadata.run_id).toBe('run-1');
     expect(run.warnings).toHaveLength(2);
+  });
+
+  it("reads the Fara-1.5 reader's timed_out as failed, ending timed_out", async () => {
+    await twoEventRun();
+    await fs.writeFile(statusFile(), JSON.stringify({ status: 'timed_out', outcome: null }));
+    expect(await readRun(path.join(root, 'run-1'))).toMatchObject({
+      status: 'failed',
+      fileStatus: 'timed_out',
+      endReason: 'timed_out',
+      outcome: null,
+    });
+  });
+
+  it('keeps timed_out as the end reason over stale extras of ours in metadata.stats', async () => {
+    const writer = await TrajectoryWriter.create(root, 'run-1', { task_id: 't', instruction: 'go' });
+    await writer.writeStatus('failed', null, 'no browser', 'browser');
+    await fs.writeFile(statusFile(), JSON.stringify({ status: 'timed_out', outcome: null }));
+    const run = await readRun(path.join(root, 'run-1'));
+    expect(run).toMatchObject({ status: 'failed', fileStatus: 'timed_out', endReason: 'timed_out' });
+    expect(run.endDetail).toBeUndefined();
+  });
+
+  it.each<[RunStatus, string | undefined, SolverStatus]>([
+    ['cancelled', undefined, 'aborted'],
+    ['failed', 'invalid_replies', 'aborted'],
+    ['max_rounds', undefined, 'max_rounds'],
+    ['complete', undefined, 'complete'],
+  ])(
+    'falls back to metadata.stats when the original rewrote status.json without our extras (%s, %s)',
+    async (status, endReason, fileStatus) => {
+      const writer = await TrajectoryWriter.create(root, 'run-1', { task_id: 't', instruction: 'go' });
+      await writer.writeStatus(status, 'the answer', 'how it ended', endReason);
+      await fs.writeFile(statusFile(), JSON.stringify({ status: fileStatus, outcome: { answer: 'the answer' } }));
+      expect(await readRun(path.join(root, 'run-1'))).toMatchObject({
+        status,
+        fileStatus,
+        endReason: endReason ?? status,
+        endDetail: 'how it ended',
+        outcome: { answer: 'the answer' },
+      });
+    },
+  );
+
+  it('ignores extras in metadata.stats that disagree with the status the original wrote last', async () => {
+    const writer = await TrajectoryWriter.create(root, 'run-1', { task_id: 't', instruction: 'go' });
+    await writer.writeStatus('cancelled', null, 'user cancelled');
+    // The original resumed the folder and finished it.
+    await fs.writeFile(statusFile(), JSON.stringify({ status: 'complete', outcome: { answer: '42' } }));
+    const run = await readRun(path.join(root, 'run-1'));
+    expect(run).toMatchObject({ status: 'complete', fileStatus: 'complete', outcome: { answer: '42' } });
+    expect(run.endReason).toBeUndefined();
+    expect(run.endDetail).toBeUndefined();
+  });
+
+  it('prefers the extras in status.json to their mirror', async () => {
+    const writer = await TrajectoryWriter.create(root, 'run-1', { task_id: 't', instruction: 'go' });
+    await writer.writeStatus('failed', null, 'first', 'browser');
+    const file = JSON.parse(await fs.readFile(statusFile(), 'utf8')) as Record<string, unknown>;
+    await fs.writeFile(statusFile(), JSON.stringify({ ...file, end_reason: 'model_endpoint', end_detail: 'second' }));
+    expect(await readRun(path.join(root, 'run-1'))).toMatchObject({ endReason: 'model_endpoint', endDetail: 'second' });
   });
 
   it('keeps the first of two lines with the same id, with a warning', async () => {

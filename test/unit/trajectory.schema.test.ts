@@ -10,7 +10,7 @@ import {
   TaskSchema,
   VerificationResultSchema,
 } from '../../src/trajectory/schema';
-import { fromFileStatus, toFileStatus } from '../../src/trajectory/status';
+import { RUN_STATUSES, fileEndReason, fromFileStatus, toFileStatus } from '../../src/trajectory/status';
 import type { RunStatus } from '../../src/trajectory/status';
 
 const environment = {
@@ -134,9 +134,12 @@ describe('task, verification, status and data point schemas', () => {
     expect(VerificationResultSchema.safeParse({ score: 1 }).success).toBe(false);
   });
 
-  it.each(['running', 'complete', 'aborted', 'waiting_for_user', 'max_rounds'])('accepts status %s', (status) => {
-    expect(StatusFileSchema.parse({ status, outcome: null }).status).toBe(status);
-  });
+  it.each(['running', 'complete', 'aborted', 'waiting_for_user', 'max_rounds', 'timed_out'])(
+    'accepts status %s',
+    (status) => {
+      expect(StatusFileSchema.parse({ status, outcome: null }).status).toBe(status);
+    },
+  );
 
   it('rejects statuses the original reader does not know', () => {
     expect(StatusFileSchema.safeParse({ status: 'cancelled', outcome: null }).success).toBe(false);
@@ -172,6 +175,18 @@ describe('statuses', () => {
     expect(fromFileStatus('aborted')).toBe('failed');
     expect(fromFileStatus('complete', 'cancelled')).toBe('complete');
   });
+
+  it('reads the Fara-1.5 timed_out (never written by us) as failed, ending timed_out', () => {
+    expect(fromFileStatus('timed_out')).toBe('failed');
+    expect(fromFileStatus('timed_out', 'failed')).toBe('failed');
+    expect(fileEndReason('timed_out')).toBe('timed_out');
+    expect(RUN_STATUSES.map(toFileStatus)).not.toContain('timed_out');
+  });
+
+  it.each(['running', 'complete', 'aborted', 'waiting_for_user', 'max_rounds'] as const)(
+    'a file status %s implies no end reason by itself',
+    (status) => expect(fileEndReason(status)).toBeUndefined(),
+  );
 });
 
 describe('event ids', () => {
@@ -205,8 +220,29 @@ describe('screenshot names', () => {
   it.each([
     [0, 'pre' as const, 0, 'screenshot_0_pre.png'],
     [7, 'post' as const, 0, 'screenshot_7_post.png'],
-    [7, 'pre' as const, 2, 'screenshot_7_pre_g2.png'],
+    [7, 'pre' as const, 2, 'screenshot_7_g2_pre.png'],
+    [7, 'post' as const, 2, 'screenshot_7_g2_post.png'],
   ])('step %s %s generation %s → %s', (step, phase, generation, name) => {
     expect(screenshotName(step, phase, generation)).toBe(name);
+  });
+
+  it.each([0, 1, 2, 10, 123])('end in _pre.png / _post.png in generation %s', (generation) => {
+    for (const step of [0, 1, 7, 12345]) {
+      const pre = screenshotName(step, 'pre', generation);
+      const post = screenshotName(step, 'post', generation);
+      expect(pre).toMatch(/_pre\.png$/);
+      expect(post).toMatch(/_post\.png$/);
+      // The original's verifier finds a step's pre image this way.
+      expect(post.replace('_post.', '_pre.')).toBe(pre);
+    }
+  });
+
+  it.each([
+    [-1, 0],
+    [1.5, 0],
+    [1, -1],
+    [1, 0.5],
+  ])('rejects step %s generation %s', (step, generation) => {
+    expect(() => screenshotName(step, 'pre', generation)).toThrow(RangeError);
   });
 });

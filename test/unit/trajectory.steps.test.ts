@@ -1,5 +1,8 @@
-// Specification of step reconstruction from the flat event stream, and of the flat per-step rows.
+// Specification of step reconstruction from the flat event stream, and of the flat per-step rows (numbering,
+// decisions superseded after a lost worker, invalid replies) as `cua show` prints them.
 import { describe, expect, it } from 'vitest';
+
+import { stepLine } from '../../client/commands/show';
 
 import { ConsecutiveActionsError, UnknownActionIdError } from '../../src/trajectory/errors';
 import {
@@ -11,7 +14,7 @@ import {
   toolOutput,
   userReply,
 } from '../../src/trajectory/events';
-import type { Event } from '../../src/trajectory/schema';
+import type { Action, Event } from '../../src/trajectory/schema';
 import { buildSteps, stepScreenshot, stepSummaries } from '../../src/trajectory/steps';
 
 const T = { timestamp: '2026-07-20T10:00:00Z' };
@@ -136,6 +139,9 @@ describe('stepSummaries', () => {
     expect(stepSummaries(events)).toEqual([
       {
         step: 1,
+        generation: 0,
+        superseded: false,
+        invalid: null,
         action_name: 'ask_user_question',
         description: 'ask_user_question()',
         thoughts: 'Need the origin.',
@@ -146,6 +152,9 @@ describe('stepSummaries', () => {
       },
       {
         step: 2,
+        generation: 0,
+        superseded: false,
+        invalid: null,
         action_name: 'left_click',
         description: 'left_click()',
         thoughts: '',
@@ -155,5 +164,220 @@ describe('stepSummaries', () => {
         user_messages: [{ message_type: 'critical_point_response', content: 'from San Francisco' }],
       },
     ]);
+  });
+});
+
+// ---------- numbering, superseded decisions, invalid replies ----------
+
+const pad = (step: number) => String(step).padStart(4, '0');
+const aidG = (step: number, generation: number) => `step-${pad(step)}-action-g${generation}`;
+const at = (generation: number, metadata?: Record<string, unknown>) => ({ ...T, generation, metadata });
+const page = (step: number, generation = 0) => ({
+  url: `http://site/${step}${generation ? `?g${generation}` : ''}`,
+  screenshot_path: `screenshot_${step}${generation ? `_g${generation}` : ''}_pre.png`,
+});
+const decide = (step: number, generation: number, name = 'left_click', metadata?: Record<string, unknown>) =>
+  actionEvent(
+    step,
+    { action_name: name, content: { action: name, arguments: { thoughts: `${name} at ${step}` } } },
+    at(generation, metadata),
+  );
+
+/** A whole step: pre, action, tool output, post. */
+function fullStep(step: number, generation = 0, name = 'left_click'): Event[] {
+  const id = aidG(step, generation);
+  return [
+    preObservation(step, page(step, generation), at(generation)),
+    decide(step, generation, name),
+    toolOutput(step, id, { output: `did ${name}` }, at(generation)),
+    postObservation(step, id, { screenshot_path: `screenshot_${step}_post.png` }, at(generation)),
+  ];
+}
+
+/** Step 3 decided in generation 0, the worker lost (after `acted` events), re-observed and re-decided in 1. */
+function redecidedRun(acted: 'nothing' | 'tool'): Event[] {
+  const lost = aidG(3, 0);
+  return [
+    taskMessage('go', T),
+    ...fullStep(1),
+    ...fullStep(2),
+    preObservation(3, page(3), T),
+    decide(3, 0, 'left_click'),
+    ...(acted === 'tool' ? [toolOutput(3, lost, { output: 'clicked' }, T)] : []),
+    sessionRestored(3, 'The browser session was lost and restored.', at(1)),
+    ...fullStep(3, 1, 'scroll'),
+    ...fullStep(4, 0, 'terminate'),
+  ];
+}
+
+/** The same stream with the ids of the original (uuids): foreign, so numbered by counting. */
+function foreign(events: readonly Event[]): Event[] {
+  const uuid = (id: string) => `0f1e2d3c-${id.replace(/[^0-9a-z]/g, '').slice(-12)}`;
+  return events.map((e): Event => {
+    if (e.type === 'action') return { ...e, id: uuid(e.id) };
+    return { ...e, id: uuid(e.id), action_id: e.action_id === null ? null : uuid(e.action_id) };
+  });
+}
+
+function withMetadata(action: Action, metadata: Record<string, unknown>): Action {
+  return { ...action, metadata };
+}
+
+const columns = (events: readonly Event[]) =>
+  stepSummaries(events).map((r) => [r.step, r.generation, r.superseded, r.action_name] as const);
+
+describe('stepSummaries numbers steps as the run folder does', () => {
+  it.each([
+    [
+      'a plain run of ours: from the ids',
+      [...fullStep(1), ...fullStep(2), ...fullStep(3, 0, 'terminate')],
+      [
+        [1, 0, false, 'left_click'],
+        [2, 0, false, 'left_click'],
+        [3, 0, false, 'terminate'],
+      ],
+    ],
+    [
+      'step 3 decided, worker lost before acting, re-decided in generation 1',
+      redecidedRun('nothing'),
+      [
+        [1, 0, false, 'left_click'],
+        [2, 0, false, 'left_click'],
+        [3, 0, true, 'left_click'],
+        [3, 1, false, 'scroll'],
+        [4, 0, false, 'terminate'],
+      ],
+    ],
+    [
+      'step 3 acted (tool output written), worker lost before the post observation, re-decided',
+      redecidedRun('tool'),
+      [
+        [1, 0, false, 'left_click'],
+        [2, 0, false, 'left_click'],
+        [3, 0, true, 'left_click'],
+        [3, 1, false, 'scroll'],
+        [4, 0, false, 'terminate'],
+      ],
+    ],
+    [
+      'a step lost twice: generations 0 and 1 are both superseded by 2',
+      [
+        ...fullStep(1),
+        preObservation(2, page(2), T),
+        decide(2, 0),
+        sessionRestored(2, 'restored', at(1)),
+        preObservation(2, page(2, 1), at(1)),
+        decide(2, 1),
+        sessionRestored(2, 'restored', at(2)),
+        ...fullStep(2, 2, 'terminate'),
+      ],
+      [
+        [1, 0, false, 'left_click'],
+        [2, 0, true, 'left_click'],
+        [2, 1, true, 'left_click'],
+        [2, 2, false, 'terminate'],
+      ],
+    ],
+    [
+      'foreign ids (the original): by counting actions, generation 0',
+      foreign([...fullStep(1), ...fullStep(2), ...fullStep(5, 0, 'terminate')]),
+      [
+        [1, 0, false, 'left_click'],
+        [2, 0, false, 'left_click'],
+        [3, 0, false, 'terminate'],
+      ],
+    ],
+  ] as const)('%s', (_what, events, expected) => {
+    expect(columns(events)).toEqual(expected);
+  });
+
+  it('a later generation of another step supersedes nothing', () => {
+    const events = [...fullStep(1, 1), ...fullStep(2)];
+    expect(columns(events)).toEqual([
+      [1, 1, false, 'left_click'],
+      [2, 0, false, 'left_click'],
+    ]);
+  });
+
+  it('metadata.supersedes marks the named action as superseded, also with foreign ids', () => {
+    // Step 1's result never came (tool and post left out); the next decision re-decides it and says so.
+    const [pre1, act1, , , pre2, act2, ...rest] = foreign([
+      ...fullStep(1),
+      ...fullStep(2),
+      ...fullStep(3, 0, 'terminate'),
+    ]);
+    if (!pre1 || !pre2 || act1?.type !== 'action' || act2?.type !== 'action') throw new Error('bad fixture');
+    const events: Event[] = [pre1, act1, pre2, withMetadata(act2, { supersedes: act1.id }), ...rest];
+    expect(columns(events)).toEqual([
+      [1, 0, true, 'left_click'],
+      [1, 0, false, 'left_click'],
+      [2, 0, false, 'terminate'],
+    ]);
+  });
+
+  it.each([
+    ['before acting', 'nothing', ''],
+    ['after acting', 'tool', 'clicked'],
+  ] as const)(
+    'a superseded decision (lost %s) keeps its own text, and no screenshot of the restored session',
+    (_when, acted, text) => {
+      const rows = stepSummaries(redecidedRun(acted));
+      expect(rows[2]).toMatchObject({ step: 3, superseded: true, screenshot: '', text_observation: text });
+      expect(rows[2]?.url).toBe('http://site/3');
+      // The re-decision saw the restored session.
+      expect(rows[3]).toMatchObject({ step: 3, generation: 1, url: 'http://site/3?g1' });
+      expect(rows[3]?.screenshot).toBe('screenshot_3_post.png');
+    },
+  );
+});
+
+describe('invalid replies', () => {
+  const error = "the reply has no tool call: expected <tool_call>{'name': …}</tool_call>";
+  const invalidStep = (name: string, invalidReply: unknown): Event[] => {
+    const id = aidG(2, 0);
+    const pre = preObservation(2, page(2), T);
+    return [
+      pre,
+      actionEvent(2, { action_name: name, content: { action: name } }, at(0, { invalid_reply: invalidReply })),
+      toolOutput(2, id, { output: '', error }, T),
+      postObservation(2, id, { screenshot_path: pre.screenshot_path, url: pre.url }, T),
+    ];
+  };
+
+  it.each([
+    ['with the action name the model wrote', 'click', { error, error_type: 'ActionParseError' }, error],
+    ['without one', 'invalid_reply', { error, error_type: 'ToolCallNotFound' }, error],
+    ['only the error type', 'click', { error_type: 'ActionParseError' }, 'ActionParseError'],
+    ['a malformed mark still marks it', 'click', 'yes', 'invalid reply'],
+  ])('%s: a real step, marked invalid', (_what, name, invalidReply, expected) => {
+    const rows = stepSummaries([...fullStep(1), ...invalidStep(name, invalidReply), ...fullStep(3, 0, 'terminate')]);
+    expect(rows.map((r) => [r.step, r.superseded, r.invalid])).toEqual([
+      [1, false, null],
+      [2, false, expected],
+      [3, false, null],
+    ]);
+    expect(rows[1]).toMatchObject({ action_name: name, text_observation: `error: ${error}` });
+  });
+
+  it('a null mark is no mark', () => {
+    const rows = stepSummaries(invalidStep('click', null));
+    expect(rows[0]?.invalid).toBeNull();
+  });
+});
+
+describe('cua show lines', () => {
+  it('lists a superseded decision under its step number, marked, above the re-decision', () => {
+    const lines = stepSummaries(redecidedRun('tool')).map(stepLine);
+    expect(lines).toHaveLength(5);
+    expect(lines[2]).toMatch(
+      /^ {3}3 {2}\(superseded\) left_click +http:\/\/site\/3 +effect unknown, worker lost; re-decided below$/,
+    );
+    expect(lines[3]).toMatch(/^ {3}3 {2}scroll +http:\/\/site\/3\?g1 +scroll at 3$/);
+    expect(lines[4]).toMatch(/^ {3}4 {2}terminate /);
+  });
+
+  it('marks an invalid reply in the action column and shows its error', () => {
+    const line = stepLine({ ...stepSummaries(fullStep(2))[0]!, action_name: 'click', invalid: 'no tool call\nat all' });
+    expect(line).toMatch(/^ {3}2 {2}click \(invalid\) +http:\/\/site\/2 +invalid reply: no tool call at all$/);
   });
 });

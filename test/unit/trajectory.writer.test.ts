@@ -47,6 +47,15 @@ async function listFiles(dir: string): Promise<string[]> {
     .sort();
 }
 
+/** status.json's fields beyond the two the original keeps (`status`, `outcome`), named as metadata.stats names them. */
+function beyondStatusAndOutcome(file: Record<string, unknown>): Record<string, unknown> {
+  const extras: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(file)) {
+    if (name !== 'status' && name !== 'outcome') extras[name === 'updated_at' ? 'status_updated_at' : name] = value;
+  }
+  return extras;
+}
+
 /** One step: pre, action, tool output, post. */
 async function writeStep(writer: TrajectoryWriter, step: number): Promise<void> {
   const stamp = { timestamp: T };
@@ -63,7 +72,7 @@ describe('create and open', () => {
     expect(await listFiles(runDir())).toEqual(['metadata.json', 'solver_log/status.json', 'task.json']);
     expect(await readJson(path.join(runDir(), 'task.json'))).toMatchObject(task);
     expect(await readJson(path.join(runDir(), 'metadata.json'))).toEqual({
-      stats: {},
+      stats: { run_status: 'running', status_updated_at: T },
       run_id: 'run-1',
       created_at: T,
     });
@@ -260,20 +269,67 @@ describe('writeStatus', () => {
       end_detail: 'why it ended',
     });
     expect(await readJson(path.join(runDir(), 'metadata.json'))).toMatchObject({
-      stats: { end_reason: status, end_detail: 'why it ended' },
+      stats: { run_status: status, end_reason: status, end_detail: 'why it ended' },
     });
     const run = await readRun(runDir());
     expect(run).toMatchObject({ status, fileStatus: file, endReason: status, endDetail: 'why it ended' });
   });
 
   it('keeps the previous outcome when none is given, and clears the end reason when the run goes on', async () => {
-    const writer = await TrajectoryWriter.create(root, 'run-1', task);
+    const writer = await TrajectoryWriter.create(root, 'run-1', task, { now: clock });
     await writer.writeStatus('complete', { answer: '42' });
     await writer.writeStatus('running');
     const run = await readRun(runDir());
     expect(run.status).toBe('running');
     expect(run.outcome).toEqual({ answer: '42' });
-    expect(run.metadata.stats).toEqual({});
+    expect(run.metadata.stats).toEqual({ run_status: 'running', status_updated_at: T });
+  });
+
+  it.each<[RunStatus, string]>([
+    ['failed', 'invalid_replies'],
+    ['failed', 'model_endpoint'],
+    ['failed', 'browser'],
+    ['failed', 'ask_timeout'],
+    ['cancelled', 'cancelled'],
+    ['complete', 'complete'],
+    ['max_rounds', 'max_rounds'],
+  ])('a run ending %s with the end reason %s keeps that reason', async (status, endReason) => {
+    const writer = await TrajectoryWriter.create(root, 'run-1', task);
+    await writer.writeStatus(status, null, 'detail', endReason);
+    expect(await readJson(path.join(runDir(), 'solver_log/status.json'))).toMatchObject({
+      run_status: status,
+      end_reason: endReason,
+    });
+    expect(await readJson(path.join(runDir(), 'metadata.json'))).toMatchObject({
+      stats: { run_status: status, end_reason: endReason, end_detail: 'detail' },
+    });
+    expect(await readRun(runDir())).toMatchObject({ status, endReason, endDetail: 'detail' });
+  });
+
+  it.each<RunStatus>(['running', 'waiting_for_user'])('a run that goes on (%s) has no end reason', async (status) => {
+    const writer = await TrajectoryWriter.create(root, 'run-1', task);
+    await writer.writeStatus(status, null, undefined, 'browser');
+    const file = await readJson(path.join(runDir(), 'solver_log/status.json'));
+    expect(file).not.toHaveProperty('end_reason');
+    expect((await readRun(runDir())).metadata.stats).not.toHaveProperty('end_reason');
+  });
+
+  it('mirrors every extra of status.json in metadata.stats (the original rewrites status.json without them)', async () => {
+    const writer = await TrajectoryWriter.create(root, 'run-1', task, { now: clock });
+    const calls: Parameters<TrajectoryWriter['writeStatus']>[] = [
+      ['running', null],
+      ['waiting_for_user', 'Which city?', 'asked the user'],
+      ['running'],
+      ['failed', null, 'three unparseable replies', 'invalid_replies'],
+      ['complete', '42'],
+    ];
+    for (const call of calls) {
+      await writer.writeStatus(...call);
+      const file = (await readJson(path.join(runDir(), 'solver_log/status.json'))) as Record<string, unknown>;
+      const { stats } = (await readJson(path.join(runDir(), 'metadata.json'))) as { stats: Record<string, unknown> };
+      expect(stats).toEqual(beyondStatusAndOutcome(file));
+      expect(stats['run_status']).toBe(call[0]);
+    }
   });
 });
 
@@ -321,7 +377,14 @@ describe('writeDataPoint', () => {
     expect(read?.metadata).toMatchObject({
       run_id: 'run-1',
       created_at: T,
-      stats: { end_reason: 'cancelled', end_detail: 'user cancelled', num_events: 5, num_actions: 1 },
+      stats: {
+        run_status: 'cancelled',
+        end_reason: 'cancelled',
+        end_detail: 'user cancelled',
+        status_updated_at: T,
+        num_events: 5,
+        num_actions: 1,
+      },
     });
   });
 });
@@ -331,7 +394,8 @@ describe('screenshots', () => {
     const writer = await TrajectoryWriter.create(root, 'run-1', task);
     expect(writer.screenshotPath(3, 'pre')).toBe('screenshot_3_pre.png');
     expect(await writer.saveScreenshot(3, 'post', Buffer.from('png'))).toBe('screenshot_3_post.png');
-    expect(await writer.saveScreenshot(3, 'pre', Buffer.from('again'), 1)).toBe('screenshot_3_pre_g1.png');
+    expect(await writer.saveScreenshot(3, 'pre', Buffer.from('again'), 1)).toBe('screenshot_3_g1_pre.png');
+    expect(await writer.saveScreenshot(3, 'post', Buffer.from('again'), 1)).toBe('screenshot_3_g1_post.png');
     expect(await fs.readFile(path.join(runDir(), 'screenshot_3_post.png'), 'utf8')).toBe('png');
   });
 });

@@ -1,17 +1,19 @@
 // The trajectory viewer's pure parts: marker geometry (points, drags, scroll arrows, actions without a marker),
-// the view-model built from an event stream, and HTML escaping of everything that comes from the run.
+// the view-model built from an event stream (numbering, decisions superseded after a lost worker, invalid replies),
+// and HTML escaping of everything that comes from the run.
 import { describe, expect, it } from 'vitest';
 import { NORM1000, resizedPixelsSpace } from '../../src/coords/viewport';
 import {
   actionEvent,
   postObservation,
   preObservation,
+  sessionRestored,
   taskMessage,
   toolOutput,
   userReply,
 } from '../../src/trajectory/events';
 import type { RunRecord } from '../../src/trajectory/reader';
-import type { Event } from '../../src/trajectory/schema';
+import type { Action, Event } from '../../src/trajectory/schema';
 import { TaskSchema } from '../../src/trajectory/schema';
 import { stepSummaries } from '../../src/trajectory/steps';
 import { escapeHtml, markerSvg, renderTrajectoryHtml } from '../../src/viewer/html';
@@ -200,7 +202,7 @@ describe('the view-model of a run', () => {
   const run = record(events());
   const view = buildTrajectoryView(run, () => VIEWPORT);
 
-  it('has one step per action, as stepSummaries', () => {
+  it('has one step per action, numbered as stepSummaries', () => {
     expect(view.steps.map((s) => s.number)).toEqual(stepSummaries(run.events).map((s) => s.step));
     expect(view.steps.map((s) => s.actionName)).toEqual([
       'mouse_move',
@@ -236,6 +238,157 @@ describe('the view-model of a run', () => {
     expect(view.steps[0]?.userMessages).toEqual([]); // the task message is the instruction, shown at the top
     expect(view).toMatchObject({ status: 'complete', answer: `Answer ${EVIL}`, profile: 'fara-1.5' });
     expect(view.steps[0]?.summary).toBe('mouse_move (100, 100)');
+  });
+});
+
+// ---------- lost workers and invalid replies ----------
+
+const gstamp = (generation: number, metadata?: Record<string, unknown>) => ({ ...stamp, generation, metadata });
+const actionId = (step: number, generation = 0) => `step-${String(step).padStart(4, '0')}-action-g${generation}`;
+const shot = (step: number, generation = 0) => `screenshot_${step}${generation ? `_g${generation}` : ''}_pre.png`;
+
+function decide(step: number, generation: number, action: string, args: Record<string, unknown>, meta?: object) {
+  const metadata = meta ? { ...meta } : undefined;
+  return actionEvent(step, { action_name: action, content: { action, arguments: args } }, gstamp(generation, metadata));
+}
+
+/** pre, a click (or another action), its tool output and post. */
+function whole(step: number, generation = 0, action = 'left_click', args: Record<string, unknown> = {}): Event[] {
+  const id = actionId(step, generation);
+  return [
+    preObservation(step, { screenshot_path: shot(step, generation), url: `http://site/${step}` }, gstamp(generation)),
+    decide(step, generation, action, { coordinate: [100 * step, 100], ...args }),
+    toolOutput(step, id, { output: `did ${action}` }, gstamp(generation)),
+    postObservation(step, id, { screenshot_path: `screenshot_${step}_post.png` }, gstamp(generation)),
+  ];
+}
+
+/** Step 3 decided in generation 0, the worker lost (after `acted`), the session restored and step 3 re-decided. */
+function redecided(acted: 'nothing' | 'tool'): Event[] {
+  return [
+    taskMessage(`Book ${EVIL}`, stamp),
+    ...whole(1),
+    ...whole(2),
+    preObservation(3, { screenshot_path: shot(3), url: 'http://site/3' }, stamp),
+    decide(3, 0, 'left_click', { coordinate: [300, 300], thoughts: 'Click the lost button.' }),
+    ...(acted === 'tool' ? [toolOutput(3, actionId(3), { output: 'clicked' }, stamp)] : []),
+    sessionRestored(3, 'The browser session was lost and restored.', gstamp(1)),
+    ...whole(3, 1, 'left_click_drag', { coordinate: [600, 600] }),
+    ...whole(4, 0, 'terminate', { answer: 'done' }),
+  ];
+}
+
+const count = (html: string, pattern: RegExp) => html.match(new RegExp(pattern, 'g'))?.length ?? 0;
+const sectionOf = (html: string, n: number) =>
+  html.match(new RegExp(`<section [^>]*id="step-${n}"[\\s\\S]*?</section>`))?.[0] ?? '';
+
+describe('a step re-decided after a lost worker', () => {
+  it.each([
+    ['decided, lost before acting', 'nothing', '(none)'],
+    ['acted (tool output written), lost before the post observation', 'tool', 'clicked'],
+  ] as const)('%s: the superseded decision rides on step 3, not as a step', (_what, acted, observation) => {
+    const view = buildTrajectoryView(record(redecided(acted)), () => VIEWPORT);
+    expect(view.steps.map((s) => [s.number, s.generation, s.superseded, s.supersededDecisions.length])).toEqual([
+      [1, 0, false, 0],
+      [2, 0, false, 0],
+      [3, 1, false, 1],
+      [4, 0, false, 0],
+    ]);
+    const [lost] = view.steps[2]?.supersededDecisions ?? [];
+    expect(lost).toMatchObject({ number: 3, generation: 0, superseded: true, screenshot: shot(3) });
+    expect(lost?.observation || '(none)').toBe(observation);
+    expect(view.steps[2]?.screenshot).toBe(shot(3, 1));
+    // The new session's pointer starts nowhere: the re-decided drag's start is unknown.
+    expect(view.steps[2]?.marker).toMatchObject({ kind: 'drag', from: null });
+
+    const html = renderTrajectoryHtml(view, new Map([[shot(3), 'data:image/webp;base64,AAAA']]));
+    expect(count(html, /<section class="step[ "]/)).toBe(4);
+    expect(count(html, /<nav [\s\S]*?<\/nav>/)).toBe(1);
+    expect(count(html.match(/<nav [\s\S]*?<\/nav>/)?.[0] ?? '', /<a href="#step-/)).toBe(4);
+    expect(html).toContain('<h2>Steps (4)</h2>');
+    expect(html).toContain('<dt>Steps</dt><dd>4</dd>');
+    expect(html).toContain('<dt>Superseded decisions</dt><dd>1 ');
+    expect(count(html, /<div class="superseded"/)).toBe(1);
+    const step3 = sectionOf(html, 3);
+    expect(step3).toContain('<div class="superseded" data-step="3" data-generation="0" data-action="left_click">');
+    expect(step3).toContain('Effect unknown: the worker was lost and the step was re-decided.');
+    expect(step3).toContain('Click the lost button.');
+    expect(step3).toContain('re-decided after a lost worker');
+    expect(step3.indexOf('class="superseded"')).toBeLessThan(step3.indexOf('did left_click_drag'));
+  });
+
+  it('the report and stepSummaries agree: one summary row per decision, one step per number', () => {
+    const run = record(redecided('nothing'));
+    const rows = stepSummaries(run.events);
+    const view = buildTrajectoryView(run, () => VIEWPORT);
+    expect(rows.map((r) => r.step)).toEqual([1, 2, 3, 3, 4]);
+    expect(view.steps.map((s) => s.number)).toEqual(rows.filter((r) => !r.superseded).map((r) => r.step));
+  });
+
+  it('metadata.supersedes on the newer action is enough, with foreign ids numbered by counting', () => {
+    const uuid = (id: string) => `uuid-${id}`;
+    const evs = [...whole(1), ...whole(2), ...whole(3, 0, 'terminate', { answer: 'done' })].map((e): Event => {
+      if (e.type === 'action') return { ...e, id: uuid(e.id) };
+      return { ...e, id: uuid(e.id), action_id: e.action_id === null ? null : uuid(e.action_id) };
+    });
+    const plain = buildTrajectoryView(record(evs), () => VIEWPORT);
+    expect(plain.steps.map((s) => [s.number, s.generation, s.superseded])).toEqual([
+      [1, 0, false],
+      [2, 0, false],
+      [3, 0, false],
+    ]);
+    const second = evs[5];
+    if (second?.type !== 'action') throw new Error('bad fixture');
+    const marked: Action = { ...second, metadata: { supersedes: uuid(actionId(1)) } };
+    const view = buildTrajectoryView(record(evs.map((e) => (e === second ? marked : e))), () => VIEWPORT);
+    expect(view.steps.map((s) => [s.number, s.supersededDecisions.map((d) => d.number)])).toEqual([
+      [1, [1]],
+      [2, []],
+    ]);
+  });
+});
+
+describe('an invalid reply', () => {
+  const error = 'no tool call in the reply: expected a <tool_call> block';
+  function invalidRun(name: string): Event[] {
+    const id = actionId(2);
+    const pre = preObservation(2, { screenshot_path: shot(2), url: 'http://site/2' }, stamp);
+    return [
+      taskMessage(`Book ${EVIL}`, stamp),
+      ...whole(1),
+      pre,
+      decide(
+        2,
+        0,
+        name,
+        { coordinate: [500, 500], thoughts: 'I will click.' },
+        {
+          invalid_reply: { error, error_type: 'ActionParseError' },
+        },
+      ),
+      toolOutput(2, id, { output: '', error }, stamp),
+      postObservation(2, id, { screenshot_path: pre.screenshot_path, url: pre.url }, stamp),
+      ...whole(3, 0, 'terminate', { answer: 'done' }),
+    ];
+  }
+
+  it.each(['click', 'invalid_reply'])('%s: a step with its error and no marker', (name) => {
+    const view = buildTrajectoryView(record(invalidRun(name)), () => VIEWPORT);
+    expect(view.steps.map((s) => [s.number, s.invalid])).toEqual([
+      [1, null],
+      [2, error],
+      [3, null],
+    ]);
+    expect(view.steps[1]).toMatchObject({ actionName: name, marker: null, pixelPoint: null });
+    expect(view.steps[1]?.summary).toBe(`${name} (invalid reply)`);
+    const images = new Map([shot(1), shot(2)].map((p) => [p, 'data:image/webp;base64,AAAA']));
+    const html = renderTrajectoryHtml(view, images);
+    const step2 = sectionOf(html, 2);
+    expect(step2).toContain('<section class="step invalid" id="step-2"');
+    expect(step2).toContain(`<pre class="error">${escapeHtml(error)}</pre>`);
+    expect(step2).toContain('<span class="badge invalid">invalid reply</span>');
+    expect(step2).not.toContain('class="marker');
+    expect(sectionOf(html, 1)).toContain('class="marker'); // the valid click next to it has one
   });
 });
 
