@@ -23,6 +23,19 @@ export const ScriptEntrySchema = z.union([
     ...common,
   }),
   z.strictObject({ raw: z.string(), ...common }),
+  /** A native OpenAI `tool_calls` reply (as vLLM sends with a tool parser on): `content` is the thoughts. */
+  z.strictObject({
+    content: z.string().default(''),
+    tool_calls: z
+      .array(
+        z.strictObject({
+          name: z.string().min(1),
+          arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+        }),
+      )
+      .min(1),
+    ...common,
+  }),
 ]);
 export type ScriptEntry = z.infer<typeof ScriptEntrySchema>;
 

@@ -57,13 +57,25 @@ function countImages(messages: ChatRequest['messages']): number {
   return n;
 }
 
-function completion(model: string, content: string, finish = 'stop') {
+interface ToolCallOut {
+  name: string;
+  arguments: string;
+}
+
+function completion(model: string, content: string, toolCalls?: ToolCallOut[]) {
+  const message = toolCalls
+    ? {
+        role: 'assistant',
+        content: content === '' ? null : content,
+        tool_calls: toolCalls.map((c, i) => ({ id: `call_${i}`, type: 'function', function: c })),
+      }
+    : { role: 'assistant', content };
   return {
     id: `chatcmpl-scripted-${Date.now()}`,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finish }],
+    choices: [{ index: 0, message, finish_reason: toolCalls ? 'tool_calls' : 'stop' }],
     usage: { prompt_tokens: 0, completion_tokens: Math.ceil(content.length / 4), total_tokens: 0 },
   };
 }
@@ -97,8 +109,18 @@ function withReply(value: unknown, reply: string): unknown {
 
 function entryText(entry: ScriptEntry, reply: string | undefined): string {
   if ('raw' in entry) return entry.raw;
+  if ('tool_calls' in entry) return entry.content;
   const action = reply === undefined ? entry.action : withReply(entry.action, reply);
   return renderToolCall(entry.thoughts, action as AgentAction);
+}
+
+/** A native tool-call entry's calls, arguments as the JSON string servers send. */
+function entryToolCalls(entry: ScriptEntry, reply: string | undefined): ToolCallOut[] | undefined {
+  if (!('tool_calls' in entry)) return undefined;
+  return entry.tool_calls.map((c) => {
+    const args = reply === undefined ? c.arguments : withReply(c.arguments, reply);
+    return { name: c.name, arguments: typeof args === 'string' ? args : JSON.stringify(args) };
+  });
 }
 
 export async function startScriptedModelServer(opts: {
@@ -177,7 +199,8 @@ export async function startScriptedModelServer(opts: {
     if (subcall) {
       return sendJson(res, 200, completion(script, entry.page_answer ?? 'The page does not say.'));
     }
-    return sendJson(res, 200, completion(script, entryText(entry, latestReply(messages))));
+    const reply = latestReply(messages);
+    return sendJson(res, 200, completion(script, entryText(entry, reply), entryToolCalls(entry, reply)));
   };
 
   const server = http.createServer((req, res) => {

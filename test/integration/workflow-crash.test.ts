@@ -8,7 +8,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEventId } from '../../src/trajectory/ids';
 import { readRun } from '../../src/trajectory/reader';
+import { stepSummaries } from '../../src/trajectory/steps';
 import type { TaskResult } from '../../workflows/contract';
+import { stepsQuery } from '../../workflows/contract';
 import { eventually, startHarness, workflowBundle } from './harness';
 import type { Harness } from './harness';
 
@@ -65,6 +67,28 @@ describe.each(['observe', 'decide', 'act'] as const)('kill -9 of the worker duri
         steps: 5,
         answer: 'Harbor View Lisbon costs €120 per night.',
       });
+      // The steps query shows a decision whose act was cut off as superseded, under its own step number. (Killed
+      // during decide, the retried decide on the new worker decides in generation 0; its act, queued for the dead
+      // worker, never starts, so that decision is superseded too.)
+      const rows = await handle.query(stepsQuery);
+      expect(rows.map((r) => [r.step, r.superseded === true])).toEqual(
+        point !== 'observe'
+          ? [
+              [1, false],
+              [2, false],
+              [3, true],
+              [3, false],
+              [4, false],
+              [5, false],
+            ]
+          : [
+              [1, false],
+              [2, false],
+              [3, false],
+              [4, false],
+              [5, false],
+            ],
+      );
     } finally {
       // A worker stops cleanly on SIGTERM: drains, closes its browsers, exits 0.
       const stopped = new Promise<number | null>((r) => second.once('exit', (code) => r(code)));
@@ -87,6 +111,26 @@ describe.each(['observe', 'decide', 'act'] as const)('kill -9 of the worker duri
     expect(ids).not.toContain('step-0003-tool-g0');
     expect(ids).not.toContain('step-0003-post-g0');
     // The re-decided step saw the page the restored session showed, and the task still reached the hotel.
+    // The run folder's step table agrees: step numbers match the event ids; a cut-off act is superseded.
+    const table = stepSummaries(run.events);
+    expect(table.map((r) => [r.step, r.superseded])).toEqual(
+      point !== 'observe'
+        ? [
+            [1, false],
+            [2, false],
+            [3, true],
+            [3, false],
+            [4, false],
+            [5, false],
+          ]
+        : [
+            [1, false],
+            [2, false],
+            [3, false],
+            [4, false],
+            [5, false],
+          ],
+    );
     const pre = run.events.find((e) => parseEventId(e.id)?.step === 4 && parseEventId(e.id)?.kind === 'pre');
     expect(pre?.type === 'observation' && pre.observation_type === 'environment' ? pre.url : '').toMatch(/\/hotel\/1$/);
   }, 240_000);

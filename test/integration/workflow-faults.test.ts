@@ -7,8 +7,9 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
+import { failedResult } from '../../client/tasks';
 import type { TaskResult } from '../../workflows/contract';
-import { AGENT_WORKFLOW } from '../../workflows/contract';
+import { AGENT_WORKFLOW, statusQuery, stepsQuery } from '../../workflows/contract';
 import { eventually, useHarness } from './harness';
 import type { Harness } from './harness';
 
@@ -78,8 +79,10 @@ describe('model faults', () => {
     expect(requestsAt('faults-400', 0)).toHaveLength(1);
 
     const status = statusFile(handle.workflowId);
-    expect(status).toMatchObject({ status: 'aborted', run_status: 'failed', end_reason: 'failed' });
+    expect(status).toMatchObject({ status: 'aborted', run_status: 'failed', end_reason: 'model_endpoint' });
     expect(String(status.end_detail)).toMatch(/400/);
+    // The failure carries the result with its machine-readable end reason.
+    expect(failedResult(err)).toMatchObject({ status: 'failed', endReason: 'model_endpoint', steps: 1 });
   }, 90_000);
 });
 
@@ -114,21 +117,92 @@ describe('model output', () => {
     expect(statusFile(handle.workflowId)).toMatchObject({ status: 'complete' });
   }, 90_000);
 
-  it('fails on garbage without terminateOnParseError, naming the parse problem', async () => {
+  it('feeds invalid replies back and fails only after three in a row, with end reason invalid_replies', async () => {
     const before = requestsAt('garbage', 0).length;
     const handle = await h.start({ script: 'garbage' });
-    const err = await failureOf(handle.result());
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    const message = failureChain(err)
-      .map((c) => c.message)
-      .join(' | ');
-    // The message of the parser's MissingToolCallError (a ModelOutputError) reaches the workflow failure.
-    expect(message).toMatch(/task failed at step 1: The model reply has no <tool_call> block/);
-    // A parse error is not worth retrying: one request.
+    // The agent failed, not the infrastructure: the workflow completes with a failed result and its reason.
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'failed', endReason: 'invalid_replies', steps: 3, answer: null });
+    expect(result.error).toMatch(/^3 model replies in a row were no valid action; the last: "fly" is not/);
+    // An invalid reply is not retried: one request per step, and each later step saw the error of the one before.
     expect(requestsAt('garbage', 0).length - before).toBe(1);
+    const second = requestsAt('garbage', 1).at(-1);
+    expect(second?.lastUserText).toMatch(/Your reply had no tool call\. No action was taken\./);
+    expect(second?.allText).toContain('I am not sure what to do here');
+    expect(requestsAt('garbage', 2).at(-1)?.lastUserText).toMatch(/no tool call/);
     const status = statusFile(handle.workflowId);
-    expect(status).toMatchObject({ status: 'aborted', run_status: 'failed', end_reason: 'failed' });
-    expect(String(status.end_detail)).toMatch(/no <tool_call> block/);
+    expect(status).toMatchObject({ status: 'aborted', run_status: 'failed', end_reason: 'invalid_replies' });
+    const stats = JSON.parse(fs.readFileSync(path.join(h.runDir(handle.workflowId), 'metadata.json'), 'utf8'));
+    expect(stats.stats).toMatchObject({ run_status: 'failed', end_reason: 'invalid_replies' });
+    // Every invalid reply is in the run folder: its words, the error, and the step's screenshots.
+    const run = await readRun(h.runDir(handle.workflowId));
+    const rows = stepSummaries(run.events);
+    expect(rows.map((r) => [r.step, r.action_name, !!r.invalid])).toEqual([
+      [1, 'invalid_reply', true],
+      [2, 'invalid_reply', true],
+      [3, 'fly', true],
+    ]);
+    expect(rows[2]?.invalid).toMatch(/"fly" is not an available action/);
+    expect(rows.every((r) => r.screenshot.endsWith('_post.png'))).toBe(true);
+  }, 90_000);
+
+  it('with --max-invalid-replies 1, fails at the first invalid reply', async () => {
+    const handle = await h.start({ script: 'garbage', maxInvalidReplies: 1 });
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'failed', endReason: 'invalid_replies', steps: 1 });
+    expect((await handle.query(statusQuery)).endReason).toBe('invalid_replies');
+  }, 90_000);
+
+  it('an unknown action name is an error the model corrects: the task completes', async () => {
+    const handle = await h.start({ script: 'unknown-then-valid' });
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'complete', endReason: 'complete', steps: 3 });
+    expect(requestsAt('unknown-then-valid', 1).at(-1)?.lastUserText).toMatch(
+      /"scroll_down" is not an available action\. No action was taken\. Use one of: key, type, .*scroll/,
+    );
+    const steps = await handle.query(stepsQuery);
+    expect(steps.map((s) => [s.step, s.action, s.invalid !== undefined])).toEqual([
+      [1, 'scroll_down', true],
+      [2, 'scroll', false],
+      [3, 'terminate', false],
+    ]);
+  }, 90_000);
+
+  it('a sloppy but meaningful model books the hotel: hallucinated action, type at a coordinate, native tool_calls', async () => {
+    const handle = await h.start({ script: 'sloppy-booking', maxSteps: 10 });
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'complete', endReason: 'complete', steps: 6 });
+    const run = await readRun(h.runDir(handle.workflowId));
+    const rows = stepSummaries(run.events);
+    expect(rows.map((r) => r.action_name)).toEqual(['click', 'type', 'left_click', 'left_click', 'type', 'terminate']);
+    expect(rows[0]?.invalid).toMatch(/"click" is not an available action/);
+    // The order was placed: the page after step 5 is the confirmation for the typed name.
+    const confirm = run.events.find((e) => e.id === 'step-0005-post-g0');
+    expect(confirm?.type === 'observation' && confirm.observation_type === 'environment' && confirm.url).toMatch(
+      /\/confirm\?hotel=1&name=Ada\+Lovelace/,
+    );
+    // The stray argument was kept in the record and named in the metadata; the coercions too.
+    const typed = run.events.find((e) => e.id === 'step-0002-action-g0');
+    expect(typed?.type === 'action' && typed.metadata).toMatchObject({
+      ignored_arguments: ['element'],
+      coerced: ['press_enter: "true" → true'],
+    });
+    const native = run.events.find((e) => e.id === 'step-0003-action-g0');
+    expect(native?.type === 'action' && native.metadata).toMatchObject({ read_from: 'native_tool_call' });
+    expect(JSON.stringify(native?.type === 'action' && native.llm_conversation)).toContain('tool_calls');
+    // Step 2's tool output says where it clicked before typing, in viewport pixels.
+    expect(rows[1]?.text_observation).toMatch(/I clicked at coordinates \(720\.0, 180\.0\).*typed 'Lisbon'/);
+  }, 120_000);
+
+  it('Fara-7B type with a coordinate clicks the field first, then types and searches', async () => {
+    const handle = await h.start({ script: 'type-at-coordinate-7b', profile: 'fara-7b' });
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'complete', steps: 2, answer: 'Task ended: success' });
+    const run = await readRun(h.runDir(handle.workflowId));
+    const post = run.events.find((e) => e.id === 'step-0001-post-g0');
+    expect(post?.type === 'observation' && post.observation_type === 'environment' && post.url).toMatch(
+      /\/search\?q=Porto$/,
+    );
   }, 90_000);
 
   it('keeps a slow model call alive with heartbeats: one request, no retry', async () => {
