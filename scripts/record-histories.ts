@@ -1,32 +1,45 @@
 // Records workflow histories for the replay test (test/integration/replay.test.ts): runs tasks on a real dev
-// server and writes their histories to test/histories/. Re-record only on purpose (a deliberate, versioned change
-// to the workflow): `npx tsx scripts/record-histories.ts`.
+// server and writes their histories to test/histories/. A history already recorded is kept (it guards the workflow
+// code that made it); only missing ones are recorded. Re-record an existing one only on purpose (a deliberate,
+// versioned change to the workflow): `npx tsx scripts/record-histories.ts [--force]`.
 import fs from 'node:fs';
 import path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { replyToTask } from '../client/tasks';
 import { statusQuery } from '../workflows/contract';
 import { eventually, startHarness } from '../test/integration/harness';
+import type { Harness } from '../test/integration/harness';
 
 const OUT = path.resolve(__dirname, '..', 'test', 'histories');
 
-async function main(): Promise<void> {
-  const h = await startHarness();
-  try {
-    fs.mkdirSync(OUT, { recursive: true });
-    const complete = await h.start({ script: 'book-lisbon' });
-    await complete.result();
+/** Each recorded history: its file name and how to run the task that makes it (to its end). */
+const RECORDINGS: Record<string, (h: Harness) => Promise<WorkflowHandle>> = {
+  'complete-book-lisbon': async (h) => h.start({ script: 'book-lisbon' }),
+  'ask-then-reply': async (h) => {
     const ask = await h.start({ script: 'ask-city', instruction: 'Search hotels in the city I want.' });
     await eventually(async () => (await ask.query(statusQuery)).status === 'waiting_for_user', 60_000, 'the ask');
     await replyToTask(h.client, ask.workflowId, 'Lisbon');
-    await ask.result();
-    const capped = await h.start({ script: 'book-lisbon', maxSteps: 2, continueAsNewAfterSteps: 1 });
-    await capped.result();
-    for (const [name, handle] of [
-      ['complete-book-lisbon', complete],
-      ['ask-then-reply', ask],
-      ['max-rounds-after-continue-as-new', capped],
-    ] as const) {
+    return ask;
+  },
+  'max-rounds-after-continue-as-new': async (h) =>
+    h.start({ script: 'book-lisbon', maxSteps: 2, continueAsNewAfterSteps: 1 }),
+  // An invalid reply fed back as an error observation, then a valid one (issue 10).
+  'invalid-reply-then-valid': async (h) => h.start({ script: 'unknown-then-valid' }),
+  // Three invalid replies in a row end the task with end reason invalid_replies.
+  'invalid-replies-end': async (h) => h.start({ script: 'garbage' }),
+};
+
+async function main(): Promise<void> {
+  const force = process.argv.includes('--force');
+  const todo = Object.entries(RECORDINGS).filter(([name]) => force || !fs.existsSync(path.join(OUT, `${name}.json`)));
+  if (todo.length === 0) return console.log('all histories are recorded (use --force to re-record them)');
+  const h = await startHarness();
+  try {
+    fs.mkdirSync(OUT, { recursive: true });
+    for (const [name, run] of todo) {
+      const handle = await run(h);
+      await handle.result().catch(() => undefined);
       const history = await handle.fetchHistory();
       const json = temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.fromObject(history), {
         longs: String,

@@ -1,9 +1,9 @@
 // Test harness for workflow integration tests: a real Temporal dev server (the pinned CLI), the scripted model
-// server, the fixture site, and an in-process worker with a real browser pool. One per test file.
+// server, the fixture site, and an in-process worker with a real browser pool. One per test file. No vitest import
+// here, so scripts (scripts/record-histories.ts) can start a harness too; `useHarness` is in use-harness.ts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { NativeConnection, bundleWorkflowCode } from '@temporalio/worker';
@@ -64,18 +64,6 @@ export interface Harness {
 }
 
 let counter = 0;
-
-/** Starts a harness for the enclosing suite (before its tests) and closes it after them. */
-export function useHarness(set: (h: Harness) => void, opts: HarnessOptions = {}): void {
-  let harness: Harness | undefined;
-  beforeAll(async () => {
-    harness = await startHarness(opts);
-    set(harness);
-  }, 120_000);
-  afterAll(async () => {
-    await harness?.close();
-  });
-}
 
 export interface HarnessOptions {
   worker?: boolean;

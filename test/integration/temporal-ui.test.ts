@@ -9,7 +9,8 @@ import { CHROMIUM_ARGS } from '../../src/infra/chromium';
 import { replyToTask } from '../../client/tasks';
 import { statusQuery } from '../../workflows/contract';
 import type { TaskResult } from '../../workflows/contract';
-import { eventually, useHarness } from './harness';
+import { eventually } from './harness';
+import { useHarness } from './use-harness';
 import type { Harness } from './harness';
 
 const INSTRUCTION = 'Search hotels in the city I want.';

@@ -21,7 +21,7 @@ import { stepSummaries } from '../../src/trajectory/steps';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
 import { writeTrajectoryReport } from '../../src/viewer/report';
 import type { TaskResult } from '../../workflows/contract';
-import { useHarness } from './harness';
+import { useHarness } from './use-harness';
 import type { Harness } from './harness';
 
 const VIEWPORT = { width: 1440, height: 900 };

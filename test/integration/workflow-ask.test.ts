@@ -16,7 +16,8 @@ import { replyToTask, startTask, validateTaskInput, TaskError } from '../../clie
 import { replySignal, statusQuery } from '../../workflows/contract';
 import type { TaskResult } from '../../workflows/contract';
 import { startFixtureSite } from '../fixtures/site/server';
-import { eventually, FAST_TIMING, SCRIPTS_DIR, useHarness, workflowBundle } from './harness';
+import { eventually, FAST_TIMING, SCRIPTS_DIR, workflowBundle } from './harness';
+import { useHarness } from './use-harness';
 import type { Harness } from './harness';
 
 describe('ask the user (dev server, real wait)', () => {

@@ -1,7 +1,7 @@
 // The captcha gate's three-level policy, driven by a page that announces a solve that never finishes.
 import { describe, expect, it } from 'vitest';
 import type { TaskResult } from '../../workflows/contract';
-import { useHarness } from './harness';
+import { useHarness } from './use-harness';
 import type { Harness } from './harness';
 
 let h: Harness;

@@ -6,7 +6,7 @@ import { temporal } from '@temporalio/proto';
 import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
 import type { TaskResult } from '../../workflows/contract';
-import { useHarness } from './harness';
+import { useHarness } from './use-harness';
 import type { Harness } from './harness';
 
 let h: Harness;

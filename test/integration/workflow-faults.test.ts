@@ -10,7 +10,8 @@ import { stepSummaries } from '../../src/trajectory/steps';
 import { failedResult } from '../../client/tasks';
 import type { TaskResult } from '../../workflows/contract';
 import { AGENT_WORKFLOW, statusQuery, stepsQuery } from '../../workflows/contract';
-import { eventually, useHarness } from './harness';
+import { eventually } from './harness';
+import { useHarness } from './use-harness';
 import type { Harness } from './harness';
 
 let h: Harness;

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { readRun } from '../../src/trajectory/reader';
 import { statusQuery } from '../../workflows/contract';
 import type { TaskResult } from '../../workflows/contract';
-import { eventually, useHarness } from './harness';
+import { eventually } from './harness';
+import { useHarness } from './use-harness';
 import type { Harness } from './harness';
 
 let h: Harness;

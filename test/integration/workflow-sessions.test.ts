@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { readRun } from '../../src/trajectory/reader';
 import type { TaskResult } from '../../workflows/contract';
-import { useHarness } from './harness';
+import { useHarness } from './use-harness';
 import type { Harness } from './harness';
 
 let h: Harness;
