@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentAction } from '../src/actions/schemas';
 import { TEXT_OBSERVATION_KEY, historyForStep, memorizedFacts } from '../src/agent/history';
-import { decisionFields, invalidDecisionFields } from '../src/agent/decision';
+import { INVALID_REPLY_ACTION, decisionFields, invalidDecisionFields } from '../src/agent/decision';
 import { summarizeAction } from '../src/agent/summary';
 import { resizeScreenshot, toDataUrl } from '../src/image/screenshot';
 import type { ChatMessage } from '../src/model/client';
@@ -19,7 +19,7 @@ import { actionEvent, postObservation, toolOutput } from '../src/trajectory/even
 import { eventId } from '../src/trajectory/ids';
 import type { Event } from '../src/trajectory/schema';
 import type { TrajectoryWriter } from '../src/trajectory/writer';
-import { callModel, endpointFor, nonRetryable, screenOf, withHeartbeat } from './support';
+import { callModel, debugLog, endpointFor, nonRetryable, screenOf, withHeartbeat } from './support';
 import type { ActivityDeps, RunFiles } from './support';
 import type { DecideResult, StepRef } from './types';
 
@@ -89,7 +89,7 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
         } catch (err) {
           if (!(err instanceof ModelOutputError)) throw err;
           const error = invalidReplyFeedback(err, profile, resized);
-          deps.log?.(`${req.runId} step ${req.step}: invalid reply (${err.name}): ${err.message}`);
+          debugLog('invalid model reply', { runId: req.runId, step: req.step, type: err.name, detail: err.message });
           const fields = invalidDecisionFields({
             actionName: writtenActionName(err),
             written: err.written,
@@ -107,13 +107,9 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
           await recordStopStep(w, req, decision, events);
           return decision;
         }
-        const notes = parsed.notes;
-        if (notes && (notes.ignoredArguments.length > 0 || notes.coerced.length > 0 || notes.extraToolCalls > 0)) {
-          deps.log?.(
-            `${req.runId} step ${req.step}: accepted ${parsed.action.action} leniently: ` +
-              `ignored [${notes.ignoredArguments.join(', ')}], coerced [${notes.coerced.join('; ')}], ` +
-              `${notes.extraToolCalls} extra tool call(s) not carried out`,
-          );
+        const readAs = readMetadata(parsed);
+        if (Object.keys(readAs).length > 0) {
+          debugLog('model reply accepted leniently', { runId: req.runId, step: req.step, ...readAs });
         }
         const fields = decisionFields({
           action: parsed.action,
@@ -123,9 +119,7 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
           completion,
           rawText,
         });
-        await w.appendEvent(
-          actionEvent(req.step, fields, { generation: req.generation, metadata: readMetadata(parsed) }),
-        );
+        await w.appendEvent(actionEvent(req.step, fields, { generation: req.generation, metadata: readAs }));
         decision = decisionOf(parsed.action, fields.content.arguments ?? {});
       }
       if (decision.kind !== 'act') await recordStopStep(w, req, decision, events);
@@ -162,7 +156,7 @@ function invalidDecision(event: Extract<Event, { type: 'action' }>, error: strin
     actionName: event.action_name,
     action: { ...rest, action: event.action_name },
     thoughts: thoughts ?? '',
-    summary: `invalid reply (${event.action_name})`,
+    summary: event.action_name === INVALID_REPLY_ACTION ? 'invalid reply' : `invalid reply (${event.action_name})`,
     kind: 'invalid',
     text: error,
   };

@@ -44,6 +44,15 @@ export async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A debug line in the worker's log (the Temporal activity logger; shown with CUA_LOG_LEVEL=DEBUG). */
+export function debugLog(message: string, attrs: Record<string, unknown> = {}): void {
+  try {
+    Context.current().log.debug(message, attrs);
+  } catch {
+    // outside an activity (tests): nothing to log to
+  }
+}
+
 export function nonRetryable(err: unknown, type?: string): never {
   const e = err instanceof Error ? err : new Error(String(err));
   throw ApplicationFailure.create({ message: e.message, type: type ?? e.name, nonRetryable: true, cause: e });

@@ -340,7 +340,9 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
       state.invalidReplies = (state.invalidReplies ?? 0) + 1;
       row.textObservation = (decision.text ?? '').slice(0, 300);
       log.warn('invalid model reply', { step: state.step, inARow: state.invalidReplies, error: decision.text });
-      return state.invalidReplies >= input.maxInvalidReplies ? 'invalid_replies' : null;
+      if (state.invalidReplies < input.maxInvalidReplies) return null;
+      error = `${state.invalidReplies} model replies in a row were no valid action; the last: ${decision.text ?? ''}`;
+      return 'invalid_replies';
     }
     state.invalidReplies = 0;
     if (decision.kind === 'terminate') {
@@ -415,7 +417,6 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
         break;
       }
       if (stop === 'invalid_replies') {
-        error = `${state.invalidReplies} model replies in a row were no valid action; the last: ${state.summaries.at(-1)?.invalid ?? ''}`;
         await releaseSession(false);
         await finalize('failed', 'invalid_replies', error);
         break;

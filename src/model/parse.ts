@@ -98,28 +98,41 @@ function stripCodeFence(body: string): string {
 /** A tool-call object written with no tags: `{"name": …, "arguments": …}` or `{"action": …}`, maybe fenced. */
 const BARE_CALL = /(```[a-zA-Z]*\s*)?\{\s*["']?(name|action|function)["']?\s*:/;
 
+const THINK_END = /<\/think\s*>/gi;
+
+/**
+ * Where to look for the call: after a reasoning model's `</think>` when there is a call there (a call drafted
+ * inside the reasoning is not the answer), else the whole reply.
+ */
+function answerStart(text: string): number {
+  let end = -1;
+  for (const m of text.matchAll(THINK_END)) end = m.index + m[0].length;
+  return end >= 0 && (OPEN_TAG.test(text.slice(end)) || BARE_CALL.test(text.slice(end))) ? end : 0;
+}
+
 function locateInText(text: string): Located {
-  const open = OPEN_TAG.exec(text);
+  const from = answerStart(text);
+  const answer = text.slice(from);
+  const open = OPEN_TAG.exec(answer);
   if (open) {
-    const after = text.slice(open.index + open[0].length);
+    const at = from + open.index;
+    const after = text.slice(at + open[0].length);
     const close = CLOSE_TAG.exec(after);
-    const body = stripCodeFence((close ? after.slice(0, close.index) : after).trim());
-    const extra = (text.match(OPEN_TAGS)?.length ?? 1) - 1;
     return {
       source: 'tool_call_tag',
-      thoughts: text.slice(0, open.index).trim(),
-      body,
+      thoughts: text.slice(0, at).trim(),
+      body: stripCodeFence((close ? after.slice(0, close.index) : after).trim()),
       search: after,
-      extraToolCalls: extra,
+      extraToolCalls: (answer.match(OPEN_TAGS)?.length ?? 1) - 1,
     };
   }
-  const bare = BARE_CALL.exec(text);
+  const bare = BARE_CALL.exec(answer);
   if (!bare) throw new MissingToolCallError();
-  const start = bare.index + (bare[1]?.length ?? 0);
-  const rest = text.slice(start);
+  const at = from + bare.index;
+  const rest = text.slice(at + (bare[1]?.length ?? 0));
   return {
     source: 'bare_json',
-    thoughts: text.slice(0, bare.index).trim(),
+    thoughts: text.slice(0, at).trim(),
     body: stripCodeFence(rest.trim()),
     search: rest,
     extraToolCalls: 0,

@@ -247,6 +247,16 @@ const accepted: Accepted[] = [
     action: { action: 'left_click', coordinate: [712.5, 448.25] },
   },
   {
+    name: 'a reasoning block before the call (Qwen3 style)',
+    reply: `<think>\nThe user wants Lisbon. The field is at the top.\n</think>\nI will search.\n${call('{"action": "web_search", "query": "Lisbon hotels"}')}`,
+    action: { action: 'web_search', query: 'Lisbon hotels' },
+  },
+  {
+    name: 'a call drafted inside the reasoning, then the real one after it',
+    reply: `<think>\nMaybe ${call('{"action": "history_back"}')}? No, scroll instead.\n</think>\n${call('{"action": "scroll", "pixels": -300}')}`,
+    action: { action: 'scroll', pixels: -300 },
+  },
+  {
     name: 'a native tool_calls reply (content = thoughts)',
     reply: native('I will scroll down.', ['computer_use', '{"action": "scroll", "pixels": -500}']),
     action: { action: 'scroll', pixels: -500 },
