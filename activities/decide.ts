@@ -12,7 +12,7 @@ import { buildChatMessages } from '../src/model/context';
 import type { ModelProfile } from '../src/actions/profiles';
 import { InvalidActionArgumentsError, ModelOutputError, UnknownActionError } from '../src/model/errors';
 import { invalidReplyFeedback } from '../src/model/feedback';
-import { parseModelOutput, replyAsText } from '../src/model/parse';
+import { MAX_REPLY_CHARS, parseModelOutput, replyAsText } from '../src/model/parse';
 import type { ParsedOutput } from '../src/model/parse';
 import { buildSystemPrompt, loadPromptOverride } from '../src/model/prompt';
 import { actionEvent, postObservation, toolOutput } from '../src/trajectory/events';
@@ -78,7 +78,7 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
         await withHeartbeat(async () => deps.checkpoint?.('decide', req));
         const completion = await callModel(endpointFor(deps.config, input), messages as ChatMessage[]);
         const reply = { text: completion.text, ...(completion.toolCalls ? { toolCalls: completion.toolCalls } : {}) };
-        const rawText = replyAsText(reply);
+        const rawText = forTheRecord(replyAsText(reply));
         const facts = memorizedFacts(events);
         let parsed: ParsedOutput;
         try {
@@ -126,6 +126,13 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
       return decision;
     },
   };
+}
+
+/** The reply as recorded (and replayed into later prompts): a reply too long to read keeps only its head. */
+function forTheRecord(text: string): string {
+  if (text.length <= MAX_REPLY_CHARS) return text;
+  const head = 4000;
+  return `${text.slice(0, head)}\n[… ${text.length - head} more characters not recorded]`;
 }
 
 /** The action event's metadata: how the reply was read, when that was not the canonical form. */

@@ -17,6 +17,7 @@ import {
   stepsQuery,
 } from '../workflows/contract';
 import type { TaskInput, TaskInputArgs, TaskResult, TaskStatus, StepSummary } from '../workflows/contract';
+import { cleanReply } from '../src/agent/reply';
 import { UsageError } from './args';
 
 export class TaskError extends Error {
@@ -124,7 +125,8 @@ export function rootMessage(err: unknown): string {
 }
 
 export async function replyToTask(client: Client, id: string, text: string, questionId?: string) {
-  if (!text.trim()) throw new UsageError('reply text must not be empty');
+  const cleaned = cleanReply(text);
+  if (!cleaned.ok) throw new UsageError(cleaned.reason);
   const handle = await existingTask(client, id);
   const desc = await handle.describe();
   if (desc.status.name !== 'RUNNING') {

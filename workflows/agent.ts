@@ -20,6 +20,7 @@ import {
 import type { Activities } from '../activities/catalog';
 import { decideCaptchaTimeout } from '../src/agent/captcha-policy';
 import { endReasonOfFailure } from '../src/agent/end-reason';
+import { cleanReply } from '../src/agent/reply';
 import type { DecideResult, SessionRef } from '../activities/types';
 import {
   STATUS_SEARCH_ATTRIBUTE,
@@ -84,6 +85,12 @@ function validateInput(raw: TaskInputArgs): TaskInput {
     throw ApplicationFailure.create({ message, type: 'InvalidTaskInput', nonRetryable: true, details: [result] });
   }
   return parsed.data;
+}
+
+/** The reply's text as recorded (the validator has already refused anything `cleanReply` does not accept). */
+function replyText(raw: string): string {
+  const cleaned = cleanReply(raw);
+  return cleaned.ok ? cleaned.text : raw.trim();
 }
 
 /** Why a failure ended the task: the failure type of the activity error, or a lost browser worker. */
@@ -176,7 +183,8 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
 
   const checkReply = (reply: ReplyInput): void => {
     if (!question) throw new Error(`task ${input.runId} is not waiting for a reply (status: ${status})`);
-    if (typeof reply?.text !== 'string' || reply.text.trim() === '') throw new Error('reply text must not be empty');
+    const cleaned = cleanReply(reply?.text);
+    if (!cleaned.ok) throw new Error(cleaned.reason);
     if (reply.questionId && reply.questionId !== question.id) {
       throw new Error(`stale reply: it answers question ${reply.questionId}, the pending question is ${question.id}`);
     }
@@ -186,7 +194,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
   setHandler(
     replyUpdate,
     (reply) => {
-      pendingReply = { text: reply.text.trim(), questionId: question?.id };
+      pendingReply = { text: replyText(reply.text), questionId: question?.id };
       return { accepted: true as const, step: state.step };
     },
     { validator: checkReply },
@@ -194,7 +202,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
   setHandler(replySignal, (reply) => {
     try {
       checkReply(reply);
-      pendingReply = { text: reply.text.trim(), questionId: question?.id };
+      pendingReply = { text: replyText(reply.text), questionId: question?.id };
     } catch (err) {
       log.warn('ignored reply signal', { error: String(err) });
     }

@@ -29,7 +29,7 @@ export const ModelChoiceSchema = z.strictObject({
   /** Name of an endpoint in the worker's config (default: "default"). */
   endpoint: z.string().min(1).default('default'),
   /** Overrides of that endpoint, e.g. from `cua run --model-base-url … --model …`. No secrets here. */
-  baseUrl: z.url().optional(),
+  baseUrl: z.url({ protocol: /^https?$/, error: 'model base URL must be an http(s) URL' }).optional(),
   model: z.string().min(1).optional(),
 });
 

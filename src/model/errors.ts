@@ -25,6 +25,16 @@ export class EmptyOutputError extends ModelOutputError {
   }
 }
 
+/** The reply is longer than any action needs (a runaway or hostile endpoint); it is not read. */
+export class ReplyTooLongError extends ModelOutputError {
+  constructor(
+    readonly length: number,
+    readonly limit: number,
+  ) {
+    super(`The model reply is ${length} characters long; at most ${limit} are read`);
+  }
+}
+
 /** The reply has no `<tool_call>` tag (and no bare tool-call object either). */
 export class MissingToolCallError extends ModelOutputError {
   constructor() {
@@ -69,6 +79,7 @@ export class InvalidActionArgumentsError extends ModelOutputError {
 export const MODEL_OUTPUT_ERROR_NAMES = [
   'ModelOutputError',
   'EmptyOutputError',
+  'ReplyTooLongError',
   'MissingToolCallError',
   'ToolCallJsonError',
   'UnknownActionError',

@@ -9,6 +9,7 @@ import {
   EmptyOutputError,
   InvalidActionArgumentsError,
   MissingToolCallError,
+  ReplyTooLongError,
   ToolCallJsonError,
   UnknownActionError,
 } from './errors';
@@ -44,6 +45,9 @@ function optionFor(profile: ModelProfile, action: string): ActionObjectSchema | 
 export function invalidReplyFeedback(error: ModelOutputError, profile: ModelProfile, screen?: ScreenSize): string {
   const noAction = 'No action was taken.';
   if (error instanceof EmptyOutputError) return `Your reply was empty. ${noAction} ${FORMAT_HINT}`;
+  if (error instanceof ReplyTooLongError) {
+    return `Your reply was ${error.length} characters long, more than the ${error.limit} read. ${noAction} Think briefly, then ${FORMAT_HINT.charAt(0).toLowerCase()}${FORMAT_HINT.slice(1)}`;
+  }
   if (error instanceof MissingToolCallError) return `Your reply had no tool call. ${noAction} ${FORMAT_HINT}`;
   if (error instanceof UnknownActionError) {
     return `"${clip(error.action, 40)}" is not an available action. ${noAction} Use one of: ${profile.allowedActions.join(', ')}.`;

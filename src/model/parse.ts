@@ -15,6 +15,7 @@ import {
   InvalidActionArgumentsError,
   MissingToolCallError,
   ModelOutputError,
+  ReplyTooLongError,
   ToolCallJsonError,
   UnknownActionError,
 } from './errors';
@@ -72,6 +73,9 @@ export interface ParseOptions {
   /** The resized screenshot size: coordinates outside the model's space for it are refused. */
   screen?: ScreenSize;
 }
+
+/** Longer replies are not read: no action needs more, and every later prompt would carry the reply again. */
+export const MAX_REPLY_CHARS = 65_536;
 
 const OPEN_TAG = /<tool_call\s*>/i;
 const OPEN_TAGS = /<tool_call\s*>/gi;
@@ -313,6 +317,9 @@ function parseNative(reply: ModelReply, profile: ModelProfile, opts: ParseOption
 }
 
 function parseStrict(reply: ModelReply, profile: ModelProfile, opts: ParseOptions): ParsedOutput {
+  const length =
+    reply.text.length + (reply.toolCalls ?? []).reduce((n, c) => n + c.name.length + c.arguments.length, 0);
+  if (length > MAX_REPLY_CHARS) throw new ReplyTooLongError(length, MAX_REPLY_CHARS);
   if (reply.toolCalls && reply.toolCalls.length > 0) return parseNative(reply, profile, opts);
   if (reply.text.trim() === '') throw new EmptyOutputError();
   let located: Located;

@@ -52,6 +52,13 @@ async function orUndefined<T>(work: Promise<T>): Promise<T | undefined> {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Run folders hold what the model saw and the user said (screenshots, replies, page text): owner-only, whatever
+ * the process umask. New directories are 0700, new files 0600.
+ */
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+
 export class LocalRunStore implements RunStore {
   readonly rootDir: string;
   private readonly lockTimeoutMs: number;
@@ -125,8 +132,8 @@ export class LocalRunStore implements RunStore {
 
   async appendLine(key: string, line: string): Promise<void> {
     const target = this.resolve(key);
-    await fs.mkdir(path.dirname(target), { recursive: true });
-    const handle = await fs.open(target, 'a');
+    await fs.mkdir(path.dirname(target), { recursive: true, mode: DIR_MODE });
+    const handle = await fs.open(target, 'a', FILE_MODE);
     try {
       await handle.write(`${line}\n`);
       await handle.sync();
@@ -165,10 +172,10 @@ export class LocalRunStore implements RunStore {
 
   /** Write a complete, flushed temp file beside `target` and return its path. */
   private async writeTemp(target: string, data: string | Uint8Array): Promise<string> {
-    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.mkdir(path.dirname(target), { recursive: true, mode: DIR_MODE });
     const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
     try {
-      const handle = await fs.open(temp, 'wx');
+      const handle = await fs.open(temp, 'wx', FILE_MODE);
       try {
         await handle.writeFile(data);
         await handle.sync();
@@ -183,11 +190,11 @@ export class LocalRunStore implements RunStore {
   }
 
   private async acquire(lockPath: string): Promise<void> {
-    await fs.mkdir(path.dirname(lockPath), { recursive: true });
+    await fs.mkdir(path.dirname(lockPath), { recursive: true, mode: DIR_MODE });
     const deadline = Date.now() + this.lockTimeoutMs;
     for (let wait = 2; ; wait = Math.min(wait * 2, 20)) {
       try {
-        await fs.writeFile(lockPath, `${process.pid}\n`, { flag: 'wx' });
+        await fs.writeFile(lockPath, `${process.pid}\n`, { flag: 'wx', mode: FILE_MODE });
         return;
       } catch (error) {
         if (!isCode(error, 'EEXIST')) throw error;
