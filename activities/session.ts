@@ -4,12 +4,14 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { dispatchAction } from '../src/agent/dispatch';
 import { lastUrl, TEXT_OBSERVATION_KEY } from '../src/agent/history';
+import { PolicyBlockedError } from '../src/browser/errors';
 import { NORM1000, resizedPixelsSpace } from '../src/coords/viewport';
 import type { ChatMessage } from '../src/model/client';
 import { SUBCALL_INDEX_HEADER } from '../src/scripted/server';
 import { postObservation, preObservation, sessionRestored, toolOutput } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
-import { callModel, endpointFor, nonRetryable, screenOf, withHeartbeat } from './support';
+import { DEFAULT_URL_POLICY, describeUrlPolicy, narrow } from '../src/policy/url-policy';
+import { callModel, endpointFor, nonRetryable, screenOf, secretResolver, withHeartbeat } from './support';
 import type { ActivityDeps, RunFiles } from './support';
 import type { ActResult, ObserveResult, OpenSessionInput, ReleaseInput, StepRef } from './types';
 
@@ -18,7 +20,10 @@ const STORAGE_STATE_FILE = 'browser_state.json';
 export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
   const { pool } = deps;
   return {
-    /** Opens a browser session in this worker's pool; returns the queue its observe/act must go to. */
+    /**
+     * Opens a browser session in this worker's pool, under the worker's URL policy narrowed by the task's; returns
+     * the queue its observe/act must go to. A start URL the policy refuses fails at once (NavigationError, not retried).
+     */
     async openSession(req: OpenSessionInput): Promise<{ sessionId: string; taskQueue: string; url: string }> {
       const input = await files.input(req.runId);
       const w = await files.writer(req.runId);
@@ -30,12 +35,19 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
         const state = await w.readRunState();
         url = (state.url as string | undefined) ?? lastUrl(await w.events()) ?? input.startUrl;
       }
-      const session = await pool.openSession({
-        viewport: input.viewport,
-        downloadsDir: path.join(files.dir(req.runId), 'downloads'),
-        ...(storageState ? { storageState } : {}),
-        ...(url ? { url } : {}),
-      });
+      const urlPolicy = narrow(deps.config.urlPolicy ?? DEFAULT_URL_POLICY, input.urlPolicy);
+      const session = await pool
+        .openSession({
+          viewport: input.viewport,
+          downloadsDir: path.join(files.dir(req.runId), 'downloads'),
+          ...(storageState ? { storageState } : {}),
+          ...(url ? { url } : {}),
+          urlPolicy,
+        })
+        .catch((err: unknown) => {
+          if (err instanceof PolicyBlockedError) nonRetryable(err, 'NavigationError');
+          throw err;
+        });
       if (req.reason === 'worker_lost') {
         await w.appendEvent(
           sessionRestored(req.step, `The browser session was lost and restored at ${url ?? 'a blank page'}.`, {
@@ -44,7 +56,10 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
           }),
         );
       }
-      deps.log?.(`session ${session.sessionId} opened for ${req.runId} (${req.reason}, generation ${req.generation})`);
+      deps.log?.(
+        `session ${session.sessionId} opened for ${req.runId} (${req.reason}, generation ${req.generation}; ` +
+          `URL policy: ${describeUrlPolicy(urlPolicy)})`,
+      );
       return { sessionId: session.sessionId, taskQueue: deps.sessionQueue, url: session.env.url() };
     },
 
@@ -53,7 +68,9 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
       if (!pool.has(req.sessionId)) return;
       if (req.save) {
         const env = pool.get(req.sessionId);
-        await env.saveStorageState(path.join(files.dir(req.runId), STORAGE_STATE_FILE));
+        const stateFile = path.join(files.dir(req.runId), STORAGE_STATE_FILE);
+        await env.saveStorageState(stateFile);
+        await fs.chmod(stateFile, 0o600); // cookies: owner-only like the rest of the run folder
         const w = await files.writer(req.runId);
         await w.writeRunState({ ...(await w.readRunState()), url: env.url() });
       }
@@ -118,6 +135,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
           target: env,
           space: profile.coordinateSpace === 'norm1000' ? NORM1000 : resizedPixelsSpace(resized.width, resized.height),
           viewport: input.viewport,
+          resolveSecrets: secretResolver(deps.config, env),
           answerFromPage: async (question, pageText) => {
             if (!client) return '';
             const completion = await callModel(client, pageQuestionMessages(question, pageText), {

@@ -1,13 +1,18 @@
 // What the activities share: the run folder of each task (a cached writer, the task's input), heartbeats,
-// the model endpoint of a task, and failures Temporal must not retry.
+// the model endpoint of a task (with the key policy), and failures Temporal must not retry.
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { getProfile } from '../src/actions/profiles';
+import { resolveSecrets } from '../src/agent/secrets';
+import type { SecretResolution } from '../src/agent/secrets';
+import type { BrowserEnvironment } from '../src/browser/environment';
+import { focusedFrameUrl } from '../src/browser/focused-frame';
 import type { BrowserPool } from '../src/browser/pool';
 import { smartResize } from '../src/image/smart-resize';
 import { ModelClient, ModelRequestError } from '../src/model/client';
 import type { ChatMessage } from '../src/model/client';
+import { ModelEndpointMissing, ModelOverrideRefused, resolveModelEndpoint } from '../src/model/endpoint-policy';
 import { TrajectoryWriter } from '../src/trajectory/writer';
 import type { Config } from '../worker/config';
 import type { TaskInput } from '../workflows/contract';
@@ -109,19 +114,33 @@ export function screenOf(input: TaskInput) {
   return { profile, resized: { width, height } };
 }
 
-/** The model endpoint of a task: the worker's configured endpoint, with the task's overrides. */
+/**
+ * The model endpoint of a task: the worker's configured endpoint with the task's overrides, under the one rule of
+ * src/model/endpoint-policy.ts (a configured key goes only to its own base URL; overrides may be refused). Every
+ * model call of a task (decide, act's page sub-call) gets its client here. A refusal is a one-line, non-retryable
+ * `ModelOverrideRefused`; no endpoint at all a non-retryable `ModelRequestError`.
+ */
 export function endpointFor(config: Config, input: TaskInput): ModelClient {
-  const base = config.models[input.model.endpoint];
-  const baseUrl = input.model.baseUrl ?? base?.baseUrl;
-  const model = input.model.model ?? base?.model;
-  if (!baseUrl || !model) {
-    throw ApplicationFailure.create({
-      message: `no model endpoint '${input.model.endpoint}' configured: set CUA_MODEL_BASE_URL and CUA_MODEL, the worker config's models.${input.model.endpoint}, or pass --model-base-url/--model`,
-      type: 'ModelRequestError',
-      nonRetryable: true,
-    });
+  const choice = { name: input.model.endpoint, baseUrl: input.model.baseUrl, model: input.model.model };
+  try {
+    return new ModelClient(
+      resolveModelEndpoint(choice, { models: config.models, overrides: config.modelOverrides, keys: config.modelKeys }),
+    );
+  } catch (err) {
+    if (err instanceof ModelOverrideRefused) nonRetryable(err);
+    if (err instanceof ModelEndpointMissing) nonRetryable(err, 'ModelRequestError');
+    throw err;
   }
-  return new ModelClient({ ...base, baseUrl, model, apiKey: base?.apiKey });
+}
+
+/**
+ * The act activity's secret resolver: `{{secret:NAME}}` placeholders of a `type` text become the worker's values
+ * (config `secrets`; `env` ones from this process's environment), only on a page (or focused frame) whose host the
+ * secret lists. Nothing here logs or returns a value except as the text to type.
+ */
+export function secretResolver(config: Config, env: BrowserEnvironment): (text: string) => Promise<SecretResolution> {
+  return async (text) =>
+    resolveSecrets(text, { secrets: config.secrets ?? {}, env: process.env, pageUrl: await focusedFrameUrl(env.page) });
 }
 
 /** One model call with heartbeats; a request the endpoint refused (400-class) is not retried. */

@@ -16,6 +16,7 @@ import {
 import { showCommand, SHOW_USAGE } from './commands/show';
 import { viewCommand, VIEW_USAGE } from './commands/view';
 import { demoCommand, DEMO_USAGE } from './commands/demo';
+import { codecServerCommand, CODEC_SERVER_USAGE } from './commands/codec-server';
 import {
   devCommand,
   DEV_USAGE,
@@ -50,6 +51,11 @@ const COMMANDS: Record<string, Command> = {
   server: { run: serverCommand, usage: SERVER_USAGE, about: 'run the Temporal dev server with its Web UI' },
   dev: { run: devCommand, usage: DEV_USAGE, about: 'dev server and a worker in one process' },
   'scripted-model': { run: scriptedModelCommand, usage: SCRIPTED_USAGE, about: 'serve the scripted test-double model' },
+  'codec-server': {
+    run: codecServerCommand,
+    usage: CODEC_SERVER_USAGE,
+    about: 'decrypt payloads for the Temporal Web UI and CLI (with encryption configured)',
+  },
 };
 
 function help(): string {
@@ -65,7 +71,7 @@ function help(): string {
     '',
     'Options: --help (also after a command), --version',
     'Configuration: --config FILE, CUA_CONFIG, ./cua.config.json; environment overrides such as',
-    'TEMPORAL_ADDRESS, CUA_MODEL_BASE_URL, CUA_MODEL, CUA_MODEL_API_KEY (see README).',
+    'TEMPORAL_ADDRESS, CUA_MODEL_BASE_URL, CUA_MODEL, CUA_MODEL_API_KEY, CUA_ENCRYPTION_KEYS (see README).',
   ].join('\n');
 }
 

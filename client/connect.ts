@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import type { ConnectionOptions } from '@temporalio/client';
 import type { Config } from '../worker/config';
+import { dataConverterFor } from '../src/codec/data-converter';
 
 export function connectionOptions(config: Config): ConnectionOptions {
   const { address, apiKey, tls } = config.temporal;
@@ -34,12 +35,15 @@ export class TemporalUnreachableError extends Error {
   }
 }
 
+/** A client for the configuration: with `encryption`, its payloads and failure messages go through the codec. */
 export async function connectClient(config: Config): Promise<Client> {
+  // Before connecting: a key error is the one to report. Clients read plaintext payloads whatever the setting.
+  const dataConverter = dataConverterFor(config, { acceptPlaintext: true });
   let connection: Connection;
   try {
     connection = await Connection.connect({ ...connectionOptions(config), connectTimeout: '5s' });
   } catch (err) {
     throw new TemporalUnreachableError(config.temporal.address, err);
   }
-  return new Client({ connection, namespace: config.temporal.namespace });
+  return new Client({ connection, namespace: config.temporal.namespace, ...(dataConverter ? { dataConverter } : {}) });
 }

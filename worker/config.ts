@@ -5,6 +5,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_TASK_QUEUE } from '../workflows/contract';
 import { dataDir } from '../src/infra/paths';
+import { UrlPolicySchema } from '../src/policy/url-policy';
+import { EncryptionSchema, encryptionEnvOverride } from '../src/codec/config';
+import { isHostPattern, SECRET_NAME } from '../src/agent/secrets';
 
 const EndpointSchema = z.strictObject({
   baseUrl: z.url(),
@@ -15,6 +18,22 @@ const EndpointSchema = z.strictObject({
   /** A system prompt file replacing ours (e.g. the model's training prompt); see src/model/prompt.ts placeholders. */
   promptFile: z.string().min(1).optional(),
 });
+
+/** Per-task model overrides (`cua run --model-base-url/--model`); absent: allowed, to any URL (never with our keys). */
+const ModelOverridesSchema = z.strictObject({
+  allow: z.boolean().default(true),
+  /** When set, an overridden base URL must be one of these (exact, or a path under one). */
+  allowedBaseUrls: z.array(z.url()).optional(),
+});
+
+/** A secret a task may have typed as `{{secret:NAME}}`: its value or the env var holding it, and its hosts. */
+const SecretSchema = z
+  .strictObject({
+    value: z.string().min(1).optional(),
+    env: z.string().min(1).optional(),
+    hosts: z.array(z.string().refine(isHostPattern, 'a host pattern: example.com, *.example.com or host:port')).min(1),
+  })
+  .refine((s) => (s.value === undefined) !== (s.env === undefined), 'give exactly one of value and env');
 
 export const ConfigSchema = z.strictObject({
   temporal: z
@@ -35,6 +54,10 @@ export const ConfigSchema = z.strictObject({
   taskQueue: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   runsDir: z.string().min(1).optional(),
   models: z.record(z.string(), EndpointSchema).default({}),
+  modelOverrides: ModelOverridesSchema.optional(),
+  /** API keys an overridden model base URL may receive, by base URL (a configured endpoint's key never goes elsewhere). */
+  modelKeys: z.record(z.url(), z.string().min(1)).optional(),
+  secrets: z.record(z.string().regex(SECRET_NAME, 'a secret name: letters, digits, . _ -'), SecretSchema).optional(),
   browser: z
     .strictObject({
       executablePath: z.string().optional(),
@@ -45,12 +68,20 @@ export const ConfigSchema = z.strictObject({
       singleTab: z.boolean().default(true),
     })
     .default({ headless: true, maxSessions: 8, idleTimeoutSeconds: 600, singleTab: true }),
+  /**
+   * What the browser may load (src/policy/url-policy.ts): schemes (default http, https; about:blank always),
+   * allowFile (default off), allowHosts, denyHosts, denyPrivateAddresses (default off; turn on for hosted workers).
+   * Tasks may narrow it with their own `urlPolicy`, never widen it. Absent: DEFAULT_URL_POLICY.
+   */
+  urlPolicy: UrlPolicySchema.optional(),
   worker: z
     .strictObject({
       maxConcurrentActivities: z.number().int().min(1).default(32),
       maxConcurrentWorkflowTasks: z.number().int().min(1).default(32),
     })
     .default({ maxConcurrentActivities: 32, maxConcurrentWorkflowTasks: 32 }),
+  /** Payload encryption (AES-256-GCM codec); absent: payloads are stored as plain JSON. See src/codec/. */
+  encryption: EncryptionSchema.optional(),
 });
 export type Config = z.infer<typeof ConfigSchema> & { runsDir: string };
 export type EndpointConfig = z.infer<typeof EndpointSchema>;
@@ -99,6 +130,8 @@ function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Rec
   const models = section('models') as Record<string, Record<string, unknown>>;
   if (models.default && env.CUA_MODEL_API_KEY) models.default.apiKey = env.CUA_MODEL_API_KEY;
   else if (models.default && env.OPENAI_API_KEY) models.default.apiKey ??= env.OPENAI_API_KEY;
+  const encryption = encryptionEnvOverride(out.encryption, env, (m) => new ConfigError(m));
+  if (encryption) (out as Record<string, unknown>).encryption = encryption;
   return out;
 }
 

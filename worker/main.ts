@@ -10,6 +10,7 @@ import { createActivities } from '../activities/catalog';
 import type { ActivityDeps } from '../activities/catalog';
 import { BrowserPool } from '../src/browser/pool';
 import { connectionOptions, TemporalUnreachableError } from '../client/connect';
+import { dataConverterFor, encryptionSummary, workflowBundleConverterOptions } from '../src/codec/data-converter';
 import { ConfigError } from './config';
 import type { Config } from './config';
 
@@ -25,7 +26,10 @@ export interface WorkerRuntime {
 
 export interface WorkerOptions {
   log?: (line: string) => void;
-  /** A prebuilt workflow bundle (tests build it once); default: bundle workflows/ at start. */
+  /**
+   * A prebuilt workflow bundle (tests build it once); default: bundle workflows/ at start. With `encryption`
+   * configured, build it with `bundleWorkflows(config)` so failures raised in workflows are encrypted too.
+   */
   workflowBundle?: WorkflowBundleOption;
   connection?: NativeConnection;
   /** Test hook passed to the activities (see ActivityDeps.checkpoint). */
@@ -44,8 +48,18 @@ async function connectWorker(config: Config): Promise<NativeConnection> {
   }
 }
 
+/** The workflow bundle for this configuration (with encryption: the failure converter that encodes messages). */
+export function bundleWorkflows(config: Pick<Config, 'encryption'>): ReturnType<typeof bundleWorkflowCode> {
+  return bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    logger: quietBundler,
+    ...workflowBundleConverterOptions(config),
+  });
+}
+
 export async function createWorkerRuntime(config: Config, opts: WorkerOptions = {}): Promise<WorkerRuntime> {
   const log = opts.log ?? (() => undefined);
+  const dataConverter = dataConverterFor(config); // first: a key error stops the start before anything opens
   const ownsConnection = !opts.connection;
   const connection = opts.connection ?? (await connectWorker(config));
   const sessionQueue = `${config.taskQueue}-session-${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
@@ -62,6 +76,7 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
   const common = {
     connection,
     namespace: config.temporal.namespace,
+    ...(dataConverter ? { dataConverter } : {}),
     activities,
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     shutdownGraceTime: '5s' as const,
@@ -69,12 +84,12 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
   const shared = await Worker.create({
     ...common,
     taskQueue: config.taskQueue,
-    workflowBundle:
-      opts.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundler })),
+    workflowBundle: opts.workflowBundle ?? (await bundleWorkflows(config)),
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
   });
   const session = await Worker.create({ ...common, taskQueue: sessionQueue });
   log(`worker ready: shared queue ${config.taskQueue}, session queue ${sessionQueue}, runs in ${config.runsDir}`);
+  if (config.encryption) log(encryptionSummary(config.encryption));
 
   let stopping: Promise<void> | undefined;
   const runs = Promise.all([shared.run(), session.run()]).then(() => undefined);

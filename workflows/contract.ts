@@ -8,6 +8,7 @@ import { END_REASONS } from '../src/agent/end-reason';
 import type { EndReason } from '../src/agent/end-reason';
 import { RUN_STATUSES } from '../src/trajectory/status';
 import type { RunStatus } from '../src/trajectory/status';
+import { checkUrl, narrow, TaskUrlPolicySchema, WIDEST_URL_POLICY } from '../src/policy/url-policy';
 
 export const AGENT_WORKFLOW = 'agentTask';
 export const DEFAULT_TASK_QUEUE = 'cua-agent';
@@ -33,7 +34,7 @@ export const ModelChoiceSchema = z.strictObject({
   model: z.string().min(1).optional(),
 });
 
-export const TaskInputSchema = z.strictObject({
+const TaskInputFields = z.strictObject({
   runId: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'run id: letters, digits, dot, dash, underscore (max 128)'),
@@ -81,6 +82,19 @@ export const TaskInputSchema = z.strictObject({
   searchAttributes: z.boolean().default(true),
   /** Test hook: continue-as-new after this many steps in one run (absent = when Temporal suggests it). */
   continueAsNewAfterSteps: z.number().int().min(1).optional(),
+  /**
+   * Narrows the worker's URL policy for this task (never widens it): schemes, allowFile, allowHosts, denyHosts,
+   * denyPrivateAddresses, each optional (src/policy/url-policy.ts). The start URL is checked against it here and
+   * against the narrowed worker policy when the browser opens.
+   */
+  urlPolicy: TaskUrlPolicySchema.optional(),
+});
+/** The task input; a start URL that no worker could open for this task (javascript:, data:, …) is refused. */
+export const TaskInputSchema = TaskInputFields.superRefine((input, ctx) => {
+  if (input.startUrl === undefined) return;
+  const verdict = checkUrl(narrow(WIDEST_URL_POLICY, input.urlPolicy), input.startUrl);
+  if (verdict.ok) return;
+  ctx.addIssue({ code: 'custom', path: ['startUrl'], message: `blocked by policy: ${verdict.reason}` });
 });
 export type TaskInputArgs = z.input<typeof TaskInputSchema>;
 export type TaskInput = z.infer<typeof TaskInputSchema>;

@@ -19,6 +19,7 @@ import { dataDir, PROJECT_ROOT } from '../../src/infra/paths';
 import { ensureTools } from '../../src/infra/tools';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
+import { dataConverterFor } from '../../src/codec/data-converter';
 import { loadConfig } from '../../worker/config';
 import type { Config } from '../../worker/config';
 import { createWorkerRuntime, installWorkerLogging } from '../../worker/main';
@@ -236,7 +237,9 @@ async function runDemo(
   let client: Client;
   try {
     started.connection = await Connection.connect({ address, connectTimeout: '5s' });
-    client = new Client({ connection: started.connection });
+    // With encryption configured the demo's client speaks it too (its results and queries come back encrypted).
+    const dataConverter = dataConverterFor(config, { acceptPlaintext: true });
+    client = new Client({ connection: started.connection, ...(dataConverter ? { dataConverter } : {}) });
     await waitForNamespace(client, 'default', started.server ? 30_000 : 5_000);
   } catch (err) {
     throw new DemoError(

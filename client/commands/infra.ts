@@ -16,7 +16,8 @@ function waitForSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-export const SERVER_USAGE = 'npx cua server [--port 7233] [--ui-port 8233] [--db FILE] [--headless]';
+export const SERVER_USAGE =
+  'npx cua server [--port 7233] [--ui-port 8233] [--db FILE] [--headless] [--ui-codec-endpoint URL]';
 export async function serverCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(
     argv,
@@ -26,6 +27,7 @@ export async function serverCommand(argv: readonly string[]): Promise<number> {
       'ui-port': { type: 'string' },
       db: { type: 'string' },
       headless: { type: 'boolean' },
+      'ui-codec-endpoint': { type: 'string' },
     },
     SERVER_USAGE,
   );
@@ -37,10 +39,13 @@ export async function serverCommand(argv: readonly string[]): Promise<number> {
     port: intFlag(values.port, 'port') ?? 7233,
     uiPort: intFlag(values['ui-port'], 'ui-port') ?? 8233,
     headless: !!values.headless,
+    ...(values['ui-codec-endpoint'] ? { uiCodecEndpoint: values['ui-codec-endpoint'] } : {}),
     output: path.join(dataDir(), 'temporal-server.log'),
   });
   console.log(`Temporal dev server on ${server.address} (SQLite: ${dbFile})`);
   if (server.uiUrl) console.log(`Web UI: ${server.uiUrl}`);
+  if (server.uiUrl && values['ui-codec-endpoint'])
+    console.log(`the UI decodes payloads via ${values['ui-codec-endpoint']}`);
   console.log('search attributes CuaStatus (Keyword) and CuaStep (Int) registered; Ctrl-C stops the server');
   await Promise.race([waitForSignal(), new Promise((r) => server.process.once('exit', r))]);
   await server.stop();
@@ -56,9 +61,14 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-export const DEV_USAGE = 'npx cua dev [--config FILE]   (dev server with UI on :8233 + a worker)';
+export const DEV_USAGE =
+  'npx cua dev [--config FILE] [--ui-codec-endpoint URL]   (dev server with UI on :8233 + a worker)';
 export async function devCommand(argv: readonly string[]): Promise<number> {
-  const { values } = parse(argv, { ...help, config: { type: 'string' } }, DEV_USAGE);
+  const { values } = parse(
+    argv,
+    { ...help, config: { type: 'string' }, 'ui-codec-endpoint': { type: 'string' } },
+    DEV_USAGE,
+  );
   if (values.help) return (console.log(`usage: ${DEV_USAGE}`), 0);
   const config = loadConfig({ file: values.config });
   const dbFile = path.join(dataDir(), 'temporal.sqlite');
@@ -68,6 +78,7 @@ export async function devCommand(argv: readonly string[]): Promise<number> {
     ip: host,
     port: Number(port),
     uiPort: Number(port) + 1000,
+    ...(values['ui-codec-endpoint'] ? { uiCodecEndpoint: values['ui-codec-endpoint'] } : {}),
     output: path.join(dataDir(), 'temporal-server.log'),
   });
   console.log(`Temporal dev server on ${server.address}; Web UI: ${server.uiUrl}`);

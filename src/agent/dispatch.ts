@@ -8,6 +8,8 @@ import { modelToViewport, scaleScroll } from '../coords/viewport';
 import { resolveVisitUrl, webSearchUrl } from '../model/urls';
 import type { ActionOutcome, PerformedAction } from './observations';
 import { failureText, navigationFailureText, observationOf } from './observations';
+import type { SecretResolution } from './secrets';
+import { hasSecretPlaceholder, redactedError } from './secrets';
 
 /** The slice of the browser environment the dispatcher needs (tests may pass a fake). */
 export interface ActionTarget {
@@ -36,6 +38,11 @@ export interface DispatchContext {
   /** Answers a question from page text (a model sub-call). */
   answerFromPage: (question: string, pageText: string) => Promise<string>;
   searchTemplate?: string;
+  /**
+   * Resolves the `{{secret:NAME}}` placeholders of a `type` text for the page the keyboard types into now (the act
+   * activity's worker-side secrets, src/agent/secrets.ts). Absent: a text with a placeholder is refused.
+   */
+  resolveSecrets?: (text: string) => Promise<SecretResolution>;
 }
 
 export interface DispatchResult {
@@ -87,9 +94,10 @@ const HANDLERS: Handlers = {
   left_click_drag: async (a, ctx) => void (await ctx.target.leftClickDrag(...a.coordinate)),
   type: async (a, ctx) => {
     const coordinate = 'coordinate' in a ? a.coordinate : undefined;
+    const options = { pressEnter: a.press_enter ?? false, deleteExistingText: a.delete_existing_text ?? false };
+    if (hasSecretPlaceholder(a.text)) return typeSecret(a.text, coordinate, options, ctx);
     await ctx.target.type(a.text, {
-      pressEnter: a.press_enter ?? false,
-      deleteExistingText: a.delete_existing_text ?? false,
+      ...options,
       ...(coordinate ? { at: { x: coordinate[0], y: coordinate[1] } } : {}),
     });
   },
@@ -102,12 +110,21 @@ const HANDLERS: Handlers = {
       await ctx.target.visitUrl(a.url);
     } catch (err) {
       if (isSessionError(err)) throw err;
+      if (isPolicyBlock(err)) return { error: err.message, textObservation: err.message };
       const message = errorText(err);
       return { error: message, textObservation: navigationFailureText(a.url, message) };
     }
   },
   history_back: async (_a, ctx) => void (await ctx.target.historyBack()),
-  web_search: async (a, ctx) => void (await ctx.target.visitUrl(webSearchUrl(a.query, ctx.searchTemplate))),
+  web_search: async (a, ctx) => {
+    try {
+      await ctx.target.visitUrl(webSearchUrl(a.query, ctx.searchTemplate));
+    } catch (err) {
+      // The search engine itself refused by the URL policy: said as visit_url says it.
+      if (isPolicyBlock(err)) return { error: err.message, textObservation: err.message };
+      throw err;
+    }
+  },
   read_page_answer_question: async (a, ctx) => {
     const text = await ctx.target.pageMarkdown();
     return { answer: await ctx.answerFromPage(a.question, text) };
@@ -117,6 +134,29 @@ const HANDLERS: Handlers = {
   ask_user_question: async () => undefined,
   terminate: async () => undefined,
 };
+
+/**
+ * A `type` whose text names secrets: click first (when it has a coordinate), so the page checked is the one typed
+ * into, then resolve and type the values, or refuse without typing anything. Only this handler ever sees a value;
+ * the action (and so its observation text) keeps the placeholder, and an error is scrubbed of the values.
+ */
+async function typeSecret(
+  text: string,
+  coordinate: readonly [number, number] | undefined,
+  options: { pressEnter: boolean; deleteExistingText: boolean },
+  ctx: DispatchContext,
+): Promise<HandlerFailure | void> {
+  if (coordinate) await ctx.target.leftClick(coordinate[0], coordinate[1]);
+  const resolved: SecretResolution = ctx.resolveSecrets
+    ? await ctx.resolveSecrets(text)
+    : { ok: false, name: '', refusal: 'Refused to type secrets: this worker resolves no secrets here.' };
+  if (!resolved.ok) return { error: resolved.refusal, textObservation: resolved.refusal };
+  try {
+    await ctx.target.type(resolved.text, options);
+  } catch (err) {
+    throw redactedError(err, resolved.values);
+  }
+}
 
 function toPair(p: { x: number; y: number }): [number, number] {
   return [p.x, p.y];
@@ -132,6 +172,11 @@ export const SESSION_ERRORS = new Set(['BrowserClosedError', 'UnknownSessionErro
 
 function isSessionError(err: unknown): boolean {
   return err instanceof Error && SESSION_ERRORS.has(err.name);
+}
+
+/** The URL policy refused the address (src/browser/policy-guard.ts); its message is `blocked by policy: url: why`. */
+function isPolicyBlock(err: unknown): err is Error {
+  return err instanceof Error && err.name === 'PolicyBlockedError';
 }
 
 function isFailure(result: HandlerResult): result is HandlerFailure {

@@ -43,6 +43,7 @@ const BY_FAILURE_TYPE: Readonly<Record<string, EndReason>> = {
   InvalidTaskInput: 'input',
   InvalidRunIdError: 'input',
   PromptFileError: 'input',
+  ModelOverrideRefused: 'input',
   InvalidAction: 'input',
   RunFolderError: 'run_folder',
   RunNotFoundError: 'run_folder',

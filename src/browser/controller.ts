@@ -34,6 +34,7 @@ export class BrowserController {
   private readonly pendingDownloads: Array<Promise<SavedDownload | Error>> = [];
   private readonly downloadWaiters = new Set<() => void>();
   private readonly pageHooks: Array<(page: Page) => void> = [];
+  private downloadFilter: ((url: string) => boolean) | undefined;
   private lastUrl = 'about:blank';
   private closed = false;
   readonly settleOptions: SettleOptions;
@@ -93,7 +94,17 @@ export class BrowserController {
     return this.states.get(page) as PageState;
   }
 
+  /** Downloads whose URL `keep` refuses are cancelled instead of saved (the URL policy). */
+  filterDownloads(keep: (url: string) => boolean): void {
+    this.downloadFilter = keep;
+  }
+
   private onDownload(download: Download): void {
+    if (this.downloadFilter && !this.downloadFilter(download.url())) {
+      void download.cancel().catch(() => undefined);
+      for (const wake of this.downloadWaiters) wake(); // the navigation that started it is over
+      return;
+    }
     this.pendingDownloads.push(saveDownload(download, this.options.downloadsDir).catch((e: unknown) => e as Error));
     for (const wake of this.downloadWaiters) wake();
   }

@@ -1,12 +1,13 @@
 // Environment layer: one method per model action, in viewport pixels. Decides what the agent's single tab is
-// (popups taken over, old page closed), routes browser-chrome chords, and reports how long the page took to settle.
+// (popups taken over, old page closed), routes browser-chrome chords, reports how long the page took to settle, and
+// turns a page the URL policy refused during an action into a PolicyBlockedError (policy-guard.ts).
 import type { BrowserContext, Page } from 'playwright';
 import { CaptchaGate } from './captcha';
 import { BrowserController } from './controller';
 import type { ControllerOptions } from './controller';
 import { downloadNoticeUrl } from './downloads';
 import type { SavedDownload } from './downloads';
-import { NavigationError, UnknownKeyError } from './errors';
+import { NavigationError, PolicyBlockedError, UnknownKeyError } from './errors';
 import { FIND_HOST_ID, installFindOverlay } from './findOverlay';
 import { capturePng } from './capture';
 import { pressChord } from './keyboard';
@@ -15,6 +16,7 @@ import { pageMarkdown } from './markdown';
 import { readViewport, stripNewWindowTargets, waitScrollIdle } from './pageScripts';
 import { bingSearchUrl, firstLine, isDownloadStart, isInterrupted, normalizeUrl } from './navigation';
 import { describeViewport } from './pageContext';
+import { PolicyGuard } from './policy-guard';
 import { isRecoverable } from './recovery';
 import { delay, POINTER_SETTLE, SCREENSHOT_SETTLE, SCROLL_SETTLE } from './settle';
 import type { SettleOptions, SettleReport } from './settle';
@@ -60,6 +62,8 @@ export class BrowserEnvironment {
   constructor(
     readonly controller: BrowserController,
     private readonly options: EnvironmentOptions,
+    /** The session's URL policy (default: the default policy, without interception). */
+    readonly guard: PolicyGuard = new PolicyGuard(),
   ) {
     this.singleTab = options.singleTab ?? true;
     this.captcha = new CaptchaGate(async (page) => {
@@ -67,10 +71,17 @@ export class BrowserEnvironment {
       await this.controller.settle();
     });
     controller.onPage((page) => this.captcha.attach(page));
+    controller.onPage((page) => guard.watch(page));
+    controller.filterDownloads((url) => guard.allowsDownload(url));
   }
 
-  static async create(context: BrowserContext, options: EnvironmentOptions): Promise<BrowserEnvironment> {
-    return new BrowserEnvironment(await BrowserController.create(context, options), options);
+  /** The environment of a context; `guard` must already be attached to it (PolicyGuard.attach). */
+  static async create(
+    context: BrowserContext,
+    options: EnvironmentOptions,
+    guard?: PolicyGuard,
+  ): Promise<BrowserEnvironment> {
+    return new BrowserEnvironment(await BrowserController.create(context, options), options, guard);
   }
 
   /** The page the agent currently sees. */
@@ -93,22 +104,33 @@ export class BrowserEnvironment {
     }
   }
 
-  /** Runs one action: the operation (with recovery), settling, popup take-over, download notice. */
+  /**
+   * Runs one action: the operation (with recovery), settling, popup take-over, download notice. A top-level page the
+   * URL policy refused meanwhile (a link, form, redirect hop, popup or download) fails the action with
+   * PolicyBlockedError once the page has settled where it stayed.
+   */
   private act(
     operation: (page: Page) => Promise<void>,
     settleOptions: Partial<SettleOptions> = {},
   ): Promise<ActionOutcome> {
     return this.track(async () => {
+      this.guard.takeBlocks(); // refusals before this action are not its doing
       const capture = this.controller.capturePopups();
       let settle: SettleReport;
       let popup: Page | undefined;
       try {
         await this.controller.run(operation);
         settle = await this.controller.settle(settleOptions);
-        const requested = capture.take() === undefined && (await this.controller.popupRequested());
+        // A popup whose first page the policy refused is not waited for: it will not become a page to take over.
+        const requested =
+          capture.take() === undefined && (await this.controller.popupRequested()) && !this.guard.popupRefused;
         popup = requested ? await capture.next(POPUP_REPORT_CAP_MS) : capture.take();
       } finally {
         capture.stop();
+      }
+      if (popup && this.guard.refusedPopup(popup)) {
+        await popup.close().catch(() => undefined);
+        popup = undefined;
       }
       if (popup) {
         await this.controller.adopt(popup, !this.singleTab);
@@ -118,6 +140,8 @@ export class BrowserEnvironment {
       if (downloads.length > 0) {
         await this.controller.run((page) => page.goto(downloadNoticeUrl(downloads)).then(() => undefined));
       }
+      const refused = this.guard.takeBlocks().find((b) => b.kind === 'page');
+      if (refused) throw new PolicyBlockedError(refused.url, refused.reason);
       return { settle, popupAdopted: popup !== undefined, downloads };
     });
   }
@@ -226,6 +250,7 @@ export class BrowserEnvironment {
       try {
         await go(page);
       } catch (error) {
+        if (this.guard.pageBlocked) return; // the policy cancelled it: act() reports that
         if (isDownloadStart(error) && (await this.controller.waitForDownload(5_000))) return;
         if (isRecoverable(error)) throw error;
         if (error instanceof Error && error.name === 'TimeoutError') {
@@ -245,8 +270,10 @@ export class BrowserEnvironment {
     return this.options.navTimeoutMs ?? 30_000;
   }
 
-  visitUrl(url: string): Promise<ActionOutcome> {
+  /** Opens an address; one the URL policy refuses is never requested (PolicyBlockedError). */
+  async visitUrl(url: string): Promise<ActionOutcome> {
     const target = normalizeUrl(url);
+    await this.guard.admit(target);
     return this.navigate(
       (page) => page.goto(target, { waitUntil: 'commit', timeout: this.navTimeoutMs }),
       `open ${target}`,
@@ -296,7 +323,12 @@ export class BrowserEnvironment {
 
   /** The page as markdown (PDFs as their text), for read_page_answer_question. */
   pageMarkdown(): Promise<string> {
-    return this.track(() => this.controller.run((page) => pageMarkdown(page)));
+    return this.track(() =>
+      this.controller.run((page) => {
+        this.guard.assertReadable(page.url());
+        return pageMarkdown(page);
+      }),
+    );
   }
 
   url(): string {
@@ -317,7 +349,8 @@ export class BrowserEnvironment {
     return this.controller.context.storageState(path === undefined ? {} : { path });
   }
 
-  close(): Promise<void> {
-    return this.controller.close();
+  async close(): Promise<void> {
+    await this.controller.close();
+    await this.guard.close();
   }
 }

@@ -27,6 +27,20 @@ export class PageRecoveryError extends BrowserError {}
 /** A navigation (visit, search, back, forward, refresh) failed for a reason other than a dead page. */
 export class NavigationError extends BrowserError {}
 
+/**
+ * The URL policy refused a document: the address asked for, a link, form, redirect hop or popup an action led to.
+ * The message, `blocked by policy: <url>: <reason>`, is what the model is told.
+ */
+export class PolicyBlockedError extends NavigationError {
+  constructor(
+    readonly url: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`blocked by policy: ${url}: ${reason}`, options);
+  }
+}
+
 /** The browser process is gone or the remote browser disconnected. */
 export class BrowserClosedError extends BrowserError {}
 

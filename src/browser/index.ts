@@ -1,4 +1,5 @@
-// Public surface of the browser layer: environment, controller, pool, key table, typed errors, captcha policy.
+// Public surface of the browser layer: environment, controller, pool, URL policy guard, key table, typed errors,
+// captcha policy.
 export { BrowserEnvironment, adaptiveTypingDelay } from './environment';
 export { bingSearchUrl, normalizeUrl } from './navigation';
 export { describeViewport } from './pageContext';
@@ -16,6 +17,8 @@ export type { SettleOptions, SettleReport } from './settle';
 export { htmlToMarkdown, pdfBytesToText, PDF_TEXT_LAYER_MIN_CHARS } from './markdown';
 export type { SavedDownload } from './downloads';
 export { isRecoverable } from './recovery';
+export { blockedPageHtml, PolicyGuard } from './policy-guard';
+export type { BlockedLoad, GuardOptions } from './policy-guard';
 export {
   CAPTCHA_SOLVING_FINISHED,
   CAPTCHA_SOLVING_STARTED,
@@ -31,6 +34,7 @@ export {
   NavigationError,
   PageRecoveryError,
   PageTextError,
+  PolicyBlockedError,
   PoolFullError,
   UnknownKeyError,
   UnknownSessionError,

@@ -7,10 +7,11 @@ export function bingSearchUrl(query: string): string {
   return webSearchUrl(query);
 }
 
-/** Adds https:// to a bare host; URLs with a scheme pass through. */
+/** Adds https:// to a bare host; URLs with a known scheme pass through (for the URL policy to judge). */
 export function normalizeUrl(url: string): string {
   const trimmed = url.trim();
-  return /^(https?|file|about|data|chrome|view-source|blob):/i.test(trimmed) ? trimmed : `https://${trimmed}`;
+  const known = /^(https?|file|about|data|javascript|chrome|chrome-extension|view-source|blob|filesystem|ftp|wss?):/i;
+  return known.test(trimmed) ? trimmed : `https://${trimmed}`;
 }
 
 /** Playwright's way of saying a navigation turned into a download. */

@@ -1,5 +1,5 @@
-// The worker's browser pool: one Chromium per process, one isolated context per session, a session limit,
-// idle sessions closed after a timeout, and a clean shutdown.
+// The worker's browser pool: one Chromium per process, one isolated context per session (with its URL policy), a
+// session limit, idle sessions closed after a timeout, and a clean shutdown.
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext } from 'playwright';
 import { BrowserEnvironment } from './environment';
@@ -7,6 +7,10 @@ import type { EnvironmentOptions, StorageState } from './environment';
 import { BrowserClosedError, PoolFullError, UnknownSessionError } from './errors';
 import { launchBrowser } from './launch';
 import type { LaunchOptions } from './launch';
+import { PolicyGuard } from './policy-guard';
+import { DEFAULT_URL_POLICY } from '../policy/url-policy';
+import type { UrlPolicy } from '../policy/url-policy';
+import type { Lookup } from '../policy/resolve';
 
 export type PoolOptions = {
   launch?: LaunchOptions;
@@ -19,6 +23,16 @@ export type PoolOptions = {
   sweepIntervalMs?: number;
   /** Options every session's environment starts from. */
   defaults?: Partial<Omit<EnvironmentOptions, 'viewport' | 'downloadsDir'>>;
+  /** The URL policy of sessions opened without one (default: DEFAULT_URL_POLICY). */
+  urlPolicy?: UrlPolicy;
+  /**
+   * Send the traffic of sessions whose policy has deny rules through a local egress proxy that checks the address it
+   * connects to. Default: on for a browser launched here, off for a remote one (`launch.cdpUrl`), which cannot
+   * reach this machine's 127.0.0.1.
+   */
+  egressProxy?: boolean;
+  /** Host name lookup for the URL policy (tests inject one). */
+  lookup?: Lookup;
 };
 
 export type OpenSessionOptions = {
@@ -30,6 +44,8 @@ export type OpenSessionOptions = {
   url?: string;
   /** Overrides of the pool's environment defaults for this session. */
   environment?: Partial<Omit<EnvironmentOptions, 'viewport' | 'downloadsDir'>>;
+  /** This session's URL policy (already narrowed for its task); default: the pool's. */
+  urlPolicy?: UrlPolicy;
 };
 
 export type Session = { sessionId: string; env: BrowserEnvironment };
@@ -82,20 +98,31 @@ export class BrowserPool {
     }
     this.opening += 1;
     let context: BrowserContext | undefined;
+    let guard: PolicyGuard | undefined;
     try {
       const browser = await this.getBrowser();
+      guard = await PolicyGuard.open(options.urlPolicy ?? this.options.urlPolicy ?? DEFAULT_URL_POLICY, {
+        egressProxy: this.options.egressProxy ?? this.options.launch?.cdpUrl === undefined,
+        ...(this.options.lookup ? { lookup: this.options.lookup } : {}),
+      });
       context = await browser.newContext({
         viewport: options.viewport,
         acceptDownloads: true,
         ...(options.storageState === undefined ? {} : { storageState: options.storageState }),
+        ...guard.contextOptions(),
       });
+      await guard.attach(context);
       await context.addCookies([{ ...SAME_TAB_SEARCH_COOKIE }]);
-      const env = await BrowserEnvironment.create(context, {
-        ...this.options.defaults,
-        ...options.environment,
-        viewport: options.viewport,
-        downloadsDir: options.downloadsDir,
-      });
+      const env = await BrowserEnvironment.create(
+        context,
+        {
+          ...this.options.defaults,
+          ...options.environment,
+          viewport: options.viewport,
+          downloadsDir: options.downloadsDir,
+        },
+        guard,
+      );
       if (options.url !== undefined) await env.visitUrl(options.url);
       const sessionId = randomUUID();
       this.sessions.set(sessionId, env);
@@ -103,6 +130,7 @@ export class BrowserPool {
       return { sessionId, env };
     } catch (error) {
       await context?.close().catch(() => undefined);
+      await guard?.close().catch(() => undefined);
       throw error;
     } finally {
       this.opening -= 1;

@@ -15,6 +15,8 @@ export interface DevServerOptions {
   port?: number;
   uiPort?: number;
   headless?: boolean;
+  /** The Web UI decodes payloads through this codec server (`--ui-codec-endpoint`, see `cua codec-server`). */
+  uiCodecEndpoint?: string;
   /** Where the server's output goes: 'inherit' (foreground), or a log file path. */
   output?: 'inherit' | string;
   /** Dynamic config values (`--dynamic-config-value key=json`), e.g. when to suggest continue-as-new. */
@@ -69,6 +71,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
   const args = ['server', 'start-dev', '--db-filename', opts.dbFile, '--ip', ip, '--port', String(port)];
   args.push(...(opts.headless ? ['--headless'] : ['--ui-port', String(uiPort)]));
+  if (opts.uiCodecEndpoint && !opts.headless) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
   for (const sa of SEARCH_ATTRIBUTE_FLAGS) args.push('--search-attribute', sa);
   for (const [key, value] of Object.entries(opts.dynamicConfig ?? {})) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);

@@ -2,8 +2,27 @@
 // search URL web_search (and visit_url given plain words) opens. Searching is done by opening a
 // search engine's results page, as the original does (Bing by default; the template is configurable).
 
-/** Schemes that are taken as a complete URL; anything else is treated as a bare host or search text. */
-const KNOWN_PREFIXES = ['https://', 'http://', 'file://', 'about:'] as const;
+/**
+ * Prefixes that are taken as a complete URL; anything else is treated as a bare host or search text. Besides the
+ * original's (http, https, file, about), schemes a page may talk the model into are kept as written, so the URL
+ * policy refuses them by name ("the javascript: scheme is not allowed") instead of them becoming `https://data:…`.
+ */
+const KNOWN_PREFIXES = [
+  'https://',
+  'http://',
+  'file:',
+  'about:',
+  'data:',
+  'javascript:',
+  'view-source:',
+  'chrome:',
+  'chrome-extension:',
+  'blob:',
+  'filesystem:',
+  'ftp:',
+  'ws:',
+  'wss:',
+] as const;
 
 /** Placeholder for the encoded query in a search URL template. */
 export const QUERY_PLACEHOLDER = '{query}';
@@ -21,7 +40,8 @@ export class SearchTemplateError extends Error {
 
 /**
  * Where visit_url navigates for `input`:
- * - starts with http://, https://, file:// or about: (any letter case) → unchanged;
+ * - starts with http://, https://, file:, about: or another scheme in KNOWN_PREFIXES (any letter case) → unchanged
+ *   (the URL policy decides whether it may be opened);
  * - contains a space → the model wrote search words, not a URL → a web search for them;
  * - otherwise a bare host/path → `https://` is put in front.
  * Surrounding whitespace is ignored (the original did not trim; a trailing space turned a URL into a search).

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { NativeConnection, bundleWorkflowCode } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { startDevServer, freePort, waitForNamespace } from '../../src/infra/devserver';
 import type { DevServer } from '../../src/infra/devserver';
@@ -14,7 +14,8 @@ import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import { loadConfig } from '../../worker/config';
 import type { Config } from '../../worker/config';
-import { createWorkerRuntime, installWorkerLogging, quietBundler, WORKFLOWS_PATH } from '../../worker/main';
+import { bundleWorkflows, createWorkerRuntime, installWorkerLogging } from '../../worker/main';
+import { dataConverterFor } from '../../src/codec/data-converter';
 import type { WorkerRuntime } from '../../worker/main';
 import { startTask, validateTaskInput } from '../../client/tasks';
 import type { TaskInputArgs } from '../../workflows/contract';
@@ -26,10 +27,12 @@ installWorkerLogging();
 
 export const SCRIPTS_DIR = path.resolve(__dirname, '../fixtures/scripts');
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-/** The workflow bundle, built once per test process. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundler });
+const bundles = new Map<boolean, Promise<WorkflowBundleWithSourceMap>>();
+/** The workflow bundle, built once per test process (and once more for a configuration with encryption). */
+export function workflowBundle(config: Pick<Config, 'encryption'> = {}): Promise<WorkflowBundleWithSourceMap> {
+  const encrypted = !!config.encryption;
+  const bundle = bundles.get(encrypted) ?? bundleWorkflows(config);
+  bundles.set(encrypted, bundle);
   return bundle;
 }
 
@@ -70,19 +73,18 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Start the dev server with its Web UI on a free port (server.uiUrl); headless by default. */
   ui?: boolean;
+  /** With `ui`: the Web UI decodes payloads through this codec server. */
+  uiCodecEndpoint?: string;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-it-'));
   const port = await freePort();
   const dbFile = path.join(dir, 'temporal.sqlite');
-  const display = opts.ui ? { headless: false, uiPort: await freePort() } : { headless: true };
+  const display = opts.ui
+    ? { headless: false, uiPort: await freePort(), uiCodecEndpoint: opts.uiCodecEndpoint }
+    : { headless: true };
   const server = await startDevServer({ dbFile, port, ...display, output: path.join(dir, 'server.log') });
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection });
-  await waitForNamespace(client);
-  const model = await startScriptedModelServer({ scriptsDir: SCRIPTS_DIR });
-  const site = await startFixtureSite();
   const config = loadConfig({
     env: {
       TEMPORAL_ADDRESS: server.address,
@@ -91,6 +93,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       ...opts.env,
     },
   });
+  const connection = await Connection.connect({ address: server.address });
+  // With `encryption` in the configuration (opts.env), the client encrypts like `cua` clients do.
+  const dataConverter = dataConverterFor(config, { acceptPlaintext: true });
+  const client = new Client({ connection, ...(dataConverter ? { dataConverter } : {}) });
+  await waitForNamespace(client);
+  const model = await startScriptedModelServer({ scriptsDir: SCRIPTS_DIR });
+  const site = await startFixtureSite();
   const h: Harness = {
     dir,
     server,
@@ -104,7 +113,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     async startWorker() {
       const nativeConnection = await NativeConnection.connect({ address: server.address });
       const runtime = await createWorkerRuntime(config, {
-        workflowBundle: await workflowBundle(),
+        workflowBundle: await workflowBundle(config),
         connection: nativeConnection,
       });
       const running = runtime.run().finally(() => nativeConnection.close());
@@ -167,4 +176,14 @@ export async function eventually<T>(
       throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
     await new Promise((r) => setTimeout(r, 150));
   }
+}
+
+/** The error a promise (a workflow result) rejects with; fails the test when it resolves instead. */
+export async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected the workflow to fail, but it succeeded');
 }

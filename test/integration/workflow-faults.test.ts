@@ -10,7 +10,7 @@ import { stepSummaries } from '../../src/trajectory/steps';
 import { failedResult } from '../../client/tasks';
 import type { TaskResult } from '../../workflows/contract';
 import { AGENT_WORKFLOW, statusQuery, stepsQuery } from '../../workflows/contract';
-import { eventually } from './harness';
+import { eventually, failureOf } from './harness';
 import { useHarness } from './use-harness';
 import type { Harness } from './harness';
 
@@ -41,15 +41,6 @@ function failureChain(err: unknown): FailureLink[] {
     });
   }
   return chain;
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected the workflow to fail, but it succeeded');
 }
 
 describe('model faults', () => {
