@@ -66,8 +66,10 @@ export const ConfigSchema = z.strictObject({
       maxSessions: z.number().int().min(1).max(256).default(8),
       idleTimeoutSeconds: z.number().positive().default(600),
       singleTab: z.boolean().default(true),
+      /** A download larger than this is cancelled and its partial file removed. */
+      maxDownloadMiB: z.number().positive().default(100),
     })
-    .default({ headless: true, maxSessions: 8, idleTimeoutSeconds: 600, singleTab: true }),
+    .default({ headless: true, maxSessions: 8, idleTimeoutSeconds: 600, singleTab: true, maxDownloadMiB: 100 }),
   /**
    * What the browser may load (src/policy/url-policy.ts): schemes (default http, https; about:blank always),
    * allowFile (default off), allowHosts, denyHosts, denyPrivateAddresses (default off; turn on for hosted workers).

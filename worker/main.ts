@@ -71,6 +71,7 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     },
     maxSessions: config.browser.maxSessions,
     idleTimeoutMs: config.browser.idleTimeoutSeconds * 1000,
+    defaults: { maxDownloadBytes: config.browser.maxDownloadMiB * 1024 * 1024 },
   });
   const activities = createActivities({ config, pool, sessionQueue, log, checkpoint: opts.checkpoint });
   const common = {

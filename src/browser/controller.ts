@@ -1,9 +1,10 @@
 // Controller layer: keeps one page usable on messy real sites — ready before each operation,
-// popups and downloads captured, and dead pages recovered (probe → reload → re-visit).
-import type { BrowserContext, Download, Page } from 'playwright';
-import { saveDownload } from './downloads';
+// popups and downloads captured (downloads capped), dialogs dismissed (a page opening them in a loop is closed),
+// and dead pages recovered (probe → reload → re-visit).
+import type { BrowserContext, Dialog, Download, Page } from 'playwright';
+import { DEFAULT_DOWNLOAD_LIMITS, saveDownload } from './downloads';
 import type { SavedDownload } from './downloads';
-import { BrowserClosedError } from './errors';
+import { BrowserClosedError, DialogLoopError, DownloadLimitError } from './errors';
 import { keepNavigationInTab, takeWindowOpenCount } from './pageScripts';
 import { isRecoverable, recoverPage } from './recovery';
 import { DEFAULT_SETTLE, NetworkTracker, settlePage, trackMutationsInPage } from './settle';
@@ -18,12 +19,33 @@ export type ControllerOptions = {
   /** Cap on waiting for DOM content before an operation; past it the page is told to stop loading. */
   readyCapMs?: number;
   navTimeoutMs?: number;
+  /** A download larger than this is cancelled (default 100 MiB). */
+  maxDownloadBytes?: number;
+  /** A download still running after this long is cancelled (default 60 s). */
+  maxDownloadMs?: number;
 };
+
+/**
+ * A page that opens more than DIALOG_LOOP_COUNT dialog boxes within DIALOG_LOOP_WINDOW_MS is in a dialog loop (say
+ * `for (;;) alert(x)`): its script never yields, so nothing else can run in it, and it is closed.
+ */
+export const DIALOG_LOOP_COUNT = 10;
+export const DIALOG_LOOP_WINDOW_MS = 3_000;
 
 /** Popups collected while armed; `take` returns the newest one still open, `next` waits for one (capped). */
 export type PopupCapture = { take(): Page | undefined; next(capMs: number): Promise<Page | undefined>; stop(): void };
 
-type PageState = { network: NetworkTracker; crashed: boolean };
+type PageState = {
+  network: NetworkTracker;
+  crashed: boolean;
+  /** When the page's recent dialogs opened (epoch ms, within the loop window). */
+  dialogs: number[];
+  /** Set once the page was closed for a dialog loop. */
+  dialogLoop?: DialogLoopError;
+};
+
+/** Downloads saved, and those stopped at a cap. */
+export type TakenDownloads = { saved: SavedDownload[]; stopped: DownloadLimitError[] };
 
 /** Defines esbuild's `__name` helper as a no-op in every document (see BrowserController.create). */
 export const NAME_HELPER_SHIM = 'globalThis.__name = globalThis.__name || function (fn) { return fn; };';
@@ -34,6 +56,11 @@ export class BrowserController {
   private readonly pendingDownloads: Array<Promise<SavedDownload | Error>> = [];
   private readonly downloadWaiters = new Set<() => void>();
   private readonly pageHooks: Array<(page: Page) => void> = [];
+  /** Blank pages opened here to replace a closed one (never mistaken for popups). */
+  private readonly replacements = new WeakSet<Page>();
+  /** A dialog loop not yet reported to an action, and the replacement of its page while that is under way. */
+  private dialogLoop: DialogLoopError | undefined;
+  private replacing: Promise<void> | undefined;
   private downloadFilter: ((url: string) => boolean) | undefined;
   private lastUrl = 'about:blank';
   private closed = false;
@@ -79,11 +106,13 @@ export class BrowserController {
 
   private watch(page: Page): void {
     if (this.states.has(page)) return;
-    const state: PageState = { network: new NetworkTracker(page), crashed: false };
+    const state: PageState = { network: new NetworkTracker(page), crashed: false, dialogs: [] };
     this.states.set(page, state);
     page.on('crash', () => (state.crashed = true));
     page.on('download', (d) => this.onDownload(d));
+    page.on('dialog', (d) => this.onDialog(page, state, d));
     page.on('framenavigated', (frame) => {
+      if (state.dialogLoop) return;
       if (frame === page.mainFrame() && !frame.url().startsWith('chrome')) this.lastUrl = frame.url();
     });
     for (const hook of this.pageHooks) hook(page);
@@ -105,8 +134,56 @@ export class BrowserController {
       for (const wake of this.downloadWaiters) wake(); // the navigation that started it is over
       return;
     }
-    this.pendingDownloads.push(saveDownload(download, this.options.downloadsDir).catch((e: unknown) => e as Error));
+    const limits = {
+      maxBytes: this.options.maxDownloadBytes ?? DEFAULT_DOWNLOAD_LIMITS.maxBytes,
+      maxMs: this.options.maxDownloadMs ?? DEFAULT_DOWNLOAD_LIMITS.maxMs,
+    };
+    this.pendingDownloads.push(
+      saveDownload(download, this.options.downloadsDir, limits).catch((e: unknown) => e as Error),
+    );
     for (const wake of this.downloadWaiters) wake();
+  }
+
+  /** Dismisses a dialog (accepts beforeunload, so leaving works); a page opening them in a loop is closed. */
+  private onDialog(page: Page, state: PageState, dialog: Dialog): void {
+    void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
+    if (state.dialogLoop) return;
+    const now = Date.now();
+    state.dialogs = state.dialogs.filter((t) => now - t < DIALOG_LOOP_WINDOW_MS);
+    state.dialogs.push(now);
+    if (state.dialogs.length <= DIALOG_LOOP_COUNT) return;
+    state.dialogLoop = new DialogLoopError(
+      `the page ${page.url()} opened ${state.dialogs.length} dialog boxes in ${DIALOG_LOOP_WINDOW_MS / 1000} s; ` +
+        'it was closed',
+    );
+    this.dialogLoop = state.dialogLoop;
+    const replacing = this.closeLoopingPage(page).finally(() => {
+      if (this.replacing === replacing) this.replacing = undefined;
+    });
+    this.replacing = replacing;
+  }
+
+  /** Closes a page stuck in a dialog loop; if it was the current one, a blank page takes its place (never its URL). */
+  private async closeLoopingPage(page: Page): Promise<void> {
+    const wasCurrent = page === this.current;
+    if (wasCurrent) this.lastUrl = 'about:blank';
+    await page.close({ runBeforeUnload: false }).catch(() => undefined);
+    if (!wasCurrent || this.closed || page !== this.current) return;
+    try {
+      const fresh = await this.context.newPage();
+      this.replacements.add(fresh);
+      this.watch(fresh);
+      this.current = fresh;
+    } catch {
+      // The context is closing; the next operation fails or recovers (to about:blank) as for any closed page.
+    }
+  }
+
+  /** The dialog loop that closed a page since last asked (each reported once). */
+  takeDialogLoop(): DialogLoopError | undefined {
+    const loop = this.dialogLoop;
+    this.dialogLoop = undefined;
+    return loop;
   }
 
   /** Makes a page fit for an operation: front, right viewport, DOM content loaded (capped, then stopped). */
@@ -125,13 +202,28 @@ export class BrowserController {
     }
   }
 
-  /** Runs an operation on the ready current page; a dead page is recovered once and the operation retried. */
-  async run<T>(operation: (page: Page) => Promise<T>): Promise<T> {
+  /**
+   * Runs an operation on the ready current page; a dead page is recovered once and the operation retried. A page
+   * closed for a dialog loop meanwhile is not recovered: the operation fails with DialogLoopError, or with
+   * `retryAfterDialogLoop` runs again on the blank page that replaced it (a screenshot, say).
+   */
+  async run<T>(operation: (page: Page) => Promise<T>, options: { retryAfterDialogLoop?: boolean } = {}): Promise<T> {
+    await this.replacing;
     const page = this.current;
     try {
       await this.ensureReady(page);
       return await operation(page);
     } catch (error) {
+      const loop = this.states.get(page)?.dialogLoop;
+      if (loop && !this.closed) {
+        await this.replacing;
+        if (!(options.retryAfterDialogLoop ?? false)) {
+          if (this.dialogLoop === loop) this.dialogLoop = undefined;
+          throw loop;
+        }
+        await this.ensureReady(this.current);
+        return operation(this.current);
+      }
       if (this.closed || !isRecoverable(error)) throw error;
       const recovered = await this.recover(page);
       await this.ensureReady(recovered);
@@ -177,7 +269,8 @@ export class BrowserController {
       wake?.();
     };
     this.context.on('page', onPage);
-    const take = (): Page | undefined => seen.filter((p) => !p.isClosed()).at(-1);
+    // A blank page replacing one closed for a dialog loop is reported before it is known as such: skipped here.
+    const take = (): Page | undefined => seen.filter((p) => !p.isClosed() && !this.replacements.has(p)).at(-1);
     const next = async (capMs: number): Promise<Page | undefined> => {
       if (take()) return take();
       await new Promise<void>((resolve) => {
@@ -224,11 +317,13 @@ export class BrowserController {
     });
   }
 
-  /** Waits for downloads started so far to be saved and hands them over (each only once). */
-  async takeDownloads(): Promise<SavedDownload[]> {
-    const pending = this.pendingDownloads.splice(0);
-    const results = await Promise.all(pending);
-    return results.filter((r): r is SavedDownload => !(r instanceof Error));
+  /** Waits for downloads started so far to be saved or stopped at a cap, and hands them over (each only once). */
+  async takeDownloads(): Promise<TakenDownloads> {
+    const results = await Promise.all(this.pendingDownloads.splice(0));
+    return {
+      saved: results.filter((r): r is SavedDownload => !(r instanceof Error)),
+      stopped: results.filter((r): r is DownloadLimitError => r instanceof DownloadLimitError),
+    };
   }
 
   /** Closes the context (all its pages); later operations fail with BrowserClosedError. */

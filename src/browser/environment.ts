@@ -7,7 +7,7 @@ import { BrowserController } from './controller';
 import type { ControllerOptions } from './controller';
 import { downloadNoticeUrl } from './downloads';
 import type { SavedDownload } from './downloads';
-import { NavigationError, PolicyBlockedError, UnknownKeyError } from './errors';
+import { DownloadLimitError, NavigationError, PolicyBlockedError, UnknownKeyError } from './errors';
 import { FIND_HOST_ID, installFindOverlay } from './findOverlay';
 import { capturePng } from './capture';
 import { pressChord } from './keyboard';
@@ -23,6 +23,9 @@ import type { SettleOptions, SettleReport } from './settle';
 
 /** How long to wait for the browser to report a popup the page is known to have opened. */
 const POPUP_REPORT_CAP_MS = 5_000;
+
+/** Reading operations (screenshot, page context, text) simply run on the blank page replacing a dialog-looping one. */
+const AFTER_DIALOG_LOOP = { retryAfterDialogLoop: true };
 
 export type Point = { x: number; y: number };
 
@@ -107,14 +110,21 @@ export class BrowserEnvironment {
   /**
    * Runs one action: the operation (with recovery), settling, popup take-over, download notice. A top-level page the
    * URL policy refused meanwhile (a link, form, redirect hop, popup or download) fails the action with
-   * PolicyBlockedError once the page has settled where it stayed.
+   * PolicyBlockedError once the page has settled where it stayed; a page closed for a dialog loop fails it with
+   * DialogLoopError, a download stopped at a cap with DownloadLimitError.
+   *
+   * A dialog loop that closed the page after the last action ended is reported by this one, which then is not carried
+   * out (it was meant for the page that is gone) — unless it is a navigation (`leavesPage`), which just goes ahead.
    */
   private act(
     operation: (page: Page) => Promise<void>,
     settleOptions: Partial<SettleOptions> = {},
+    leavesPage = false,
   ): Promise<ActionOutcome> {
     return this.track(async () => {
       this.guard.takeBlocks(); // refusals before this action are not its doing
+      const earlierLoop = this.controller.takeDialogLoop();
+      if (earlierLoop && !leavesPage) throw earlierLoop;
       const capture = this.controller.capturePopups();
       let settle: SettleReport;
       let popup: Page | undefined;
@@ -136,12 +146,15 @@ export class BrowserEnvironment {
         await this.controller.adopt(popup, !this.singleTab);
         settle = addReports(settle, await this.controller.settle());
       }
-      const downloads = await this.controller.takeDownloads();
+      const { saved: downloads, stopped } = await this.controller.takeDownloads();
       if (downloads.length > 0) {
         await this.controller.run((page) => page.goto(downloadNoticeUrl(downloads)).then(() => undefined));
       }
+      const loop = this.controller.takeDialogLoop();
+      if (loop) throw loop;
       const refused = this.guard.takeBlocks().find((b) => b.kind === 'page');
       if (refused) throw new PolicyBlockedError(refused.url, refused.reason);
+      if (stopped.length > 0) throw new DownloadLimitError(stopped.map((e) => e.message).join('; '));
       return { settle, popupAdopted: popup !== undefined, downloads };
     });
   }
@@ -246,24 +259,28 @@ export class BrowserEnvironment {
   }
 
   private navigate(go: (page: Page) => Promise<unknown>, what: string): Promise<ActionOutcome> {
-    return this.act(async (page) => {
-      try {
-        await go(page);
-      } catch (error) {
-        if (this.guard.pageBlocked) return; // the policy cancelled it: act() reports that
-        if (isDownloadStart(error) && (await this.controller.waitForDownload(5_000))) return;
-        if (isRecoverable(error)) throw error;
-        if (error instanceof Error && error.name === 'TimeoutError') {
-          await page.evaluate(() => window.stop()).catch(() => undefined);
-          return;
+    return this.act(
+      async (page) => {
+        try {
+          await go(page);
+        } catch (error) {
+          if (this.guard.pageBlocked) return; // the policy cancelled it: act() reports that
+          if (isDownloadStart(error) && (await this.controller.waitForDownload(5_000))) return;
+          if (isRecoverable(error)) throw error;
+          if (error instanceof Error && error.name === 'TimeoutError') {
+            await page.evaluate(() => window.stop()).catch(() => undefined);
+            return;
+          }
+          // A page that sends the browser elsewhere while loading: the agent will see where it ended up.
+          if (isInterrupted(error)) return;
+          // Chromium commits its error page just after the failure; let that finish so it cannot cut the next visit.
+          await this.controller.settle();
+          throw new NavigationError(`Could not ${what}: ${firstLine(error)}`, { cause: error });
         }
-        // A page that sends the browser elsewhere while loading: the agent will see where it ended up.
-        if (isInterrupted(error)) return;
-        // Chromium commits its error page just after the failure; let that finish so it cannot cut the next visit.
-        await this.controller.settle();
-        throw new NavigationError(`Could not ${what}: ${firstLine(error)}`, { cause: error });
-      }
-    });
+      },
+      {},
+      true,
+    );
   }
 
   private get navTimeoutMs(): number {
@@ -310,14 +327,17 @@ export class BrowserEnvironment {
       this.controller.run(async (page) => {
         if (options.settle ?? true) await this.controller.settle(SCREENSHOT_SETTLE);
         return capturePng(page);
-      }),
+      }, AFTER_DIALOG_LOOP),
     );
   }
 
   /** "Current URL: …" and where the viewport sits on the page. */
   pageContext(): Promise<string> {
     return this.track(() =>
-      this.controller.run(async (page) => describeViewport(page.url(), await page.evaluate(readViewport))),
+      this.controller.run(
+        async (page) => describeViewport(page.url(), await page.evaluate(readViewport)),
+        AFTER_DIALOG_LOOP,
+      ),
     );
   }
 
@@ -327,7 +347,7 @@ export class BrowserEnvironment {
       this.controller.run((page) => {
         this.guard.assertReadable(page.url());
         return pageMarkdown(page);
-      }),
+      }, AFTER_DIALOG_LOOP),
     );
   }
 
@@ -336,7 +356,7 @@ export class BrowserEnvironment {
   }
 
   title(): Promise<string> {
-    return this.controller.run((page) => page.title());
+    return this.controller.run((page) => page.title(), AFTER_DIALOG_LOOP);
   }
 
   /** Waits for the captcha gate; true when open, false on timeout (apply `decideCaptchaTimeout`). */

@@ -41,6 +41,15 @@ export class PolicyBlockedError extends NavigationError {
   }
 }
 
+/**
+ * A page opened dialog boxes (alert, confirm, prompt) in a loop and was closed; the session goes on with a blank
+ * page. The message, `the page <url> opened 11 dialog boxes in 3 s; it was closed`, is what the model is told.
+ */
+export class DialogLoopError extends BrowserError {}
+
+/** A download went past the size or time cap and was cancelled: `download of <name> stopped: larger than 100 MiB`. */
+export class DownloadLimitError extends BrowserError {}
+
 /** The browser process is gone or the remote browser disconnected. */
 export class BrowserClosedError extends BrowserError {}
 

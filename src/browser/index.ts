@@ -31,6 +31,8 @@ export {
   BrowserClosedError,
   BrowserError,
   CaptchaTimeoutError,
+  DialogLoopError,
+  DownloadLimitError,
   NavigationError,
   PageRecoveryError,
   PageTextError,

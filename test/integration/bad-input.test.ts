@@ -1,6 +1,6 @@
 // The bad-input catalogue: hostile or broken inputs from every side — CLI flags, workflow input (also sent with the
-// plain `temporal` CLI), replies, config files, model replies — each with its expected one-line error or handled
-// outcome, and nothing already recorded lost. Real dev server, real Chromium, real HTTP model endpoints.
+// plain `temporal` CLI), replies, config files, model replies, hostile pages — each with its expected one-line error
+// or handled outcome, and nothing already recorded lost. Real dev server, real Chromium, real HTTP model endpoints.
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -12,12 +12,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import { replyToTask, rootMessage, startTask, validateTaskInput } from '../../client/tasks';
+import type { AgentAction } from '../../src/actions/schemas';
+import { dispatchAction } from '../../src/agent/dispatch';
+import type { DispatchResult } from '../../src/agent/dispatch';
+import { BrowserPool } from '../../src/browser';
+import type { BrowserEnvironment } from '../../src/browser';
+import { NORM1000 } from '../../src/coords/viewport';
 import { temporalCliPath } from '../../src/infra/paths';
 import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
 import { ConfigError, loadConfig } from '../../worker/config';
 import type { TaskResult } from '../../workflows/contract';
 import { AGENT_WORKFLOW, statusQuery } from '../../workflows/contract';
+import { startFixtureServer } from '../fixtures/browser/server';
+import type { FixtureServer } from '../fixtures/browser/server';
 import { FAST_TIMING, eventually, startHarness } from './harness';
 import type { Harness } from './harness';
 
@@ -339,4 +347,108 @@ describe('model replies: an invalid reply is an observation, never a crash', () 
     expect(result).toMatchObject({ status: 'complete', steps: 2 });
     expect(rows[0]?.invalid).toBeTruthy();
   }, 120_000);
+});
+
+describe('pages: hostile pages end in a one-line observation, and the next action works', () => {
+  const VIEWPORT = { width: 800, height: 600 };
+  const CAP = { maxDownloadBytes: 5 * 1024 * 1024, maxDownloadMs: 10_000 };
+  let site: FixtureServer;
+  let pool: BrowserPool;
+  let downloadsDir: string;
+  let env: BrowserEnvironment;
+
+  beforeAll(async () => {
+    site = await startFixtureServer();
+    downloadsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-hostile-downloads-'));
+    pool = new BrowserPool({ maxSessions: 2, defaults: CAP });
+    ({ env } = await pool.openSession({ viewport: VIEWPORT, downloadsDir }));
+  });
+  afterAll(async () => {
+    await pool?.shutdown();
+    await site?.close();
+    if (downloadsDir) fs.rmSync(downloadsDir, { recursive: true, force: true });
+  });
+
+  const actIn = (target: BrowserEnvironment) => (action: AgentAction) =>
+    dispatchAction(action, { target, space: NORM1000, viewport: VIEWPORT, answerFromPage: async () => '' });
+  const act = (action: AgentAction) => actIn(env)(action);
+  /** The action's observation line and how long it took. */
+  const timed = async (run: Promise<DispatchResult>) => {
+    const started = Date.now();
+    const result = await run;
+    return { ...result, ms: Date.now() - started };
+  };
+  const expectWorks = async () => {
+    const next = await act({ action: 'visit_url', url: site.url('/counter') });
+    expect(next.error).toBeNull();
+    expect(await env.page.textContent('h1')).toMatch(/^\d+$/);
+  };
+
+  it('infinite redirects: the ERR_TOO_MANY_REDIRECTS observation in about a second', async () => {
+    const url = site.url('/hostile/redirect-loop');
+    const result = await timed(act({ action: 'visit_url', url }));
+    expect(result.textObservation).toBe(
+      `I tried to open ${url}, but it failed: NavigationError: Could not open ${url}: page.goto: net::ERR_TOO_MANY_REDIRECTS at ${url}`,
+    );
+    expect(result.ms).toBeLessThan(5_000);
+    await expectWorks();
+  });
+
+  it('a dialog loop: the page is closed with a DialogLoopError observation, the session goes on', async () => {
+    const url = site.url('/hostile/dialogs');
+    const result = await timed(act({ action: 'visit_url', url }));
+    expect(result.textObservation).toBe(
+      `I tried to open ${url}, but it failed: DialogLoopError: the page ${url} opened 11 dialog boxes in 3 s; it was closed`,
+    );
+    expect(result.ms).toBeLessThan(15_000);
+    const png = await env.screenshot();
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(env.url()).toBe('about:blank');
+    expect(env.page.context().pages()).toHaveLength(1);
+    await expectWorks();
+  });
+
+  it('a dialog loop starting between actions: the screenshot shows the blank page, the next action reports it', async () => {
+    const url = site.url('/hostile/dialogs?after=2000');
+    expect((await act({ action: 'visit_url', url })).error).toBeNull();
+    await expect.poll(() => env.url(), { timeout: 10_000 }).toBe('about:blank');
+    expect((await env.screenshot()).subarray(1, 4).toString('latin1')).toBe('PNG');
+    const click = await act({ action: 'left_click', coordinate: [500, 500] });
+    expect(click.textObservation).toBe(
+      `The action failed: DialogLoopError: the page ${url} opened 11 dialog boxes in 3 s; it was closed`,
+    );
+    await expectWorks();
+  });
+
+  it('a single alert and confirm are dismissed and the page works', async () => {
+    const result = await act({ action: 'visit_url', url: site.url('/hostile/one-dialog') });
+    expect(result.error).toBeNull();
+    expect(await env.page.textContent('#answer')).toBe('no');
+  });
+
+  it('a download bomb is stopped at the size cap and its partial file removed', async () => {
+    expect((await act({ action: 'visit_url', url: site.url('/hostile/links') })).error).toBeNull();
+    const result = await timed(act({ action: 'left_click', coordinate: [250, 80] })); // the top link
+    expect(result.textObservation).toBe(
+      'The action failed: DownloadLimitError: download of bomb.bin stopped: larger than 5 MiB',
+    );
+    expect(result.ms).toBeLessThan(15_000);
+    expect(fs.readdirSync(downloadsDir)).toEqual([]);
+    await expectWorks();
+  });
+
+  it('a download that never ends is stopped at the time cap', async () => {
+    const slow = await pool.openSession({ viewport: VIEWPORT, downloadsDir, environment: { maxDownloadMs: 2_000 } });
+    try {
+      const result = await timed(actIn(slow.env)({ action: 'visit_url', url: site.url('/hostile/trickle') }));
+      expect(result.textObservation).toBe(
+        `I tried to open ${site.url('/hostile/trickle')}, but it failed: ` +
+          'DownloadLimitError: download of trickle.bin stopped: took longer than 2 s',
+      );
+      expect(result.ms).toBeLessThan(8_000);
+      expect(fs.readdirSync(downloadsDir)).toEqual([]);
+    } finally {
+      await pool.close(slow.sessionId);
+    }
+  });
 });

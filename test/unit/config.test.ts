@@ -34,7 +34,7 @@ describe('loadConfig: defaults', () => {
       temporal: { address: '127.0.0.1:7233', namespace: 'default' },
       taskQueue: 'cua-agent',
       models: {},
-      browser: { headless: true, maxSessions: 8, idleTimeoutSeconds: 600, singleTab: true },
+      browser: { headless: true, maxSessions: 8, idleTimeoutSeconds: 600, singleTab: true, maxDownloadMiB: 100 },
       worker: { maxConcurrentActivities: 32, maxConcurrentWorkflowTasks: 32 },
       runsDir: path.resolve(dataDir(), 'runs'),
     });
@@ -43,7 +43,13 @@ describe('loadConfig: defaults', () => {
   it('fills defaults inside a partly given section', () => {
     const cfg = load({ temporal: { address: 'temporal.test:7233' }, browser: { headless: false } });
     expect(cfg.temporal).toEqual({ address: 'temporal.test:7233', namespace: 'default' });
-    expect(cfg.browser).toEqual({ headless: false, maxSessions: 8, idleTimeoutSeconds: 600, singleTab: true });
+    expect(cfg.browser).toEqual({
+      headless: false,
+      maxSessions: 8,
+      idleTimeoutSeconds: 600,
+      singleTab: true,
+      maxDownloadMiB: 100,
+    });
   });
 });
 
