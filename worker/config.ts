@@ -8,6 +8,8 @@ import { dataDir } from '../src/infra/paths';
 import { UrlPolicySchema } from '../src/policy/url-policy';
 import { EncryptionSchema, encryptionEnvOverride } from '../src/codec/config';
 import { isHostPattern, SECRET_NAME } from '../src/agent/secrets';
+import { deriveLimits, thisMachine } from './limits';
+import type { LimitName, MachineShape, WorkerLimits } from './limits';
 
 const EndpointSchema = z.strictObject({
   baseUrl: z.url(),
@@ -63,13 +65,20 @@ export const ConfigSchema = z.strictObject({
       executablePath: z.string().optional(),
       cdpUrl: z.string().optional(),
       headless: z.boolean().default(true),
-      maxSessions: z.number().int().min(1).max(256).default(8),
+      /** Absent: derived from the machine's cores and memory (worker/limits.ts). */
+      maxSessions: z.number().int().min(1).max(256).optional(),
       idleTimeoutSeconds: z.number().positive().default(600),
       singleTab: z.boolean().default(true),
       /** A download larger than this is cancelled and its partial file removed. */
       maxDownloadMiB: z.number().positive().default(100),
+      /**
+       * Milliseconds between key presses when typing a text under 100 characters (longer texts: at most 10 ms). Keys
+       * are always pressed one by one, so pages reacting per key (debounced suggestions) still see every key. Absent:
+       * DEFAULT_TYPING_DELAY_MS; raise it for a site that drops keys typed quickly.
+       */
+      typingDelayMs: z.number().min(0).max(1000).optional(),
     })
-    .default({ headless: true, maxSessions: 8, idleTimeoutSeconds: 600, singleTab: true, maxDownloadMiB: 100 }),
+    .default({ headless: true, idleTimeoutSeconds: 600, singleTab: true, maxDownloadMiB: 100 }),
   /**
    * What the browser may load (src/policy/url-policy.ts): schemes (default http, https; about:blank always),
    * allowFile (default off), allowHosts, denyHosts, denyPrivateAddresses (default off; turn on for hosted workers).
@@ -78,14 +87,23 @@ export const ConfigSchema = z.strictObject({
   urlPolicy: UrlPolicySchema.optional(),
   worker: z
     .strictObject({
-      maxConcurrentActivities: z.number().int().min(1).default(32),
-      maxConcurrentWorkflowTasks: z.number().int().min(1).default(32),
+      /** Absent: derived from browser.maxSessions (worker/limits.ts). */
+      maxConcurrentActivities: z.number().int().min(1).optional(),
+      /** Absent: derived from the machine's cores (worker/limits.ts). */
+      maxConcurrentWorkflowTasks: z.number().int().min(1).optional(),
     })
-    .default({ maxConcurrentActivities: 32, maxConcurrentWorkflowTasks: 32 }),
+    .default({}),
   /** Payload encryption (AES-256-GCM codec); absent: payloads are stored as plain JSON. See src/codec/. */
   encryption: EncryptionSchema.optional(),
 });
-export type Config = z.infer<typeof ConfigSchema> & { runsDir: string };
+type ParsedConfig = z.infer<typeof ConfigSchema>;
+/** The loaded configuration: every limit filled in (configured or derived), and which were derived from what. */
+export type Config = Omit<ParsedConfig, 'browser' | 'worker'> & {
+  runsDir: string;
+  browser: ParsedConfig['browser'] & Pick<WorkerLimits, 'maxSessions'>;
+  worker: Omit<WorkerLimits, 'maxSessions'>;
+  limits: { machine: MachineShape; derived: LimitName[] };
+};
 export type EndpointConfig = z.infer<typeof EndpointSchema>;
 
 export class ConfigError extends Error {
@@ -123,6 +141,7 @@ function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Rec
   if (env.CUA_CHROMIUM) section('browser').executablePath = env.CUA_CHROMIUM;
   if (env.CUA_CDP_URL) section('browser').cdpUrl = env.CUA_CDP_URL;
   if (env.CUA_MAX_SESSIONS) section('browser').maxSessions = Number(env.CUA_MAX_SESSIONS);
+  if (env.CUA_TYPING_DELAY_MS) section('browser').typingDelayMs = Number(env.CUA_TYPING_DELAY_MS);
   if (env.CUA_MODEL_BASE_URL || env.CUA_MODEL) {
     const models = section('models') as Record<string, Record<string, unknown>>;
     const current = (models.default ??= {});
@@ -137,7 +156,8 @@ function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Rec
   return out;
 }
 
-export function loadConfig(opts: { file?: string; env?: NodeJS.ProcessEnv } = {}): Config {
+/** `machine`: the machine shape unset limits are derived from (default: this machine; tests pass one). */
+export function loadConfig(opts: { file?: string; env?: NodeJS.ProcessEnv; machine?: MachineShape } = {}): Config {
   const env = opts.env ?? process.env;
   const raw = readFileConfig(opts.file, env);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
@@ -148,8 +168,19 @@ export function loadConfig(opts: { file?: string; env?: NodeJS.ProcessEnv } = {}
     const msg = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
     throw new ConfigError(`invalid configuration: ${msg}`);
   }
+  const { browser, worker } = parsed.data;
+  const given: Partial<WorkerLimits> = {
+    ...(browser.maxSessions !== undefined ? { maxSessions: browser.maxSessions } : {}),
+    ...worker,
+  };
+  const machine = opts.machine ?? thisMachine();
+  const { maxSessions, ...workerLimits } = deriveLimits(machine, given);
+  const names: LimitName[] = ['maxSessions', 'maxConcurrentActivities', 'maxConcurrentWorkflowTasks'];
   return {
     ...parsed.data,
     runsDir: path.resolve(parsed.data.runsDir ?? path.join(env.CUA_DATA_DIR ?? dataDir(), 'runs')),
+    browser: { ...browser, maxSessions },
+    worker: workerLimits,
+    limits: { machine, derived: names.filter((n) => given[n] === undefined) },
   };
 }

@@ -13,6 +13,8 @@ import { connectionOptions, TemporalUnreachableError } from '../client/connect';
 import { dataConverterFor, encryptionSummary, workflowBundleConverterOptions } from '../src/codec/data-converter';
 import { ConfigError } from './config';
 import type { Config } from './config';
+import { describeLimits } from './limits';
+import type { WorkerLimits } from './limits';
 
 export const WORKFLOWS_PATH = path.resolve(__dirname, '..', 'workflows', 'index.ts');
 
@@ -57,6 +59,8 @@ export function bundleWorkflows(config: Pick<Config, 'encryption'>): ReturnType<
   });
 }
 
+const limitsOf = (config: Config): WorkerLimits => ({ maxSessions: config.browser.maxSessions, ...config.worker });
+
 export async function createWorkerRuntime(config: Config, opts: WorkerOptions = {}): Promise<WorkerRuntime> {
   const log = opts.log ?? (() => undefined);
   const dataConverter = dataConverterFor(config); // first: a key error stops the start before anything opens
@@ -71,7 +75,10 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     },
     maxSessions: config.browser.maxSessions,
     idleTimeoutMs: config.browser.idleTimeoutSeconds * 1000,
-    defaults: { maxDownloadBytes: config.browser.maxDownloadMiB * 1024 * 1024 },
+    defaults: {
+      maxDownloadBytes: config.browser.maxDownloadMiB * 1024 * 1024,
+      ...(config.browser.typingDelayMs !== undefined ? { typingDelayMs: config.browser.typingDelayMs } : {}),
+    },
   });
   const activities = createActivities({ config, pool, sessionQueue, log, checkpoint: opts.checkpoint });
   const common = {
@@ -89,7 +96,10 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
   });
   const session = await Worker.create({ ...common, taskQueue: sessionQueue });
-  log(`worker ready: shared queue ${config.taskQueue}, session queue ${sessionQueue}, runs in ${config.runsDir}`);
+  const limits = describeLimits(limitsOf(config), config.limits.derived, config.limits.machine);
+  log(
+    `worker ready: shared queue ${config.taskQueue}, session queue ${sessionQueue}, runs in ${config.runsDir}; ${limits}`,
+  );
   if (config.encryption) log(encryptionSummary(config.encryption));
 
   let stopping: Promise<void> | undefined;

@@ -39,17 +39,23 @@ export type EnvironmentOptions = ControllerOptions & {
   singleTab?: boolean;
   /** Upper bound on the `wait` action. */
   maxWaitSeconds?: number;
-  /** Per-key typing delay for a text; default: slow for short texts (so debounced suggestions fire), fast for long. */
-  typingDelayMs?: (text: string) => number;
+  /** Milliseconds between keys for a text under 100 characters (longer: at most 10); default DEFAULT_TYPING_DELAY_MS. */
+  typingDelayMs?: number;
   /** Builds the URL for a `web_search` given plain words. */
   searchUrl?: (query: string) => string;
 };
 
 export type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
 
-/** Short texts are typed slowly, as a person would, long ones quickly. */
-export function adaptiveTypingDelay(text: string): number {
-  return text.length < 100 ? 100 : 10;
+/**
+ * Per-key delay for short texts. Keys are pressed one by one whatever the delay, so a page reacting to each key
+ * (a debounced suggestion box) sees them all; 20 ms is 50 keys a second, a fast typist's pace.
+ */
+export const DEFAULT_TYPING_DELAY_MS = 20;
+
+/** Texts under 100 characters are typed at `shortMs` per key, longer ones at most 10 ms per key. */
+export function adaptiveTypingDelay(text: string, shortMs = DEFAULT_TYPING_DELAY_MS): number {
+  return text.length < 100 ? shortMs : Math.min(shortMs, 10);
 }
 
 function addReports(a: SettleReport, b: SettleReport): SettleReport {
@@ -207,7 +213,7 @@ export class BrowserEnvironment {
 
   /** Types into the focused element (or first clicks `at`), optionally clearing it first and pressing Enter after. */
   type(text: string, options: TypeOptions = {}): Promise<ActionOutcome> {
-    const delayMs = (this.options.typingDelayMs ?? adaptiveTypingDelay)(text);
+    const delayMs = adaptiveTypingDelay(text, this.options.typingDelayMs);
     return this.act(async (page) => {
       if (options.at) {
         await page.evaluate(stripNewWindowTargets);

@@ -94,11 +94,15 @@ describe('mouse actions land at the given viewport pixels', () => {
 });
 
 describe('typing', () => {
-  it.each([
-    ['short text is typed slowly', 'hello', 100],
-    ['long text is typed fast', 'x'.repeat(150), 10],
-  ])('%s', (_name, text, delay) => {
-    expect(adaptiveTypingDelay(text)).toBe(delay);
+  it.each<[string, string, number | undefined, number]>([
+    ['short text, default delay', 'hello', undefined, 20],
+    ['long text, default delay', 'x'.repeat(150), undefined, 10],
+    ['short text, configured delay', 'hello', 100, 100],
+    ['long text, configured slow delay: at most 10 ms', 'x'.repeat(150), 100, 10],
+    ['long text, configured faster delay', 'x'.repeat(150), 4, 4],
+    ['no delay', 'hello', 0, 0],
+  ])('%s', (_name, text, configured, delay) => {
+    expect(adaptiveTypingDelay(text, configured)).toBe(delay);
   });
 
   it('types at a point, replacing existing text, then presses Enter', async () => {
@@ -115,6 +119,24 @@ describe('typing', () => {
     const outcome = await env.type('ap', { at: { x: 100, y: 35 } });
     expect(await env.page.locator('#suggestions li').allTextContents()).toEqual(['apple', 'apricot']);
     expect(outcome.settle.ms).toBeGreaterThan(0);
+  });
+
+  it.each([0, 100])('at %i ms per key every key reaches the page and the debounced search fires', async (delayMs) => {
+    const { sessionId, env: typist } = await pool.openSession({
+      viewport: { width: 1024, height: 768 },
+      downloadsDir: '/tmp/cua-test-downloads',
+      environment: { typingDelayMs: delayMs },
+    });
+    try {
+      await typist.visitUrl(server.url('/pages/search.html'));
+      const started = performance.now();
+      await typist.type('apri', { at: { x: 100, y: 35 } });
+      expect(performance.now() - started).toBeGreaterThanOrEqual(3 * delayMs);
+      expect(await typist.page.inputValue('#q')).toBe('apri');
+      expect(await typist.page.locator('#suggestions li').allTextContents()).toEqual(['apricot']);
+    } finally {
+      await pool.close(sessionId);
+    }
   });
 });
 

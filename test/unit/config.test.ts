@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataDir } from '../../src/infra/paths';
 import type { Config } from '../../worker/config';
 import { ConfigError, loadConfig } from '../../worker/config';
+import { deriveLimits, thisMachine } from '../../worker/limits';
+import type { MachineShape } from '../../worker/limits';
 
 let dir: string;
 let counter = 0;
@@ -26,7 +28,11 @@ function configFile(content: unknown): string {
   return file;
 }
 
-const load = (content: unknown, env: NodeJS.ProcessEnv = {}): Config => loadConfig({ file: configFile(content), env });
+/** The 2-core, 24 GiB dev box: unset limits are derived from it, not from the machine the tests run on. */
+const DEV_BOX: MachineShape = { cores: 2, memoryBytes: 24 * 1024 ** 3 };
+
+const load = (content: unknown, env: NodeJS.ProcessEnv = {}): Config =>
+  loadConfig({ file: configFile(content), env, machine: DEV_BOX });
 
 describe('loadConfig: defaults', () => {
   it('fills every default from an empty file and an empty environment', () => {
@@ -35,9 +41,18 @@ describe('loadConfig: defaults', () => {
       taskQueue: 'cua-agent',
       models: {},
       browser: { headless: true, maxSessions: 8, idleTimeoutSeconds: 600, singleTab: true, maxDownloadMiB: 100 },
-      worker: { maxConcurrentActivities: 32, maxConcurrentWorkflowTasks: 32 },
+      worker: { maxConcurrentActivities: 18, maxConcurrentWorkflowTasks: 8 },
+      limits: { machine: DEV_BOX, derived: ['maxSessions', 'maxConcurrentActivities', 'maxConcurrentWorkflowTasks'] },
       runsDir: path.resolve(dataDir(), 'runs'),
     });
+  });
+
+  it('derives unset limits from this machine when no machine is given', () => {
+    const cfg = loadConfig({ file: configFile({}), env: {} });
+    const { maxSessions, ...worker } = deriveLimits(thisMachine());
+    expect(cfg.browser.maxSessions).toBe(maxSessions);
+    expect(cfg.worker).toEqual(worker);
+    expect(cfg.limits.machine).toEqual(thisMachine());
   });
 
   it('fills defaults inside a partly given section', () => {
@@ -71,6 +86,28 @@ describe('loadConfig: file values', () => {
     });
   });
 
+  it('configured limits are kept; only the unset ones are derived (activity slots from the configured sessions)', () => {
+    const sessionsOnly = load({ browser: { maxSessions: 6 } });
+    expect(sessionsOnly.browser.maxSessions).toBe(6);
+    expect(sessionsOnly.worker).toEqual({ maxConcurrentActivities: 14, maxConcurrentWorkflowTasks: 8 });
+    expect(sessionsOnly.limits.derived).toEqual(['maxConcurrentActivities', 'maxConcurrentWorkflowTasks']);
+    const all = load({
+      browser: { maxSessions: 3 },
+      worker: { maxConcurrentActivities: 5, maxConcurrentWorkflowTasks: 7 },
+    });
+    expect([
+      all.browser.maxSessions,
+      all.worker.maxConcurrentActivities,
+      all.worker.maxConcurrentWorkflowTasks,
+    ]).toEqual([3, 5, 7]);
+    expect(all.limits.derived).toEqual([]);
+  });
+
+  it('the typing delay is absent unless configured (the environment then uses its default)', () => {
+    expect(load({}).browser.typingDelayMs).toBeUndefined();
+    expect(load({ browser: { typingDelayMs: 0 } }).browser.typingDelayMs).toBe(0);
+  });
+
   it('resolves a relative runsDir to an absolute path', () => {
     expect(load({ runsDir: 'rel/runs' }).runsDir).toBe(path.resolve('rel/runs'));
   });
@@ -85,7 +122,12 @@ describe('loadConfig: environment overrides', () => {
     ['CUA_RUNS_DIR', { CUA_RUNS_DIR: '/tmp/env-runs' }, { runsDir: path.resolve('/tmp/env-runs') }],
     ['CUA_CHROMIUM', { CUA_CHROMIUM: '/opt/chromium' }, { browser: { executablePath: '/opt/chromium' } }],
     ['CUA_CDP_URL', { CUA_CDP_URL: 'http://127.0.0.1:9222' }, { browser: { cdpUrl: 'http://127.0.0.1:9222' } }],
-    ['CUA_MAX_SESSIONS (a number)', { CUA_MAX_SESSIONS: '4' }, { browser: { maxSessions: 4 } }],
+    [
+      'CUA_MAX_SESSIONS (a number; activity slots follow it)',
+      { CUA_MAX_SESSIONS: '16' },
+      { browser: { maxSessions: 16 }, worker: { maxConcurrentActivities: 34 } },
+    ],
+    ['CUA_TYPING_DELAY_MS (a number)', { CUA_TYPING_DELAY_MS: '100' }, { browser: { typingDelayMs: 100 } }],
     [
       'CUA_MODEL_BASE_URL + CUA_MODEL create models.default',
       { CUA_MODEL_BASE_URL: 'http://127.0.0.1:8000/v1', CUA_MODEL: 'fara-7b' },
@@ -117,6 +159,14 @@ describe('loadConfig: environment overrides', () => {
     );
     expect(cfg.temporal).toEqual({ address: 'env.test:7233', namespace: 'file-ns' });
     expect(cfg.taskQueue).toBe('env-q');
+  });
+
+  it('CUA_MAX_SESSIONS and CUA_TYPING_DELAY_MS win over the file', () => {
+    const cfg = load(
+      { browser: { maxSessions: 2, typingDelayMs: 5 } },
+      { CUA_MAX_SESSIONS: '9', CUA_TYPING_DELAY_MS: '50' },
+    );
+    expect(cfg.browser).toMatchObject({ maxSessions: 9, typingDelayMs: 50 });
   });
 
   it('CUA_MODEL overrides only the model of a models.default given in the file', () => {
@@ -172,6 +222,9 @@ describe('loadConfig: errors', () => {
     ['CUA_MODEL without a base URL', {}, { CUA_MODEL: 'm' }, /models\.default\.baseUrl/],
     ['CUA_MODEL_BASE_URL without a model', {}, { CUA_MODEL_BASE_URL: 'http://m.test/v1' }, /models\.default\.model/],
     ['a non-numeric CUA_MAX_SESSIONS', {}, { CUA_MAX_SESSIONS: 'many' }, /browser\.maxSessions/],
+    ['a non-numeric CUA_TYPING_DELAY_MS', {}, { CUA_TYPING_DELAY_MS: 'fast' }, /browser\.typingDelayMs/],
+    ['a negative typing delay', { browser: { typingDelayMs: -1 } }, {}, /browser\.typingDelayMs/],
+    ['zero activity slots', { worker: { maxConcurrentActivities: 0 } }, {}, /worker\.maxConcurrentActivities/],
     [
       'a temperature out of range',
       { models: { m: { baseUrl: 'http://a.test', model: 'm', temperature: 3 } } },

@@ -1,0 +1,72 @@
+// Worker limits derived from the machine: browser sessions, activity slots and workflow task slots, for the ones the
+// configuration (file or environment) leaves unset. Pure (deriveLimits, describeLimits) plus one reader of the machine.
+import os from 'node:os';
+
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+
+/**
+ * Memory one browser session is budgeted: the benchmark measures 75–125 MB PSS (315–390 MB summed RSS) per session on
+ * its small fixture pages; real sites weigh more, so a session is given 350 MiB.
+ */
+export const SESSION_MEMORY_BYTES = 350 * MiB;
+/** Left to the worker process itself (Node, the workflow bundle, Chromium's shared browser process). */
+export const WORKER_MEMORY_BYTES = 1 * GiB;
+export const MAX_DERIVED_SESSIONS = 32;
+
+export type MachineShape = { cores: number; memoryBytes: number };
+
+export type WorkerLimits = { maxSessions: number; maxConcurrentActivities: number; maxConcurrentWorkflowTasks: number };
+
+export type LimitName = keyof WorkerLimits;
+
+const clamp = (n: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, n));
+
+/**
+ * The limits for a machine, keeping the ones `given` (configured) as they are:
+ * - sessions = clamp(min(4 × cores, (memory − 1 GiB) / 350 MiB), 1, 32). Every session's page work (screenshots,
+ *   rendering, settling) is CPU-bound: on the 2-core dev box 4 tasks at once keep p95 step time within ×3 of a single
+ *   task's, and 8 or 16 only queue on the cores. But a task that finds the pool full today retries opening a browser
+ *   with backoff (up to 15 s), leaving freed browsers idle: with 2 × cores a burst of 16 tasks took 163 s against
+ *   38 s with 16 sessions. Until tasks wait for a free browser instead, the multiplier stays at 4 (8 on this box,
+ *   the old fixed default); memory still bounds it on small machines.
+ * - activity slots = 2 × sessions + 2 (each of the two workers gets this many). A task runs one activity at a time
+ *   (observe → decide → act), so one slot per session is the need; the second covers an attempt that timed out but
+ *   still holds its slot while its retry runs, and 2 more tasks starting or finishing without a session. More slots
+ *   than that only let work in beyond what the sessions bound.
+ * - workflow task slots = clamp(4 × cores, 4, 64). Workflow tasks are short CPU bursts; a few per core overlap their
+ *   server round trips, more only queue inside this process where another worker cannot take them.
+ */
+export function deriveLimits(machine: MachineShape, given: Partial<WorkerLimits> = {}): WorkerLimits {
+  const cores = Math.max(1, Math.floor(machine.cores));
+  const byMemory = Math.floor((machine.memoryBytes - WORKER_MEMORY_BYTES) / SESSION_MEMORY_BYTES);
+  const maxSessions = given.maxSessions ?? clamp(Math.min(4 * cores, byMemory), 1, MAX_DERIVED_SESSIONS);
+  return {
+    maxSessions,
+    maxConcurrentActivities: given.maxConcurrentActivities ?? 2 * maxSessions + 2,
+    maxConcurrentWorkflowTasks: given.maxConcurrentWorkflowTasks ?? clamp(4 * cores, 4, 64),
+  };
+}
+
+/**
+ * This machine: usable cores (`os.availableParallelism`, which honours CPU affinity) and total memory, or the
+ * cgroup's memory limit when lower. Total, not free: a snapshot of free memory at start would make the limits depend
+ * on whatever else happened to run then.
+ */
+export function thisMachine(): MachineShape {
+  const constrained = process.constrainedMemory?.() ?? 0;
+  const total = os.totalmem();
+  return { cores: os.availableParallelism(), memoryBytes: constrained > 0 ? Math.min(total, constrained) : total };
+}
+
+/** For the "worker ready" line: `8 browser sessions (derived), 18 activity slots (derived), … on 2 cores, 23.4 GiB`. */
+export function describeLimits(limits: WorkerLimits, derived: readonly LimitName[], machine: MachineShape): string {
+  const mark = (name: LimitName) => (derived.includes(name) ? 'derived' : 'configured');
+  const gib = (machine.memoryBytes / GiB).toFixed(1);
+  return (
+    `${limits.maxSessions} browser sessions (${mark('maxSessions')}), ` +
+    `${limits.maxConcurrentActivities} activity slots (${mark('maxConcurrentActivities')}), ` +
+    `${limits.maxConcurrentWorkflowTasks} workflow task slots (${mark('maxConcurrentWorkflowTasks')}) ` +
+    `on ${machine.cores} cores, ${gib} GiB`
+  );
+}
