@@ -3,6 +3,8 @@
 // secret source, and only on a page whose host the worker config lists for that secret. Everything recorded (the
 // action, its observation, events, history) keeps the placeholder. Pure: the page URL and environment are passed in.
 
+import { matchesHost, parseHostPattern } from '../policy/host-patterns';
+
 /** A secret as the worker config gives it: its value, or the worker environment variable holding it, and its hosts. */
 export interface SecretSpec {
   value?: string | undefined;
@@ -42,11 +44,18 @@ export function secretNames(text: string): string[] {
  * not `example.com` nor `badexample.com`.
  */
 export function hostMatches(host: string, pattern: string): boolean {
-  const p = pattern.toLowerCase();
-  const h = host.toLowerCase();
-  if (!p.startsWith('*.')) return h === p;
-  const suffix = p.slice(1); // ".example.com[:port]": a label boundary, and the same port
-  return h.endsWith(suffix) && h.length > suffix.length;
+  const p = parseHostPattern(pattern);
+  let page: URL;
+  try {
+    page = new URL(`http://${host}/`);
+  } catch {
+    return false;
+  }
+  // URL.host names a port only when it is not the default one; the URL policy's matcher reads a pattern without a
+  // port as "every port", so here such a pattern first requires the default port.
+  const port = page.port === '' ? undefined : Number(page.port);
+  if (!p || (p.port === undefined && port !== undefined)) return false;
+  return matchesHost(p, page.hostname, port ?? 0);
 }
 
 export type SecretResolution =

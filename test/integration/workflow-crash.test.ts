@@ -52,6 +52,19 @@ afterAll(async () => {
 
 describe.each(['observe', 'decide', 'act'] as const)('kill -9 of the worker during %s', (point) => {
   it('a new worker process finishes the task; the step is re-observed, nothing is duplicated or lost', async () => {
+    // [step, superseded] per decision. Killed during decide, the retried decide on the new worker decides in
+    // generation 0; its act, queued for the dead worker, never starts, so that decision is superseded too.
+    const expectedRows =
+      point === 'observe'
+        ? [1, 2, 3, 4, 5].map((step) => [step, false])
+        : [
+            [1, false],
+            [2, false],
+            [3, true],
+            [3, false],
+            [4, false],
+            [5, false],
+          ];
     const marker = path.join(h.dir, `marker-${point}`);
     const first = spawnWorker({ CUA_TEST_HOLD: `${point}:3`, CUA_TEST_MARKER: marker });
     const handle = await h.start({ script: 'book-lisbon' });
@@ -67,28 +80,9 @@ describe.each(['observe', 'decide', 'act'] as const)('kill -9 of the worker duri
         steps: 5,
         answer: 'Harbor View Lisbon costs €120 per night.',
       });
-      // The steps query shows a decision whose act was cut off as superseded, under its own step number. (Killed
-      // during decide, the retried decide on the new worker decides in generation 0; its act, queued for the dead
-      // worker, never starts, so that decision is superseded too.)
+      // The steps query shows a decision whose act was cut off as superseded, under its own step number.
       const rows = await handle.query(stepsQuery);
-      expect(rows.map((r) => [r.step, r.superseded === true])).toEqual(
-        point !== 'observe'
-          ? [
-              [1, false],
-              [2, false],
-              [3, true],
-              [3, false],
-              [4, false],
-              [5, false],
-            ]
-          : [
-              [1, false],
-              [2, false],
-              [3, false],
-              [4, false],
-              [5, false],
-            ],
-      );
+      expect(rows.map((r) => [r.step, r.superseded === true])).toEqual(expectedRows);
     } finally {
       // A worker stops cleanly on SIGTERM: drains, closes its browsers, exits 0.
       const stopped = new Promise<number | null>((r) => second.once('exit', (code) => r(code)));
@@ -110,27 +104,10 @@ describe.each(['observe', 'decide', 'act'] as const)('kill -9 of the worker duri
     // The interrupted attempt never got recorded as done: no tool output or post for generation 0.
     expect(ids).not.toContain('step-0003-tool-g0');
     expect(ids).not.toContain('step-0003-post-g0');
-    // The re-decided step saw the page the restored session showed, and the task still reached the hotel.
     // The run folder's step table agrees: step numbers match the event ids; a cut-off act is superseded.
     const table = stepSummaries(run.events);
-    expect(table.map((r) => [r.step, r.superseded])).toEqual(
-      point !== 'observe'
-        ? [
-            [1, false],
-            [2, false],
-            [3, true],
-            [3, false],
-            [4, false],
-            [5, false],
-          ]
-        : [
-            [1, false],
-            [2, false],
-            [3, false],
-            [4, false],
-            [5, false],
-          ],
-    );
+    expect(table.map((r) => [r.step, r.superseded])).toEqual(expectedRows);
+    // The re-decided step saw the page the restored session showed, and the task still reached the hotel.
     const pre = run.events.find((e) => parseEventId(e.id)?.step === 4 && parseEventId(e.id)?.kind === 'pre');
     expect(pre?.type === 'observation' && pre.observation_type === 'environment' ? pre.url : '').toMatch(/\/hotel\/1$/);
   }, 240_000);
