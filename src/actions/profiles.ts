@@ -84,6 +84,11 @@ export function getProfile(name: ProfileName): ModelProfile {
   return name === 'fara-1.5' ? FARA15 : FARA7B;
 }
 
+/** The member schema of `profile`'s union for an action name, if the profile has that action. */
+export function actionOption(profile: ModelProfile, name: string): ActionObjectSchema | undefined {
+  return profile.actionOptions.find((o) => o.shape.action.value === name);
+}
+
 export function isProfileName(s: string): s is ProfileName {
   return (PROFILE_NAMES as readonly string[]).includes(s);
 }

@@ -1,6 +1,7 @@
 // What the model is told when its reply could not be carried out (seed 004's rule: an error is an observation the
 // model can correct). One line that names the problem and what would have been accepted: the allowed actions, or
 // the arguments of the action it meant. Recorded as the step's tool_output error and fed into the next step's chat.
+import { actionOption } from '../actions/profiles';
 import type { ModelProfile } from '../actions/profiles';
 import type { ActionObjectSchema } from '../actions/schemas';
 import type { ScreenSize } from '../actions/tool-schema';
@@ -37,10 +38,6 @@ export function argumentList(profile: ModelProfile, option: ActionObjectSchema):
   return parts.length > 0 ? parts.join(', ') : 'no arguments';
 }
 
-function optionFor(profile: ModelProfile, action: string): ActionObjectSchema | undefined {
-  return profile.actionOptions.find((o) => o.shape.action.value === action);
-}
-
 /** The one-line text the model reads after a reply that was no valid action. */
 export function invalidReplyFeedback(error: ModelOutputError, profile: ModelProfile, screen?: ScreenSize): string {
   const noAction = 'No action was taken.';
@@ -53,7 +50,7 @@ export function invalidReplyFeedback(error: ModelOutputError, profile: ModelProf
     return `"${clip(error.action, 40)}" is not an available action. ${noAction} Use one of: ${profile.allowedActions.join(', ')}.`;
   }
   if (error instanceof InvalidActionArgumentsError) {
-    const option = optionFor(profile, error.action);
+    const option = actionOption(profile, error.action);
     const space = screen ? profile.displaySize(screen) : undefined;
     const within =
       space && error.field === 'coordinate'

@@ -6,8 +6,9 @@
 // string), a flat `{"action": …}`, an OpenAI-style `{"function": {…}}`, or a function named after the action.
 // Its arguments: normalised per action (actions/normalize.ts), then validated strictly, coordinates inside the screen.
 // What still is no action throws a ModelOutputError subclass; `terminateOnParseError` turns it into a terminate.
+import { actionOption } from '../actions/profiles';
 import type { ModelProfile } from '../actions/profiles';
-import type { ActionObjectSchema, AgentAction } from '../actions/schemas';
+import type { AgentAction } from '../actions/schemas';
 import { normalizeArguments } from '../actions/normalize';
 import type { ScreenSize } from '../actions/tool-schema';
 import {
@@ -192,10 +193,6 @@ function unwrapCall(call: unknown, body: string, profile: ModelProfile): Unwrapp
   return { args };
 }
 
-function optionFor(profile: ModelProfile, name: string): ActionObjectSchema | undefined {
-  return profile.actionOptions.find((o) => o.shape.action.value === name);
-}
-
 function outOfScreen(point: unknown, space: ScreenSize): boolean {
   if (!Array.isArray(point)) return false;
   const [x, y] = point as number[];
@@ -217,7 +214,7 @@ function validate(
 ): Validated {
   const name = actionNameAsWritten(written.action);
   if (name === undefined || name === '') throw new ToolCallJsonError(body, 'the arguments have no string "action"');
-  const option = optionFor(profile, name);
+  const option = actionOption(profile, name);
   if (!option) throw new UnknownActionError(String(written.action), profile.allowedActions);
   const { args, ignored, coerced } = normalizeArguments(option, { ...written, action: name });
   const result = option.safeParse({ ...args, thoughts });
