@@ -80,7 +80,8 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
         const reply = { text: completion.text, ...(completion.toolCalls ? { toolCalls: completion.toolCalls } : {}) };
         const rawText = forTheRecord(replyAsText(reply));
         const facts = memorizedFacts(events);
-        let parsed: ParsedOutput;
+        const stamp = { generation: req.generation };
+        let parsed: ParsedOutput | ModelOutputError;
         try {
           parsed = parseModelOutput(reply, profile, {
             terminateOnParseError: input.terminateOnParseError,
@@ -88,39 +89,47 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
           });
         } catch (err) {
           if (!(err instanceof ModelOutputError)) throw err;
-          const error = invalidReplyFeedback(err, profile, resized);
-          debugLog('invalid model reply', { runId: req.runId, step: req.step, type: err.name, detail: err.message });
+          parsed = err;
+        }
+        if (parsed instanceof ModelOutputError) {
+          // Not a failure: the reply is recorded as the model wrote it, with the error the model reads next step.
+          const error = invalidReplyFeedback(parsed, profile, resized);
+          debugLog('invalid model reply', {
+            runId: req.runId,
+            step: req.step,
+            type: parsed.name,
+            detail: parsed.message,
+          });
           const fields = invalidDecisionFields({
-            actionName: writtenActionName(err),
-            written: err.written,
-            thoughts: err.thoughts ?? '',
+            actionName: writtenActionName(parsed),
+            written: parsed.written,
+            thoughts: parsed.thoughts ?? '',
             error,
             profile,
             facts,
             completion,
             rawText,
           });
-          const metadata = { invalid_reply: { error, error_type: err.name, detail: err.message } };
-          const event = actionEvent(req.step, fields, { generation: req.generation, metadata });
+          const metadata = { invalid_reply: { error, error_type: parsed.name, detail: parsed.message } };
+          const event = actionEvent(req.step, fields, { ...stamp, metadata });
           await w.appendEvent(event);
           decision = invalidDecision(event, error);
-          await recordStopStep(w, req, decision, events);
-          return decision;
+        } else {
+          const readAs = readMetadata(parsed);
+          if (Object.keys(readAs).length > 0) {
+            debugLog('model reply accepted leniently', { runId: req.runId, step: req.step, ...readAs });
+          }
+          const fields = decisionFields({
+            action: parsed.action,
+            thoughts: parsed.thoughts,
+            profile,
+            facts,
+            completion,
+            rawText,
+          });
+          await w.appendEvent(actionEvent(req.step, fields, { ...stamp, metadata: readAs }));
+          decision = decisionOf(parsed.action, fields.content.arguments ?? {});
         }
-        const readAs = readMetadata(parsed);
-        if (Object.keys(readAs).length > 0) {
-          debugLog('model reply accepted leniently', { runId: req.runId, step: req.step, ...readAs });
-        }
-        const fields = decisionFields({
-          action: parsed.action,
-          thoughts: parsed.thoughts,
-          profile,
-          facts,
-          completion,
-          rawText,
-        });
-        await w.appendEvent(actionEvent(req.step, fields, { generation: req.generation, metadata: readAs }));
-        decision = decisionOf(parsed.action, fields.content.arguments ?? {});
       }
       if (decision.kind !== 'act') await recordStopStep(w, req, decision, events);
       return decision;
@@ -208,16 +217,14 @@ async function recordStopStep(
   const id = (kind: 'action' | 'pre') => eventId({ step: req.step, kind, generation: req.generation });
   // The step's pre observation was written before decide ran, so the events decide already read hold it.
   const pre = events.find((e) => e.id === id('pre'));
-  const output =
-    decision.kind === 'invalid'
-      ? toolOutput(
-          req.step,
-          id('action'),
-          { output: '', error: decision.text ?? '' },
-          { generation: req.generation, metadata: { [TEXT_OBSERVATION_KEY]: decision.text ?? '' } },
-        )
-      : toolOutput(req.step, id('action'), { output: decision.text ?? '' }, { generation: req.generation });
-  await w.appendEvent(output);
+  const text = decision.text ?? '';
+  const invalid = decision.kind === 'invalid';
+  await w.appendEvent(
+    toolOutput(req.step, id('action'), invalid ? { output: '', error: text } : { output: text }, {
+      generation: req.generation,
+      ...(invalid ? { metadata: { [TEXT_OBSERVATION_KEY]: text } } : {}),
+    }),
+  );
   if (pre?.type !== 'observation' || pre.observation_type !== 'environment' || !pre.screenshot_path) return;
   const bytes = await w.store.readBytes(`${req.runId}/${pre.screenshot_path}`);
   const post = bytes ? await w.saveScreenshot(req.step, 'post', bytes, req.generation) : pre.screenshot_path;
