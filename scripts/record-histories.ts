@@ -7,8 +7,7 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { replyToTask } from '../client/tasks';
-import { statusQuery } from '../workflows/contract';
-import { eventually, startHarness } from '../test/integration/harness';
+import { startHarness, untilWaiting } from '../test/integration/harness';
 import type { Harness } from '../test/integration/harness';
 
 const OUT = path.resolve(__dirname, '..', 'test', 'histories');
@@ -18,7 +17,7 @@ const RECORDINGS: Record<string, (h: Harness) => Promise<WorkflowHandle>> = {
   'complete-book-lisbon': async (h) => h.start({ script: 'book-lisbon' }),
   'ask-then-reply': async (h) => {
     const ask = await h.start({ script: 'ask-city', instruction: 'Search hotels in the city I want.' });
-    await eventually(async () => (await ask.query(statusQuery)).status === 'waiting_for_user', 60_000, 'the ask');
+    await untilWaiting(ask, 60_000);
     await replyToTask(h.client, ask.workflowId, 'Lisbon');
     return ask;
   },

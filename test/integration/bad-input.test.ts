@@ -26,7 +26,7 @@ import type { TaskResult } from '../../workflows/contract';
 import { AGENT_WORKFLOW, statusQuery } from '../../workflows/contract';
 import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';
-import { FAST_TIMING, eventually, startHarness } from './harness';
+import { FAST_TIMING, startHarness, untilWaiting } from './harness';
 import type { Harness } from './harness';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -240,7 +240,7 @@ describe('workflow input sent straight to the workflow: InvalidTaskInput naming 
 describe('replies to a waiting task: refused in one line, the task keeps waiting, nothing is lost', () => {
   it('refuses empty, control-only, oversized and stale replies, then takes a good one (control characters removed)', async () => {
     const handle = await h.start({ script: 'ask-city', instruction: 'Search hotels in the city I want.' });
-    await eventually(async () => (await handle.query(statusQuery)).status === 'waiting_for_user', 60_000, 'the ask');
+    await untilWaiting(handle, 60_000);
     const eventsFile = path.join(h.runDir(handle.workflowId), 'solver_log/events.jsonl');
     const before = fs.readFileSync(eventsFile, 'utf8');
     const refused: [string, string | undefined, RegExp][] = [

@@ -10,7 +10,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { TaskResult, TaskStatus } from '../../workflows/contract';
 import { statusQuery } from '../../workflows/contract';
 import { followTask } from '../../client/commands/run';
-import { eventually, startHarness } from './harness';
+import { eventually, startHarness, untilWaiting } from './harness';
 import type { Harness } from './harness';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -170,14 +170,7 @@ describe('cua run', () => {
 
   it('followTask asks a question once, even while the workflow is still recording the reply', async () => {
     const handle = await h.start({ script: 'ask-city', instruction: ASK_INSTRUCTION, runId: `cli-follow-${stamp}` });
-    const waiting = await eventually(
-      async () => {
-        const s = await handle.query(statusQuery);
-        return s.status === 'waiting_for_user' ? s : undefined;
-      },
-      60_000,
-      'the task to ask',
-    );
+    const waiting = await untilWaiting(handle, 60_000);
     let replied = false;
     let staleServed = false;
     const inWindow = new Proxy(handle, {

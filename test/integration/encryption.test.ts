@@ -23,9 +23,8 @@ import { chromiumPath, temporalCliPath } from '../../src/infra/paths';
 import { loadConfig } from '../../worker/config';
 import { createWorkerRuntime } from '../../worker/main';
 import { replyToTask, startTask, validateTaskInput } from '../../client/tasks';
-import { statusQuery } from '../../workflows/contract';
 import type { TaskResult } from '../../workflows/contract';
-import { eventually, FAST_TIMING, startHarness, workflowBundle } from './harness';
+import { FAST_TIMING, eventually, startHarness, untilWaiting, workflowBundle } from './harness';
 import type { Harness } from './harness';
 
 const run = promisify(execFile);
@@ -98,14 +97,7 @@ describe('payload encryption (dev server with UI, codec server, real Chromium)',
     const handle = await h.start({ script: 'ask-city', instruction: INSTRUCTION });
     workflowId = handle.workflowId;
     runId = handle.firstExecutionRunId;
-    const waiting = await eventually(
-      async () => {
-        const s = await handle.query(statusQuery);
-        return s.status === 'waiting_for_user' ? s : undefined;
-      },
-      30_000,
-      'the task to ask',
-    );
+    const waiting = await untilWaiting(handle);
     expect(waiting.question?.text).toBe(QUESTION); // the client decrypts what the worker encrypted
     expect(await (await handle.describe()).staticSummary()).toBe(INSTRUCTION);
     await replyToTask(h.client, workflowId, REPLY);

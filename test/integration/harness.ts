@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { startDevServer, freePort, waitForNamespace } from '../../src/infra/devserver';
@@ -18,7 +18,8 @@ import { bundleWorkflows, createWorkerRuntime, installWorkerLogging } from '../.
 import { dataConverterFor } from '../../src/codec/data-converter';
 import type { WorkerRuntime } from '../../worker/main';
 import { startTask, validateTaskInput } from '../../client/tasks';
-import type { TaskInputArgs } from '../../workflows/contract';
+import { statusQuery } from '../../workflows/contract';
+import type { TaskInputArgs, TaskStatus } from '../../workflows/contract';
 import { startFixtureSite } from '../fixtures/site/server';
 import type { FixtureSite } from '../fixtures/site/server';
 
@@ -186,4 +187,16 @@ export async function failureOf(promise: Promise<unknown>): Promise<unknown> {
     return err;
   }
   throw new Error('expected the workflow to fail, but it succeeded');
+}
+
+/** Waits until a task asks the user (status `waiting_for_user`) and returns that status. */
+export function untilWaiting(handle: WorkflowHandle, timeoutMs = 30_000): Promise<TaskStatus> {
+  return eventually(
+    async () => {
+      const s = await handle.query(statusQuery);
+      return s.status === 'waiting_for_user' ? s : undefined;
+    },
+    timeoutMs,
+    'the task to ask',
+  );
 }

@@ -7,9 +7,8 @@ import type { Browser, Locator, Page } from 'playwright';
 import { chromiumPath } from '../../src/infra/paths';
 import { CHROMIUM_ARGS } from '../../src/infra/chromium';
 import { replyToTask } from '../../client/tasks';
-import { statusQuery } from '../../workflows/contract';
 import type { TaskResult } from '../../workflows/contract';
-import { eventually } from './harness';
+import { eventually, untilWaiting } from './harness';
 import { useHarness } from './use-harness';
 import type { Harness } from './harness';
 
@@ -49,7 +48,7 @@ describe('Temporal Web UI (dev server with UI, real Chromium)', () => {
     const handle = await h.start({ script: 'ask-city', instruction: INSTRUCTION });
     const id = handle.workflowId;
     const wf = `${ui}/namespaces/default/workflows/${id}/${handle.firstExecutionRunId}`;
-    await eventually(async () => (await handle.query(statusQuery)).status === 'waiting_for_user', 30_000, 'the ask');
+    await untilWaiting(handle);
     // Visibility is updated asynchronously; only open the list once the server lists the task.
     const filter = `CuaStatus="waiting_for_user"`;
     await eventually(

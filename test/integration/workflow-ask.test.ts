@@ -16,7 +16,7 @@ import { replyToTask, startTask, validateTaskInput, TaskError } from '../../clie
 import { replySignal, statusQuery } from '../../workflows/contract';
 import type { TaskResult } from '../../workflows/contract';
 import { startFixtureSite } from '../fixtures/site/server';
-import { eventually, FAST_TIMING, SCRIPTS_DIR, workflowBundle } from './harness';
+import { FAST_TIMING, SCRIPTS_DIR, eventually, untilWaiting, workflowBundle } from './harness';
 import { useHarness } from './use-harness';
 import type { Harness } from './harness';
 
@@ -26,14 +26,7 @@ describe('ask the user (dev server, real wait)', () => {
 
   it('releases the browser while waiting, rejects bad replies, and resumes on a good one', async () => {
     const handle = await h.start({ script: 'ask-city', instruction: 'Search hotels in the city I want.' });
-    const waiting = await eventually(
-      async () => {
-        const s = await handle.query(statusQuery);
-        return s.status === 'waiting_for_user' ? s : undefined;
-      },
-      30_000,
-      'the task to ask',
-    );
+    const waiting = await untilWaiting(handle);
     expect(waiting.question?.text).toBe('Which city should I search in?');
     // The browser session was released: no context idles while the task waits.
     await eventually(async () => h.worker?.pool.size === 0, 10_000, 'the session to be released');
@@ -112,7 +105,7 @@ describe('ask the user (dev server, real wait)', () => {
 
   it('also takes the reply as a Signal; an invalid signal is ignored and the task keeps waiting', async () => {
     const handle = await h.start({ script: 'ask-city', instruction: 'Search hotels in the city I want.' });
-    await eventually(async () => (await handle.query(statusQuery)).status === 'waiting_for_user', 30_000, 'the ask');
+    await untilWaiting(handle);
     await handle.signal(replySignal, { text: 'Porto', questionId: 'q9' }); // stale: ignored
     await handle.signal(replySignal, { text: '  ' }); // empty: ignored
     // The query is answered after both signals were handled: still waiting.
@@ -175,7 +168,7 @@ describe('ask the user (time-skipping server)', () => {
 
   it('takes a reply six hours later and completes', async () => {
     const handle = await start({ askTimeoutSeconds: 12 * 3600 });
-    await eventually(async () => (await handle.query(statusQuery)).status === 'waiting_for_user', 30_000, 'the ask');
+    await untilWaiting(handle);
     await env.sleep('6 hours');
     expect((await handle.query(statusQuery)).status).toBe('waiting_for_user');
     await replyToTask(env.client, handle.workflowId, 'Lisbon');
@@ -185,7 +178,7 @@ describe('ask the user (time-skipping server)', () => {
 
   it('ends with a clear status when nobody answers before the ask timeout', async () => {
     const handle = await start({ askTimeoutSeconds: 12 * 3600 });
-    await eventually(async () => (await handle.query(statusQuery)).status === 'waiting_for_user', 30_000, 'the ask');
+    await untilWaiting(handle);
     await env.sleep('13 hours');
     const result = (await handle.result()) as TaskResult;
     expect(result).toMatchObject({ status: 'failed', error: 'no reply within 43200s' });
