@@ -33,9 +33,20 @@ const ALIASES: Readonly<Record<string, readonly string[]>> = {
 
 type FieldKind = 'point' | 'keys' | 'number' | 'boolean' | 'string' | 'enum' | 'other';
 
-function kindOf(name: string, field: z.ZodType): { kind: FieldKind; values?: string[] } {
+type FieldInfo = { kind: FieldKind; values?: string[] };
+
+/** The schemas never change, so each field's JSON-schema reading is done once (decide reads every reply with it). */
+const kinds = new WeakMap<z.ZodType, FieldInfo>();
+
+function kindOf(name: string, field: z.ZodType): FieldInfo {
   if (name === 'coordinate') return { kind: 'point' };
   if (name === 'keys') return { kind: 'keys' };
+  let info = kinds.get(field);
+  if (!info) kinds.set(field, (info = readKind(field)));
+  return info;
+}
+
+function readKind(field: z.ZodType): FieldInfo {
   const json = z.toJSONSchema(field) as { type?: unknown; enum?: unknown };
   if (Array.isArray(json.enum)) return { kind: 'enum', values: json.enum.map(String) };
   if (json.type === 'number' || json.type === 'integer') return { kind: 'number' };
