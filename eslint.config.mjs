@@ -37,7 +37,14 @@ export default tseslint.config(
               allowTypeImports: true,
             },
             {
-              group: ['**/browser/**', '**/activities/**', '**/worker/**', '**/client/**'],
+              group: [
+                '**/browser/**',
+                '**/desktop/**',
+                '**/activities/**',
+                '**/worker/**',
+                '**/client/**',
+                '**/runtime/**',
+              ],
               message: 'workflows/ may import only pure modules.',
               allowTypeImports: true,
             },

@@ -19,6 +19,7 @@ import { actionEvent, postObservation, toolOutput } from '../src/trajectory/even
 import { eventId } from '../src/trajectory/ids';
 import type { Event } from '../src/trajectory/schema';
 import type { TrajectoryWriter } from '../src/trajectory/writer';
+import { decideDesktop } from './desktop-decide';
 import { callModel, debugLog, endpointFor, nonRetryable, screenOf, withHeartbeat } from './support';
 import type { ActivityDeps, RunFiles } from './support';
 import type { DecideResult, StepRef } from './types';
@@ -54,8 +55,9 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
      * the error next step), unless the task asked for Fara's terminate-on-parse-error.
      */
     async decide(req: StepRef): Promise<DecideResult> {
-      const w = await files.writer(req.runId);
       const input = await files.input(req.runId);
+      if (input.environment === 'desktop') return decideDesktop(deps, files, req);
+      const w = await files.writer(req.runId);
       const { profile, resized } = screenOf(input);
       const actionId = eventId({ step: req.step, kind: 'action', generation: req.generation });
       const events = await w.events();
@@ -208,7 +210,7 @@ function decisionFromRecord(recorded: Extract<Event, { type: 'action' }>, profil
  * A step that changes nothing on the page (a stop action, or an invalid reply): its tool output is its text (the
  * error, fed to the model next step, for an invalid reply) and its post screenshot is the pre one.
  */
-async function recordStopStep(
+export async function recordStopStep(
   w: TrajectoryWriter,
   req: StepRef,
   decision: DecideResult,

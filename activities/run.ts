@@ -1,6 +1,7 @@
 // Run-folder activities on the shared queue: start a run, pause it for a question, record a reply, finish it.
 import { taskMessage, userReply } from '../src/trajectory/events';
 import { TrajectoryWriter } from '../src/trajectory/writer';
+import { desktopScreen } from './desktop-session';
 import type { TaskInput } from '../workflows/contract';
 import type { ActivityDeps, RunFiles } from './support';
 import type { FinalizeInput, RecordReplyInput } from './types';
@@ -12,8 +13,12 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       const { writer: w } = await TrajectoryWriter.openOrCreate(deps.config.runsDir, input.runId, {
         task_id: input.runId,
         instruction: input.instruction,
-        environment_config: { start_url: input.startUrl ?? null, viewport: input.viewport },
-        metadata: { profile: input.profile },
+        environment_config:
+          input.environment === 'desktop'
+            ? { environment: 'desktop', screen: desktopScreen(input) }
+            : { start_url: input.startUrl ?? null, viewport: input.viewport },
+        metadata:
+          input.environment === 'desktop' ? { profile: 'desktop', environment: 'desktop' } : { profile: input.profile },
       });
       files.adopt(input.runId, w);
       const state = await w.readRunState();

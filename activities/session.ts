@@ -1,5 +1,6 @@
-// Browser-session activities: open/release on the shared queue (opening returns this worker's own queue), and
-// observe/act on that queue, in the browser this worker process owns.
+// Session activities: open/release on the shared queue (opening returns this worker's own queue), and observe/act on
+// that queue, in the session this worker process owns. Browser sessions are handled here; a desktop task's go to
+// the desktop room (desktop-session.ts), chosen by the task's environment when opening and by the session id after.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { dispatchAction } from '../src/agent/dispatch';
@@ -11,14 +12,17 @@ import { SUBCALL_INDEX_HEADER } from '../src/scripted/server';
 import { postObservation, preObservation, sessionRestored, toolOutput } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
 import { DEFAULT_URL_POLICY, describeUrlPolicy, narrow } from '../src/policy/url-policy';
+import { createDesktopRoom, DESKTOP_SESSION_PREFIX } from './desktop-session';
 import { callModel, endpointFor, nonRetryable, screenOf, secretResolver, withHeartbeat } from './support';
 import type { ActivityDeps, RunFiles } from './support';
-import type { ActResult, ObserveResult, OpenSessionInput, ReleaseInput, StepRef } from './types';
+import type { ActInput, ActResult, ObserveResult, OpenSessionInput, ReleaseInput, StepRef } from './types';
 
 const STORAGE_STATE_FILE = 'browser_state.json';
 
 export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
   const { pool } = deps;
+  const desktop = createDesktopRoom(deps, files);
+  const onDesktop = (sessionId: string) => sessionId.startsWith(DESKTOP_SESSION_PREFIX);
   return {
     /**
      * Opens a browser session in this worker's pool, under the worker's URL policy narrowed by the task's; returns
@@ -26,6 +30,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
      */
     async openSession(req: OpenSessionInput): Promise<{ sessionId: string; taskQueue: string; url: string }> {
       const input = await files.input(req.runId);
+      if (input.environment === 'desktop') return desktop.open(req, input);
       const w = await files.writer(req.runId);
       let url = input.startUrl;
       let storageState: string | undefined;
@@ -65,6 +70,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
 
     /** Saves storage state + URL (when asked) and closes the session. */
     async releaseSession(req: ReleaseInput): Promise<void> {
+      if (onDesktop(req.sessionId)) return desktop.release(req);
       if (!pool.has(req.sessionId)) return;
       if (req.save) {
         const env = pool.get(req.sessionId);
@@ -79,6 +85,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
 
     /** Pre screenshot, URL and page context of a step (after the captcha gate). */
     async observe(req: StepRef & { sessionId: string; captchaWaitMs?: number }): Promise<ObserveResult> {
+      if (onDesktop(req.sessionId)) return desktop.observe(req);
       const w = await files.writer(req.runId);
       const id = eventId({ step: req.step, kind: 'pre', generation: req.generation });
       const env = pool.get(req.sessionId);
@@ -106,7 +113,8 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
     },
 
     /** Carries out the decided action in this worker's browser; records tool output and the post screenshot. */
-    async act(req: StepRef & { sessionId: string; action: Record<string, unknown> }): Promise<ActResult> {
+    async act(req: ActInput): Promise<ActResult> {
+      if (onDesktop(req.sessionId)) return desktop.act(req);
       const w = await files.writer(req.runId);
       const input = await files.input(req.runId);
       const { profile, resized } = screenOf(input);

@@ -9,18 +9,21 @@ import type { SecretResolution } from '../src/agent/secrets';
 import type { BrowserEnvironment } from '../src/browser/environment';
 import { focusedFrameUrl } from '../src/browser/focused-frame';
 import type { BrowserPool } from '../src/browser/pool';
+import type { DesktopPool } from '../src/desktop';
 import { smartResize } from '../src/image/smart-resize';
 import { ModelClient, ModelRequestError } from '../src/model/client';
-import type { ChatMessage } from '../src/model/client';
+import type { ChatMessage, CompleteOptions } from '../src/model/client';
 import { ModelEndpointMissing, ModelOverrideRefused, resolveModelEndpoint } from '../src/model/endpoint-policy';
 import { TrajectoryWriter } from '../src/trajectory/writer';
-import type { Config } from '../worker/config';
+import type { Config } from '../src/runtime/config';
 import type { TaskInput } from '../workflows/contract';
 import type { StepRef } from './types';
 
 export interface ActivityDeps {
   config: Config;
   pool: BrowserPool;
+  /** The desktops this worker can open (absent: no desktop support here; desktop tasks fail to open). */
+  desktops?: DesktopPool;
   /** This worker process's own task queue (session-pinned activities go there). */
   sessionQueue: string;
   log?: (line: string) => void;
@@ -120,8 +123,11 @@ export function screenOf(input: TaskInput) {
  * model call of a task (decide, act's page sub-call) gets its client here. A refusal is a one-line, non-retryable
  * `ModelOverrideRefused`; no endpoint at all a non-retryable `ModelRequestError`.
  */
-export function endpointFor(config: Config, input: TaskInput): ModelClient {
-  const choice = { name: input.model.endpoint, baseUrl: input.model.baseUrl, model: input.model.model };
+export function endpointFor(config: Config, input: TaskInput, named?: string): ModelClient {
+  // A named endpoint (the desktop's vision or grounding one) is the worker's own: the task's overrides are not for it.
+  const choice = named
+    ? { name: named }
+    : { name: input.model.endpoint, baseUrl: input.model.baseUrl, model: input.model.model };
   try {
     return new ModelClient(
       resolveModelEndpoint(choice, { models: config.models, overrides: config.modelOverrides, keys: config.modelKeys }),
@@ -144,9 +150,14 @@ export function secretResolver(config: Config, env: BrowserEnvironment): (text: 
 }
 
 /** One model call with heartbeats; a request the endpoint refused (400-class) is not retried. */
-export async function callModel(client: ModelClient, messages: ChatMessage[], headers?: Record<string, string>) {
+export async function callModel(
+  client: ModelClient,
+  messages: ChatMessage[],
+  headers?: Record<string, string>,
+  extra: Pick<CompleteOptions, 'tools' | 'toolChoice'> = {},
+) {
   try {
-    return await withHeartbeat(() => client.complete(messages, { headers, signal: currentSignal() }));
+    return await withHeartbeat(() => client.complete(messages, { ...extra, headers, signal: currentSignal() }));
   } catch (err) {
     if (err instanceof ModelRequestError) nonRetryable(err);
     throw err;

@@ -1,6 +1,6 @@
 // Inputs and outputs of the activities. Small on purpose: they travel through workflow history
 // (ids, paths and short strings only, never screenshot bytes).
-import type { EndReason, RunStatus, TaskInput } from '../workflows/contract';
+import type { EndReason, RunStatus } from '../workflows/contract';
 
 export interface SessionRef {
   sessionId: string;
@@ -31,7 +31,8 @@ export interface ObserveResult {
   captchaTimedOut: boolean;
 }
 
-export interface DecideResult {
+/** One tool call of a decision: the browser agent decides one per step, the desktop agent one or more per turn. */
+export interface DecideCall {
   actionName: string;
   /** The parsed action's arguments in model space (small JSON; no thoughts). */
   action: Record<string, unknown>;
@@ -42,6 +43,23 @@ export interface DecideResult {
   kind: 'act' | 'terminate' | 'ask' | 'invalid';
   /** terminate → the answer; ask → the question; invalid → the one-line error the model reads next step. */
   text: string | null;
+}
+
+/**
+ * The decision of a step. The browser's is one call (this object); a desktop turn lists all its calls in `calls`
+ * (this object then repeats the first), each carried out by its own act in order.
+ */
+export interface DecideResult extends DecideCall {
+  calls?: DecideCall[];
+}
+
+/** One call of a step's decision, to be carried out in the session. */
+export interface ActInput extends StepRef {
+  sessionId: string;
+  action: Record<string, unknown>;
+  /** Desktop turns: the call's place in the turn (0 = first) and whether it is the turn's last (post screenshot). */
+  call?: number;
+  final?: boolean;
 }
 
 export interface ActResult {
@@ -74,4 +92,3 @@ export interface FinalizeInput {
   steps: number;
 }
 
-export type StartRunInput = TaskInput;

@@ -4,7 +4,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../activities/catalog';
 import type { BrowserPool } from '../src/browser/pool';
-import type { Config } from '../worker/config';
+import type { Config } from '../src/runtime/config';
 import type { RunStatus, TaskInput } from '../workflows/contract';
 
 /** How long each activity call of a step took (ms). */

@@ -27,6 +27,13 @@ const RECORDINGS: Record<string, (h: Harness) => Promise<WorkflowHandle>> = {
   'invalid-reply-then-valid': async (h) => h.start({ script: 'unknown-then-valid' }),
   // Three invalid replies in a row end the task with end reason invalid_replies.
   'invalid-replies-end': async (h) => h.start({ script: 'garbage' }),
+  // The desktop agent (issue 12): a turn of two tool calls, a question and its reply, a turn ending with stop.
+  'desktop-turns-ask': async (h) => {
+    const task = await h.start({ script: 'desktop-turns', environment: 'desktop', startUrl: undefined });
+    await untilWaiting(task, 60_000);
+    await replyToTask(h.client, task.workflowId, 'world');
+    return task;
+  },
 };
 
 async function main(): Promise<void> {

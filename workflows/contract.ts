@@ -11,6 +11,10 @@ import type { RunStatus } from '../src/trajectory/status';
 import { checkUrl, narrow, TaskUrlPolicySchema, WIDEST_URL_POLICY } from '../src/policy/url-policy';
 
 export const AGENT_WORKFLOW = 'agentTask';
+export const ENVIRONMENTS = ['browser', 'desktop'] as const;
+export type EnvironmentName = (typeof ENVIRONMENTS)[number];
+/** The desktop's screen when the task names none (the seed's sandbox size). */
+export const DEFAULT_DESKTOP_SCREEN = { width: 1280, height: 800 } as const;
 export const DEFAULT_TASK_QUEUE = 'cua-agent';
 
 export { END_REASONS, RUN_STATUSES };
@@ -19,7 +23,6 @@ export type { EndReason, RunStatus };
 /** Search attributes registered on the dev server by our scripts (`cua server`, tests). */
 export const STATUS_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaStatus', 'KEYWORD');
 export const STEP_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaStep', 'INT');
-export const SEARCH_ATTRIBUTES = [STATUS_SEARCH_ATTRIBUTE, STEP_SEARCH_ATTRIBUTE] as const;
 
 export const ViewportSchema = z.strictObject({
   width: z.number().int().min(200).max(4096),
@@ -40,6 +43,10 @@ const TaskInputFields = z.strictObject({
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'run id: letters, digits, dot, dash, underscore (max 128)'),
   instruction: z.string().trim().min(1, 'instruction must not be empty'),
   startUrl: z.url().optional(),
+  /** Where the agent acts: a browser (Fara's agent) or a sandboxed Linux desktop (open-computer-use's agent). */
+  environment: z.enum(ENVIRONMENTS).default('browser'),
+  /** The desktop's screen size (environment `desktop`; the browser uses `viewport`). */
+  screen: ViewportSchema.optional(),
   profile: z.enum(['fara-1.5', 'fara-7b']).default('fara-1.5'),
   maxSteps: z.number().int().min(1).max(10_000).default(30),
   imagesKept: z.number().int().min(1).max(20).default(3),

@@ -2,6 +2,8 @@
 // Tidewater Travel demo site, the scripted stand-in model (or a real model), a worker — then one booking task
 // that searches, reads a page, opens a map popup, asks the user a question, waits, and finishes. Prints a line
 // per step, the task's Temporal UI link and the trajectory report. Ctrl-C stops everything it started.
+// `--desktop` runs the desktop agent instead: a sandboxed Linux desktop, a text editor, a command, one question.
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Connection, Client } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -17,11 +19,12 @@ import {
 import type { DevServer } from '../../src/infra/devserver';
 import { dataDir, PROJECT_ROOT } from '../../src/infra/paths';
 import { ensureTools } from '../../src/infra/tools';
+import { desktopSupport } from '../../src/desktop';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import { dataConverterFor } from '../../src/codec/data-converter';
-import { loadConfig } from '../../worker/config';
-import type { Config } from '../../worker/config';
+import { loadConfig } from '../../src/runtime/config';
+import type { Config } from '../../src/runtime/config';
 import { createWorkerRuntime, installWorkerLogging } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';
 import { intFlag, parse, UsageError } from '../args';
@@ -30,7 +33,7 @@ import { writeTrajectoryReport } from '../../src/viewer/report';
 import { followTask, promptLine, report } from './run';
 
 export const DEMO_USAGE =
-  'npx cua demo [--yes] [--answer TEXT] [--model-base-url URL --model NAME] [--profile fara-1.5|fara-7b]\n' +
+  'npx cua demo [--desktop] [--yes] [--answer TEXT] [--model-base-url URL --model NAME] [--profile fara-1.5|fara-7b]\n' +
   '       [--port 7233] [--ui-port 8233] [--config FILE]';
 
 export const DEMO_SCRIPTS_DIR = path.join(PROJECT_ROOT, 'demo', 'scripts');
@@ -40,9 +43,16 @@ export const DEMO_INSTRUCTION =
   'On Tidewater Travel, book the cheapest room at the best-rated hotel in Lisbon for the dates already filled in ' +
   '(12 Mar 2027, 2 nights) and tell me the booking reference. Ask me whose name to put on the booking.';
 const DEFAULT_ANSWER = 'Ada Lovelace';
+/** The desktop demo (`--desktop`): a task on a sandboxed Linux desktop instead of the demo site. */
+export const DESKTOP_DEMO_SCRIPT = 'desktop-notes';
+export const DESKTOP_DEMO_INSTRUCTION =
+  'Write a shopping list with milk and eggs in a new file notes.txt using the text editor, check the file with a ' +
+  'command, then ask me what else to add, add it, and tell me what the list holds.';
+const DESKTOP_DEFAULT_ANSWER = 'bread';
 const AUTO_ANSWER_DELAY_MS = 2_000;
 
 const OPTIONS = {
+  desktop: { type: 'boolean' },
   yes: { type: 'boolean', short: 'y' },
   answer: { type: 'string' },
   'model-base-url': { type: 'string' },
@@ -183,7 +193,18 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
 
   const port = intFlag(values.port, 'port') ?? 7233;
   const uiPort = intFlag(values['ui-port'], 'ui-port') ?? 8233;
-  const answer = values.answer?.trim() ?? DEFAULT_ANSWER;
+  const desktop = !!values.desktop;
+  if (desktop && values.profile) throw new UsageError('--profile is for the browser demo (Fara profiles)');
+  if (desktop) {
+    const support = desktopSupport();
+    if (!support.ok) {
+      throw new DemoError(
+        `the desktop demo needs ${support.missing.join(', ')}; install with: ${support.aptLine} (as root), ` +
+          'or run `npm run setup` as root',
+      );
+    }
+  }
+  const answer = values.answer?.trim() ?? (desktop ? DESKTOP_DEFAULT_ANSWER : DEFAULT_ANSWER);
   const unattended = !!values.yes || !process.stdin.isTTY;
   if (!values.yes && unattended) say('stdin is not a terminal: the question will be answered automatically (as --yes)');
 
@@ -206,7 +227,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   try {
     const outcome = await Promise.race([
       interrupt,
-      runDemo(started, { config: values.config, answer, unattended, realModel, values, port, uiPort }),
+      runDemo(started, { config: values.config, answer, unattended, realModel, values, port, uiPort, desktop }),
     ]);
     if (outcome === 'interrupted') return 130;
     say(`done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -228,9 +249,12 @@ async function runDemo(
     realModel: boolean;
     port: number;
     uiPort: number;
+    desktop: boolean;
     values: { 'model-base-url'?: string; model?: string; profile?: string };
   },
 ): Promise<number> {
+  const script = opts.desktop ? DESKTOP_DEMO_SCRIPT : DEMO_SCRIPT;
+  const instruction = opts.desktop ? DESKTOP_DEMO_INSTRUCTION : DEMO_INSTRUCTION;
   const { address, uiUrl } = await temporal(started, opts.port, opts.uiPort);
   if (uiUrl) say(`Temporal Web UI: ${uiUrl}`);
   const config = demoConfig(opts.config, address);
@@ -250,8 +274,10 @@ async function runDemo(
   if (!started.server) await ensureSearchAttributes(client);
   await endEarlierDemoTasks(client);
 
-  started.site = await startDemoSite();
-  say(`demo site "Tidewater Travel": ${started.site.url}/`);
+  if (!opts.desktop) {
+    started.site = await startDemoSite();
+    say(`demo site "Tidewater Travel": ${started.site.url}/`);
+  }
   let model: { endpoint: string; baseUrl?: string; model?: string };
   if (opts.realModel) {
     const endpoint = config.models.default;
@@ -263,21 +289,26 @@ async function runDemo(
     say(`model: ${opts.values.model ?? endpoint?.model} at ${opts.values['model-base-url'] ?? endpoint?.baseUrl}`);
   } else {
     started.model = await startScriptedModelServer({ scriptsDir: DEMO_SCRIPTS_DIR });
-    model = { endpoint: 'default', baseUrl: started.model.url, model: DEMO_SCRIPT };
-    say(`model: the SCRIPTED STAND-IN (a test double replaying demo/scripts/${DEMO_SCRIPT}.json), not a real model;`);
-    say('       drive the same demo with a real one: npx cua demo --model-base-url http://host:8000/v1 --model NAME');
+    model = { endpoint: 'default', baseUrl: started.model.url, model: script };
+    say(`model: the SCRIPTED STAND-IN (a test double replaying demo/scripts/${script}.json), not a real model;`);
+    say(
+      `       drive the same demo with a real one: npx cua demo${opts.desktop ? ' --desktop' : ''} ` +
+        '--model-base-url http://host:8000/v1 --model NAME',
+    );
   }
 
   say('starting a worker (bundling the workflow code takes a few seconds)');
   installWorkerLogging('ERROR');
-  const runtime = await createWorkerRuntime(config);
+  const runtime = await createWorkerRuntime(config, { log: (line) => line.startsWith('desktop') && say(line) });
   started.worker = { runtime, running: runtime.run() };
+  if (opts.desktop && !runtime.desktops) throw new DemoError('the worker has no desktop support (see the line above)');
 
   const input = validateTaskInput({
-    runId: newRunId().replace(/^task-/, 'demo-'),
-    instruction: DEMO_INSTRUCTION,
-    startUrl: `${started.site.url}/`,
-    maxSteps: 40,
+    runId: newRunId().replace(/^task-/, opts.desktop ? 'demo-desktop-' : 'demo-'),
+    instruction,
+    ...(opts.desktop
+      ? { environment: 'desktop' as const, maxSteps: 20 }
+      : { startUrl: `${started.site?.url}/`, maxSteps: 40 }),
     ...(opts.values.profile ? { profile: opts.values.profile as 'fara-1.5' | 'fara-7b' } : {}),
     model,
   });
@@ -285,7 +316,7 @@ async function runDemo(
   started.task = handle;
   const taskLink = uiUrl ? `${uiUrl}/namespaces/default/workflows/${encodeURIComponent(input.runId)}` : null;
   say(`task ${input.runId} started${taskLink ? `; watch it live: ${taskLink}` : ''}`);
-  console.log(`instruction: ${DEMO_INSTRUCTION}`);
+  console.log(`instruction: ${instruction}`);
 
   const outcome = await followTask(client, handle, {
     json: false,
@@ -293,12 +324,21 @@ async function runDemo(
     print: (l) => console.log(l),
   });
   const code = report(input.runId, outcome, false);
-  for (const b of started.site.bookings) {
+  for (const b of started.site?.bookings ?? []) {
     say(
       `the demo site recorded a booking: ${b.reference} · ${b.hotel} · ${b.room} · ${b.nights} nights · €${b.total} · guest ${b.guest}`,
     );
   }
   const runDir = path.join(config.runsDir, input.runId);
+  if (opts.desktop) {
+    const notes = path.join(runDir, 'home', 'notes.txt');
+    const text = await fs.readFile(notes, 'utf8').catch(() => null);
+    say(
+      text === null
+        ? `the desktop's home has no notes.txt`
+        : `notes.txt in the desktop's home: ${text.trim().split('\n').join(' · ')}`,
+    );
+  }
   try {
     const written = await writeTrajectoryReport(runDir);
     say(`trajectory report (${written.steps} steps): ${written.file}`);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { dataDir } from '../../src/infra/paths';
 import { startDevServer } from '../../src/infra/devserver';
 import { startScriptedModelServer } from '../../src/scripted/server';
-import { loadConfig } from '../../worker/config';
+import { loadConfig } from '../../src/runtime/config';
 import { runWorkerUntilSignal } from '../../worker/main';
 import { intFlag, parse, UsageError } from '../args';
 

@@ -1,19 +1,21 @@
 // `cua run "<instruction>"`: start a task and follow it, one line per step; answer its questions from the terminal.
 import readline from 'node:readline';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { loadConfig } from '../../worker/config';
+import { loadConfig } from '../../src/runtime/config';
 import type { StepSummary, TaskResult, TaskStatus } from '../../workflows/contract';
 import { statusQuery } from '../../workflows/contract';
 import { intFlag, parse, UsageError } from '../args';
-import { connectClient } from '../connect';
+import { connectClient } from '../../src/runtime/connect';
 import { failedResult, newRunId, querySteps, replyToTask, rootMessage, startTask, validateTaskInput } from '../tasks';
 
 export const RUN_USAGE =
-  'npx cua run "<instruction>" [--url URL] [--max-steps N] [--profile fara-1.5|fara-7b] [--id ID] [--detach] [--json]\n' +
+  'npx cua run "<instruction>" [--env browser|desktop] [--url URL] [--max-steps N] [--profile fara-1.5|fara-7b]\n' +
+  '       [--id ID] [--detach] [--json]\n' +
   '       [--model-base-url URL] [--model NAME] [--auto-reply TEXT] [--ask-timeout SECONDS] [--images-kept N]\n' +
   '       [--token-budget N] [--max-invalid-replies N] [--terminate-on-parse-error] [--config FILE]';
 
 const OPTIONS = {
+  env: { type: 'string' },
   url: { type: 'string' },
   'max-steps': { type: 'string' },
   profile: { type: 'string' },
@@ -45,9 +47,10 @@ function clip(text: string, max: number): string {
   return one.length > max ? `${one.slice(0, max - 3)}...` : one;
 }
 
-export function stepLine(s: StepSummary): string {
+/** `redecided`: an earlier decision of the same step was superseded (its worker was lost mid-step). */
+export function stepLine(s: StepSummary, redecided = false): string {
   const head = `step ${String(s.step).padStart(3)} · `;
-  const again = s.generation ? '(re-decided after a lost worker) ' : '';
+  const again = redecided ? '(re-decided after a lost worker) ' : '';
   if (s.invalid !== undefined) return `${head}${again}${s.summary}  — ${clip(s.invalid, 110)}`;
   const short = clip(s.thoughts, 90);
   return `${head}${again}${s.summary}${short ? `  — ${short}` : ''}`;
@@ -89,11 +92,18 @@ export async function followTask(
   const answered = new Set<string>();
   const flushSteps = async () => {
     const steps = await querySteps(handle).catch(() => [] as StepSummary[]);
+    const seen = new Map<string, number>(); // a desktop step has a row per tool call
     for (const s of steps) {
-      const key = `${s.step}/${s.generation ?? 0}`;
+      const base = `${s.step}/${s.generation ?? 0}`;
+      const n = (seen.get(base) ?? 0) + 1;
+      seen.set(base, n);
+      const key = `${base}/${n}`;
       if (printed.has(key)) continue;
       printed.add(key);
-      if (!opts.json) opts.print(stepLine(s));
+      const redecided = steps.some(
+        (o) => o.step === s.step && o.superseded && (o.generation ?? 0) < (s.generation ?? 0),
+      );
+      if (!opts.json) opts.print(stepLine(s, redecided));
     }
   };
   for (;;) {
@@ -130,6 +140,12 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   if (values.profile && values.profile !== 'fara-1.5' && values.profile !== 'fara-7b') {
     throw new UsageError(`--profile must be fara-1.5 or fara-7b, got '${values.profile}'`);
   }
+  if (values.env && values.env !== 'browser' && values.env !== 'desktop') {
+    throw new UsageError(`--env must be browser or desktop, got '${values.env}'`);
+  }
+  if (values.env === 'desktop' && values.url) {
+    throw new UsageError('--url is for the browser; a desktop task starts on an empty desktop (drop --url)');
+  }
   const config = loadConfig({ file: values.config });
   const askTimeout = values['ask-timeout'] === undefined ? undefined : Number(values['ask-timeout']);
   if (askTimeout !== undefined && !(askTimeout > 0))
@@ -137,6 +153,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   const input = validateTaskInput({
     runId: values.id ?? newRunId(),
     instruction,
+    ...(values.env ? { environment: values.env as 'browser' | 'desktop' } : {}),
     ...(values.url ? { startUrl: values.url } : {}),
     ...(values['max-steps'] ? { maxSteps: intFlag(values['max-steps'], 'max-steps') } : {}),
     ...(values.profile ? { profile: values.profile as 'fara-1.5' | 'fara-7b' } : {}),

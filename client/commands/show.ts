@@ -1,11 +1,15 @@
 // `cua show <id|run-folder>`: the step table of a run, read from its run folder. A decision superseded after a lost
 // worker is listed under its step's number, marked, above the decision that replaced it; an invalid reply is marked.
+// A desktop run is listed one line per tool call under its turn's number, with the window list in place of the URL.
 import fs from 'node:fs';
 import path from 'node:path';
 import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
 import type { StepSummary } from '../../src/trajectory/steps';
-import { loadConfig } from '../../worker/config';
+import { environmentOf } from '../../src/viewer/desktop';
+import { buildTrajectoryView } from '../../src/viewer/model';
+import type { TrajectoryView, ViewDecision } from '../../src/viewer/model';
+import { loadConfig } from '../../src/runtime/config';
 import { one, parse } from '../args';
 import { TaskError } from '../tasks';
 
@@ -25,7 +29,7 @@ const oneLine = (text: string, width: number) => text.replace(/\s+/g, ' ').trim(
 
 /** What the last column says: a superseded decision's unknown effect, an invalid reply's error, else the thoughts. */
 function remark(row: StepSummary): string {
-  if (row.superseded) return 'effect unknown, worker lost; re-decided below';
+  if (row.superseded) return SUPERSEDED_REMARK;
   if (row.invalid !== null) return `invalid reply: ${oneLine(row.invalid, 100)}`;
   return oneLine(row.thoughts, 70);
 }
@@ -34,6 +38,45 @@ function remark(row: StepSummary): string {
 export function stepLine(row: StepSummary): string {
   const action = `${row.superseded ? '(superseded) ' : ''}${row.action_name}${row.invalid !== null ? ' (invalid)' : ''}`;
   return `${String(row.step).padStart(4)}  ${action.padEnd(26)} ${row.url.slice(0, 50).padEnd(50)} ${remark(row)}`;
+}
+
+const SUPERSEDED_REMARK = 'effect unknown, worker lost; re-decided below';
+
+/** What the last column says for a desktop call: the turn's mark or thoughts on its first call, else its error. */
+function callRemark(turn: ViewDecision, call: number, observation: string): string {
+  if (call > 0) return oneLine(observation.split('\n').find((l) => l.startsWith('error: ')) ?? '', 70);
+  if (turn.superseded) return SUPERSEDED_REMARK;
+  if (turn.invalid !== null) return `invalid reply: ${oneLine(turn.invalid, 100)}`;
+  return oneLine(turn.thoughts, 70);
+}
+
+/** A column of the desktop table: one line, cut with an ellipsis to `width`, padded. */
+function cell(text: string, width: number): string {
+  const line = oneLine(text, Number.MAX_SAFE_INTEGER);
+  return (line.length > width ? `${line.slice(0, width - 1)}…` : line).padEnd(width);
+}
+
+/** The lines of a desktop turn, one per call, e.g. `   2  click "the OK button"   xterm | Mousepad   I will …`. */
+function turnLines(turn: ViewDecision): string[] {
+  return turn.calls.map((call, i) => {
+    const marks = `${i === 0 && turn.superseded ? '(superseded) ' : ''}${i > 0 ? '+ ' : ''}`;
+    const what = cell(`${marks}${call.summary}${turn.invalid !== null ? ' (invalid)' : ''}`, 46);
+    const windows = cell(i === 0 ? turn.windows : '', 34);
+    return `${String(turn.number).padStart(4)}  ${what} ${windows} ${callRemark(turn, i, call.observation)}`.trimEnd();
+  });
+}
+
+/** The step table of a desktop run: superseded turns above the turn that re-decided them. */
+export function desktopLines(view: TrajectoryView): string[] {
+  return view.steps.flatMap((step) => [...step.supersededDecisions, step].flatMap(turnLines));
+}
+
+function desktopTable(run: Awaited<ReturnType<typeof readRun>>): string[] {
+  const view = buildTrajectoryView(run, () => undefined);
+  const calls = view.steps.reduce((n, s) => n + s.calls.length, 0);
+  const superseded = view.steps.reduce((n, s) => n + s.supersededDecisions.length, 0);
+  const more = superseded ? ` (+${superseded} superseded turn${superseded === 1 ? '' : 's'})` : '';
+  return [`steps: ${view.steps.length} turns, ${calls} tool calls${more}`, ...desktopLines(view)];
 }
 
 export async function showCommand(argv: readonly string[]): Promise<number> {
@@ -56,10 +99,18 @@ export async function showCommand(argv: readonly string[]): Promise<number> {
   console.log(`${run.task.instruction}`);
   console.log(`run folder: ${dir}`);
   console.log(`status: ${run.status}${run.outcome ? ` · answer: ${run.outcome.answer}` : ''}`);
+  if (environmentOf(run) === 'desktop') {
+    for (const line of desktopTable(run)) console.log(line);
+  } else {
+    browserTable(rows);
+  }
+  for (const w of run.warnings) console.log(`warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`);
+  return 0;
+}
+
+function browserTable(rows: readonly StepSummary[]): void {
   const superseded = rows.filter((r) => r.superseded).length;
   const more = superseded ? ` (+${superseded} superseded decision${superseded === 1 ? '' : 's'})` : '';
   console.log(`steps: ${rows.length - superseded}${more}`);
   for (const r of rows) console.log(stepLine(r));
-  for (const w of run.warnings) console.log(`warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`);
-  return 0;
 }

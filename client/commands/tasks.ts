@@ -1,9 +1,9 @@
 // `cua reply | status | list | cancel`: talk to running tasks through Temporal.
-import { loadConfig } from '../../worker/config';
+import { loadConfig } from '../../src/runtime/config';
 import { AGENT_WORKFLOW, RUN_STATUSES } from '../../workflows/contract';
 import type { RunStatus } from '../../workflows/contract';
 import { one, parse, UsageError } from '../args';
-import { connectClient } from '../connect';
+import { connectClient } from '../../src/runtime/connect';
 import { existingTask, replyToTask, rootMessage, viewTask } from '../tasks';
 
 const common = {

@@ -1,6 +1,6 @@
 // `cua view <id|run-folder>`: write a run's trajectory as one self-contained HTML page and print where it went.
 import { writeTrajectoryReport } from '../../src/viewer/report';
-import { loadConfig } from '../../worker/config';
+import { loadConfig } from '../../src/runtime/config';
 import { one, parse } from '../args';
 import { resolveRunFolder } from './show';
 

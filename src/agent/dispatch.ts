@@ -10,6 +10,7 @@ import type { ActionOutcome, PerformedAction } from './observations';
 import { failureText, navigationFailureText, observationOf } from './observations';
 import type { SecretResolution } from './secrets';
 import { hasSecretPlaceholder, redactedError } from './secrets';
+import { isSessionLostType } from './failure-types';
 
 /** The slice of the browser environment the dispatcher needs (tests may pass a fake). */
 export interface ActionTarget {
@@ -167,11 +168,9 @@ function errorText(err: unknown): string {
   return text.split('\n')[0] ?? text;
 }
 
-/** Errors that mean the browser session itself is gone; they must reach the workflow, not the model. */
-export const SESSION_ERRORS = new Set(['BrowserClosedError', 'UnknownSessionError', 'PageRecoveryError']);
-
+/** Errors that mean the session itself is gone (failure-types.ts); they must reach the workflow, not the model. */
 function isSessionError(err: unknown): boolean {
-  return err instanceof Error && SESSION_ERRORS.has(err.name);
+  return err instanceof Error && isSessionLostType(err.name);
 }
 
 /** The URL policy refused the address (src/browser/policy-guard.ts); its message is `blocked by policy: url: why`. */

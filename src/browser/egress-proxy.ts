@@ -15,8 +15,11 @@ export type EgressProxyOptions = {
   decide: (url: string) => Promise<EgressDecision>;
   /** Told about every refused connection. */
   onBlocked: (url: string, reason: string) => void;
+  /** Listen on this UNIX socket path instead of 127.0.0.1 (a desktop sandbox reaches it through a bind mount). */
+  listen?: { path: string };
 };
 
+/** `url` is `http://127.0.0.1:<port>`, or `unix:<path>` when listening on a socket path; close removes the socket. */
 export type EgressProxy = { url: string; close(): Promise<void> };
 
 /** Request headers that belong to the hop to the proxy, not to the origin server. */
@@ -107,7 +110,7 @@ async function tunnel(req: http.IncomingMessage, client: Duplex, head: Buffer, o
   client.on('close', () => upstream.destroy());
 }
 
-/** Starts a proxy on 127.0.0.1 (a free port) for one browser context. */
+/** Starts a proxy on 127.0.0.1 (a free port), or on `options.listen.path`, for one browser context or desktop. */
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
   const sockets = new Set<Duplex>();
   const server = http.createServer((req, res) => void forward(req, res, options).catch(() => res.destroy()));
@@ -119,10 +122,16 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     client.on('error', () => undefined);
     void tunnel(req, client, head, options).catch(() => client.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    if (options.listen) server.listen(options.listen.path, resolve);
+    else server.listen(0, '127.0.0.1', resolve);
+  });
+  const url = options.listen
+    ? `unix:${options.listen.path}`
+    : `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

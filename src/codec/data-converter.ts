@@ -2,7 +2,7 @@
 // failure converter that moves messages and stack traces into encrypted payloads. Undefined when encryption is off.
 import path from 'node:path';
 import type { DataConverter } from '@temporalio/common';
-import type { Config } from '../../worker/config';
+import type { Config } from '../runtime/config';
 import { AesGcmCodec } from './aes-gcm-codec';
 import type { EncryptionConfig } from './config';
 import { resolveKeys } from './keys';

@@ -2,7 +2,7 @@
 // with one-line ConfigErrors naming the key that is wrong.
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../../worker/config';
+import { ConfigError } from '../runtime/config';
 import { decodeKey } from './config';
 import type { EncryptionConfig } from './config';
 

@@ -13,6 +13,9 @@ export interface ModelEndpoint {
 
 export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
+/** A tool offered to the model for native function calling (OpenAI `tools` entry). */
+export type ChatCompletionTool = OpenAI.Chat.Completions.ChatCompletionTool;
+
 export interface Completion {
   /** The message content ('' when the endpoint sent none, e.g. with native tool calls only). */
   text: string;
@@ -46,6 +49,10 @@ export class ModelUnavailableError extends Error {
 export interface CompleteOptions {
   signal?: AbortSignal;
   headers?: Record<string, string>;
+  /** Function tools for native tool calling; sent only when given. */
+  tools?: ChatCompletionTool[];
+  /** Whether the model may, must or must not call a tool; sent only when given. */
+  toolChoice?: 'auto' | 'required' | 'none';
 }
 
 export class ModelClient {
@@ -69,6 +76,8 @@ export class ModelClient {
           messages,
           temperature: this.endpoint.temperature ?? 0,
           ...(this.endpoint.maxTokens ? { max_tokens: this.endpoint.maxTokens } : {}),
+          ...(opts.tools ? { tools: opts.tools } : {}),
+          ...(opts.toolChoice ? { tool_choice: opts.toolChoice } : {}),
         },
         { signal: opts.signal, headers: opts.headers },
       );

@@ -75,17 +75,6 @@ export class InvalidActionArgumentsError extends ModelOutputError {
   }
 }
 
-/** The names of the model-output error classes, e.g. for a retry policy. */
-export const MODEL_OUTPUT_ERROR_NAMES = [
-  'ModelOutputError',
-  'EmptyOutputError',
-  'ReplyTooLongError',
-  'MissingToolCallError',
-  'ToolCallJsonError',
-  'UnknownActionError',
-  'InvalidActionArgumentsError',
-] as const;
-
 /** A user-supplied prompt file could not be used. */
 export class PromptFileError extends Error {
   constructor(

@@ -9,7 +9,6 @@ import type { HostPattern } from './host-patterns';
 
 /** Schemes a policy can allow for documents; `about:blank` is always allowed, `file:` only with `allowFile`. */
 export const URL_SCHEMES = ['http', 'https'] as const;
-export type UrlScheme = (typeof URL_SCHEMES)[number];
 
 const HostPatternText = z.string().transform((text, ctx) => {
   const pattern = parseHostPattern(text);

@@ -7,13 +7,16 @@ export const FaultSchema = z.union([
   z.strictObject({ status: z.number().int().min(400).max(599), message: z.string().optional() }),
   z.strictObject({ empty: z.literal(true) }),
 ]);
-export type Fault = z.infer<typeof FaultSchema>;
 
 const common = {
   delay_ms: z.number().int().min(0).optional(),
   faults: z.array(FaultSchema).optional(),
   /** Answer to a sub-call made while carrying out this entry's action (read_page_answer_question). */
   page_answer: z.string().optional(),
+  /** Desktop agent: the vision model's description of the screen for this turn (`x-cua-call: describe`). */
+  describe: z.string().optional(),
+  /** Desktop agent: replies to the grounding calls made while this turn's tools run, in order; the last repeats. */
+  ground: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
 };
 
 export const ScriptEntrySchema = z.union([
@@ -40,7 +43,6 @@ export const ScriptEntrySchema = z.union([
 export type ScriptEntry = z.infer<typeof ScriptEntrySchema>;
 
 const ScriptObjectSchema = z.strictObject({ description: z.string().optional(), entries: z.array(ScriptEntrySchema) });
-export const ScriptSchema = z.union([z.array(ScriptEntrySchema), ScriptObjectSchema]);
 
 export class ScriptError extends Error {
   constructor(message: string) {

@@ -2,21 +2,42 @@
 // script files instead of a model. Stateless per request (the entry index is the number of assistant
 // messages already in the request), so it is deterministic across worker crashes and activity retries.
 // Never a default for real work: it only knows what its script says.
+// The desktop agent makes several calls per turn (describe the screen, decide, ground clicks); it names the entry
+// and the kind of call in two headers, and the server answers from that entry's `describe`, `tool_calls` or `ground`.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_URL_LABEL } from '../model/context';
 import { renderToolCall } from '../model/toolcall';
 import type { AgentAction } from '../actions/schemas';
+import { MEMORY_LABELS } from '../desktop/agent/memory';
 import { loadScript, ScriptError } from './script';
 import type { ScriptEntry } from './script';
 
 /** Header a page-reading sub-call sends, carrying the main call's entry index (see activities). */
 export const SUBCALL_INDEX_HEADER = 'x-cua-subcall-index';
+/** Header naming the 0-based script entry of a request; when present it overrides the count of assistant messages. */
+export const ENTRY_INDEX_HEADER = 'x-cua-entry';
+/** Header naming which of a desktop turn's calls a request is (absent: an ordinary call, as before). */
+export const CALL_KIND_HEADER = 'x-cua-call';
+export const SCRIPTED_CALL_KINDS = ['describe', 'action', 'ground'] as const;
+export type ScriptedCallKind = (typeof SCRIPTED_CALL_KINDS)[number];
+
+/** The describe reply of an entry without `describe`. */
+export const DEFAULT_DESCRIBE_REPLY =
+  'This description comes from a scripted test model; it has not looked at the screen.';
+/** The ground reply of an entry without `ground` (no point in it, so the click fails with an observation). */
+export const NO_GROUND_REPLY = 'This scripted test model has no grounding reply for this turn.';
 
 export interface RecordedRequest {
   script: string;
   index: number;
   subcall: boolean;
+  /** The `x-cua-call` header, when the request had one. */
+  call?: ScriptedCallKind;
+  /** Names of the function tools offered in the request ([] when none). */
+  toolNames: string[];
+  /** The request's `tool_choice`, when it had a string one. */
+  toolChoice?: string;
   imageCount: number;
   messageCount: number;
   /** Text of the last user message (what the model was told this step). */
@@ -36,6 +57,8 @@ export interface ScriptedModelServer {
 interface ChatRequest {
   model?: string;
   messages?: { role: string; content: unknown }[];
+  tools?: { function?: { name?: unknown } }[];
+  tool_choice?: unknown;
 }
 
 function textOf(content: unknown): string {
@@ -95,6 +118,43 @@ export function latestReply(messages: readonly { role: string; content: unknown 
     reply = text.startsWith(`${DEFAULT_URL_LABEL} `) ? text.slice(text.indexOf('\n') + 1) : text;
   }
   return reply?.trim();
+}
+
+/**
+ * The user's latest reply as the desktop agent's memory carries it: the last `USER:` line of the user messages.
+ * Used for `{{reply}}` in requests marked with CALL_KIND_HEADER.
+ */
+export function latestMemoryReply(messages: readonly { role: string; content: unknown }[]): string | undefined {
+  let reply: string | undefined;
+  for (const m of messages) {
+    if (m.role !== 'user') continue;
+    for (const line of textOf(m.content).split('\n')) {
+      if (line.startsWith(`${MEMORY_LABELS.user} `)) reply = line.slice(MEMORY_LABELS.user.length + 1);
+    }
+  }
+  return reply?.trim();
+}
+
+/** The kind of call a request is, from its header; an error text when the header has another value. */
+function callKind(header: string | string[] | undefined): ScriptedCallKind | undefined | { error: string } {
+  if (header === undefined) return undefined;
+  const value = String(header);
+  return (SCRIPTED_CALL_KINDS as readonly string[]).includes(value)
+    ? (value as ScriptedCallKind)
+    : { error: `${CALL_KIND_HEADER} must be one of ${SCRIPTED_CALL_KINDS.join(', ')}, got '${value}'` };
+}
+
+/** The entry index a request names in ENTRY_INDEX_HEADER, undefined without it, NaN when it is no index. */
+function entryHeader(header: string | string[] | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const value = String(header);
+  return /^\d+$/.test(value) ? Number(value) : NaN;
+}
+
+/** The entry's reply to its `count`-th grounding call (0-based): in order, the last one repeating. */
+function groundReply(entry: ScriptEntry, count: number): string {
+  const replies = entry.ground === undefined ? [] : typeof entry.ground === 'string' ? [entry.ground] : entry.ground;
+  return replies[Math.min(count, replies.length - 1)] ?? NO_GROUND_REPLY;
 }
 
 /** Replaces `{{reply}}` in every string of a scripted action (before it is rendered, so JSON escaping holds). */
@@ -158,18 +218,29 @@ export async function startScriptedModelServer(opts: {
     const messages = request.messages ?? [];
     const subHeader = req.headers[SUBCALL_INDEX_HEADER];
     const subcall = typeof subHeader === 'string';
-    const index = subcall ? Number(subHeader) : messages.filter((m) => m.role === 'assistant').length;
+    const kind = callKind(req.headers[CALL_KIND_HEADER]);
+    const call = typeof kind === 'object' ? undefined : kind;
+    const named = entryHeader(req.headers[ENTRY_INDEX_HEADER]);
+    const index = subcall ? Number(subHeader) : (named ?? messages.filter((m) => m.role === 'assistant').length);
     const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+    const toolNames = (request.tools ?? []).flatMap((t) =>
+      typeof t?.function?.name === 'string' ? [t.function.name] : [],
+    );
     requests.push({
       script,
       index,
       subcall,
+      ...(call ? { call } : {}),
+      toolNames,
+      ...(typeof request.tool_choice === 'string' ? { toolChoice: request.tool_choice } : {}),
       imageCount: countImages(messages),
       messageCount: messages.length,
       lastUserText: textOf(lastUser?.content),
       allText: messages.map((m) => textOf(m.content)).join('\n'),
       at: Date.now(),
     });
+    if (typeof kind === 'object') return sendError(res, 400, kind.error);
+    if (Number.isNaN(index)) return sendError(res, 400, `${ENTRY_INDEX_HEADER} must be an entry index (0, 1, …)`);
     let entries: ScriptEntry[];
     try {
       entries = loadScript(opts.scriptsDir, script);
@@ -184,22 +255,25 @@ export async function startScriptedModelServer(opts: {
         `script '${script}' has ${entries.length} entries; this request asks for entry ${index + 1}`,
       );
     }
-    const key = `${script}#${index}${subcall ? '#sub' : ''}`;
+    // Faults, delays and {{reply}} belong to the decision call; describe and ground calls are counted on their own.
+    const side = subcall ? 'sub' : call === 'describe' || call === 'ground' ? call : undefined;
+    const key = `${script}#${index}${side ? `#${side}` : ''}`;
     const count = seen.get(key) ?? 0;
     seen.set(key, count + 1);
-    const fault = subcall ? undefined : entry.faults?.[count];
-    log(
-      `scripted-model ${script}[${index}]${subcall ? ' (page answer)' : ''}${fault ? ` fault ${JSON.stringify(fault)}` : ''}`,
-    );
+    const fault = side ? undefined : entry.faults?.[count];
+    const what = subcall ? ' (page answer)' : call ? ` (${call})` : '';
+    log(`scripted-model ${script}[${index}]${what}${fault ? ` fault ${JSON.stringify(fault)}` : ''}`);
     if (fault) {
       if ('status' in fault) return sendError(res, fault.status, fault.message ?? `scripted fault ${fault.status}`);
       return sendJson(res, 200, { ...completion(script, ''), choices: [] });
     }
-    if (entry.delay_ms && !subcall) await new Promise((r) => setTimeout(r, entry.delay_ms));
+    if (entry.delay_ms && !side) await new Promise((r) => setTimeout(r, entry.delay_ms));
     if (subcall) {
       return sendJson(res, 200, completion(script, entry.page_answer ?? 'The page does not say.'));
     }
-    const reply = latestReply(messages);
+    if (call === 'describe') return sendJson(res, 200, completion(script, entry.describe ?? DEFAULT_DESCRIBE_REPLY));
+    if (call === 'ground') return sendJson(res, 200, completion(script, groundReply(entry, count)));
+    const reply = latestReply(messages) ?? (call ? latestMemoryReply(messages) : undefined);
     return sendJson(res, 200, completion(script, entryText(entry, reply), entryToolCalls(entry, reply)));
   };
 

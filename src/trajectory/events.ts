@@ -21,6 +21,8 @@ import {
 export interface Stamp {
   /** Session generation / attempt of the step (0 by default). */
   generation?: number;
+  /** A desktop tool call's place in its turn (action and tool events only; 0 by default). */
+  call?: number;
   /** ISO time; now by default. */
   timestamp?: string;
   metadata?: Record<string, unknown>;
@@ -107,7 +109,7 @@ export function preObservation(step: number, page: PageState, stamp: Stamp = {})
 export function actionEvent(step: number, fields: ActionFields, stamp: Stamp = {}): Action {
   return ActionSchema.parse({
     type: 'action',
-    id: eventId({ step, kind: 'action', generation: stamp.generation }),
+    id: eventId({ step, kind: 'action', generation: stamp.generation, call: stamp.call }),
     timestamp: stamp.timestamp ?? new Date().toISOString(),
     ...(stamp.metadata ? { metadata: stamp.metadata } : {}),
     ...fields,
@@ -122,7 +124,7 @@ export function toolOutput(
   stamp: Stamp = {},
 ): ToolOutputObservation {
   return ToolOutputObservationSchema.parse({
-    ...common(eventId({ step, kind: 'tool', generation: stamp.generation }), stamp, actionId),
+    ...common(eventId({ step, kind: 'tool', generation: stamp.generation, call: stamp.call }), stamp, actionId),
     observation_type: 'tool_output',
     output: result.output,
     error: result.error ?? '',

@@ -14,6 +14,10 @@
 //   tool      the action's text result (tool_output, action_id = the action)
 //   post      environment observation after the action (post screenshot, action_id = the action)
 //
+// A desktop turn runs several tool calls in one step: the second and later calls' `action` and `tool` events carry
+// the call's place in the turn as a suffix, `-c<call>` (e.g. `step-0003-action-g0-c1`); the first call's ids have
+// none, so they read as the browser's.
+//
 // `generation` is the session generation (or attempt) of the step: it starts at 0 and goes up each time the
 // browser session is lost and restored mid-step, so the re-observed `pre` and re-decided `action` are new events.
 
@@ -37,6 +41,8 @@ export interface EventIdParts {
   kind: EventKind;
   /** Session generation / attempt; 0 when omitted. */
   generation?: number;
+  /** A tool call's place in its desktop turn; 0 (no suffix) when omitted. */
+  call?: number;
 }
 
 function checkCount(name: string, value: number): void {
@@ -48,21 +54,23 @@ export function eventScope(kind: EventKind): 'user' | 'step' {
   return USER_KINDS.has(kind) ? 'user' : 'step';
 }
 
-export function eventId({ step, kind, generation = 0 }: EventIdParts): string {
+export function eventId({ step, kind, generation = 0, call = 0 }: EventIdParts): string {
   checkCount('step', step);
   checkCount('generation', generation);
-  return `${eventScope(kind)}-${String(step).padStart(4, '0')}-${kind}-g${generation}`;
+  checkCount('call', call);
+  const suffix = call > 0 ? `-c${call}` : '';
+  return `${eventScope(kind)}-${String(step).padStart(4, '0')}-${kind}-g${generation}${suffix}`;
 }
 
-const ID_PATTERN = /^(user|step)-(\d{4,})-([a-z]+)-g(\d+)$/;
+const ID_PATTERN = /^(user|step)-(\d{4,})-([a-z]+)-g(\d+)(?:-c(\d+))?$/;
 
 /** The parts of an id made by `eventId`, or undefined for any other id (e.g. uuids from the original). */
-export function parseEventId(id: string): Required<EventIdParts> | undefined {
+export function parseEventId(id: string): (Required<Omit<EventIdParts, 'call'>> & { call?: number }) | undefined {
   const match = ID_PATTERN.exec(id);
   if (!match) return undefined;
-  const [, scope, step, kind, generation] = match;
+  const [, scope, step, kind, generation, call] = match;
   if (!isEventKind(kind) || eventScope(kind) !== scope) return undefined;
-  return { step: Number(step), kind, generation: Number(generation) };
+  return { step: Number(step), kind, generation: Number(generation), ...(call ? { call: Number(call) } : {}) };
 }
 
 export function isEventKind(value: unknown): value is EventKind {

@@ -5,11 +5,15 @@
 // re-decided it (effect unknown), never as a card of its own, so counts and keyboard navigation are over real steps.
 // An invalid reply shows its error prominently and no marker.
 //
+// A desktop turn is one card too: the turn's screenshot with a marker per call that acted on a point (numbered by
+// call when there are several), the window list instead of a URL, the vision model's screen description and the
+// thoughts once, then each call in order with its action and observation.
+//
 // Everything taken from the run (thoughts, answers, URLs, tool output) is model or page output, so untrusted: it is
 // HTML-escaped everywhere, and the page's Content-Security-Policy allows no network at all and only this file's own
 // script (by its hash), so even a missed escape could neither load nor run anything.
 import { createHash } from 'node:crypto';
-import type { Marker, Point, Size, TrajectoryView, ViewDecision, ViewStep, ViewUserMessage } from './model';
+import type { Marker, Point, Size, TrajectoryView, ViewCall, ViewDecision, ViewStep, ViewUserMessage } from './model';
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
@@ -91,21 +95,49 @@ function markerBody(marker: Marker, pen: Pen): { at: Point; body: string } {
   }
 }
 
-/** The SVG overlay of a screenshot: viewBox = the screenshot's pixel size, so it scales with the image. */
-export function markerSvg(marker: Marker | null, image: Size): string {
-  const pen = penFor(image);
-  let inner = '';
-  if (marker) {
-    const { at, body } = markerBody(marker, pen);
-    const direction = marker.kind === 'scroll' ? ` data-direction="${marker.direction}"` : '';
-    inner =
-      `<g class="marker marker-${marker.kind}" data-kind="${marker.kind}" data-x="${num(at.x)}" ` +
-      `data-y="${num(at.y)}"${direction}>${body}</g>`;
-  }
+/** A desktop marker: the number of its call in the turn, and whether to write that number next to it. */
+export interface CallMark {
+  marker: Marker;
+  call: number;
+  labelled: boolean;
+}
+
+function markerGroup(marker: Marker, pen: Pen, mark?: Omit<CallMark, 'marker'>): string {
+  const { at, body } = markerBody(marker, pen);
+  const direction = marker.kind === 'scroll' ? ` data-direction="${marker.direction}"` : '';
+  const call = mark ? ` data-call="${mark.call}"` : '';
+  const label = mark?.labelled
+    ? `<text class="marker-label" x="${num(at.x + pen.radius * 1.2)}" y="${num(at.y - pen.radius * 1.2)}" ` +
+      `font-size="${num(pen.radius * 2)}">${mark.call}</text>`
+    : '';
+  return (
+    `<g class="marker marker-${marker.kind}" data-kind="${marker.kind}" data-x="${num(at.x)}" ` +
+    `data-y="${num(at.y)}"${direction}${call}>${body}${label}</g>`
+  );
+}
+
+function overlay(inner: string, image: Size): string {
   return (
     `<svg class="overlay" viewBox="0 0 ${image.width} ${image.height}" preserveAspectRatio="none" ` +
     `xmlns="http://www.w3.org/2000/svg" aria-hidden="true">${inner}</svg>`
   );
+}
+
+/** The SVG overlay of a screenshot: viewBox = the screenshot's pixel size, so it scales with the image. */
+export function markerSvg(marker: Marker | null, image: Size): string {
+  return overlay(marker ? markerGroup(marker, penFor(image)) : '', image);
+}
+
+/** The overlay of a desktop turn's screenshot: one marker per call that acted on a point. */
+export function callMarkersSvg(marks: readonly CallMark[], image: Size): string {
+  const pen = penFor(image);
+  return overlay(marks.map(({ marker, ...mark }) => markerGroup(marker, pen, mark)).join(''), image);
+}
+
+/** The markers of a desktop turn's calls, numbered by call (labels written only when there are several). */
+function callMarks(calls: readonly ViewCall[]): CallMark[] {
+  const marked = calls.flatMap((c, i) => (c.marker ? [{ marker: c.marker, call: i + 1 }] : []));
+  return marked.map((m) => ({ ...m, labelled: marked.length > 1 }));
 }
 
 // ---------- page parts ----------
@@ -142,9 +174,12 @@ function screenshot(step: ViewDecision, images: ReadonlyMap<string, string>): st
   const { width, height } = step.image;
   const where = step.pixelPoint ? ` · at ${num(step.pixelPoint.x)}, ${num(step.pixelPoint.y)} px` : '';
   const drag = step.marker?.kind === 'drag' && !step.marker.from ? ' · drag start unknown' : '';
+  const svg = step.calls.length
+    ? callMarkersSvg(callMarks(step.calls), step.image)
+    : markerSvg(step.marker, step.image);
   return (
     `<figure class="shot"><div class="frame"><img src="${escapeHtml(src)}" width="${width}" height="${height}" ` +
-    `alt="screenshot before ${step.superseded ? 'the superseded decision of ' : ''}step ${step.number}">${markerSvg(step.marker, step.image)}</div>` +
+    `alt="screenshot before ${step.superseded ? 'the superseded decision of ' : ''}step ${step.number}">${svg}</div>` +
     `<figcaption>${escapeHtml(step.screenshot)} · ${width}×${height}${escapeHtml(where + drag)}</figcaption></figure>`
   );
 }
@@ -152,21 +187,70 @@ function screenshot(step: ViewDecision, images: ReadonlyMap<string, string>): st
 /** The text shown for a superseded decision: why its effect is unknown. */
 export const SUPERSEDED_NOTE = 'Effect unknown: the worker was lost and the step was re-decided.';
 
+function argList(args: ViewDecision['args']): string {
+  return args.length
+    ? `<dl class="args">${args.map((a) => `<dt>${escapeHtml(a.name)}</dt><dd>${escapeHtml(a.value)}</dd>`).join('')}</dl>`
+    : '';
+}
+
+const observationBlock = (text: string) =>
+  block('Observation', text ? pre(text, 'observation') : '<p class="none">(none)</p>');
+
+/** One call of a desktop turn: its action (with where it acted) and its observation. */
+function callItem(call: ViewCall, n: number, total: number): string {
+  const where = call.pixelPoint
+    ? `<p class="where">at ${num(call.pixelPoint.x)}, ${num(call.pixelPoint.y)} px (screen)</p>`
+    : '';
+  return (
+    `<li class="call" data-call="${n}" data-action="${escapeHtml(call.actionName)}">` +
+    (total > 1 ? `<p class="call-title">Call ${n} of ${total}</p>` : '') +
+    block(
+      'Action',
+      `<p class="action-name"><code>${escapeHtml(call.actionName)}</code></p>${argList(call.args)}${where}`,
+    ) +
+    `${observationBlock(call.observation)}</li>`
+  );
+}
+
+/** The text of a decision: browser, its action and observation; desktop, the screen description and every call. */
+function decisionText(step: ViewDecision): string[] {
+  const thoughts = block('Thoughts', step.thoughts ? pre(step.thoughts, 'thoughts') : '<p class="none">(none)</p>');
+  if (step.calls.length === 0) {
+    return [
+      thoughts,
+      block('Action', `<p class="action-name"><code>${escapeHtml(step.actionName)}</code></p>${argList(step.args)}`),
+      observationBlock(step.observation),
+    ];
+  }
+  const calls = step.calls.map((c, i) => callItem(c, i + 1, step.calls.length)).join('');
+  return [
+    step.screenDescription
+      ? block('Screen (vision model)', pre(step.screenDescription, 'screen-description'), 'screen')
+      : '',
+    thoughts,
+    `<ol class="calls">${calls}</ol>`,
+  ];
+}
+
 /** A decision's screenshot and text: user messages, an invalid reply's error, thoughts, action, observation. */
 function decisionBody(step: ViewDecision, images: ReadonlyMap<string, string>): string {
-  const args = step.args.length
-    ? `<dl class="args">${step.args.map((a) => `<dt>${escapeHtml(a.name)}</dt><dd>${escapeHtml(a.value)}</dd>`).join('')}</dl>`
-    : '';
   const parts = [
     step.userMessages.length ? block('User messages', userMessages(step.userMessages), 'messages') : '',
     step.invalid !== null
       ? block('Invalid reply: no action was taken', pre(step.invalid, 'error'), 'invalid-reply')
       : '',
-    block('Thoughts', step.thoughts ? pre(step.thoughts, 'thoughts') : '<p class="none">(none)</p>'),
-    block('Action', `<p class="action-name"><code>${escapeHtml(step.actionName)}</code></p>${args}`),
-    block('Observation', step.observation ? pre(step.observation, 'observation') : '<p class="none">(none)</p>'),
+    ...decisionText(step),
   ];
   return `<div class="body">${screenshot(step, images)}<div class="text">${parts.join('')}</div></div>`;
+}
+
+/** Where the decision was made: the page's URL, or the desktop's window list. */
+function whereLine(step: ViewDecision): string {
+  const [cls, label, value] = step.calls.length ? [' windows', 'Windows', step.windows] : ['', 'URL', step.url];
+  return (
+    `<p class="url${cls}"><span class="label">${label}</span> ` +
+    `<span class="value">${escapeHtml(value || '(unknown)')}</span></p>`
+  );
 }
 
 function supersededDecision(decision: ViewDecision, images: ReadonlyMap<string, string>): string {
@@ -174,9 +258,7 @@ function supersededDecision(decision: ViewDecision, images: ReadonlyMap<string, 
     `<div class="superseded" data-step="${decision.number}" data-generation="${decision.generation}" ` +
     `data-action="${escapeHtml(decision.actionName)}">` +
     `<h3 class="superseded-title">Superseded decision <code class="summary">${escapeHtml(decision.summary)}</code></h3>` +
-    `<p class="note">${escapeHtml(SUPERSEDED_NOTE)}</p>` +
-    `<p class="url"><span class="label">URL</span> <span class="value">${escapeHtml(decision.url || '(unknown)')}</span></p>` +
-    `${decisionBody(decision, images)}</div>`
+    `<p class="note">${escapeHtml(SUPERSEDED_NOTE)}</p>${whereLine(decision)}${decisionBody(decision, images)}</div>`
   );
 }
 
@@ -191,12 +273,12 @@ function badges(step: ViewStep): string {
 function stepSection(step: ViewStep, images: ReadonlyMap<string, string>): string {
   const cls = `step${step.invalid !== null ? ' invalid' : ''}`;
   const superseded = step.supersededDecisions.map((d) => supersededDecision(d, images)).join('');
+  const calls = step.calls.length ? ` data-calls="${step.calls.length}"` : '';
   return (
     `<section class="${cls}" id="step-${step.number}" data-step="${step.number}" data-generation="${step.generation}" ` +
-    `data-action="${escapeHtml(step.actionName)}">` +
+    `data-action="${escapeHtml(step.actionName)}"${calls}>` +
     `<h2><span class="num">Step ${step.number}</span> <code class="summary">${escapeHtml(step.summary)}</code>${badges(step)}</h2>` +
-    `<p class="url"><span class="label">URL</span> <span class="value">${escapeHtml(step.url || '(unknown)')}</span></p>` +
-    `${superseded}${decisionBody(step, images)}</section>`
+    `${whereLine(step)}${superseded}${decisionBody(step, images)}</section>`
   );
 }
 
@@ -205,7 +287,8 @@ const REDECIDED_MARK = '<span class="r" title="re-decided after a lost worker">�
 function stepList(view: TrajectoryView): string {
   const items = view.steps.map(
     (s) =>
-      `<li><a href="#step-${s.number}" data-step="${s.number}"><span class="n">${s.number}</span> ` +
+      `<li><a href="#step-${s.number}" data-step="${s.number}"${s.calls.length ? ` title="${escapeHtml(s.summary)}"` : ''}>` +
+      `<span class="n">${s.number}</span> ` +
       `<span class="s">${escapeHtml(s.summary)}</span>${s.supersededDecisions.length ? REDECIDED_MARK : ''}</a></li>`,
   );
   return `<nav class="steps" aria-label="Steps"><h2>Steps (${view.steps.length})</h2><ol>${items.join('')}</ol></nav>`;
@@ -228,14 +311,27 @@ function outcome(view: TrajectoryView, id: string): string {
   );
 }
 
-function header(view: TrajectoryView): string {
-  const facts = [
-    ['Run', view.runId],
+/** The run's settings: the browser's start page, model profile and viewport, or the desktop's screen. */
+function settings(view: TrajectoryView): string[][] {
+  if (view.screen) {
+    const calls = view.steps.reduce((n, s) => n + s.calls.length, 0);
+    return [
+      ['Environment', view.environment],
+      ['Screen', `${view.screen.width}×${view.screen.height}`],
+      ['Steps', String(view.steps.length)],
+      ['Tool calls', String(calls)],
+    ];
+  }
+  return [
     ['Start URL', view.startUrl || '(none)'],
     ['Model profile', view.profile],
     ['Viewport', `${view.viewport.width}×${view.viewport.height}`],
     ['Steps', String(view.steps.length)],
   ];
+}
+
+function header(view: TrajectoryView): string {
+  const facts = [['Run', view.runId], ...settings(view)];
   const superseded = view.steps.reduce((n, s) => n + s.supersededDecisions.length, 0);
   if (superseded) facts.push(['Superseded decisions', `${superseded} (worker lost mid-step; effect unknown)`]);
   return (
@@ -331,6 +427,13 @@ dl.args{display:grid;grid-template-columns:max-content 1fr;gap:2px 10px;margin:4
 dl.args dt{color:#6b7280;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
 dl.args dd{margin:0;white-space:pre-wrap;overflow-wrap:anywhere;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
 p.action-name{margin:2px 0}
+ol.calls{list-style:none;margin:8px 0 0;padding:0}
+li.call{border:1px solid #e5e7eb;border-left:3px solid #2563eb;border-radius:4px;padding:4px 10px 6px;margin:0 0 8px}
+li.call p.call-title{margin:0;font-size:12px;font-weight:600;color:#2563eb}
+li.call h3{margin-top:4px}
+p.where{margin:2px 0;font-size:12px;color:#6b7280}
+.screen pre.screen-description{background:#f5f3ff;border-color:#ddd6fe}
+svg.overlay .marker-label{fill:#e11d48;stroke:#fff;stroke-width:3px;paint-order:stroke;font-weight:700;font-family:system-ui,sans-serif}
 .none{color:#9ca3af;margin:2px 0}
 .user-message{border-left:3px solid #8b5cf6;padding-left:8px;margin:4px 0}
 .warnings li{color:#92400e}

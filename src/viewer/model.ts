@@ -9,6 +9,10 @@
 // Steps are numbered as `stepSummaries` numbers them. A decision superseded after a lost worker (its effect unknown,
 // the step re-decided in a new session) is not a step of its own: it rides on the step that re-decided it. An invalid
 // reply (no action could be made of it) is a step, with its error and no marker.
+//
+// A desktop run (environment `desktop`) is shown by turn: the tool calls of one turn are one step, each call with its
+// own action, observation and marker, all markers drawn on the turn's screenshot. Desktop points are screen pixels
+// (the tool output's resolved point), scaled to the screenshot; the browser's model-coordinate mapping is not used.
 import { z } from 'zod';
 import { getProfile, isProfileName } from '../actions/profiles';
 import type { ProfileName } from '../actions/profiles';
@@ -16,10 +20,14 @@ import { summarizeAction } from '../agent/summary';
 import type { CoordinateSpace, Viewport } from '../coords/viewport';
 import { NORM1000, modelToViewport, resizedPixelsSpace, scaleScroll } from '../coords/viewport';
 import { smartResize } from '../image/smart-resize';
+import { parseEventId } from '../trajectory/ids';
 import type { RunRecord } from '../trajectory/reader';
 import type { Action, Event, Observation, UserMessageType } from '../trajectory/schema';
 import { buildSteps, stepSummaries } from '../trajectory/steps';
 import type { Step, StepSummary } from '../trajectory/steps';
+import type { EnvironmentName } from '../../workflows/contract';
+import { callSummary, callTarget, environmentOf, screenOf, turnSummary, windowsLine } from './desktop';
+import type { CallTarget } from './desktop';
 
 export interface Point {
   x: number;
@@ -52,7 +60,24 @@ export interface ViewUserMessage {
   content: string;
 }
 
-/** One decision of the model: the action, what it saw and what came of it. */
+/** One tool call of a desktop turn: what was called, what came of it and where it acted. */
+export interface ViewCall {
+  /** Place in the turn: 0 for the first call, then 1, 2, … (the `-c<n>` suffix of its event id). */
+  index: number;
+  actionName: string;
+  /** One line, e.g. `click "the OK button"`. */
+  summary: string;
+  /** The call's arguments (thoughts left out), as display text. */
+  args: { name: string; value: string }[];
+  /** The call's tool output (errors as `error: …` lines). */
+  observation: string;
+  /** Where the call clicked (a drag: where it ended) in screen pixels, null for calls without a point. */
+  pixelPoint: Point | null;
+  /** What to draw on the turn's screenshot, in its pixels. */
+  marker: Marker | null;
+}
+
+/** One decision of the model: the action, what it saw and what came of it. For the desktop, one turn. */
 export interface ViewDecision {
   /** Step number, as in `stepSummaries` (from the event id; by counting for foreign ids). */
   number: number;
@@ -62,14 +87,15 @@ export interface ViewDecision {
   superseded: boolean;
   /** The error when the model's reply could not be turned into an action, else null. */
   invalid: string | null;
+  /** The action's name (a desktop turn: its first call's). */
   actionName: string;
-  /** One line, e.g. `left_click (500, 200)`. */
+  /** One line, e.g. `left_click (500, 200)`; a desktop turn of several calls names its tools, `click + type_text`. */
   summary: string;
-  /** The action's arguments (thoughts left out), as display text. */
+  /** The action's arguments (thoughts left out), as display text (a desktop turn: its first call's). */
   args: { name: string; value: string }[];
   thoughts: string;
   url: string;
-  /** The action's tool output (page answer, errors as `error: …` lines). */
+  /** The action's tool output (page answer, errors as `error: …` lines) (a desktop turn: its first call's). */
   observation: string;
   userMessages: ViewUserMessage[];
   /** Run-relative path of the screenshot the model saw ('' when none). */
@@ -78,7 +104,14 @@ export interface ViewDecision {
   image: Size | null;
   /** Where the action landed in viewport pixels (its `coordinate`), null for actions without one and invalid replies. */
   pixelPoint: Point | null;
+  /** A desktop turn's markers are on its calls: null here. */
   marker: Marker | null;
+  /** A desktop turn's tool calls in order; empty for the browser. */
+  calls: ViewCall[];
+  /** The desktop's window list the turn was decided on (page_info); '' for the browser. */
+  windows: string;
+  /** The vision model's description of the screen for a desktop turn; '' for the browser. */
+  screenDescription: string;
 }
 
 /** A step of the run: its (last) decision, with the earlier decisions it superseded. */
@@ -90,6 +123,9 @@ export interface ViewStep extends ViewDecision {
 export interface TrajectoryView {
   runId: string;
   instruction: string;
+  environment: EnvironmentName;
+  /** The desktop's screen size in pixels (markers' coordinate space); null for the browser. */
+  screen: Size | null;
   startUrl: string;
   profile: ProfileName;
   viewport: Viewport;
@@ -99,7 +135,7 @@ export interface TrajectoryView {
   answer: string | null;
   verification: { name: string; score: number | null; reasoning: string }[];
   warnings: string[];
-  /** The steps, superseded decisions inside the step that re-decided them (not counted as steps). */
+  /** The steps (desktop: turns), superseded decisions inside the step that re-decided them (not counted as steps). */
   steps: ViewStep[];
   /** User messages recorded after the last action. */
   after: ViewUserMessage[];
@@ -279,6 +315,8 @@ interface DecisionContext {
   profile: ProfileName;
   space: CoordinateSpace;
   viewport: Viewport;
+  /** The desktop's screen (desktop runs), null for the browser. */
+  screen: Size | null;
   instruction: string;
   sizeOf: (screenshot: string) => Size | undefined;
 }
@@ -303,6 +341,50 @@ function placement(
   }
 }
 
+const argList = (args: Record<string, unknown>) =>
+  Object.entries(args)
+    .filter(([name]) => name !== 'thoughts' && name !== 'action')
+    .map(([name, value]) => ({ name, value: displayValue(value) }));
+
+/** A desktop call's target (screen pixels) as a marker on a screenshot of `image` pixels. */
+function desktopMarker(target: CallTarget, screen: Size, image: Size): Marker {
+  const scale = (p: Point): Point => ({
+    x: (p.x * image.width) / screen.width,
+    y: (p.y * image.height) / screen.height,
+  });
+  if (target.kind === 'point') return { kind: 'point', at: scale(target.at) };
+  const from = scale(target.from);
+  const to = scale(target.to);
+  return { kind: 'drag', from, to, head: arrowHead(from, to, headSize(image)) };
+}
+
+/** A desktop tool call; an invalid reply acted nowhere. */
+function callView(
+  action: Action,
+  step: Step,
+  invalid: boolean,
+  summary: StepSummary,
+  screen: Size,
+  image: Size,
+): ViewCall {
+  const args = action.content.arguments;
+  const target = invalid ? null : callTarget(action.action_name, args, step.post);
+  return {
+    index: parseEventId(action.id)?.call ?? 0,
+    actionName: action.action_name,
+    summary: callSummary(action.action_name, args),
+    args: argList(args),
+    observation: summary.text_observation,
+    pixelPoint: target ? (target.kind === 'point' ? target.at : target.to) : null,
+    marker: target ? desktopMarker(target, screen, image) : null,
+  };
+}
+
+function screenDescriptionOf(action: Action): string {
+  const description = recordOf(action['metadata'])['screen_description'];
+  return typeof description === 'string' ? description : '';
+}
+
 function decisionView(
   ctx: DecisionContext,
   step: Step,
@@ -310,28 +392,53 @@ function decisionView(
   summary: StepSummary,
   screenshot: string,
   pointer: Point | null,
+  pageInfo: string,
 ): ViewDecision {
   const image = screenshot ? (ctx.sizeOf(screenshot) ?? null) : null;
-  const geo: Geometry = { space: ctx.space, viewport: ctx.viewport, image: image ?? ctx.viewport };
-  const args = action.content.arguments;
-  return {
+  const invalid = summary.invalid !== null;
+  const common = {
     number: summary.step,
     generation: summary.generation,
     superseded: summary.superseded,
     invalid: summary.invalid,
     actionName: action.action_name,
-    summary: summary.invalid === null ? summaryOf(action, ctx.profile) : `${action.action_name} (invalid reply)`,
-    args: Object.entries(args)
-      .filter(([name]) => name !== 'thoughts' && name !== 'action')
-      .map(([name, value]) => ({ name, value: displayValue(value) })),
+    args: argList(action.content.arguments),
     thoughts: summary.thoughts,
     url: summary.url,
     observation: summary.text_observation,
     userMessages: userMessagesOf(step.pre, ctx.instruction),
     screenshot,
     image,
-    ...placement(action, geo, pointer, summary.invalid !== null),
   };
+  if (ctx.screen) {
+    const call = callView(action, step, invalid, summary, ctx.screen, image ?? ctx.screen);
+    return {
+      ...common,
+      summary: invalid ? `${action.action_name} (invalid reply)` : call.summary,
+      marker: null,
+      pixelPoint: null,
+      calls: [call],
+      windows: windowsLine(pageInfo),
+      screenDescription: screenDescriptionOf(action),
+    };
+  }
+  const geo: Geometry = { space: ctx.space, viewport: ctx.viewport, image: image ?? ctx.viewport };
+  return {
+    ...common,
+    summary: invalid ? `${action.action_name} (invalid reply)` : summaryOf(action, ctx.profile),
+    ...placement(action, geo, pointer, invalid),
+    calls: [],
+    windows: '',
+    screenDescription: '',
+  };
+}
+
+/** The page_info the step's decision was made on: the latest one seen after the previous action. */
+function pageInfoBefore(steps: readonly Step[], index: number): string {
+  const seen = [...(steps[index - 1]?.post ?? []), ...(steps[index]?.pre ?? [])].flatMap((o) =>
+    o.observation_type === 'environment' && o.page_info !== '' ? [o.page_info] : [],
+  );
+  return seen.at(-1) ?? '';
 }
 
 /** Every decision of the run in stream order, superseded ones included, following the pointer from one to the next. */
@@ -343,11 +450,43 @@ function decisionViews(ctx: DecisionContext, events: readonly Event[], actionSte
     const summary = summaries[i];
     if (!summary || !step.action) return [];
     if (isSessionRestore(step)) pointer = null; // a new browser session starts with its pointer at the corner
-    const view = decisionView(ctx, step, step.action, summary, shots[i] ?? '', pointer);
+    const view = decisionView(ctx, step, step.action, summary, shots[i] ?? '', pointer, pageInfoBefore(actionSteps, i));
     // Where a superseded decision left the pointer is unknown.
     pointer = view.superseded ? null : pointerAfter(view.marker, pointer);
     return [view];
   });
+}
+
+/** A desktop turn's later calls join the decision of its first: one decision per turn, its calls in order. */
+export function joinTurns(decisions: readonly ViewDecision[]): ViewDecision[] {
+  const turns: ViewDecision[] = [];
+  for (const decision of decisions) {
+    const last = turns.at(-1);
+    const sameTurn =
+      last !== undefined &&
+      last.calls.length > 0 &&
+      (decision.calls[0]?.index ?? 0) > 0 &&
+      last.number === decision.number &&
+      last.generation === decision.generation &&
+      last.superseded === decision.superseded;
+    if (sameTurn) turns[turns.length - 1] = joined(last, decision);
+    else turns.push(decision);
+  }
+  return turns;
+}
+
+function joined(turn: ViewDecision, next: ViewDecision): ViewDecision {
+  const calls = [...turn.calls, ...next.calls];
+  const invalid = turn.invalid ?? next.invalid;
+  const tools = turnSummary(calls.map((c) => c.actionName));
+  return {
+    ...turn,
+    invalid,
+    summary: invalid === null ? tools : `${tools} (invalid reply)`,
+    thoughts: [turn.thoughts, next.thoughts].filter((t) => t !== '').join('\n'),
+    userMessages: [...turn.userMessages, ...next.userMessages],
+    calls,
+  };
 }
 
 /** Superseded decisions go inside the next step (the one that re-decided them), not into the list of steps. */
@@ -374,17 +513,21 @@ export function groupDecisions(decisions: readonly ViewDecision[]): ViewStep[] {
  * markers are placed on that size, or on the viewport's when unknown.
  */
 export function buildTrajectoryView(run: ViewInput, sizeOf: (screenshot: string) => Size | undefined): TrajectoryView {
+  const environment = environmentOf(run);
+  const screen = environment === 'desktop' ? screenOf(run) : null;
   const profile = profileOf(run);
-  const viewport = viewportOf(run);
+  const viewport = screen ?? viewportOf(run);
   const instruction = run.task.instruction;
-  const ctx: DecisionContext = { profile, space: spaceOf(profile, viewport), viewport, instruction, sizeOf };
+  const ctx: DecisionContext = { profile, space: spaceOf(profile, viewport), viewport, screen, instruction, sizeOf };
   const all = buildSteps(run.events);
   const actionSteps = all.filter((s) => s.action !== null);
-  const steps = groupDecisions(decisionViews(ctx, run.events, actionSteps));
+  const steps = groupDecisions(joinTurns(decisionViews(ctx, run.events, actionSteps)));
   const tail = all.at(-1);
   return {
     runId: run.runId,
     instruction,
+    environment,
+    screen,
     startUrl: displayValue(run.task.environment_config['start_url'] ?? ''),
     profile,
     viewport,

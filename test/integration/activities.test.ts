@@ -10,7 +10,7 @@ import { BrowserPool } from '../../src/browser/pool';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import { readRun } from '../../src/trajectory/reader';
-import { loadConfig } from '../../worker/config';
+import { loadConfig } from '../../src/runtime/config';
 import { TaskInputSchema } from '../../workflows/contract';
 import { startFixtureSite } from '../fixtures/site/server';
 import type { FixtureSite } from '../fixtures/site/server';

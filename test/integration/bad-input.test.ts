@@ -21,7 +21,7 @@ import { NORM1000 } from '../../src/coords/viewport';
 import { temporalCliPath } from '../../src/infra/paths';
 import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
-import { ConfigError, loadConfig } from '../../worker/config';
+import { ConfigError, loadConfig } from '../../src/runtime/config';
 import type { TaskResult } from '../../workflows/contract';
 import { AGENT_WORKFLOW, statusQuery } from '../../workflows/contract';
 import { startFixtureServer } from '../fixtures/browser/server';

@@ -14,7 +14,7 @@ import type { AgentAction } from '../../src/actions/schemas';
 import { dispatchAction } from '../../src/agent/dispatch';
 import { BrowserPool } from '../../src/browser/pool';
 import { NORM1000 } from '../../src/coords/viewport';
-import type { Config } from '../../worker/config';
+import type { Config } from '../../src/runtime/config';
 import { createWorkerRuntime } from '../../worker/main';
 import type { WorkerOptions, WorkerRuntime } from '../../worker/main';
 import type { TaskInputArgs, TaskResult } from '../../workflows/contract';

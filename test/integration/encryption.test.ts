@@ -20,7 +20,7 @@ import type { CodecServer } from '../../src/codec/server';
 import { CHROMIUM_ARGS } from '../../src/infra/chromium';
 import { freePort } from '../../src/infra/devserver';
 import { chromiumPath, temporalCliPath } from '../../src/infra/paths';
-import { loadConfig } from '../../worker/config';
+import { loadConfig } from '../../src/runtime/config';
 import { createWorkerRuntime } from '../../worker/main';
 import { replyToTask, startTask, validateTaskInput } from '../../client/tasks';
 import type { TaskResult } from '../../workflows/contract';

@@ -12,8 +12,8 @@ import { startDevServer, freePort, waitForNamespace } from '../../src/infra/devs
 import type { DevServer } from '../../src/infra/devserver';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
-import { loadConfig } from '../../worker/config';
-import type { Config } from '../../worker/config';
+import { loadConfig } from '../../src/runtime/config';
+import type { Config } from '../../src/runtime/config';
 import { bundleWorkflows, createWorkerRuntime, installWorkerLogging } from '../../worker/main';
 import { dataConverterFor } from '../../src/codec/data-converter';
 import type { WorkerRuntime } from '../../worker/main';

@@ -4,7 +4,7 @@
 // and optionally CUA_TEST_HOLD="<point>:<step>" + CUA_TEST_MARKER=<file>: at that checkpoint the activity writes
 // the marker file and then holds (the test kills the process while it holds).
 import fs from 'node:fs';
-import { loadConfig } from '../../worker/config';
+import { loadConfig } from '../../src/runtime/config';
 import { createWorkerRuntime, installWorkerLogging } from '../../worker/main';
 
 export const READY_LINE = 'worker-process ready';

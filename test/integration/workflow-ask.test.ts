@@ -10,7 +10,7 @@ import type { NativeConnection } from '@temporalio/worker';
 import { temporalCliPath, testServerPath } from '../../src/infra/paths';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import { readRun } from '../../src/trajectory/reader';
-import { loadConfig } from '../../worker/config';
+import { loadConfig } from '../../src/runtime/config';
 import { createWorkerRuntime } from '../../worker/main';
 import { replyToTask, startTask, validateTaskInput, TaskError } from '../../client/tasks';
 import { replySignal, statusQuery } from '../../workflows/contract';

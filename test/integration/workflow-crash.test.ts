@@ -1,8 +1,6 @@
 // Durability: a worker killed with SIGKILL during observe, decide or act is replaced by a new worker process
 // and the task completes; the interrupted step is re-observed and re-decided in a restored session, never
 // blindly re-acted; events.jsonl has no duplicate and no missing step.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,42 +9,20 @@ import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
 import type { TaskResult } from '../../workflows/contract';
 import { stepsQuery } from '../../workflows/contract';
-import { eventually, startHarness, workflowBundle } from './harness';
+import { eventually, startHarness } from './harness';
+import { WorkerProcesses } from './worker-processes';
 import type { Harness } from './harness';
 
-const WORKER_SCRIPT = path.resolve(__dirname, 'worker-process.ts');
 let h: Harness;
-let bundlePath: string;
-const children = new Set<ChildProcess>();
-
-function spawnWorker(env: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', WORKER_SCRIPT], {
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: h.server.address,
-      CUA_RUNS_DIR: h.config.runsDir,
-      CUA_TASK_QUEUE: h.config.taskQueue,
-      CUA_TEST_BUNDLE: bundlePath,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const log = fs.createWriteStream(path.join(h.dir, `worker-${child.pid}.log`));
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return child;
-}
+const workers = new WorkerProcesses(() => h);
 
 beforeAll(async () => {
   h = await startHarness({ worker: false });
-  bundlePath = path.join(h.dir, 'workflow-bundle.js');
-  fs.writeFileSync(bundlePath, (await workflowBundle()).code);
+  await workers.prepare();
 }, 120_000);
 
 afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
+  workers.killAll();
   await h?.close();
 });
 
@@ -66,13 +42,11 @@ describe.each(['observe', 'decide', 'act'] as const)('kill -9 of the worker duri
             [5, false],
           ];
     const marker = path.join(h.dir, `marker-${point}`);
-    const first = spawnWorker({ CUA_TEST_HOLD: `${point}:3`, CUA_TEST_MARKER: marker });
+    const first = workers.spawn({ CUA_TEST_HOLD: `${point}:3`, CUA_TEST_MARKER: marker });
     const handle = await h.start({ script: 'book-lisbon' });
     await eventually(async () => fs.existsSync(marker), 60_000, `the worker to reach ${point} of step 3`);
-    const exited = new Promise((r) => first.once('exit', r));
-    first.kill('SIGKILL');
-    await exited;
-    const second = spawnWorker();
+    await workers.kill(first);
+    const second = workers.spawn();
     try {
       const result = (await handle.result()) as TaskResult;
       expect(result).toMatchObject({

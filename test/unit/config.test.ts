@@ -5,10 +5,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { dataDir } from '../../src/infra/paths';
-import type { Config } from '../../worker/config';
-import { ConfigError, loadConfig } from '../../worker/config';
-import { deriveLimits, thisMachine } from '../../worker/limits';
-import type { MachineShape } from '../../worker/limits';
+import type { Config } from '../../src/runtime/config';
+import { ConfigError, loadConfig } from '../../src/runtime/config';
+import { deriveLimits, thisMachine } from '../../src/runtime/limits';
+import type { MachineShape } from '../../src/runtime/limits';
 
 let dir: string;
 let counter = 0;
@@ -41,6 +41,17 @@ describe('loadConfig: defaults', () => {
       taskQueue: 'cua-agent',
       models: {},
       browser: { headless: true, maxSessions: 8, idleTimeoutSeconds: 600, singleTab: true, maxDownloadMiB: 100 },
+      desktop: {
+        maxSessions: 4,
+        network: false,
+        apps: ['xterm'],
+        typingChunk: 50,
+        typingDelayMs: 12,
+        commandTimeoutSeconds: 5,
+        maxCommandTimeoutSeconds: 120,
+        outputHeadChars: 2000,
+        outputTailChars: 2000,
+      },
       worker: { maxConcurrentActivities: 18, maxConcurrentWorkflowTasks: 8 },
       limits: { machine: DEV_BOX, derived: ['maxSessions', 'maxConcurrentActivities', 'maxConcurrentWorkflowTasks'] },
       runsDir: path.resolve(dataDir(), 'runs'),

@@ -1,9 +1,9 @@
-// Specification of the worker limits derived from the machine (worker/limits.ts): sessions, activity and workflow
+// Specification of the worker limits derived from the machine (src/runtime/limits.ts): sessions, activity and workflow
 // task slots for a few machine shapes, configured values kept, and the summary the worker prints.
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 
-import { deriveLimits, describeLimits, thisMachine } from '../../worker/limits';
+import { deriveLimits, describeLimits, thisMachine } from '../../src/runtime/limits';
 
 const GiB = 1024 ** 3;
 

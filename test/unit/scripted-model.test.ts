@@ -8,9 +8,20 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { getProfile } from '../../src/actions/profiles';
+import { openAiTools } from '../../src/desktop/agent';
+import { ModelClient } from '../../src/model/client';
 import { parseModelOutput } from '../../src/model/parse';
 import type { ScriptedModelServer } from '../../src/scripted/server';
-import { latestReply, startScriptedModelServer, SUBCALL_INDEX_HEADER } from '../../src/scripted/server';
+import {
+  CALL_KIND_HEADER,
+  DEFAULT_DESCRIBE_REPLY,
+  ENTRY_INDEX_HEADER,
+  NO_GROUND_REPLY,
+  latestMemoryReply,
+  latestReply,
+  startScriptedModelServer,
+  SUBCALL_INDEX_HEADER,
+} from '../../src/scripted/server';
 
 const RAW =
   'Verbatim reply.\n<tool_call>\n{"name": "computer_use", "arguments": {"action": "history_back"}}\n</tool_call>';
@@ -39,6 +50,21 @@ const SCRIPTS: Record<string, string> = {
   slow: JSON.stringify([{ raw: 'slow reply', delay_ms: 300 }]),
   'not-json': '[{"raw": "x"',
   'bad-entry': JSON.stringify([{ raw: 'ok' }, { thoughts: 'no action here' }]),
+  desktop: JSON.stringify([
+    {
+      describe: '1. Objective: save.\n2. Screen: an editor.\n3. Status: NOT DONE\n4. Next: click Save.',
+      ground: ['(10, 20)', '(30, 40)'],
+      content: 'I click Save twice.',
+      tool_calls: [
+        { name: 'click', arguments: { query: 'Save' } },
+        { name: 'click', arguments: '{"query": "Save again"}' },
+      ],
+      faults: [{ status: 503 }],
+    },
+    { ground: 'x=5 y=6', tool_calls: [{ name: 'ask_user', arguments: { question: 'Which folder?' } }] },
+    { tool_calls: [{ name: 'type_text', arguments: { text: '{{reply}}' } }] },
+    { raw: 'No tool this time.' },
+  ]),
 };
 
 let dir: string;
@@ -222,5 +248,97 @@ describe('scripted model: {{reply}} in a script', () => {
     ],
   ])('%s', (_name, messages, expected) => {
     expect(latestReply(messages)).toBe(expected);
+  });
+});
+
+describe('scripted model: desktop calls (x-cua-entry, x-cua-call)', () => {
+  const model = () => new ModelClient({ baseUrl: server.url, model: 'desktop' });
+  const ask = (entry: number, call: string, messages: ChatCompletionMessageParam[] = conversation(0)) =>
+    model().complete(messages, { headers: { [ENTRY_INDEX_HEADER]: String(entry), [CALL_KIND_HEADER]: call } });
+
+  it("describe: the entry's describe text, or a neutral scripted sentence; faults are not served to it", async () => {
+    expect((await ask(0, 'describe')).text).toContain('3. Status: NOT DONE');
+    expect(server.requests.at(-1)).toMatchObject({ script: 'desktop', index: 0, call: 'describe', subcall: false });
+    const neutral = await ask(1, 'describe');
+    expect(neutral.text).toBe(DEFAULT_DESCRIBE_REPLY);
+    expect(neutral.toolCalls).toBeUndefined();
+  });
+
+  it("ground: the entry's replies in order, the last repeating, counted per entry", async () => {
+    const replies: string[] = [];
+    for (const entry of [0, 0, 1, 0, 1]) replies.push((await ask(entry, 'ground')).text);
+    expect(replies).toEqual(['(10, 20)', '(30, 40)', 'x=5 y=6', '(30, 40)', 'x=5 y=6']);
+    expect(server.requests.at(-1)).toMatchObject({ index: 1, call: 'ground' });
+    expect((await ask(2, 'ground')).text).toBe(NO_GROUND_REPLY);
+  });
+
+  it("action: the entry's content and native tool calls, after its faults", async () => {
+    await expect(ask(0, 'action')).rejects.toThrow(/503/);
+    const completion = await ask(0, 'action');
+    expect(completion.text).toBe('I click Save twice.');
+    expect(completion.toolCalls).toEqual([
+      { name: 'click', arguments: '{"query":"Save"}' },
+      { name: 'click', arguments: '{"query": "Save again"}' },
+    ]);
+    expect(server.requests.at(-1)).toMatchObject({ index: 0, call: 'action' });
+    expect((await ask(3, 'action')).text).toBe('No tool this time.');
+  });
+
+  it('action: {{reply}} is the last USER line of the memory', async () => {
+    const memory: ChatCompletionMessageParam[] = [
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: 'OBJECTIVE: save\nUSER: Documents\nTHOUGHT: x\nUSER: My "Notes" folder' },
+      { role: 'user', content: 'CURRENT SCREEN:\nan editor\n\nWhat next?' },
+    ];
+    const completion = await ask(2, 'action', memory);
+    expect(completion.toolCalls).toEqual([{ name: 'type_text', arguments: '{"text":"My \\"Notes\\" folder"}' }]);
+  });
+
+  it('the entry header overrides the count of assistant messages', async () => {
+    await model().complete(conversation(2), { headers: { [ENTRY_INDEX_HEADER]: '1', [CALL_KIND_HEADER]: 'action' } });
+    expect(server.requests.at(-1)).toMatchObject({ index: 1 });
+  });
+
+  it.each([
+    ['an unknown call kind', { [CALL_KIND_HEADER]: 'guess' }, 'x-cua-call must be one of describe, action, ground'],
+    ['an entry that is no index', { [ENTRY_INDEX_HEADER]: 'first' }, 'x-cua-entry must be an entry index'],
+  ])('%s is refused (400)', async (_case, headers, fragment) => {
+    const error: unknown = await model()
+      .complete(conversation(0), { headers })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect((error as Error).name).toBe('ModelRequestError');
+    expect((error as Error).message).toContain(fragment);
+  });
+
+  it('records the tools and tool_choice the client sends, and none when not given', async () => {
+    await model().complete(conversation(0), {
+      headers: { [ENTRY_INDEX_HEADER]: '3', [CALL_KIND_HEADER]: 'action' },
+      tools: openAiTools(),
+      toolChoice: 'required',
+    });
+    expect(server.requests.at(-1)?.toolNames).toContain('run_command');
+    expect(server.requests.at(-1)?.toolChoice).toBe('required');
+    await reply('three-steps', 0);
+    expect(server.requests.at(-1)).toMatchObject({ toolNames: [] });
+    expect(server.requests.at(-1)?.toolChoice).toBeUndefined();
+    expect(server.requests.at(-1)?.call).toBeUndefined();
+  });
+
+  it.each([
+    ['no USER line', [{ role: 'user', content: 'OBJECTIVE: x' }], undefined],
+    [
+      'the last of several',
+      [
+        { role: 'user', content: 'USER: a' },
+        { role: 'user', content: 'USER: b\nNOTE: c' },
+      ],
+      'b',
+    ],
+    ['not in assistant turns', [{ role: 'assistant', content: 'USER: fake' }], undefined],
+  ])('latestMemoryReply: %s', (_case, messages, expected) => {
+    expect(latestMemoryReply(messages)).toBe(expected);
   });
 });

@@ -17,7 +17,7 @@ import {
   resolveSecrets,
 } from '../../src/agent/secrets';
 import { NORM1000 } from '../../src/coords/viewport';
-import { ConfigError, loadConfig } from '../../worker/config';
+import { ConfigError, loadConfig } from '../../src/runtime/config';
 
 const SECRETS: ResolveContext['secrets'] = {
   SITE_PASSWORD: { value: 'hunter2-value', hosts: ['shop.example', '*.bank.example', '127.0.0.1:8500'] },

@@ -365,6 +365,41 @@ describe('invalid replies', () => {
   });
 });
 
+describe('stepSummaries of a desktop run', () => {
+  it('gives one row per tool call, the calls of a turn under the turn number, none superseded', () => {
+    const call = (step: number, n: number, generation = 0) => {
+      const name = `tool_${step}_${n}`;
+      const fields = { action_name: name, content: { action: name, arguments: {} } };
+      const id = `${aidG(step, generation)}${n ? `-c${n}` : ''}`;
+      return [
+        actionEvent(step, fields, { ...T, generation, call: n }),
+        toolOutput(step, id, { output: `ran ${name}` }, { ...T, generation, call: n }),
+      ];
+    };
+    const events: Event[] = [
+      preObservation(1, { screenshot_path: 'screenshot_1_pre.png' }, T),
+      ...call(1, 0),
+      ...call(1, 1),
+      ...call(1, 2),
+      postObservation(1, `${aidG(1, 0)}-c2`, { screenshot_path: 'screenshot_1_post.png' }, T),
+      preObservation(2, {}, T),
+      ...call(2, 0),
+      ...call(2, 1),
+      sessionRestored(2, 'A new desktop was started.', at(1)),
+      preObservation(2, {}, at(1)),
+      ...call(2, 0, 1),
+    ];
+    expect(stepSummaries(events).map((r) => [r.step, r.generation, r.superseded, r.text_observation])).toEqual([
+      [1, 0, false, 'ran tool_1_0'],
+      [1, 0, false, 'ran tool_1_1'],
+      [1, 0, false, 'ran tool_1_2'],
+      [2, 0, true, 'ran tool_2_0'],
+      [2, 0, true, 'ran tool_2_1'],
+      [2, 1, false, 'ran tool_2_0'],
+    ]);
+  });
+});
+
 describe('cua show lines', () => {
   it('lists a superseded decision under its step number, marked, above the re-decision', () => {
     const lines = stepSummaries(redecidedRun('tool')).map(stepLine);

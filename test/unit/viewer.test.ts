@@ -1,7 +1,12 @@
 // The trajectory viewer's pure parts: marker geometry (points, drags, scroll arrows, actions without a marker),
 // the view-model built from an event stream (numbering, decisions superseded after a lost worker, invalid replies),
-// and HTML escaping of everything that comes from the run.
+// HTML escaping of everything that comes from the run, and desktop runs (one step per turn, screen-pixel markers).
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { desktopLines } from '../../client/commands/show';
 import { NORM1000, resizedPixelsSpace } from '../../src/coords/viewport';
 import {
   actionEvent,
@@ -16,9 +21,12 @@ import type { RunRecord } from '../../src/trajectory/reader';
 import type { Action, Event } from '../../src/trajectory/schema';
 import { TaskSchema } from '../../src/trajectory/schema';
 import { stepSummaries } from '../../src/trajectory/steps';
+import { TrajectoryWriter } from '../../src/trajectory/writer';
+import { callTarget, environmentOf, screenOf, turnSummary } from '../../src/viewer/desktop';
 import { escapeHtml, markerSvg, renderTrajectoryHtml } from '../../src/viewer/html';
 import { arrowHead, buildTrajectoryView, markerFor, spaceOf } from '../../src/viewer/model';
 import type { Geometry, Marker, Point } from '../../src/viewer/model';
+import { renderTrajectoryReport } from '../../src/viewer/report';
 
 const VIEWPORT = { width: 1440, height: 900 };
 const NORM: Geometry = { space: NORM1000, viewport: VIEWPORT, image: VIEWPORT };
@@ -419,5 +427,335 @@ describe('escaping', () => {
     expect(html.match(/<script>/g)).toHaveLength(1);
     expect(html).toMatch(/Content-Security-Policy" content="default-src &#39;none&#39;; img-src data:;/);
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+  });
+});
+
+// ---------- desktop runs ----------
+
+const SCREEN = { width: 1280, height: 800 };
+const callId = (step: number, call = 0, generation = 0) => `${actionId(step, generation)}${call ? `-c${call}` : ''}`;
+
+interface CallResult {
+  output: string;
+  error?: string;
+  point?: Point;
+}
+
+/** One tool call of a desktop turn: its action event (the first call with the screen description) and tool output. */
+function desktopCall(
+  step: number,
+  call: number,
+  name: string,
+  args: Record<string, unknown>,
+  result: CallResult,
+  generation = 0,
+): Event[] {
+  const metadata = call === 0 ? { screen_description: `Screen of turn ${step}.` } : undefined;
+  const fields = { action_name: name, content: { action: name, arguments: args } };
+  const meta = result.point ? { point: result.point } : {};
+  return [
+    actionEvent(step, fields, { ...stamp, generation, call, metadata }),
+    toolOutput(step, callId(step, call, generation), result, { ...stamp, generation, call, metadata: meta }),
+  ];
+}
+
+const desktopPre = (step: number, windows: string, generation = 0) =>
+  preObservation(
+    step,
+    { screenshot_path: shot(step, generation), url: '', page_info: `Windows: ${windows}` },
+    gstamp(generation),
+  );
+const desktopPost = (step: number, call: number, windows: string, generation = 0) =>
+  postObservation(
+    step,
+    callId(step, call, generation),
+    { screenshot_path: `screenshot_${step}_post.png`, url: '', page_info: `Windows: ${windows}` },
+    gstamp(generation),
+  );
+
+const MOUSEPAD = 'xterm | ~/notes.txt - Mousepad';
+
+/** Four turns: two calls, three calls (a grounded click first), a drag, stop. */
+function desktopEvents(): Event[] {
+  return [
+    taskMessage('Write a shopping list', stamp),
+    desktopPre(1, 'xterm'),
+    ...desktopCall(
+      1,
+      0,
+      'run_background_command',
+      { command: 'mousepad notes.txt', thoughts: 'Open the editor.' },
+      {
+        output: 'Started in the background.',
+      },
+    ),
+    ...desktopCall(1, 1, 'run_command', { command: 'sleep 2' }, { output: '(no output)' }),
+    desktopPost(1, 1, MOUSEPAD),
+    desktopPre(2, MOUSEPAD),
+    ...desktopCall(
+      2,
+      0,
+      'click',
+      { query: 'the text area', thoughts: 'Type the list and save.' },
+      {
+        output: 'Clicked at (320, 560) (the text area).',
+        point: { x: 320, y: 560 },
+      },
+    ),
+    ...desktopCall(2, 1, 'type_text', { text: 'milk\neggs\n' }, { output: 'The text has been typed.' }),
+    ...desktopCall(2, 2, 'send_key', { key: 'ctrl+s' }, { output: '', error: 'send_key failed: no display' }),
+    desktopPost(2, 2, MOUSEPAD),
+    desktopPre(3, MOUSEPAD),
+    ...desktopCall(
+      3,
+      0,
+      'drag',
+      { from_x: 100, from_y: 200, to_x: 400, to_y: 200, thoughts: 'Select it.' },
+      {
+        output: 'Dragged from (100, 200) to (400, 200).',
+      },
+    ),
+    desktopPost(3, 0, MOUSEPAD),
+    desktopPre(4, 'xterm'),
+    ...desktopCall(4, 0, 'stop', { answer: 'milk, eggs', thoughts: 'Done.' }, { output: 'milk, eggs' }),
+    desktopPost(4, 0, 'xterm'),
+  ];
+}
+
+function desktopRecord(evs: Event[], runState: Record<string, unknown> = {}): RunRecord {
+  return {
+    ...record(evs),
+    task: TaskSchema.parse({
+      task_id: 'run-1',
+      instruction: 'Write a shopping list',
+      environment_config: { environment: 'desktop', screen: SCREEN },
+      metadata: { profile: 'desktop', environment: 'desktop' },
+    }),
+    outcome: { answer: 'milk, eggs' },
+    runState,
+  };
+}
+
+const images = (view: { steps: { screenshot: string }[] }) =>
+  new Map(view.steps.map((s) => [s.screenshot, 'data:image/webp;base64,AAAA']));
+const factsOf = (html: string) => html.match(/<dl class="facts">[\s\S]*?<\/dl>/)?.[0] ?? '';
+
+describe('a desktop run', () => {
+  const view = buildTrajectoryView(desktopRecord(desktopEvents()), () => SCREEN);
+  const html = renderTrajectoryHtml(view, images(view));
+
+  it('has a header with its environment and screen, and no browser settings', () => {
+    expect(view).toMatchObject({ environment: 'desktop', screen: SCREEN });
+    const facts = factsOf(html);
+    expect(facts).toContain('<dt>Environment</dt><dd>desktop</dd>');
+    expect(facts).toContain('<dt>Screen</dt><dd>1280×800</dd>');
+    expect(facts).toContain('<dt>Steps</dt><dd>4</dd>');
+    expect(facts).toContain('<dt>Tool calls</dt><dd>7</dd>');
+    for (const row of ['Start URL', 'Model profile', 'Viewport']) expect(facts).not.toContain(row);
+    // A browser run keeps its rows.
+    const browser = factsOf(
+      renderTrajectoryHtml(
+        buildTrajectoryView(record(events()), () => VIEWPORT),
+        new Map(),
+      ),
+    );
+    expect(browser).toContain('<dt>Start URL</dt><dd>http://site/</dd>');
+    expect(browser).toContain('<dt>Viewport</dt><dd>1440×900</dd>');
+    expect(browser).not.toContain('Environment');
+  });
+
+  it('is one step per turn, the calls of a turn in order inside it', () => {
+    expect(view.steps.map((s) => [s.number, s.calls.map((c) => c.actionName)])).toEqual([
+      [1, ['run_background_command', 'run_command']],
+      [2, ['click', 'type_text', 'send_key']],
+      [3, ['drag']],
+      [4, ['stop']],
+    ]);
+    const turn = view.steps[1];
+    expect(turn).toMatchObject({
+      summary: 'click + type_text + send_key',
+      thoughts: 'Type the list and save.',
+      screenshot: shot(2),
+      windows: MOUSEPAD,
+      screenDescription: 'Screen of turn 2.',
+    });
+    expect(turn?.calls.map((c) => c.observation)).toEqual([
+      'Clicked at (320, 560) (the text area).',
+      'The text has been typed.',
+      'error: send_key failed: no display',
+    ]);
+    expect(view.steps[2]?.summary).toBe('drag (100, 200) → (400, 200)'); // a lone call is named in full
+  });
+
+  it('renders a turn as one card: the screenshot once, the screen description once, every call', () => {
+    expect(count(html, /<section class="step[ "]/)).toBe(4);
+    expect(html).toContain('<h2>Steps (4)</h2>');
+    const step2 = sectionOf(html, 2);
+    expect(step2).toContain('data-calls="3"');
+    expect(count(step2, /<img /)).toBe(1);
+    expect(count(step2, /<li class="call"/)).toBe(3);
+    expect(count(step2, /Screen \(vision model\)/)).toBe(1);
+    expect(count(step2, /Screen of turn 2\./)).toBe(1);
+    expect(step2).toContain('Type the list and save.');
+    expect(step2).toContain(`<span class="label">Windows</span> <span class="value">${escapeHtml(MOUSEPAD)}</span>`);
+    expect(step2).not.toContain('>URL<');
+    const calls = [...step2.matchAll(/<li class="call" data-call="(\d)" data-action="(\w+)">/g)];
+    expect(calls.map((m) => [m[1], m[2]])).toEqual([
+      ['1', 'click'],
+      ['2', 'type_text'],
+      ['3', 'send_key'],
+    ]);
+    expect(step2.indexOf('The text has been typed.')).toBeLessThan(step2.indexOf('send_key failed: no display'));
+  });
+
+  it('marks a grounded click at its resolved point, in screen pixels scaled to the screenshot', () => {
+    const click = view.steps[1]?.calls[0];
+    expect(click?.pixelPoint).toEqual({ x: 320, y: 560 });
+    expect(click?.marker).toEqual({ kind: 'point', at: { x: 320, y: 560 } });
+    expect(view.steps[1]?.calls.slice(1).map((c) => c.marker)).toEqual([null, null]);
+    expect(sectionOf(html, 2)).toContain('data-kind="point" data-x="320" data-y="560" data-call="1"');
+    expect(sectionOf(html, 2)).toContain('at 320, 560 px (screen)');
+    // A screenshot at twice the screen's size: the marker scales with it, the point stays in screen pixels.
+    const hiDpi = buildTrajectoryView(desktopRecord(desktopEvents()), () => ({ width: 2560, height: 1600 }));
+    expect(hiDpi.steps[1]?.calls[0]).toMatchObject({
+      pixelPoint: { x: 320, y: 560 },
+      marker: { kind: 'point', at: { x: 640, y: 1120 } },
+    });
+  });
+
+  it('draws a drag as an arrow from its start to its end', () => {
+    const drag = view.steps[2]?.calls[0]?.marker;
+    expect(drag).toMatchObject({ kind: 'drag', from: { x: 100, y: 200 }, to: { x: 400, y: 200 } });
+    if (drag?.kind !== 'drag') return;
+    expect(drag.head).toHaveLength(3);
+    close(drag.head[0], drag.to);
+    expect(sectionOf(html, 3)).toContain('data-kind="drag" data-x="400" data-y="200"');
+  });
+
+  it('numbers several markers of one turn by call', () => {
+    const evs = desktopEvents().map((e): Event => {
+      if (e.type !== 'action' || e.id !== callId(2, 1)) return e;
+      return { ...e, action_name: 'double_click', content: { action: 'double_click', arguments: { x: 10, y: 20 } } };
+    });
+    const twice = buildTrajectoryView(desktopRecord(evs), () => SCREEN);
+    const step2 = sectionOf(renderTrajectoryHtml(twice, images(twice)), 2);
+    expect(count(step2, /<g class="marker /)).toBe(2);
+    expect(step2).toMatch(/data-x="10" data-y="20" data-call="2">.*?<text class="marker-label"[^>]*>2<\/text>/);
+  });
+
+  it('rides a turn lost with its worker, all its calls, on the turn that re-decided it', () => {
+    const evs = [
+      ...desktopEvents().slice(0, 6),
+      desktopPre(2, MOUSEPAD),
+      ...desktopCall(2, 0, 'click', { x: 5, y: 5 }, { output: 'Clicked at (5, 5).' }),
+      ...desktopCall(2, 1, 'type_text', { text: 'lost' }, { output: 'The text has been typed.' }),
+      sessionRestored(2, 'A new desktop was started.', gstamp(1)),
+      desktopPre(2, 'xterm', 1),
+      ...desktopCall(2, 0, 'stop', { answer: 'done' }, { output: 'done' }, 1),
+    ];
+    const lost = buildTrajectoryView(desktopRecord(evs), () => SCREEN);
+    expect(lost.steps.map((s) => [s.number, s.generation, s.calls.length, s.supersededDecisions.length])).toEqual([
+      [1, 0, 2, 0],
+      [2, 1, 1, 1],
+    ]);
+    expect(lost.steps[1]?.supersededDecisions[0]).toMatchObject({ superseded: true, summary: 'click + type_text' });
+  });
+
+  it('counts turns in the report it writes from a run folder', async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'cua-viewer-'));
+    try {
+      const task = {
+        task_id: 'run-1',
+        instruction: 'Write a shopping list',
+        environment_config: { environment: 'desktop', screen: SCREEN },
+        metadata: { profile: 'desktop', environment: 'desktop' },
+      };
+      const w = await TrajectoryWriter.create(root, 'run-1', task);
+      const png = await sharp({ create: { ...SCREEN, channels: 3, background: '#000' } })
+        .png()
+        .toBuffer();
+      for (const n of [1, 2, 3, 4]) await w.saveScreenshot(n, 'pre', png);
+      for (const e of desktopEvents()) await w.appendEvent(e);
+      const report = await renderTrajectoryReport(path.join(root, 'run-1'));
+      expect(report.steps).toBe(4);
+      expect(report.html).toContain('<dt>Steps</dt><dd>4</dd>');
+      expect(report.html).not.toContain('is missing or unreadable');
+      expect(sectionOf(report.html, 2)).toContain('data-kind="point" data-x="320" data-y="560"');
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('is listed by `cua show` one line per call under its turn, with the windows in place of the URL', () => {
+    const lines = desktopLines(view);
+    expect(lines).toHaveLength(7);
+    expect(lines[0]).toMatch(/^ {3}1 {2}run_background_command: mousepad notes\.txt +xterm +Open the editor\.$/);
+    expect(lines[1]).toMatch(/^ {3}1 {2}\+ run_command: sleep 2$/);
+    expect(lines[2]).toMatch(/^ {3}2 {2}click "the text area" +xterm \| ~\/notes\.txt - Mousepad +Type the list/);
+    expect(lines[4]).toMatch(/^ {3}2 {2}\+ send_key ctrl\+s +error: send_key failed: no display$/);
+    expect(lines[5]).toMatch(/^ {3}3 {2}drag /);
+  });
+});
+
+describe('desktop settings and call targets', () => {
+  const run = (environment_config: Record<string, unknown>, input?: Record<string, unknown>) => ({
+    task: { environment_config, metadata: {} },
+    runState: input ? { input } : {},
+  });
+
+  it.each([
+    ['task.json', run({ environment: 'desktop', screen: { width: 1024, height: 768 } }), 'desktop', [1024, 768]],
+    [
+      'run state input',
+      run({}, { environment: 'desktop', screen: { width: 800, height: 600 } }),
+      'desktop',
+      [800, 600],
+    ],
+    ['run state input, no screen: the default', run({}, { environment: 'desktop' }), 'desktop', [1280, 800]],
+    ['a browser run', run({ start_url: 'http://x/', viewport: { width: 1440, height: 900 } }), 'browser', [1280, 800]],
+  ] as const)('%s', (_what, settings, environment, [width, height]) => {
+    expect(environmentOf(settings)).toBe(environment);
+    expect(screenOf(settings)).toEqual({ width, height });
+  });
+
+  const out = (output: string, metadata: Record<string, unknown> = {}, error = '') =>
+    toolOutput(1, callId(1), { output, error }, { ...stamp, metadata });
+
+  it.each([
+    [
+      'metadata.point first',
+      'click',
+      { query: 'OK' },
+      [out('Clicked at (1, 2) (OK).', { point: { x: 7, y: 8 } })],
+      [7, 8],
+    ],
+    [
+      'else the point in the output',
+      'double_click',
+      { query: 'OK' },
+      [out('Double-clicked at (30, 40) (OK).')],
+      [30, 40],
+    ],
+    ['else the call’s own x/y', 'right_click', { x: '50', y: 60 }, [], [50, 60]],
+    ['a failed grounding: no point', 'click', { query: 'OK' }, [out('', {}, 'no such element')], null],
+    ['not a pointer tool', 'send_key', { key: 'ctrl+s', x: 1, y: 2 }, [out('Pressed ctrl+s.')], null],
+  ] as const)('%s', (_what, name, args, post, expected) => {
+    const target = callTarget(name, args, post);
+    expect(target).toEqual(expected ? { kind: 'point', at: { x: expected[0], y: expected[1] } } : null);
+  });
+
+  it.each([
+    ['from its arguments', { from_x: 1, from_y: 2, to_x: 3, to_y: 4 }, []],
+    ['from its output', {}, [out('Dragged from (1, 2) to (3, 4).')]],
+  ])('a drag %s', (_what, args, post) => {
+    expect(callTarget('drag', args, post)).toEqual({ kind: 'drag', from: { x: 1, y: 2 }, to: { x: 3, y: 4 } });
+  });
+
+  it.each([
+    [['click', 'type_text', 'send_key'], 'click + type_text + send_key'],
+    [['run_command', 'run_command', 'stop'], 'run_command ×2 + stop'],
+    [['run_command'], 'run_command'],
+  ])('turn %j → %s', (names, summary) => {
+    expect(turnSummary(names)).toBe(summary);
   });
 });

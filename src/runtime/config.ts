@@ -3,11 +3,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_TASK_QUEUE } from '../workflows/contract';
-import { dataDir } from '../src/infra/paths';
-import { UrlPolicySchema } from '../src/policy/url-policy';
-import { EncryptionSchema, encryptionEnvOverride } from '../src/codec/config';
-import { isHostPattern, SECRET_NAME } from '../src/agent/secrets';
+import { DEFAULT_TASK_QUEUE } from '../../workflows/contract';
+import { dataDir } from '../infra/paths';
+import { UrlPolicySchema } from '../policy/url-policy';
+import { EncryptionSchema, encryptionEnvOverride } from '../codec/config';
+import { isHostPattern, SECRET_NAME } from '../agent/secrets';
 import { deriveLimits, thisMachine } from './limits';
 import type { LimitName, MachineShape, WorkerLimits } from './limits';
 
@@ -65,7 +65,7 @@ export const ConfigSchema = z.strictObject({
       executablePath: z.string().optional(),
       cdpUrl: z.string().optional(),
       headless: z.boolean().default(true),
-      /** Absent: derived from the machine's cores and memory (worker/limits.ts). */
+      /** Absent: derived from the machine's cores and memory (src/runtime/limits.ts). */
       maxSessions: z.number().int().min(1).max(256).optional(),
       idleTimeoutSeconds: z.number().positive().default(600),
       singleTab: z.boolean().default(true),
@@ -79,6 +79,45 @@ export const ConfigSchema = z.strictObject({
       typingDelayMs: z.number().min(0).max(1000).optional(),
     })
     .default({ headless: true, idleTimeoutSeconds: 600, singleTab: true, maxDownloadMiB: 100 }),
+  /** The desktop environment (src/desktop): one Xvfb display and bubblewrap sandbox per session. */
+  desktop: z
+    .strictObject({
+      /** At most this many desktops at once on this worker (each is an X server plus its apps). */
+      maxSessions: z.number().int().min(0).max(64).default(4),
+      /**
+       * What sandboxed programs may reach. false (default): nothing — the sandbox has its own empty network namespace.
+       * 'policy': the same empty namespace, and one way out: an HTTP(S) proxy (the sandbox's http_proxy & co.) that
+       * applies `urlPolicy` narrowed by the task's to every connection. true: the host's network, with no policy —
+       * including services on the worker's localhost.
+       */
+      network: z.union([z.boolean(), z.literal('policy')]).default(false),
+      /** Programs started on each new desktop (in its sandbox, in the background). */
+      apps: z.array(z.string().min(1)).default(['xterm']),
+      /** type_text types in chunks of this many characters, with this many milliseconds between keys. */
+      typingChunk: z.number().int().min(1).max(1000).default(50),
+      typingDelayMs: z.number().int().min(0).max(1000).default(12),
+      /** run_command's timeout when the model gives none (the seed's 5 s), and the most a call may ask for. */
+      commandTimeoutSeconds: z.number().positive().default(5),
+      maxCommandTimeoutSeconds: z.number().positive().default(120),
+      /** A command's output keeps this many characters from its start and from its end. */
+      outputHeadChars: z.number().int().min(100).default(2000),
+      outputTailChars: z.number().int().min(100).default(2000),
+      /** The endpoint (a name in `models`) that describes the screen; absent: the task's endpoint. */
+      visionEndpoint: z.string().min(1).optional(),
+      /** The endpoint (a name in `models`) that points at an element described in words; absent: the vision one. */
+      groundingEndpoint: z.string().min(1).optional(),
+    })
+    .default({
+      maxSessions: 4,
+      network: false,
+      apps: ['xterm'],
+      typingChunk: 50,
+      typingDelayMs: 12,
+      commandTimeoutSeconds: 5,
+      maxCommandTimeoutSeconds: 120,
+      outputHeadChars: 2000,
+      outputTailChars: 2000,
+    }),
   /**
    * What the browser may load (src/policy/url-policy.ts): schemes (default http, https; about:blank always),
    * allowFile (default off), allowHosts, denyHosts, denyPrivateAddresses (default off; turn on for hosted workers).
@@ -87,9 +126,9 @@ export const ConfigSchema = z.strictObject({
   urlPolicy: UrlPolicySchema.optional(),
   worker: z
     .strictObject({
-      /** Absent: derived from browser.maxSessions (worker/limits.ts). */
+      /** Absent: derived from browser.maxSessions (src/runtime/limits.ts). */
       maxConcurrentActivities: z.number().int().min(1).optional(),
-      /** Absent: derived from the machine's cores (worker/limits.ts). */
+      /** Absent: derived from the machine's cores (src/runtime/limits.ts). */
       maxConcurrentWorkflowTasks: z.number().int().min(1).optional(),
     })
     .default({}),
@@ -104,7 +143,6 @@ export type Config = Omit<ParsedConfig, 'browser' | 'worker'> & {
   worker: Omit<WorkerLimits, 'maxSessions'>;
   limits: { machine: MachineShape; derived: LimitName[] };
 };
-export type EndpointConfig = z.infer<typeof EndpointSchema>;
 
 export class ConfigError extends Error {
   constructor(message: string) {

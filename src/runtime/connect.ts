@@ -1,9 +1,10 @@
 // Temporal connections (client and worker) from the configuration: local dev server, a cluster, or Temporal Cloud.
+// Shared by the worker and the CLI, so neither reaches into the other's folder.
 import fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import type { ConnectionOptions } from '@temporalio/client';
-import type { Config } from '../worker/config';
-import { dataConverterFor } from '../src/codec/data-converter';
+import type { Config } from './config';
+import { dataConverterFor } from '../codec/data-converter';
 
 export function connectionOptions(config: Config): ConnectionOptions {
   const { address, apiKey, tls } = config.temporal;

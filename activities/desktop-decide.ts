@@ -1,0 +1,187 @@
+// The desktop agent's decide (open-computer-use's perceive + decide): a vision call describes the step's screenshot
+// in a fixed template, then the action model, reading the run's memory and that description, answers with native
+// tool calls. The first call is recorded as the turn's action event, with the description and all the turn's calls
+// in its metadata; a retry answers from that record and never calls the models twice for one turn.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { INVALID_REPLY_ACTION } from '../src/agent/decision';
+import {
+  DEFAULT_MEMORY_TOKEN_BUDGET,
+  DESKTOP_TOOLS,
+  DESKTOP_TOOL_NAMES,
+  checkCall,
+  describeMessages,
+  desktopMessages,
+  openAiTools,
+  readDescription,
+  readToolCalls,
+  summarizeCall,
+  systemPrompt,
+} from '../src/desktop/agent';
+import type { DesktopCall } from '../src/desktop/agent';
+import { toDataUrl } from '../src/image/screenshot';
+import type { Completion } from '../src/model/client';
+import { replyAsText } from '../src/model/parse';
+import { CALL_KIND_HEADER, ENTRY_INDEX_HEADER } from '../src/scripted/server';
+import { actionEvent } from '../src/trajectory/events';
+import type { ActionFields } from '../src/trajectory/events';
+import { eventId } from '../src/trajectory/ids';
+import type { Event } from '../src/trajectory/schema';
+import { recordStopStep } from './decide';
+import { desktopScreen, turnStart } from './desktop-session';
+import { callModel, endpointFor, withHeartbeat } from './support';
+import type { ActivityDeps, RunFiles } from './support';
+import type { DecideCall, DecideResult, StepRef } from './types';
+
+type ActionEvent = Extract<Event, { type: 'action' }>;
+
+export async function decideDesktop(deps: ActivityDeps, files: RunFiles, req: StepRef): Promise<DecideResult> {
+  const w = await files.writer(req.runId);
+  const input = await files.input(req.runId);
+  const events = await w.events();
+  const recorded = turnStart(events, req);
+  if (recorded) return decisionFromRecord(recorded);
+
+  const preId = eventId({ step: req.step, kind: 'pre', generation: req.generation });
+  const pre = events.find((e) => e.id === preId);
+  const shotPath = pre?.type === 'observation' && pre.observation_type === 'environment' ? pre.screenshot_path : '';
+  const png = shotPath ? await fs.readFile(path.join(files.dir(req.runId), shotPath)) : undefined;
+  const entry = { [ENTRY_INDEX_HEADER]: String(req.step - 1) };
+  const d = deps.config.desktop;
+
+  // Perceive: the screen in the fixed template.
+  const vision = endpointFor(deps.config, input, d.visionEndpoint);
+  await withHeartbeat(async () => deps.checkpoint?.('decide', req));
+  const described = png
+    ? await callModel(
+        vision,
+        describeMessages({ objective: input.instruction, screenshotDataUrl: toDataUrl(png, 'image/png') }),
+        { ...entry, [CALL_KIND_HEADER]: 'describe' },
+      )
+    : undefined;
+  const description = readDescription(described?.text ?? 'No screenshot could be taken of the desktop.');
+
+  // Decide: the action model with the tools.
+  const screen = desktopScreen(input);
+  const messages = desktopMessages(events, {
+    system: systemPrompt({ width: screen.width, height: screen.height, tools: DESKTOP_TOOLS }),
+    objective: input.instruction,
+    description: description.text,
+    tokenBudget: input.tokenBudget || DEFAULT_MEMORY_TOKEN_BUDGET,
+  });
+  const completion = await callModel(
+    endpointFor(deps.config, input),
+    messages,
+    { ...entry, [CALL_KIND_HEADER]: 'action' },
+    { tools: openAiTools() },
+  );
+  const read = readToolCalls(completion);
+  const conversation = [...(described ? [turnEntry(described, described.text)] : []), turnEntry(completion)];
+  const metadata = {
+    screen_description: description.text,
+    ...(description.done !== null ? { screen_done: description.done } : {}),
+    tool_calls: read.calls.map((c) => ({
+      name: c.name,
+      arguments: c.arguments,
+      ...(c.error ? { error: c.error } : {}),
+    })),
+    read_from: read.source,
+    ...(read.dropped ? { dropped_tool_calls: read.dropped } : {}),
+  };
+  const first = read.calls[0];
+  if (!first) {
+    const error = read.error ?? 'Your reply called no tool.';
+    const fields: ActionFields = {
+      action_name: INVALID_REPLY_ACTION,
+      content: { action: INVALID_REPLY_ACTION, arguments: { thoughts: read.thoughts } },
+      action_nl_description: `${read.thoughts}\nInvalid reply: ${error}`.trim(),
+      agent_state: agentState(),
+      llm_conversation: { messages: conversation },
+      grounding: null,
+    };
+    const event = actionEvent(req.step, fields, {
+      generation: req.generation,
+      metadata: { ...metadata, invalid_reply: { error, error_type: 'NoToolCall', detail: error } },
+    });
+    await w.appendEvent(event);
+    const decision = invalidDecision(event, error);
+    await recordStopStep(w, req, decision, events);
+    return decision;
+  }
+  const event = actionEvent(
+    req.step,
+    {
+      action_name: first.name,
+      content: { action: first.name, arguments: { ...first.arguments, thoughts: read.thoughts } },
+      action_nl_description: `${read.thoughts}\n${summarizeCall(first)}`.trim(),
+      agent_state: agentState(),
+      llm_conversation: { messages: conversation },
+      grounding: null,
+    },
+    { generation: req.generation, metadata },
+  );
+  await w.appendEvent(event);
+  return decisionFromRecord(event);
+}
+
+function agentState(): ActionFields['agent_state'] {
+  return { agent: 'durable-cua/desktop', tools_available: [...DESKTOP_TOOL_NAMES], plan: [], facts: [] };
+}
+
+function turnEntry(completion: Completion, text?: string) {
+  return {
+    raw_response:
+      text ??
+      replyAsText({ text: completion.text, ...(completion.toolCalls ? { toolCalls: completion.toolCalls } : {}) }),
+    reasoning: completion.reasoning ?? '',
+    finish_reason: completion.finishReason ?? '',
+    usage: completion.usage,
+    ...(completion.toolCalls ? { tool_calls: completion.toolCalls } : {}),
+  };
+}
+
+function invalidDecision(event: ActionEvent, error: string): DecideResult {
+  const thoughts = (event.content.arguments as { thoughts?: string } | undefined)?.thoughts ?? '';
+  return {
+    actionName: event.action_name,
+    action: { action: event.action_name },
+    thoughts,
+    summary: 'invalid reply (no tool call)',
+    kind: 'invalid',
+    text: error,
+  };
+}
+
+/** One call as the workflow carries it: stop and ask_user (when well formed) end or pause the turn. */
+function decideCall(call: DesktopCall, thoughts: string): DecideCall {
+  const usable = call.known && !call.error;
+  const a = call.arguments;
+  const kind = usable && call.name === 'stop' ? 'terminate' : usable && call.name === 'ask_user' ? 'ask' : 'act';
+  let text: string | null = null;
+  if (kind === 'terminate') text = typeof a.answer === 'string' && a.answer.trim() !== '' ? a.answer : thoughts;
+  if (kind === 'ask') text = String(a.question);
+  return {
+    actionName: call.name,
+    action: { ...a, action: call.name },
+    thoughts,
+    summary: summarizeCall(call),
+    kind,
+    text,
+  };
+}
+
+/** The turn's decision from its recorded first action (a retried decide, or the fresh record). */
+function decisionFromRecord(event: ActionEvent): DecideResult {
+  const meta = (event.metadata ?? {}) as { invalid_reply?: { error?: unknown }; tool_calls?: unknown };
+  if (meta.invalid_reply) {
+    const error = typeof meta.invalid_reply.error === 'string' ? meta.invalid_reply.error : 'invalid reply';
+    return invalidDecision(event, error);
+  }
+  const thoughts = (event.content.arguments as { thoughts?: string } | undefined)?.thoughts ?? '';
+  const listed = Array.isArray(meta.tool_calls) ? (meta.tool_calls as { name?: unknown; arguments?: unknown }[]) : [];
+  const calls = listed.map((c) => checkCall(String(c.name ?? ''), (c.arguments ?? {}) as Record<string, unknown>));
+  const decided = calls.map((c, i) => decideCall(c, i === 0 ? thoughts : ''));
+  const first = decided[0];
+  if (!first) return invalidDecision(event, 'Your reply called no tool.');
+  return { ...first, calls: decided };
+}

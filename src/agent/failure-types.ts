@@ -1,0 +1,75 @@
+// One vocabulary of failure type names: what activities throw (an error class's `name`, or the type given to
+// `nonRetryable`), what the workflow's retry policies list as non-retryable, what tells a lost session, and which
+// end reason each stands for. Pure and deterministic: imported by the workflow as well as by activities.
+import type { EndReason } from './end-reason';
+
+/** Every failure type the agent names anywhere, with the end reason a task that fails with it gets. */
+export const FAILURE_TYPES = {
+  // The model endpoint
+  ModelRequestError: 'model_endpoint',
+  ModelUnavailableError: 'model_endpoint',
+  ModelOutputError: 'invalid_replies',
+  // The browser environment
+  NavigationError: 'browser',
+  BrowserClosedError: 'browser',
+  UnknownSessionError: 'browser',
+  PageRecoveryError: 'browser',
+  BrowserError: 'browser',
+  PoolFullError: 'browser',
+  CaptchaTimeout: 'captcha',
+  CaptchaTimeoutError: 'captcha',
+  // The desktop environment
+  DesktopUnavailableError: 'desktop',
+  UnknownDesktopSessionError: 'desktop',
+  DesktopClosedError: 'desktop',
+  DesktopPoolFullError: 'desktop',
+  SandboxError: 'desktop',
+  // The task's input and the files it names
+  InvalidTaskInput: 'input',
+  InvalidRunIdError: 'input',
+  PromptFileError: 'input',
+  ModelOverrideRefused: 'input',
+  InvalidAction: 'input',
+  // The run folder
+  RunFolderError: 'run_folder',
+  RunNotFoundError: 'run_folder',
+  HistoryError: 'run_folder',
+  TrajectoryError: 'run_folder',
+  CorruptFileError: 'run_folder',
+  InvalidRecordError: 'run_folder',
+  LockTimeoutError: 'run_folder',
+  // The workflow's own failure, wrapping the one that ended the task
+  TaskFailed: 'internal',
+} as const satisfies Record<string, EndReason>;
+
+export type FailureType = keyof typeof FAILURE_TYPES;
+
+/** A session activity failed this way: its environment (or the worker holding it) is gone; re-open and re-observe. */
+export const SESSION_LOST: readonly FailureType[] = [
+  'UnknownSessionError',
+  'BrowserClosedError',
+  'PageRecoveryError',
+  'UnknownDesktopSessionError',
+  'DesktopClosedError',
+];
+
+/** Opening a session: a full pool is retried (another worker may take it); these are not. */
+export const OPEN_NOT_RETRIED: readonly FailureType[] = [
+  'NavigationError',
+  'InvalidRunIdError',
+  'RunNotFoundError',
+  'DesktopUnavailableError',
+  'SandboxError',
+];
+
+/** The model call: a refused request, bad input or a broken run folder cannot succeed on a retry. */
+export const MODEL_NOT_RETRIED: readonly FailureType[] = ['ModelRequestError', 'InvalidTaskInput', 'RunFolderError'];
+
+export function isFailureType(value: unknown): value is FailureType {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(FAILURE_TYPES, value);
+}
+
+/** Whether a failure type means the session is gone. */
+export function isSessionLostType(type: string | null | undefined): boolean {
+  return isFailureType(type) && SESSION_LOST.includes(type);
+}

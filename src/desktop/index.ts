@@ -1,0 +1,28 @@
+// Public surface of the desktop layer: sessions and their pool, the sandbox's paths (and its proxy's address in
+// network mode 'policy'), the key table, typed errors, and the availability check.
+export { DesktopSession } from './session';
+export type { DesktopNetwork, DesktopOptions } from './session';
+export { DesktopPool } from './pool';
+export type { DesktopPoolOptions } from './pool';
+export { DEFAULT_COMMAND_LIMITS, BACKGROUND_DIR } from './commands';
+export type { BackgroundProcess, CommandLimits, CommandResult } from './commands';
+export type { MouseButton, ScrollDirection, TypingOptions } from './input';
+export type { DesktopWindow } from './windows';
+export { SANDBOX_HOME, SANDBOX_PROXY_URL, SANDBOX_USER } from './sandbox';
+export { XDOTOOL_KEY_TABLE, normalizeChord, normalizeKey, normalizeKeys } from './keys';
+export { pngSize } from './screenshot';
+export { DESKTOP_APT_LINE, DESKTOP_BINARIES, desktopSupport } from './availability';
+export type { DesktopSupport } from './availability';
+export {
+  CommandTimeoutLimitError,
+  CoordinateOutOfRangeError,
+  DesktopClosedError,
+  DesktopCommandError,
+  DesktopError,
+  DesktopPoolFullError,
+  DesktopTimeoutError,
+  DesktopUnavailableError,
+  SandboxError,
+  UnknownDesktopSessionError,
+  UnknownKeyError,
+} from './errors';

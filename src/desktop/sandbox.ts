@@ -1,0 +1,274 @@
+// One bubblewrap sandbox per session: a long-lived process tree in its own namespaces (no network by default), a
+// read-only view of the system, a private /tmp, the display's socket, and the caller's home directory at /home/user.
+// Everything the model can reach runs inside it: the window manager, the apps and every command.
+//
+// Network: `false` keeps the sandbox's own network namespace with only a loopback; `true` shares the host's; a
+// `proxySocket` keeps the private namespace too, binds that host socket (the session's egress proxy, egress.ts) at
+// /run/cua/proxy.sock and points the proxy variables of the environment at the relay egress.ts starts inside.
+//
+// How later commands join the same sandbox: bwrap reports the host pid of its first child (pid 1 inside) on
+// --info-fd; each command is started with `nsenter --target <that pid> --all --root --wd -S 1000 -G 1000`, which
+// enters all of its namespaces, its root and its working directory (/home/user) as the unprivileged sandbox user,
+// then `setpriv --no-new-privs` (as bwrap does for its own children). Since the commands live in the sandbox's pid
+// namespace, they all die with it: when its pid 1 dies (killed by close, or by --die-with-parent when this Node
+// process dies), the kernel kills every process in that namespace.
+import { spawn } from 'node:child_process';
+import type { ChildProcess, StdioOptions } from 'node:child_process';
+import { existsSync, readlinkSync } from 'node:fs';
+import { chmod, mkdir, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { isRunning, signal, stopChild, tailLines, waitForLine } from './child';
+import { SandboxError } from './errors';
+import { pollUntil } from './wait';
+
+/** Where the caller's home directory appears inside the sandbox. */
+export const SANDBOX_HOME = '/home/user';
+export const SANDBOX_USER = 'user';
+/** The sandbox user's uid and gid inside its user namespace (the host sees files it writes as the worker's). */
+export const SANDBOX_UID = 1000;
+const RUNTIME_DIR = '/tmp/runtime-user';
+const READY_MARK = '__cua_sandbox_ready__';
+/** Where the session's egress proxy socket appears inside the sandbox (network via a proxy only). */
+export const SANDBOX_PROXY_SOCKET = '/run/cua/proxy.sock';
+/** The relay inside the sandbox listens here, on the sandbox's own loopback, and hands connections to the socket. */
+export const SANDBOX_PROXY_PORT = 3128;
+export const SANDBOX_PROXY_URL = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
+
+/**
+ * `false`: a private network namespace with only a loopback. `true`: the host's network. `{ proxySocket }`: the
+ * private namespace, plus that host UNIX socket (an HTTP(S) proxy) bound at SANDBOX_PROXY_SOCKET.
+ */
+export type SandboxNetwork = boolean | { proxySocket: string };
+
+export type SandboxOptions = {
+  /** Absolute host path bound read-write at /home/user; created with mode 0700 when missing. */
+  homeDir: string;
+  /** The display the sandbox may talk to. */
+  display: { name: string; socketPath: string };
+  /** Default false: a private network namespace with only a loopback. */
+  network?: SandboxNetwork;
+  /** Started inside the sandbox at once, as a child of its init (default: openbox). Empty: none. */
+  windowManager?: readonly string[];
+  startTimeoutMs?: number;
+  log?: (line: string) => void;
+};
+
+/**
+ * The proxy variables of a sandbox whose only way out is the proxy. `no_proxy` is `<-loopback>`: no host name
+ * matches it (curl, Python, wget send everything to the proxy), and it tells Chromium not to send loopback addresses
+ * around the proxy either — so 127.0.0.1 means the same to every program: the host's, under the URL policy.
+ */
+export function proxyEnv(): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const name of ['http_proxy', 'https_proxy']) vars[name] = vars[name.toUpperCase()] = SANDBOX_PROXY_URL;
+  vars['no_proxy'] = vars['NO_PROXY'] = '<-loopback>';
+  return vars;
+}
+
+/** The whole environment of every process in the sandbox (with the proxy variables when `proxied`). */
+export function sandboxEnv(displayName: string, proxied = false): Record<string, string> {
+  return {
+    HOME: SANDBOX_HOME,
+    USER: SANDBOX_USER,
+    LOGNAME: SANDBOX_USER,
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    DISPLAY: displayName,
+    LANG: 'C.UTF-8',
+    TERM: 'xterm',
+    XDG_RUNTIME_DIR: RUNTIME_DIR,
+    ...(proxied ? proxyEnv() : {}),
+  };
+}
+
+/** The sandbox's own /etc/passwd and /etc/group (the host's are hidden): root and the sandbox user. */
+export const ETC_FILES = {
+  passwd: `root:x:0:0:root:/root:/bin/sh\n${SANDBOX_USER}:x:${SANDBOX_UID}:${SANDBOX_UID}::${SANDBOX_HOME}:/bin/bash\n`,
+  group: `root:x:0:\n${SANDBOX_USER}:x:${SANDBOX_UID}:\n`,
+};
+/** bwrap reads the sandbox's info (3), passwd (4) and group (5) on these file descriptors. */
+const INFO_FD = 3;
+const PASSWD_FD = 4;
+const GROUP_FD = 5;
+
+/** bwrap's arguments, up to and including `--`. */
+export function bwrapArgs(options: Pick<SandboxOptions, 'homeDir' | 'display' | 'network'>): string[] {
+  const { network = false } = options;
+  const args = ['--unshare-all', ...(network === true ? ['--share-net'] : []), '--die-with-parent', '--new-session'];
+  args.push('--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID), '--hostname', 'desktop');
+  args.push('--clearenv');
+  const env = sandboxEnv(options.display.name, typeof network === 'object');
+  for (const [key, value] of Object.entries(env)) args.push('--setenv', key, value);
+  for (const dir of ['/usr', '/bin', '/lib', '/sbin', '/etc']) args.push('--ro-bind', dir, dir);
+  args.push('--ro-bind-try', '/lib64', '/lib64');
+  // The system's font cache; without it every fresh home builds its own (two seconds before the first window).
+  args.push('--ro-bind-try', '/var/cache/fontconfig', '/var/cache/fontconfig');
+  args.push('--ro-bind-data', String(PASSWD_FD), '/etc/passwd', '--ro-bind-data', String(GROUP_FD), '/etc/group');
+  // A private /dev with only the harmless devices, and shared memory (Chromium needs a writable /dev/shm).
+  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/dev/shm', '--tmpfs', '/tmp');
+  args.push('--bind', options.display.socketPath, options.display.socketPath);
+  // A socket's mount being read-only does not stop connecting to it; it stops replacing it.
+  if (typeof network === 'object') args.push('--ro-bind', network.proxySocket, SANDBOX_PROXY_SOCKET);
+  args.push('--bind', options.homeDir, SANDBOX_HOME, '--chdir', SANDBOX_HOME);
+  // bwrap builds the sandbox's root (and /dev) on tmpfs; make them read-only so only the home, /tmp and /dev/shm
+  // can be written.
+  args.push('--remount-ro', '/dev', '--remount-ro', '/');
+  args.push('--info-fd', String(INFO_FD), '--');
+  return args;
+}
+
+export class Sandbox {
+  private constructor(
+    private readonly bwrap: ChildProcess,
+    /** Host pid of bwrap's first child: pid 1 inside the sandbox, the target of nsenter. */
+    readonly initPid: number,
+    /** Its pid namespace as /proc/<pid>/ns/pid names it ("pid:[4026532181]"), to tell it from a reused pid. */
+    private readonly pidNamespace: string,
+    readonly env: Readonly<Record<string, string>>,
+    /** The host directory bound at /home/user (resolved). */
+    readonly homeDir: string,
+    /** The last lines its init and window manager printed (bwrap's stdout, then its stderr). */
+    readonly recentOutput: () => string[],
+  ) {}
+
+  /** Host pid of bwrap itself. */
+  get pid(): number | undefined {
+    return this.bwrap.pid;
+  }
+
+  /** Creates the home if needed, starts bwrap and waits until its init runs inside the finished sandbox. */
+  static async start(options: SandboxOptions): Promise<Sandbox> {
+    const homeDir = await prepareHome(options.homeDir);
+    if (!existsSync(options.display.socketPath)) {
+      throw new SandboxError(`the display socket ${options.display.socketPath} does not exist`);
+    }
+    const wm = options.windowManager ?? ['openbox', '--sm-disable'];
+    // $@ is the window manager; the init shell then becomes `sleep infinity`, which keeps the sandbox up even if
+    // the window manager dies.
+    const init = `mkdir -m 700 -p "$XDG_RUNTIME_DIR"; echo ${READY_MARK}; [ $# -gt 0 ] && "$@" & exec sleep infinity`;
+    const args = [...bwrapArgs({ ...options, homeDir }), '/bin/sh', '-c', init, 'init', ...wm];
+    const bwrap = spawn('bwrap', args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] });
+    const fds: readonly unknown[] = bwrap.stdio;
+    writeAndClose(fds[PASSWD_FD], ETC_FILES.passwd);
+    writeAndClose(fds[GROUP_FD], ETC_FILES.group);
+    const stderrTail = tailLines(bwrap.stderr, '[sandbox]', options.log);
+    const stdoutTail = tailLines(bwrap.stdout, '[sandbox]', options.log);
+    try {
+      const [info] = await Promise.all([
+        readInfo(bwrap, fds[INFO_FD] instanceof Readable ? fds[INFO_FD] : null),
+        waitForLine(bwrap, bwrap.stdout, READY_MARK, options.startTimeoutMs ?? 10_000),
+      ]);
+      options.log?.(`[sandbox] bwrap pid ${bwrap.pid}, init pid ${info.childPid}, home ${homeDir}`);
+      const env = sandboxEnv(options.display.name, typeof options.network === 'object');
+      const output = (): string[] => [...stdoutTail(), ...stderrTail()];
+      return new Sandbox(bwrap, info.childPid, `pid:[${info.pidNamespace}]`, env, homeDir, output);
+    } catch (err) {
+      await stopChild(bwrap, 500);
+      const said = stderrTail().slice(-5).join(' | ');
+      const why = err instanceof Error ? err.message : String(err);
+      throw new SandboxError(`the sandbox did not start: ${why}${said ? ` (bwrap said: ${said})` : ''}`, {
+        cause: err,
+      });
+    }
+  }
+
+  /** bwrap runs and its init is still the process we started (not a later process that reused its pid). */
+  alive(): boolean {
+    return isRunning(this.bwrap) && this.initIsOurs();
+  }
+
+  /**
+   * Starts `argv` inside the sandbox, as the sandbox user, in /home/user, with exactly the sandbox environment.
+   * `detached` gives the host-side process its own process group, so the whole command can be killed at once.
+   */
+  spawnInside(argv: readonly string[], options: { stdio: StdioOptions; detached?: boolean }): ChildProcess {
+    if (!this.alive()) throw new SandboxError('the sandbox is gone');
+    const enter = ['--target', String(this.initPid), '--all', '--root', '--wd'];
+    enter.push('--setuid', String(SANDBOX_UID), '--setgid', String(SANDBOX_UID));
+    const args = [...enter, '--', '/usr/bin/setpriv', '--no-new-privs', '--', ...argv];
+    return spawn('nsenter', args, { stdio: options.stdio, detached: options.detached, env: { ...this.env } });
+  }
+
+  /**
+   * Kills the sandbox and everything in it. Killing pid 1 of the sandbox makes the kernel kill every other process
+   * in its pid namespace; bwrap then exits. Never throws.
+   */
+  async close(): Promise<void> {
+    this.killInit();
+    await stopChild(this.bwrap, 1000);
+    await pollUntil(async () => (this.initIsOurs() ? undefined : true), {
+      timeoutMs: 2000,
+      what: 'the sandbox to end',
+    }).catch(() => undefined);
+  }
+
+  /** Synchronous last resort for process exit hooks. */
+  killNow(): void {
+    this.killInit();
+    signal(this.bwrap, 'SIGKILL');
+  }
+
+  private killInit(): void {
+    if (!this.initIsOurs()) return;
+    try {
+      process.kill(this.initPid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+
+  private initIsOurs(): boolean {
+    try {
+      return readlinkSync(`/proc/${this.initPid}/ns/pid`) === this.pidNamespace;
+    } catch {
+      return false; // gone (a zombie's namespace links cannot be read either)
+    }
+  }
+}
+
+/** Checks the home path and creates it (0700) when missing; returns its real path. */
+async function prepareHome(homeDir: string): Promise<string> {
+  if (!path.isAbsolute(homeDir)) throw new SandboxError(`homeDir must be an absolute path, got "${homeDir}"`);
+  const existing = await stat(homeDir).catch(() => undefined);
+  if (existing && !existing.isDirectory()) throw new SandboxError(`homeDir ${homeDir} is not a directory`);
+  if (!existing) {
+    await mkdir(homeDir, { recursive: true, mode: 0o700 });
+    await chmod(homeDir, 0o700);
+  }
+  // The real path is what gets bound; never the host's root.
+  const resolved = await realpath(homeDir);
+  if (resolved === '/') throw new SandboxError(`homeDir ${homeDir} is the host's root directory`);
+  return resolved;
+}
+
+/** Hands bwrap the content of a file on one of its pipes (it reads until end of file). */
+function writeAndClose(pipe: unknown, text: string): void {
+  if (!(pipe instanceof Writable)) return;
+  pipe.on('error', () => undefined); // bwrap died first: its exit is reported elsewhere
+  pipe.end(text);
+}
+
+type BwrapInfo = { childPid: number; pidNamespace: number };
+
+/** bwrap writes `{ "child-pid": N, "pid-namespace": M, … }` on its --info-fd once the namespaces exist. */
+function readInfo(bwrap: ChildProcess, fd: Readable | null): Promise<BwrapInfo> {
+  if (!fd) return Promise.reject(new Error('no --info-fd pipe'));
+  return new Promise((resolve, reject) => {
+    let text = '';
+    fd.setEncoding('utf8');
+    fd.on('data', (chunk: string) => {
+      text += chunk;
+      if (!text.includes('}')) return;
+      try {
+        const info = JSON.parse(text) as Record<string, unknown>;
+        const [childPid, pidNamespace] = [info['child-pid'], info['pid-namespace']];
+        if (typeof childPid === 'number' && typeof pidNamespace === 'number') resolve({ childPid, pidNamespace });
+        else reject(new Error(`bwrap's info lacks child-pid or pid-namespace: ${text}`));
+      } catch (err) {
+        reject(new Error(`bwrap's info is not JSON: ${text}`, { cause: err }));
+      }
+    });
+    fd.once('close', () => reject(new Error('bwrap reported no child pid')));
+    bwrap.once('error', (err) => reject(new Error(`could not run bwrap (is bubblewrap installed?): ${err.message}`)));
+  });
+}

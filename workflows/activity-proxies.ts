@@ -1,0 +1,64 @@
+// The workflow's activity proxies, one per named retry policy: what each kind of activity may retry, for how long,
+// and on which queue. The failure types named here come from src/agent/failure-types.ts (one vocabulary).
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/catalog';
+import type { SessionRef } from '../activities/types';
+import { MODEL_NOT_RETRIED, OPEN_NOT_RETRIED } from '../src/agent/failure-types';
+import type { TaskInput } from './contract';
+
+export interface ActivityProxies {
+  /** Run-folder bookkeeping on the shared queue: quick, retried a few times. */
+  shared(summary: string): Activities;
+  /** Opening a session waits out full pools (any worker with room may take it); a start page that cannot load fails. */
+  opener(summary: string): Activities;
+  /** The model call: long, heartbeating, retried with backoff unless the endpoint refused the request. */
+  model(summary: string): Activities;
+  /** Observe/act/release on the worker that holds the session: one attempt (a failure puts the session in doubt). */
+  onSession(ref: SessionRef, summary: string): Activities;
+}
+
+export function activityProxies(t: TaskInput['timing']): ActivityProxies {
+  return {
+    shared: (summary) =>
+      proxyActivities<Activities>({
+        startToCloseTimeout: '2 minutes',
+        retry: { initialInterval: '1s', maximumAttempts: 5 },
+        summary,
+      }),
+    opener: (summary) =>
+      proxyActivities<Activities>({
+        startToCloseTimeout: '2 minutes',
+        retry: {
+          initialInterval: '1s',
+          backoffCoefficient: 2,
+          maximumInterval: '15s',
+          maximumAttempts: 40,
+          nonRetryableErrorTypes: [...OPEN_NOT_RETRIED],
+        },
+        summary,
+      }),
+    model: (summary) =>
+      proxyActivities<Activities>({
+        startToCloseTimeout: '10 minutes',
+        heartbeatTimeout: `${t.heartbeatSeconds}s`,
+        retry: {
+          initialInterval: `${t.modelRetryInitialSeconds}s`,
+          maximumInterval: `${t.modelRetryMaxSeconds}s`,
+          backoffCoefficient: 2,
+          maximumAttempts: t.modelRetryAttempts,
+          nonRetryableErrorTypes: [...MODEL_NOT_RETRIED],
+        },
+        summary,
+      }),
+    onSession: (ref, summary) =>
+      proxyActivities<Activities>({
+        taskQueue: ref.taskQueue,
+        scheduleToStartTimeout: `${t.sessionScheduleToStartSeconds}s`,
+        startToCloseTimeout: '10 minutes',
+        heartbeatTimeout: `${t.heartbeatSeconds}s`,
+        // One attempt: a failed observe/act means the session is in doubt; the loop re-opens and re-observes.
+        retry: { maximumAttempts: 1 },
+        summary,
+      }),
+  };
+}

@@ -1,0 +1,180 @@
+// The task's state inside the workflow: what a continued run carries over, the status the queries show, the reply
+// update/signal and query handlers, the steps table, and the search attributes. No activities here (those are the
+// loop's, in agent.ts); deterministic like all workflow code.
+import { log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import type { DecideCall, SessionRef } from '../activities/types';
+import { cleanReply } from '../src/agent/reply';
+import {
+  STATUS_SEARCH_ATTRIBUTE,
+  STEP_SEARCH_ATTRIBUTE,
+  replySignal,
+  replyUpdate,
+  statusQuery,
+  stepsQuery,
+} from './contract';
+import type {
+  EndReason,
+  PendingQuestion,
+  ReplyInput,
+  RunStatus,
+  StepSummary,
+  TaskInput,
+  TaskResult,
+  TaskStatus,
+} from './contract';
+
+/** What a continued run carries over from the one before. */
+export interface CarriedState {
+  step: number;
+  generation: number;
+  session: SessionRef | null;
+  questionCount: number;
+  lastUrl: string | null;
+  lastAction: string | null;
+  summaries: StepSummary[];
+  /** Captcha gate timeouts so far, and whether the gate was switched off after too many. */
+  captchaTimeouts?: number;
+  captchaGateOff?: boolean;
+  /** Model replies in a row that were no valid action. */
+  invalidReplies?: number;
+}
+
+const SUMMARIES_KEPT = 200;
+
+/** The reply's text as recorded (the validator has already refused anything `cleanReply` does not accept). */
+function replyText(raw: string): string {
+  const cleaned = cleanReply(raw);
+  return cleaned.ok ? cleaned.text : raw.trim();
+}
+
+export class TaskState {
+  readonly carried: CarriedState;
+  status: RunStatus = 'running';
+  question: PendingQuestion | null = null;
+  pendingReply: ReplyInput | null = null;
+  answer: string | null = null;
+  error: string | null = null;
+  endReason: EndReason | null = null;
+  /** The decision whose act is under way; if its worker is lost, its effect is unknown and it is superseded. */
+  private pendingAct: StepSummary | null = null;
+
+  constructor(
+    readonly input: TaskInput,
+    carried: CarriedState | undefined,
+  ) {
+    this.carried = carried ?? {
+      step: 0,
+      generation: 0,
+      session: null,
+      questionCount: 0,
+      lastUrl: null,
+      lastAction: null,
+      summaries: [],
+    };
+  }
+
+  /** Registers the status and steps queries and the reply update and signal. */
+  installHandlers(): void {
+    setHandler(statusQuery, () => this.view());
+    setHandler(stepsQuery, () => this.carried.summaries);
+    setHandler(
+      replyUpdate,
+      (reply) => {
+        this.pendingReply = { text: replyText(reply.text), questionId: this.question?.id };
+        return { accepted: true as const, step: this.carried.step };
+      },
+      { validator: (reply) => this.checkReply(reply) },
+    );
+    setHandler(replySignal, (reply) => {
+      try {
+        this.checkReply(reply);
+        this.pendingReply = { text: replyText(reply.text), questionId: this.question?.id };
+      } catch (err) {
+        log.warn('ignored reply signal', { error: String(err) });
+      }
+    });
+  }
+
+  view(): TaskStatus {
+    const s = this.carried;
+    return {
+      runId: this.input.runId,
+      status: this.status,
+      step: s.step,
+      maxSteps: this.input.maxSteps,
+      question: this.question,
+      lastUrl: s.lastUrl,
+      lastAction: s.lastAction,
+      answer: this.answer,
+      error: this.error,
+      endReason: this.endReason,
+      sessionGeneration: s.generation,
+      invalidReplies: s.invalidReplies ?? 0,
+    };
+  }
+
+  result(): TaskResult {
+    return {
+      status: this.status,
+      endReason: this.endReason ?? 'complete',
+      answer: this.answer,
+      steps: this.carried.step,
+      error: this.error,
+    };
+  }
+
+  private checkReply(reply: ReplyInput): void {
+    if (!this.question) {
+      throw new Error(`task ${this.input.runId} is not waiting for a reply (status: ${this.status})`);
+    }
+    const cleaned = cleanReply(reply?.text);
+    if (!cleaned.ok) throw new Error(cleaned.reason);
+    if (reply.questionId && reply.questionId !== this.question.id) {
+      throw new Error(
+        `stale reply: it answers question ${reply.questionId}, the pending question is ${this.question.id}`,
+      );
+    }
+  }
+
+  /** Status and step as search attributes (when the task asked for them). */
+  publish(): void {
+    if (!this.input.searchAttributes) return;
+    upsertSearchAttributes([
+      { key: STATUS_SEARCH_ATTRIBUTE, value: this.status },
+      { key: STEP_SEARCH_ATTRIBUTE, value: this.carried.step },
+    ]);
+  }
+
+  /** The steps query's row for a decision, added as soon as it is made (so a lost worker can mark it superseded). */
+  record(call: DecideCall, url: string | null): StepSummary {
+    const s = this.carried;
+    s.lastAction = call.summary;
+    const row: StepSummary = {
+      step: s.step,
+      generation: s.generation,
+      action: call.actionName,
+      summary: call.summary,
+      thoughts: call.thoughts.slice(0, 300),
+      url,
+      textObservation: null,
+      ...(call.kind === 'invalid' ? { invalid: (call.text ?? '').slice(0, 300) } : {}),
+    };
+    s.summaries.push(row);
+    if (s.summaries.length > SUMMARIES_KEPT) s.summaries.splice(0, s.summaries.length - SUMMARIES_KEPT);
+    return row;
+  }
+
+  actStarted(row: StepSummary): void {
+    this.pendingAct = row;
+  }
+
+  actDone(): void {
+    this.pendingAct = null;
+  }
+
+  /** The worker was lost during an act: its effect is unknown, so its row is superseded. */
+  markSuperseded(): void {
+    if (this.pendingAct) this.pendingAct.superseded = true;
+    this.pendingAct = null;
+  }
+}
