@@ -146,6 +146,9 @@ describe('CLI flags: exit 2 and one line naming the problem', () => {
     [['run', 'x', '--max-invalid-replies', '0'], /--max-invalid-replies must be a whole number ≥ 1/],
     [['run', 'x', '--bogus-flag'], /--bogus-flag/],
     [['list', '--status', 'nope'], /--status must be one of/],
+    [['run', 'x', '--env', 'vm'], /--env must be browser or desktop, got 'vm'/],
+    [['run', 'x', '--env', 'desktop', '--url', 'https://example.com/'], /--url is for the browser/],
+    [['demo', '--desktop', '--profile', 'fara-7b'], /--profile is for the browser demo/],
   ])('cua %j', async (args, pattern) => {
     const res = await cua(args);
     expect(res.code, res.stderr).toBe(2);
@@ -161,6 +164,12 @@ describe('workflow input sent straight to the workflow: InvalidTaskInput naming 
     ['a field the workflow does not know', { runId: 'bad-extra', instruction: 'x', evil: 1 }, /evil|Unrecognized/],
     ['a step budget of a billion', { runId: 'bad-steps', instruction: 'x', maxSteps: 1e9 }, /maxSteps/],
     ['a file: model base URL', { runId: 'bad-url', instruction: 'x', model: { baseUrl: 'file:///x' } }, /baseUrl/],
+    ['an environment that does not exist', { runId: 'bad-env', instruction: 'x', environment: 'vm' }, /environment/],
+    [
+      'a desktop screen of 10×10 pixels',
+      { runId: 'bad-screen', instruction: 'x', environment: 'desktop', screen: { width: 10, height: 10 } },
+      /screen\.width/,
+    ],
   ])('%s', async (_what, args, field) => {
     const handle = await h.client.workflow.start(AGENT_WORKFLOW, {
       taskQueue: h.config.taskQueue,
@@ -300,6 +309,12 @@ describe('config files: one-line ConfigError naming the problem', () => {
     ],
     ['a directory instead of a file', () => dir, /cannot be read/],
     ['a NUL byte inside', () => file('f.json', '{"taskQueue": "a\u0000b"}'), /not valid JSON|taskQueue/],
+    [
+      'a negative desktop command timeout',
+      () => file('g.json', '{"desktop": {"maxCommandTimeoutSeconds": -1}}'),
+      /desktop\.maxCommandTimeoutSeconds/,
+    ],
+    ['a desktop app list that is a string', () => file('h.json', '{"desktop": {"apps": "xterm"}}'), /desktop\.apps/],
   ])('%s', (_what, make, pattern) => {
     let err: unknown;
     try {
