@@ -91,4 +91,3 @@ export interface FinalizeInput {
   endReason?: EndReason;
   steps: number;
 }
-
