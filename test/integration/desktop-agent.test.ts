@@ -11,8 +11,8 @@ import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
 import type { Event } from '../../src/trajectory/schema';
 import type { TaskInputArgs, TaskResult } from '../../workflows/contract';
-import { startTask, validateTaskInput, replyToTask } from '../../client/tasks';
-import { FAST_TIMING, eventually, startHarness, untilWaiting } from './harness';
+import { failedResult, replyToTask, startTask, validateTaskInput } from '../../client/tasks';
+import { FAST_TIMING, eventually, failureOf, startHarness, untilWaiting } from './harness';
 import { WorkerProcesses } from './worker-processes';
 import type { Harness } from './harness';
 import { childRectangles } from '../fixtures/desktop/helpers';
@@ -295,4 +295,24 @@ describe('a desktop task on a worker killed with kill -9', () => {
       await new Promise((r) => second.once('exit', r));
     }
   }, 240_000);
+});
+
+describe('a desktop task on a worker without desktops', () => {
+  it('fails at once with end reason desktop and a message saying why', async () => {
+    const config = path.join(h.dir, 'no-desktop.json');
+    fs.writeFileSync(config, JSON.stringify({ desktop: { maxSessions: 0 } }));
+    const worker = workers.spawn({ CUA_CONFIG: config });
+    try {
+      const name = script('desktop-unreachable', [{ content: 'x', tool_calls: [{ name: 'stop', arguments: {} }] }]);
+      const handle = await start(name);
+      const failure = await failureOf(handle.result());
+      const result = failedResult(failure);
+      expect(result).toMatchObject({ status: 'failed', endReason: 'desktop', steps: 1 });
+      expect(result?.error).toMatch(/no desktop support/);
+      // Nothing was asked of the model: the task failed before its first observation.
+      expect(model.requests.filter((r) => r.script === name)).toHaveLength(0);
+    } finally {
+      await workers.kill(worker);
+    }
+  }, 120_000);
 });
