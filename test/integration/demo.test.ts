@@ -116,4 +116,38 @@ describe('npx cua demo', () => {
       await browser.close();
     }
   }, 180_000);
+
+  it('--desktop runs the desktop agent unattended: editor, command, one question; the report shows the desktop', async () => {
+    ports ??= { port: await freePort(), uiPort: await freePort() };
+    const demo = startDemo(['--desktop', ...args()], { CUA_DATA_DIR: dataDir });
+    const code = await demo.exit;
+    const out = demo.output();
+    expect(code, out).toBe(0);
+    expect(out).toContain('The agent asks: The list has milk and eggs. What else should I add?');
+    expect(out).toMatch(/complete after 6 step\(s\)/);
+    expect(out).toContain('answer: notes.txt lists milk, eggs and bread.');
+    // The editor really saved the typed list, and the reply was added by a command.
+    expect(out).toContain("notes.txt in the desktop's home: Shopping list · milk · eggs · bread");
+    const link = /Temporal UI: (http:\/\/127\.0\.0\.1:\d+\/namespaces\/default\/workflows\/(demo-desktop-\S+))/.exec(
+      out,
+    );
+    expect(link?.[2]).toBeTruthy();
+    const report = /trajectory report \((\d+) steps\): (\S+)/.exec(out);
+    expect(report?.[1]).toBe('6');
+    expect(await canConnect('127.0.0.1', ports.port)).toBe(false);
+
+    // The report shows the desktop: one card per turn, each with its screenshot, the environment in the header.
+    const browser = await chromium.launch({ executablePath: chromiumPath(), args: [...CHROMIUM_ARGS] });
+    try {
+      const page = await browser.newPage();
+      await page.goto(pathToFileURL(report?.[2] ?? '').href);
+      await expect.poll(() => page.locator('section.step').count()).toBe(6);
+      expect(await page.locator('section.step img').count()).toBeGreaterThanOrEqual(6);
+      const body = (await page.textContent('body')) ?? '';
+      expect(body).toContain('desktop');
+      expect(body).toContain('Mousepad');
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
 });
