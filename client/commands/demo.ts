@@ -19,7 +19,6 @@ import {
 import type { DevServer } from '../../src/infra/devserver';
 import { dataDir, PROJECT_ROOT } from '../../src/infra/paths';
 import { ensureTools } from '../../src/infra/tools';
-import { desktopSupport } from '../../src/desktop';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import { dataConverterFor } from '../../src/codec/data-converter';
@@ -195,20 +194,11 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const uiPort = intFlag(values['ui-port'], 'ui-port') ?? 8233;
   const desktop = !!values.desktop;
   if (desktop && values.profile) throw new UsageError('--profile is for the browser demo (Fara profiles)');
-  if (desktop) {
-    const support = desktopSupport();
-    if (!support.ok) {
-      throw new DemoError(
-        `the desktop demo needs ${support.missing.join(', ')}; install with: ${support.aptLine} (as root), ` +
-          'or run `npm run setup` as root',
-      );
-    }
-  }
   const answer = values.answer?.trim() ?? (desktop ? DESKTOP_DEFAULT_ANSWER : DEFAULT_ANSWER);
   const unattended = !!values.yes || !process.stdin.isTTY;
   if (!values.yes && unattended) say('stdin is not a terminal: the question will be answered automatically (as --yes)');
 
-  ensureTools(say);
+  ensureTools(say, { desktop });
   const started = new Started();
   let interrupted = false;
   let resolveInterrupt: (value: 'interrupted') => void = () => undefined;

@@ -12,10 +12,21 @@
 // then `setpriv --no-new-privs` (as bwrap does for its own children). Since the commands live in the sandbox's pid
 // namespace, they all die with it: when its pid 1 dies (killed by close, or by --die-with-parent when this Node
 // process dies), the kernel kills every process in that namespace.
-import { spawn } from 'node:child_process';
+//
+// Which host user the sandbox is: bwrap's user namespace maps the sandbox user (uid 1000) to the host uid that runs
+// bwrap. Run by root, that would be host uid 0: no capabilities, but the owner of every root-owned file, so it could
+// read /etc/shadow. So a root worker runs bwrap as an unprivileged host user (`hostUser`, DEFAULT_SANDBOX_HOST_UID
+// unless configured): it first chowns the home to that user (mode 0700), then starts `unshare` (a private mount
+// namespace) → `mount --bind <home> <HOME_MOUNT_POINT>` → `setpriv --reuid --regid --clear-groups --no-new-privs` →
+// bwrap, which binds the mount point at /home/user. The bind is needed because bwrap resolves its sources as that
+// user, who may not reach the home's real path (a run folder is 0700 root); it exists only in that namespace. Root
+// still enters the sandbox with nsenter (root may enter any user namespace), and reads the home from outside. A
+// worker that is not root runs bwrap as itself: the sandbox user is then the worker's own uid.
+import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess, StdioOptions } from 'node:child_process';
 import { existsSync, readlinkSync } from 'node:fs';
-import { chmod, mkdir, realpath, stat } from 'node:fs/promises';
+import { chmod, lstat, mkdir, realpath, stat } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { isRunning, signal, stopChild, tailLines, waitForLine } from './child';
@@ -25,8 +36,19 @@ import { pollUntil } from './wait';
 /** Where the caller's home directory appears inside the sandbox. */
 export const SANDBOX_HOME = '/home/user';
 export const SANDBOX_USER = 'user';
-/** The sandbox user's uid and gid inside its user namespace (the host sees files it writes as the worker's). */
+/** The sandbox user's uid and gid inside its user namespace (on the host it is `hostUser`, see the top). */
 export const SANDBOX_UID = 1000;
+/**
+ * The host uid and gid of the sandbox when the worker runs as root (DesktopOptions.sandboxUid changes it): its
+ * processes run as, and the files it writes in its home belong to, this user. A dedicated number, not 65534
+ * (nobody), which other services share. A worker that is not root runs the sandbox as its own uid instead.
+ */
+export const DEFAULT_SANDBOX_HOST_UID = 61000;
+/**
+ * A root worker binds the home on this empty directory, in a mount namespace of bwrap's own (the host's view of it
+ * stays empty), for bwrap to bind at /home/user; see the top. One for all sessions, like /tmp/.X11-unix.
+ */
+export const HOME_MOUNT_POINT_NAME = '.cua-desktop-home';
 const RUNTIME_DIR = '/tmp/runtime-user';
 const READY_MARK = '__cua_sandbox_ready__';
 /** Where the session's egress proxy socket appears inside the sandbox (network via a proxy only). */
@@ -41,9 +63,17 @@ export const SANDBOX_PROXY_URL = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
  */
 export type SandboxNetwork = boolean | { proxySocket: string };
 
+/** A host user and group, by number. */
+export type HostUser = { uid: number; gid: number };
+
 export type SandboxOptions = {
-  /** Absolute host path bound read-write at /home/user; created with mode 0700 when missing. */
+  /**
+   * Absolute host path bound read-write at /home/user; created with mode 0700 when missing. With `hostUser`, it and
+   * everything in it are chowned to that user and it is made 0700.
+   */
   homeDir: string;
+  /** Run bwrap as this host user (the worker is root; see sandboxHostUser). Absent: as this process's user. */
+  hostUser?: HostUser;
   /** The display the sandbox may talk to. */
   display: { name: string; socketPath: string };
   /** Default false: a private network namespace with only a loopback. */
