@@ -70,7 +70,11 @@ function desktopPoolFor(config: Config, log: (line: string) => void): DesktopPoo
     log(`desktop tasks: off on this worker (missing ${support.missing.join(', ')}; install: ${support.aptLine})`);
     return undefined;
   }
-  return new DesktopPool({ maxSessions: config.desktop.maxSessions, log });
+  return new DesktopPool({
+    maxSessions: config.desktop.maxSessions,
+    ...(config.desktop.sandboxUid !== undefined ? { sandboxUid: config.desktop.sandboxUid } : {}),
+    log,
+  });
 }
 
 const limitsOf = (config: Config): WorkerLimits => ({ maxSessions: config.browser.maxSessions, ...config.worker });

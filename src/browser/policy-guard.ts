@@ -88,6 +88,27 @@ function abortCode(error: unknown): string {
 
 const isRedirect = (status: number): boolean => status >= 300 && status < 400 && status !== 304;
 
+/**
+ * An egress proxy's decision on a connection to `url` (a tunnel's is `https://host:port/`): the policy's rules for
+ * `kind`, and the address to connect to — the very one checked when private addresses are denied, so a second DNS
+ * answer gets no chance. The browser's proxy checks `request`s (documents go through the guard's routing); the
+ * desktop's, which cannot tell a page from its images, checks everything as a `document`.
+ */
+export async function egressDecision(
+  policy: UrlPolicy,
+  resolver: HostResolver,
+  url: string,
+  kind: 'request' | 'document',
+): Promise<EgressDecision> {
+  const verdict = checkUrl(policy, url, kind);
+  if (!verdict.ok) return verdict;
+  const host = new URL(url).hostname;
+  if (!policy.denyPrivateAddresses) return { ok: true, address: host.replace(/^\[(.*)\]$/, '$1') };
+  const resolution = await resolver.resolvePublic(host);
+  if (!resolution.ok) return resolution;
+  return { ok: true, address: resolution.addresses[0]?.address ?? host };
+}
+
 export class PolicyGuard {
   private blocks: BlockedLoad[] = [];
   /** Addresses we sent the browser on to from a redirect, with the hop count of their chain. */
@@ -106,22 +127,11 @@ export class PolicyGuard {
     if (!options.egressProxy || !wantsProxy) return new PolicyGuard(policy, resolver);
     const holder: { guard?: PolicyGuard } = {};
     const proxy = await startEgressProxy({
-      decide: (url) => PolicyGuard.egress(policy, resolver, url),
+      decide: (url) => egressDecision(policy, resolver, url, 'request'),
       onBlocked: (url, reason) => holder.guard?.record({ url, reason, kind: 'request' }),
     });
     holder.guard = new PolicyGuard(policy, resolver, proxy);
     return holder.guard;
-  }
-
-  /** The proxy's decision: the deny rules, and the address to connect to (the one checked, with private denial). */
-  private static async egress(policy: UrlPolicy, resolver: HostResolver, url: string): Promise<EgressDecision> {
-    const verdict = checkUrl(policy, url, 'request');
-    if (!verdict.ok) return verdict;
-    const host = new URL(url).hostname;
-    if (!policy.denyPrivateAddresses) return { ok: true, address: host.replace(/^\[(.*)\]$/, '$1') };
-    const resolution = await resolver.resolvePublic(host);
-    if (!resolution.ok) return resolution;
-    return { ok: true, address: resolution.addresses[0]?.address ?? host };
   }
 
   /** Options the session's browser context must be created with. */

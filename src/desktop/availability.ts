@@ -2,7 +2,10 @@
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 
-/** Programs a desktop session runs (nsenter and setpriv come with util-linux). */
+/**
+ * Programs a desktop session runs (nsenter, setpriv and unshare come with util-linux; unshare, mount and chown start
+ * a root worker's sandboxes as their own host user).
+ */
 export const DESKTOP_BINARIES = [
   'Xvfb',
   'xdotool',
@@ -12,6 +15,9 @@ export const DESKTOP_BINARIES = [
   'bwrap',
   'nsenter',
   'setpriv',
+  'unshare',
+  'mount',
+  'chown',
   'xmessage',
   'xprop',
 ] as const;

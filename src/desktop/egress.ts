@@ -8,20 +8,23 @@
 // page from its images, so every connection meets every rule (schemes, allowHosts, denyHosts, private addresses after
 // DNS). As for the browser, it resolves a host once and connects to exactly the address it checked (no DNS
 // rebinding). HTTPS arrives as CONNECT tunnels whose content it does not see.
+//
+// Under a root worker, the sandbox is an unprivileged host user (sandbox.ts): the directory and the socket are then
+// chowned to that user, who must reach the socket (bwrap binds it as that user) and connect to it.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startEgressProxy } from '../browser/egress-proxy';
-import type { EgressDecision, EgressProxy } from '../browser/egress-proxy';
+import type { EgressProxy } from '../browser/egress-proxy';
+import { egressDecision } from '../browser/policy-guard';
 import { HostResolver } from '../policy/resolve';
-import { checkUrl } from '../policy/url-policy';
 import type { UrlPolicy } from '../policy/url-policy';
 import { stopChild, tailLines, waitForLine } from './child';
 import { DesktopUnavailableError, SandboxError } from './errors';
 import { SANDBOX_PROXY_PORT, SANDBOX_PROXY_SOCKET } from './sandbox';
-import type { Sandbox } from './sandbox';
+import type { HostUser, Sandbox } from './sandbox';
 
 /** The relay's interpreter, inside the sandbox (the system's, bound read-only from the host). */
 export const RELAY_PYTHON = '/usr/bin/python3';
@@ -60,17 +63,6 @@ async def main():
 asyncio.run(main())
 `;
 
-/** What the proxy does with a connection to `url` (a tunnel's is `https://host:port/`): every rule applies. */
-async function egressDecision(policy: UrlPolicy, resolver: HostResolver, url: string): Promise<EgressDecision> {
-  const verdict = checkUrl(policy, url, 'document');
-  if (!verdict.ok) return verdict;
-  const host = new URL(url).hostname;
-  if (!policy.denyPrivateAddresses) return { ok: true, address: host.replace(/^\[(.*)\]$/, '$1') };
-  const resolution = await resolver.resolvePublic(host);
-  if (!resolution.ok) return resolution;
-  return { ok: true, address: resolution.addresses[0]?.address ?? host };
-}
-
 export class DesktopEgress {
   private relay: ChildProcess | undefined;
 
@@ -82,8 +74,11 @@ export class DesktopEgress {
     readonly socketPath: string,
   ) {}
 
-  /** Starts the session's proxy on a socket in a fresh private directory. */
-  static async start(policy: UrlPolicy, log?: (line: string) => void): Promise<DesktopEgress> {
+  /**
+   * Starts the session's proxy on a socket in a fresh private directory (0700), both handed to `hostUser` when the
+   * sandbox runs as one.
+   */
+  static async start(policy: UrlPolicy, log?: (line: string) => void, hostUser?: HostUser): Promise<DesktopEgress> {
     if (!existsSync(RELAY_PYTHON)) {
       throw new DesktopUnavailableError(`network 'policy' needs ${RELAY_PYTHON} (apt-get install python3)`);
     }
@@ -92,10 +87,19 @@ export class DesktopEgress {
     const resolver = new HostResolver();
     try {
       const proxy = await startEgressProxy({
-        decide: (url) => egressDecision(policy, resolver, url),
+        decide: (url) => egressDecision(policy, resolver, url, 'document'),
         onBlocked: (url, reason) => log?.(`[desktop egress] refused ${url}: ${reason}`),
         listen: { path: socketPath },
       });
+      if (hostUser) {
+        try {
+          await chown(dir, hostUser.uid, hostUser.gid);
+          await chown(socketPath, hostUser.uid, hostUser.gid);
+        } catch (err) {
+          await proxy.close().catch(() => undefined);
+          throw err;
+        }
+      }
       return new DesktopEgress(dir, proxy, socketPath);
     } catch (err) {
       await rm(dir, { recursive: true, force: true });

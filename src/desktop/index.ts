@@ -8,7 +8,7 @@ export { DEFAULT_COMMAND_LIMITS, BACKGROUND_DIR } from './commands';
 export type { BackgroundProcess, CommandLimits, CommandResult } from './commands';
 export type { MouseButton, ScrollDirection, TypingOptions } from './input';
 export type { DesktopWindow } from './windows';
-export { SANDBOX_HOME, SANDBOX_PROXY_URL, SANDBOX_USER } from './sandbox';
+export { DEFAULT_SANDBOX_HOST_UID, SANDBOX_HOME, SANDBOX_PROXY_URL, SANDBOX_USER } from './sandbox';
 export { XDOTOOL_KEY_TABLE, normalizeChord, normalizeKey, normalizeKeys } from './keys';
 export { pngSize } from './screenshot';
 export { DESKTOP_APT_LINE, DESKTOP_BINARIES, desktopSupport } from './availability';

@@ -9,6 +9,11 @@ export type DesktopPoolOptions = {
   maxSessions: number;
   /** Options every session starts from; `open`'s options override them. */
   defaults?: Partial<DesktopOptions>;
+  /**
+   * The host uid (and gid) of every session's sandbox when the worker runs as root (DesktopOptions.sandboxUid;
+   * default DEFAULT_SANDBOX_HOST_UID). A worker that is not root runs its sandboxes as itself.
+   */
+  sandboxUid?: number;
   log?: (line: string) => void;
 };
 
@@ -41,7 +46,13 @@ export class DesktopPool {
     }
     this.opening++;
     try {
-      const session = await DesktopSession.open({ log: this.options.log, ...this.options.defaults, ...options });
+      const { log, defaults, sandboxUid } = this.options;
+      const session = await DesktopSession.open({
+        log,
+        ...(sandboxUid === undefined ? {} : { sandboxUid }),
+        ...defaults,
+        ...options,
+      });
       const sessionId = `desk-${randomBytes(6).toString('hex')}`;
       if (this.sessions.size === 0) process.on('exit', this.onExit);
       this.sessions.set(sessionId, session);

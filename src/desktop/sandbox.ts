@@ -24,7 +24,7 @@
 // worker that is not root runs bwrap as itself: the sandbox user is then the worker's own uid.
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess, StdioOptions } from 'node:child_process';
-import { existsSync, readlinkSync } from 'node:fs';
+import { readlinkSync } from 'node:fs';
 import { chmod, lstat, mkdir, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -147,6 +147,42 @@ export function bwrapArgs(options: Pick<SandboxOptions, 'homeDir' | 'display' | 
   return args;
 }
 
+/**
+ * Who bwrap runs as: `sandboxUid` (default DEFAULT_SANDBOX_HOST_UID, also as gid) when this worker is root;
+ * undefined otherwise (bwrap runs as the worker, and the sandbox user is the worker's uid). Throws SandboxError for
+ * an id that is not a positive 32-bit integer (0 would be root again; 4294967295 means "none" to the kernel).
+ */
+export function sandboxHostUser(
+  sandboxUid: number = DEFAULT_SANDBOX_HOST_UID,
+  workerUid: number | undefined = process.getuid?.(),
+): HostUser | undefined {
+  if (!Number.isInteger(sandboxUid) || sandboxUid <= 0 || sandboxUid >= 0xffffffff) {
+    throw new SandboxError(`sandboxUid must be an integer from 1 to 4294967294, got ${sandboxUid}`);
+  }
+  return workerUid === 0 ? { uid: sandboxUid, gid: sandboxUid } : undefined;
+}
+
+// Run by `unshare` (root, in a fresh private mount namespace): "$1" is the home, "$2" the mount point, the rest the
+// command to exec once the home is bound there.
+const STAGE_SCRIPT = 'mount --bind -- "$1" "$2" || exit 1; shift 2; exec "$@"';
+
+/**
+ * The program and arguments that start bwrap with `bwrapArgv` (its arguments and the sandbox's command). With
+ * `staged` (a root worker): unshare a private mount namespace, bind the home on the mount point there, then become
+ * the host user (no groups, no capabilities, no-new-privs) and exec bwrap, whose arguments bind the mount point.
+ */
+export function launchCommand(
+  bwrapArgv: readonly string[],
+  staged?: { hostUser: HostUser; homeDir: string; mountPoint: string },
+): { file: string; args: string[] } {
+  if (!staged) return { file: 'bwrap', args: [...bwrapArgv] };
+  const { hostUser, homeDir, mountPoint } = staged;
+  const args = ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', STAGE_SCRIPT, 'cua-stage'];
+  args.push(homeDir, mountPoint, 'setpriv', `--reuid=${hostUser.uid}`, `--regid=${hostUser.gid}`, '--clear-groups');
+  args.push('--no-new-privs', '--', 'bwrap', ...bwrapArgv);
+  return { file: 'unshare', args };
+}
+
 export class Sandbox {
   private constructor(
     private readonly bwrap: ChildProcess,
@@ -159,6 +195,8 @@ export class Sandbox {
     readonly homeDir: string,
     /** The last lines its init and window manager printed (bwrap's stdout, then its stderr). */
     readonly recentOutput: () => string[],
+    /** The host uid the sandbox user is: its processes run as it, the files it writes belong to it. */
+    readonly hostUid: number,
   ) {}
 
   /** Host pid of bwrap itself. */
@@ -168,16 +206,21 @@ export class Sandbox {
 
   /** Creates the home if needed, starts bwrap and waits until its init runs inside the finished sandbox. */
   static async start(options: SandboxOptions): Promise<Sandbox> {
-    const homeDir = await prepareHome(options.homeDir);
-    if (!existsSync(options.display.socketPath)) {
-      throw new SandboxError(`the display socket ${options.display.socketPath} does not exist`);
-    }
+    const { hostUser } = options;
+    const homeDir = await prepareHome(options.homeDir, hostUser);
+    await checkDisplaySocket(options.display.socketPath, hostUser);
+    const mountPoint = hostUser ? await homeMountPoint() : undefined;
     const wm = options.windowManager ?? ['openbox', '--sm-disable'];
     // $@ is the window manager; the init shell then becomes `sleep infinity`, which keeps the sandbox up even if
     // the window manager dies.
     const init = `mkdir -m 700 -p "$XDG_RUNTIME_DIR"; echo ${READY_MARK}; [ $# -gt 0 ] && "$@" & exec sleep infinity`;
-    const args = [...bwrapArgs({ ...options, homeDir }), '/bin/sh', '-c', init, 'init', ...wm];
-    const bwrap = spawn('bwrap', args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] });
+    const bound = bwrapArgs({ ...options, homeDir: mountPoint ?? homeDir });
+    const command = launchCommand(
+      [...bound, '/bin/sh', '-c', init, 'init', ...wm],
+      hostUser && mountPoint ? { hostUser, homeDir, mountPoint } : undefined,
+    );
+    // Through unshare, sh and setpriv, each exec'ing the next: the pid stays bwrap's, a child of this process.
+    const bwrap = spawn(command.file, command.args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] });
     const fds: readonly unknown[] = bwrap.stdio;
     writeAndClose(fds[PASSWD_FD], ETC_FILES.passwd);
     writeAndClose(fds[GROUP_FD], ETC_FILES.group);
@@ -188,10 +231,13 @@ export class Sandbox {
         readInfo(bwrap, fds[INFO_FD] instanceof Readable ? fds[INFO_FD] : null),
         waitForLine(bwrap, bwrap.stdout, READY_MARK, options.startTimeoutMs ?? 10_000),
       ]);
-      options.log?.(`[sandbox] bwrap pid ${bwrap.pid}, init pid ${info.childPid}, home ${homeDir}`);
+      const hostUid = hostUser?.uid ?? process.getuid?.() ?? -1;
+      options.log?.(
+        `[sandbox] bwrap pid ${bwrap.pid}, init pid ${info.childPid}, home ${homeDir}, host uid ${hostUid}`,
+      );
       const env = sandboxEnv(options.display.name, typeof options.network === 'object');
       const output = (): string[] => [...stdoutTail(), ...stderrTail()];
-      return new Sandbox(bwrap, info.childPid, `pid:[${info.pidNamespace}]`, env, homeDir, output);
+      return new Sandbox(bwrap, info.childPid, `pid:[${info.pidNamespace}]`, env, homeDir, output, hostUid);
     } catch (err) {
       await stopChild(bwrap, 500);
       const said = stderrTail().slice(-5).join(' | ');
@@ -256,8 +302,11 @@ export class Sandbox {
   }
 }
 
-/** Checks the home path and creates it (0700) when missing; returns its real path. */
-async function prepareHome(homeDir: string): Promise<string> {
+/**
+ * Checks the home path and creates it (0700) when missing; returns its real path. With `hostUser`, hands it over:
+ * everything in it (what an earlier session or the worker wrote too) is chowned to that user, and it is made 0700.
+ */
+async function prepareHome(homeDir: string, hostUser: HostUser | undefined): Promise<string> {
   if (!path.isAbsolute(homeDir)) throw new SandboxError(`homeDir must be an absolute path, got "${homeDir}"`);
   const existing = await stat(homeDir).catch(() => undefined);
   if (existing && !existing.isDirectory()) throw new SandboxError(`homeDir ${homeDir} is not a directory`);
@@ -268,7 +317,54 @@ async function prepareHome(homeDir: string): Promise<string> {
   // The real path is what gets bound; never the host's root.
   const resolved = await realpath(homeDir);
   if (resolved === '/') throw new SandboxError(`homeDir ${homeDir} is the host's root directory`);
+  if (hostUser) {
+    await chownTree(resolved, hostUser);
+    await chmod(resolved, 0o700);
+  }
   return resolved;
+}
+
+/**
+ * `chown -R uid:gid dir`: with -R, chown neither follows symbolic links nor changes what they point to (it changes
+ * the links), so a link the sandbox left in its home cannot hand it a host file.
+ */
+function chownTree(dir: string, user: HostUser): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile('chown', ['-R', '--', `${user.uid}:${user.gid}`, dir], { timeout: 60_000 }, (err, _stdout, stderr) => {
+      if (!err) return resolve();
+      const why = stderr.toString().trim().split('\n').slice(0, 3).join(' | ') || err.message;
+      reject(new SandboxError(`could not hand the home ${dir} to uid ${user.uid}: ${why}`, { cause: err }));
+    });
+  });
+}
+
+/**
+ * The display's socket exists and, when bwrap runs as `hostUser`, that user may connect to it (Xvfb makes it
+ * srwxrwxrwx, in the world-writable /tmp/.X11-unix).
+ */
+async function checkDisplaySocket(socketPath: string, hostUser: HostUser | undefined): Promise<void> {
+  const socket = await stat(socketPath).catch(() => undefined);
+  if (!socket) throw new SandboxError(`the display socket ${socketPath} does not exist`);
+  if (hostUser && socket.uid !== hostUser.uid && (socket.mode & 0o002) === 0) {
+    const mode = (socket.mode & 0o777).toString(8);
+    throw new SandboxError(`the display socket ${socketPath} (mode ${mode}) cannot be used by uid ${hostUser.uid}`);
+  }
+}
+
+/**
+ * The mount point of a root worker's homes (created when missing). Refused unless it is a real directory owned by
+ * root and writable by root only: nobody may swap it for a link to somewhere else.
+ */
+async function homeMountPoint(): Promise<string> {
+  const dir = path.join(os.tmpdir(), HOME_MOUNT_POINT_NAME);
+  await mkdir(dir, { mode: 0o755 }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EEXIST') throw new SandboxError(`could not create ${dir}: ${err.message}`, { cause: err });
+  });
+  const info = await lstat(dir);
+  if (!info.isDirectory() || info.uid !== 0 || (info.mode & 0o022) !== 0) {
+    throw new SandboxError(`${dir} must be a directory owned by root and writable only by root`);
+  }
+  return dir;
 }
 
 /** Hands bwrap the content of a file on one of its pipes (it reads until end of file). */

@@ -13,15 +13,23 @@ import { DesktopEgress } from './egress';
 import { DesktopClosedError, DesktopUnavailableError, SandboxError } from './errors';
 import { DesktopInput } from './input';
 import type { MouseButton, ScrollDirection, TypingOptions } from './input';
-import { Sandbox } from './sandbox';
+import { Sandbox, sandboxHostUser } from './sandbox';
 import { captureScreen } from './screenshot';
 import { pollUntil } from './wait';
 import { listWindows, windowManagerRunning } from './windows';
 import type { DesktopWindow } from './windows';
 
 export type DesktopOptions = {
-  /** Host directory seen as /home/user inside the sandbox (absolute; created 0700 when missing). */
+  /**
+   * Host directory seen as /home/user inside the sandbox (absolute; created 0700 when missing). Under a root worker
+   * it is handed to the sandbox's host user on open: chowned with all it holds, made 0700.
+   */
   homeDir: string;
+  /**
+   * The host uid (and gid) the sandbox runs as when the worker is root; default DEFAULT_SANDBOX_HOST_UID (61000).
+   * Ignored when the worker is not root: the sandbox then runs as the worker's own uid.
+   */
+  sandboxUid?: number;
   width?: number;
   height?: number;
   /**
@@ -52,6 +60,8 @@ export class DesktopSession {
   readonly display: string;
   readonly width: number;
   readonly height: number;
+  /** The host uid of the sandbox: its processes run as it; what they write in the home belongs to it. */
+  readonly sandboxUid: number;
   private closing: Promise<void> | undefined;
 
   private constructor(
@@ -65,6 +75,7 @@ export class DesktopSession {
     this.display = xdisplay.name;
     this.width = xdisplay.width;
     this.height = xdisplay.height;
+    this.sandboxUid = sandbox.hostUid;
   }
 
   /** Starts the display, the sandbox with its window manager and the apps; waits for the first app's window. */
@@ -74,6 +85,7 @@ export class DesktopSession {
       throw new SandboxError(`homeDir must be an absolute path, got "${options.homeDir}"`);
     }
     const { log } = options;
+    const hostUser = sandboxHostUser(options.sandboxUid);
     const startTimeoutMs = options.startTimeoutMs ?? 20_000;
     const width = options.width ?? 1280;
     const height = options.height ?? 800;
@@ -82,9 +94,9 @@ export class DesktopSession {
     let sandbox: Sandbox;
     try {
       if (options.network === 'policy')
-        egress = await DesktopEgress.start(options.urlPolicy ?? DEFAULT_URL_POLICY, log);
+        egress = await DesktopEgress.start(options.urlPolicy ?? DEFAULT_URL_POLICY, log, hostUser);
       const network = egress ? { proxySocket: egress.socketPath } : options.network === true;
-      sandbox = await Sandbox.start({ ...options, network, display: xdisplay, startTimeoutMs, log });
+      sandbox = await Sandbox.start({ ...options, network, display: xdisplay, hostUser, startTimeoutMs, log });
     } catch (err) {
       await egress?.close();
       await xdisplay.stop();

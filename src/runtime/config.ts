@@ -102,6 +102,8 @@ export const ConfigSchema = z.strictObject({
       /** A command's output keeps this many characters from its start and from its end. */
       outputHeadChars: z.number().int().min(100).default(2000),
       outputTailChars: z.number().int().min(100).default(2000),
+      /** The host uid/gid a root worker runs each sandbox as (never 0); absent: DEFAULT_SANDBOX_HOST_UID (61000). */
+      sandboxUid: z.number().int().min(1).max(4294967294).optional(),
       /** The endpoint (a name in `models`) that describes the screen; absent: the task's endpoint. */
       visionEndpoint: z.string().min(1).optional(),
       /** The endpoint (a name in `models`) that points at an element described in words; absent: the vision one. */

@@ -2,12 +2,13 @@
 // system (read-only), their home and a private /tmp; no network unless asked for; the pool's limit and ids; and
 // closing a session leaves no process of it behind.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, lstat, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  DEFAULT_SANDBOX_HOST_UID,
   DesktopClosedError,
   DesktopPool,
   DesktopPoolFullError,
@@ -30,6 +31,15 @@ import type { TcpProbeServer } from '../fixtures/desktop/helpers';
 const PROJECT_PACKAGE_JSON = path.resolve(__dirname, '../../package.json');
 const OPEN_AND_WAIT = path.resolve(__dirname, '../fixtures/desktop/open-and-wait.ts');
 const support = desktopSupport();
+/** A root worker runs the sandbox as DEFAULT_SANDBOX_HOST_UID; any other worker, as itself. */
+const workerIsRoot = process.getuid?.() === 0;
+const sandboxUid = workerIsRoot ? DEFAULT_SANDBOX_HOST_UID : (process.getuid?.() ?? -1);
+
+/** The Uid line of /proc/<pid>/status: real, effective, saved and file-system uid. */
+function hostUids(pid: number): number[] {
+  const line = /^Uid:\s+(.*)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '';
+  return line.trim().split(/\s+/).map(Number);
+}
 
 describe.skipIf(!support.ok)('desktop sandbox', () => {
   let scratch: string;
@@ -52,7 +62,8 @@ describe.skipIf(!support.ok)('desktop sandbox', () => {
   });
 
   it('creates a missing home (0700) and runs as an unprivileged user with exactly its environment', async () => {
-    expect((await stat(path.join(scratch, 'home'))).mode & 0o777).toBe(0o700);
+    const home = await stat(path.join(scratch, 'home'));
+    expect([home.mode & 0o777, home.uid, home.gid]).toEqual([0o700, sandboxUid, workerIsRoot ? sandboxUid : home.gid]);
 
     const who = await session.runCommand('id -u; id -un; grep -E "^(CapEff|NoNewPrivs):" /proc/self/status');
     expect(who.output).toMatch(/^1000\nuser\nCapEff:\s+0+\nNoNewPrivs:\s+1\n$/);
@@ -82,6 +93,36 @@ describe.skipIf(!support.ok)('desktop sandbox', () => {
         (d) => d !== 'lib64' || existsSync('/lib64'),
       ),
     );
+  });
+
+  it('is an unprivileged host user: no root-only file can be read, and what it writes belongs to that user', async () => {
+    expect(session.sandboxUid).toBe(sandboxUid);
+    expect(sandboxUid).not.toBe(0);
+    const shadow = await session.runCommand('cat /etc/shadow');
+    expect(shadow.exitCode).not.toBe(0);
+    expect(shadow.output).toMatch(/Permission denied/);
+    if (existsSync('/etc/ssl/private') && ((await stat('/etc/ssl/private')).mode & 0o005) === 0) {
+      const keys = await session.runCommand('ls /etc/ssl/private');
+      expect(keys.output).toMatch(/Permission denied/);
+    }
+
+    const made = await session.runCommand('mkdir -p made/deeper && echo mine > made/deeper/file.txt && echo ok');
+    expect(made.output).toBe('ok\n');
+    for (const name of ['made', 'made/deeper', 'made/deeper/file.txt']) {
+      const owner = await stat(path.join(scratch, 'home', name));
+      expect([name, owner.uid], name).toEqual([name, sandboxUid]);
+    }
+
+    // From the host: every process in the sandbox (its init, the window manager, a command) runs as that uid.
+    await session.runBackground('sleep 1000');
+    const namespace = pidNamespace(session.processes().sandboxInit) ?? 'none';
+    const pids = await waitFor(() => {
+      const found = processesIn(namespace);
+      return found.length >= 3 ? found : undefined;
+    }, 'init, openbox and sleep in the sandbox');
+    for (const pid of [...pids, session.processes().sandbox ?? -1]) {
+      expect([pid, hostUids(pid)]).toEqual([pid, [sandboxUid, sandboxUid, sandboxUid, sandboxUid]]);
+    }
   });
 
   it('cannot write outside its home and its private /tmp', async () => {
@@ -125,6 +166,43 @@ describe.skipIf(!support.ok)('desktop sandbox', () => {
       expect(await waitFor(() => server.received.find((t) => t === 'hi\n'), 'the greeting at the server')).toBe('hi\n');
     } finally {
       await networked.close();
+    }
+  });
+
+  it('opens a new session on a home an earlier session wrote, handing over what is there', async () => {
+    const home = path.join(scratch, 'reopened');
+    const first = await openSession({ homeDir: home, apps: [] });
+    try {
+      const wrote = await first.runCommand('mkdir -p notes && echo one > notes/log.txt && chmod 600 notes/log.txt');
+      expect(wrote.exitCode).toBe(0);
+    } finally {
+      await first.close();
+    }
+    // Meanwhile the worker (root, when it is) adds a private file, and the home holds a link to a host file.
+    await writeFile(path.join(home, 'from-worker.txt'), 'from the worker\n', { mode: 0o600 });
+    await symlink(secretFile, path.join(home, 'link-to-secret'));
+    await chmod(home, 0o755);
+
+    const second = await openSession({ homeDir: home, apps: [] });
+    try {
+      const appended = await second.runCommand(
+        'echo two >> notes/log.txt && cat notes/log.txt from-worker.txt && echo x > notes/new.txt && echo ok',
+      );
+      expect(appended.output).toBe('one\ntwo\nfrom the worker\nok\n');
+      expect(await readFile(path.join(home, 'notes', 'log.txt'), 'utf8')).toBe('one\ntwo\n');
+      const owners = await Promise.all(
+        ['.', 'notes', 'notes/log.txt', 'notes/new.txt', 'from-worker.txt', 'link-to-secret'].map(
+          async (name) => (await lstat(path.join(home, name))).uid,
+        ),
+      );
+      if (workerIsRoot) expect(owners).toEqual(owners.map(() => sandboxUid));
+      expect((await stat(home)).mode & 0o777).toBe(workerIsRoot ? 0o700 : 0o755);
+      // The link was handed over, not what it points to (which the sandbox cannot see anyway).
+      const secret = await stat(secretFile);
+      expect(secret.uid).toBe(process.getuid?.());
+      expect((await second.runCommand('cat link-to-secret')).output).toMatch(/No such file or directory/);
+    } finally {
+      await second.close();
     }
   });
 

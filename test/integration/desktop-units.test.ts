@@ -1,10 +1,16 @@
 // The desktop layer's pure parts, table-driven: key names to xdotool keysyms, screen coordinates, typing chunks,
 // head-and-tail output, PNG sizes, window ids, and the bubblewrap command line (what it binds, and what it must not).
 import { describe, expect, it } from 'vitest';
-import { UnknownKeyError, normalizeKeys, pngSize } from '../../src/desktop';
+import { SandboxError, UnknownKeyError, normalizeKeys, pngSize } from '../../src/desktop';
 import { chunkText, screenPoint } from '../../src/desktop/input';
 import { HeadTailBuffer } from '../../src/desktop/output';
-import { bwrapArgs, sandboxEnv } from '../../src/desktop/sandbox';
+import {
+  DEFAULT_SANDBOX_HOST_UID,
+  bwrapArgs,
+  launchCommand,
+  sandboxEnv,
+  sandboxHostUser,
+} from '../../src/desktop/sandbox';
 import { parseWindowIds } from '../../src/desktop/windows';
 
 describe('normalizeKeys', () => {
@@ -125,5 +131,49 @@ describe('bwrapArgs', () => {
     expect(args.join(' ')).not.toMatch(/\/work|\/root|\/proc\/self/);
     expect(pairs('--ro-bind-try')).toEqual(['/lib64 -> /lib64', '/var/cache/fontconfig -> /var/cache/fontconfig']);
     expect(args.slice(-5)).toEqual(['--remount-ro', '/', '--info-fd', '3', '--']);
+  });
+});
+
+describe('the sandbox host user', () => {
+  it('is DEFAULT_SANDBOX_HOST_UID (or sandboxUid) under a root worker, and the worker itself otherwise', () => {
+    expect(DEFAULT_SANDBOX_HOST_UID).toBe(61000);
+    expect(sandboxHostUser(undefined, 0)).toEqual({ uid: 61000, gid: 61000 });
+    expect(sandboxHostUser(4000, 0)).toEqual({ uid: 4000, gid: 4000 });
+    expect(sandboxHostUser(undefined, 1000)).toBeUndefined();
+    expect(sandboxHostUser(4000, 1000)).toBeUndefined();
+  });
+
+  it.each([0, -1, 1.5, Number.NaN, 4294967295])('refuses sandboxUid %d', (uid) => {
+    expect(() => sandboxHostUser(uid, 0)).toThrow(SandboxError);
+  });
+
+  it('starts bwrap itself when not root, and as that user in a private mount namespace when root', () => {
+    expect(launchCommand(['--unshare-all', '--', 'sh'])).toEqual({
+      file: 'bwrap',
+      args: ['--unshare-all', '--', 'sh'],
+    });
+    const staged = launchCommand(['--unshare-all', '--', 'sh'], {
+      hostUser: { uid: 61000, gid: 61001 },
+      homeDir: '/srv/runs/r1/home',
+      mountPoint: '/tmp/.cua-desktop-home',
+    });
+    expect(staged.file).toBe('unshare');
+    expect(staged.args.slice(0, 4)).toEqual(['--mount', '--propagation', 'private', '--']);
+    const script = staged.args.indexOf('-c');
+    expect(staged.args.slice(script - 1, script)).toEqual(['/bin/sh']);
+    // After the script and its $0: the home, the mount point, then the command it execs.
+    expect(staged.args.slice(script + 3, script + 5)).toEqual(['/srv/runs/r1/home', '/tmp/.cua-desktop-home']);
+    expect(staged.args.slice(script + 5)).toEqual([
+      'setpriv',
+      '--reuid=61000',
+      '--regid=61001',
+      '--clear-groups',
+      '--no-new-privs',
+      '--',
+      'bwrap',
+      '--unshare-all',
+      '--',
+      'sh',
+    ]);
   });
 });
