@@ -13,7 +13,16 @@ import { postObservation, preObservation, sessionRestored, toolOutput } from '..
 import { eventId } from '../src/trajectory/ids';
 import { DEFAULT_URL_POLICY, describeUrlPolicy, narrow } from '../src/policy/url-policy';
 import { createDesktopRoom, DESKTOP_SESSION_PREFIX } from './desktop-session';
-import { callModel, endpointFor, nonRetryable, screenOf, secretResolver, withHeartbeat } from './support';
+import { OPEN_ATTEMPTS, POOL_FULL } from '../src/agent/failure-types';
+import {
+  activityAttempt,
+  callModel,
+  endpointFor,
+  nonRetryable,
+  screenOf,
+  secretResolver,
+  withHeartbeat,
+} from './support';
 import type { ActivityDeps, RunFiles } from './support';
 import type { ActInput, ActResult, ObserveResult, OpenSessionInput, ReleaseInput, StepRef } from './types';
 
@@ -23,49 +32,61 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
   const { pool } = deps;
   const desktop = createDesktopRoom(deps, files);
   const onDesktop = (sessionId: string) => sessionId.startsWith(DESKTOP_SESSION_PREFIX);
+  /** Opens a browser session (or, for a desktop task, a desktop) for a run. */
+  const open = async (req: OpenSessionInput): Promise<{ sessionId: string; taskQueue: string; url: string }> => {
+    const input = await files.input(req.runId);
+    if (input.environment === 'desktop') return desktop.open(req, input);
+    const w = await files.writer(req.runId);
+    let url = input.startUrl;
+    let storageState: string | undefined;
+    if (req.restore) {
+      const saved = path.join(files.dir(req.runId), STORAGE_STATE_FILE);
+      storageState = (await fs.stat(saved).catch(() => null)) ? saved : undefined;
+      const state = await w.readRunState();
+      url = (state.url as string | undefined) ?? lastUrl(await w.events()) ?? input.startUrl;
+    }
+    const urlPolicy = narrow(deps.config.urlPolicy ?? DEFAULT_URL_POLICY, input.urlPolicy);
+    const session = await pool
+      .openSession({
+        viewport: input.viewport,
+        downloadsDir: path.join(files.dir(req.runId), 'downloads'),
+        ...(storageState ? { storageState } : {}),
+        ...(url ? { url } : {}),
+        urlPolicy,
+      })
+      .catch((err: unknown) => {
+        if (err instanceof PolicyBlockedError) nonRetryable(err, 'NavigationError');
+        throw err;
+      });
+    if (req.reason === 'worker_lost') {
+      await w.appendEvent(
+        sessionRestored(req.step, `The browser session was lost and restored at ${url ?? 'a blank page'}.`, {
+          generation: req.generation,
+          metadata: { note: 'session_restored', restored_url: url ?? null },
+        }),
+      );
+    }
+    deps.log?.(
+      `session ${session.sessionId} opened for ${req.runId} (${req.reason}, generation ${req.generation}; ` +
+        `URL policy: ${describeUrlPolicy(urlPolicy)})`,
+    );
+    return { sessionId: session.sessionId, taskQueue: deps.sessionQueue, url: session.env.url() };
+  };
   return {
     /**
      * Opens a browser session in this worker's pool, under the worker's URL policy narrowed by the task's; returns
      * the queue its observe/act must go to. A start URL the policy refuses fails at once (NavigationError, not retried).
      */
     async openSession(req: OpenSessionInput): Promise<{ sessionId: string; taskQueue: string; url: string }> {
-      const input = await files.input(req.runId);
-      if (input.environment === 'desktop') return desktop.open(req, input);
-      const w = await files.writer(req.runId);
-      let url = input.startUrl;
-      let storageState: string | undefined;
-      if (req.restore) {
-        const saved = path.join(files.dir(req.runId), STORAGE_STATE_FILE);
-        storageState = (await fs.stat(saved).catch(() => null)) ? saved : undefined;
-        const state = await w.readRunState();
-        url = (state.url as string | undefined) ?? lastUrl(await w.events()) ?? input.startUrl;
+      try {
+        return await open(req);
+      } catch (err) {
+        // A full pool is retried for as long as it takes (the retry policy has no attempt limit); anything else
+        // becomes final after OPEN_ATTEMPTS, so a browser that cannot start fails the task instead of hanging it.
+        const name = err instanceof Error ? err.name : '';
+        if (!POOL_FULL.some((t) => t === name) && activityAttempt() >= OPEN_ATTEMPTS) nonRetryable(err);
+        throw err;
       }
-      const urlPolicy = narrow(deps.config.urlPolicy ?? DEFAULT_URL_POLICY, input.urlPolicy);
-      const session = await pool
-        .openSession({
-          viewport: input.viewport,
-          downloadsDir: path.join(files.dir(req.runId), 'downloads'),
-          ...(storageState ? { storageState } : {}),
-          ...(url ? { url } : {}),
-          urlPolicy,
-        })
-        .catch((err: unknown) => {
-          if (err instanceof PolicyBlockedError) nonRetryable(err, 'NavigationError');
-          throw err;
-        });
-      if (req.reason === 'worker_lost') {
-        await w.appendEvent(
-          sessionRestored(req.step, `The browser session was lost and restored at ${url ?? 'a blank page'}.`, {
-            generation: req.generation,
-            metadata: { note: 'session_restored', restored_url: url ?? null },
-          }),
-        );
-      }
-      deps.log?.(
-        `session ${session.sessionId} opened for ${req.runId} (${req.reason}, generation ${req.generation}; ` +
-          `URL policy: ${describeUrlPolicy(urlPolicy)})`,
-      );
-      return { sessionId: session.sessionId, taskQueue: deps.sessionQueue, url: session.env.url() };
     },
 
     /** Saves storage state + URL (when asked) and closes the session. */

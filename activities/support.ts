@@ -66,6 +66,15 @@ export function nonRetryable(err: unknown, type?: string): never {
   throw ApplicationFailure.create({ message: e.message, type: type ?? e.name, nonRetryable: true, cause: e });
 }
 
+/** This activity's attempt number (1 for the first; 1 outside an activity). */
+export function activityAttempt(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1;
+  }
+}
+
 function currentSignal(): AbortSignal | undefined {
   try {
     return Context.current().cancellationSignal;

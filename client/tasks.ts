@@ -5,7 +5,12 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
-import type { Client, WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import type {
+  Client,
+  WorkflowExecutionDescription,
+  WorkflowHandle,
+  WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   AGENT_WORKFLOW,
@@ -17,6 +22,7 @@ import {
   stepsQuery,
 } from '../workflows/contract';
 import type { TaskInput, TaskInputArgs, TaskResult, TaskStatus, StepSummary } from '../workflows/contract';
+import { POOL_FULL } from '../src/agent/failure-types';
 import { cleanReply } from '../src/agent/reply';
 import { UsageError } from './args';
 
@@ -87,6 +93,20 @@ export interface TaskView {
   workflowStatus: string;
   result: TaskResult | null;
   failure: string | null;
+  /** The task is queued for a browser or desktop: every worker's sessions were in use at its last attempt. */
+  waitingForSession: { attempts: number; since: string | null } | null;
+}
+
+/** From a running workflow's pending activities: is its session open waiting out full pools? */
+export function waitingForSession(desc: WorkflowExecutionDescription): TaskView['waitingForSession'] {
+  for (const a of desc.raw.pendingActivities ?? []) {
+    if (a.activityType?.name !== 'openSession') continue;
+    const type = a.lastFailure?.applicationFailureInfo?.type ?? '';
+    if (!POOL_FULL.some((t) => t === type)) continue;
+    const since = a.scheduledTime?.seconds ? new Date(Number(a.scheduledTime.seconds) * 1000).toISOString() : null;
+    return { attempts: a.attempt ?? 1, since };
+  }
+  return null;
 }
 
 /** Status of a task, running or closed. */
@@ -95,13 +115,20 @@ export async function viewTask(client: Client, id: string): Promise<TaskView> {
   const desc = await handle.describe();
   const workflowStatus = desc.status.name;
   if (workflowStatus === 'RUNNING') {
-    return { status: await handle.query(statusQuery), workflowStatus, result: null, failure: null };
+    const status = await handle.query(statusQuery);
+    return { status, workflowStatus, result: null, failure: null, waitingForSession: waitingForSession(desc) };
   }
   try {
     const result = (await handle.result()) as TaskResult;
-    return { status: null, workflowStatus, result, failure: null };
+    return { status: null, workflowStatus, result, failure: null, waitingForSession: null };
   } catch (err) {
-    return { status: null, workflowStatus, result: failedResult(err), failure: rootMessage(err) };
+    return {
+      status: null,
+      workflowStatus,
+      result: failedResult(err),
+      failure: rootMessage(err),
+      waitingForSession: null,
+    };
   }
 }
 

@@ -9,7 +9,10 @@ import type { TaskInput } from './contract';
 export interface ActivityProxies {
   /** Run-folder bookkeeping on the shared queue: quick, retried a few times. */
   shared(summary: string): Activities;
-  /** Opening a session waits out full pools (any worker with room may take it); a start page that cannot load fails. */
+  /**
+   * Opening a session waits out full pools as long as it takes (any worker with room may take it; the activity
+   * gives up on other errors after a few attempts); a start page the policy refuses fails at once.
+   */
   opener(summary: string): Activities;
   /** The model call: long, heartbeating, retried with backoff unless the endpoint refused the request. */
   model(summary: string): Activities;
@@ -31,8 +34,9 @@ export function activityProxies(t: TaskInput['timing']): ActivityProxies {
         retry: {
           initialInterval: '1s',
           backoffCoefficient: 2,
-          maximumInterval: '15s',
-          maximumAttempts: 40,
+          maximumInterval: '5s',
+          // No maximumAttempts (unlimited): a full pool is waited out; openSession itself turns any other error
+          // final after a few tries.
           nonRetryableErrorTypes: [...OPEN_NOT_RETRIED],
         },
         summary,

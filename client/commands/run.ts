@@ -6,7 +6,16 @@ import type { StepSummary, TaskResult, TaskStatus } from '../../workflows/contra
 import { statusQuery } from '../../workflows/contract';
 import { intFlag, parse, UsageError } from '../args';
 import { connectClient } from '../../src/runtime/connect';
-import { failedResult, newRunId, querySteps, replyToTask, rootMessage, startTask, validateTaskInput } from '../tasks';
+import {
+  failedResult,
+  newRunId,
+  querySteps,
+  replyToTask,
+  rootMessage,
+  startTask,
+  validateTaskInput,
+  waitingForSession,
+} from '../tasks';
 
 export const RUN_USAGE =
   'npx cua run "<instruction>" [--env browser|desktop] [--url URL] [--max-steps N] [--profile fara-1.5|fara-7b]\n' +
@@ -106,8 +115,16 @@ export async function followTask(
       if (!opts.json) opts.print(stepLine(s, redecided));
     }
   };
+  let queued = false;
   for (;;) {
     const desc = await handle.describe();
+    const waiting = waitingForSession(desc);
+    if (waiting && !queued && !opts.json) {
+      opts.print(
+        "waiting for a session: every worker's browsers/desktops are in use; the task starts when one frees up",
+      );
+    }
+    queued = !!waiting;
     if (desc.status.name !== 'RUNNING') {
       await flushSteps();
       try {

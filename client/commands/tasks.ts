@@ -39,6 +39,13 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
   if (view.status) {
     const s = view.status;
     console.log(`${id}: ${s.status} · step ${s.step}/${s.maxSteps}`);
+    if (view.waitingForSession) {
+      const w = view.waitingForSession;
+      console.log(
+        `  waiting for a session: every worker's browsers/desktops are in use (attempt ${w.attempts}` +
+          `${w.since ? `, since ${w.since}` : ''}); it starts when one frees up`,
+      );
+    }
     if (s.lastUrl) console.log(`  url:         ${s.lastUrl}`);
     if (s.lastAction) console.log(`  last action: ${s.lastAction}`);
     if (s.invalidReplies) console.log(`  invalid model replies in a row: ${s.invalidReplies}`);

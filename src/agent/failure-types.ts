@@ -62,6 +62,12 @@ export const OPEN_NOT_RETRIED: readonly FailureType[] = [
   'SandboxError',
 ];
 
+/** Opening a session found every session of the worker in use: waited out (the task queues for a session). */
+export const POOL_FULL: readonly FailureType[] = ['PoolFullError', 'DesktopPoolFullError'];
+
+/** Attempts an open may take on errors other than a full pool before the task fails (about 25 s of retries). */
+export const OPEN_ATTEMPTS = 8;
+
 /** The model call: a refused request, bad input or a broken run folder cannot succeed on a retry. */
 export const MODEL_NOT_RETRIED: readonly FailureType[] = ['ModelRequestError', 'InvalidTaskInput', 'RunFolderError'];
 

@@ -1,9 +1,11 @@
 // Browser sessions as a shared resource: a full pool makes a task wait for room instead of failing, and a start
 // page that cannot be loaded fails the task at once with a clear error.
 import { describe, expect, it } from 'vitest';
+import { viewTask } from '../../client/tasks';
 import { readRun } from '../../src/trajectory/reader';
 import type { TaskResult } from '../../workflows/contract';
 import { useHarness } from './use-harness';
+import { eventually } from './harness';
 import type { Harness } from './harness';
 
 let h: Harness;
@@ -24,6 +26,22 @@ describe('browser sessions', () => {
       ),
     );
     expect(retried).toContain(true);
+  }, 180_000);
+
+  it('a task beyond the session limit waits as long as it takes, and its status says it is queued', async () => {
+    const a = await h.start({ script: 'book-lisbon-slow' });
+    await eventually(async () => (h.worker?.pool.size ?? 0) === 1, 30_000, 'the first task to hold the browser');
+    const b = await h.start({ script: 'book-lisbon' });
+    // Queued, not failing: its open is retried while the pool is full, and the view says so.
+    const waiting = await eventually(
+      async () => (await viewTask(h.client, b.workflowId)).waitingForSession ?? undefined,
+      30_000,
+      'the second task to report waiting for a session',
+    );
+    expect(waiting.attempts).toBeGreaterThanOrEqual(2);
+    const results = (await Promise.all([a.result(), b.result()])) as TaskResult[];
+    expect(results.map((r) => r.status)).toEqual(['complete', 'complete']);
+    expect((await viewTask(h.client, b.workflowId)).waitingForSession).toBeNull();
   }, 180_000);
 
   it('a start page that cannot be loaded fails the task with a clear error', async () => {
