@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../activities/catalog';
 import type { Activities } from '../../activities/catalog';
 import { BrowserPool } from '../../src/browser/pool';
@@ -136,3 +138,44 @@ function writeJson(file: string, value: unknown): string {
   fs.writeFileSync(file, JSON.stringify(value));
   return file;
 }
+
+describe('openSession: a full pool is waited out, other errors become final', () => {
+  const attemptAt = (attempt: number) => new MockActivityEnvironment({ attempt });
+  const openWith = async (brokenPool: BrowserPool, attempt: number) => {
+    const runId = `acts-open-${attempt}-${Math.random().toString(36).slice(2, 6)}`;
+    const broken = createActivities({
+      config: loadConfig({ env: { CUA_RUNS_DIR: runsDir } }),
+      pool: brokenPool,
+      sessionQueue: 'q-test',
+    });
+    await broken.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl: `${site.url}/` }));
+    const req = { runId, generation: 0, restore: false, reason: 'start' as const, step: 1 };
+    return attemptAt(attempt)
+      .run(broken.openSession, req)
+      .then(
+        () => null,
+        (e: unknown) => e as ApplicationFailure | Error,
+      );
+  };
+
+  it('a browser that cannot start is retried a few times, then fails for good', async () => {
+    const cannotStart = new BrowserPool({ maxSessions: 2, launch: { executablePath: '/nonexistent/chromium' } });
+    const early = await openWith(cannotStart, 2);
+    expect(early).toBeInstanceOf(Error);
+    expect(early).not.toBeInstanceOf(ApplicationFailure); // retryable: Temporal tries again
+    const late = await openWith(cannotStart, 8);
+    expect(late).toBeInstanceOf(ApplicationFailure);
+    expect((late as ApplicationFailure).nonRetryable).toBe(true);
+    await cannotStart.shutdown();
+  }, 60_000);
+
+  it('a full pool stays retryable at any attempt (the task queues)', async () => {
+    const full = new BrowserPool({ maxSessions: 1 });
+    const holder = await full.openSession({ viewport: { width: 640, height: 480 }, downloadsDir: runsDir });
+    const err = await openWith(full, 50);
+    expect(err?.name).toBe('PoolFullError');
+    expect(err).not.toBeInstanceOf(ApplicationFailure);
+    await full.close(holder.sessionId);
+    await full.shutdown();
+  }, 60_000);
+});
