@@ -5,7 +5,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { TEXT_OBSERVATION_KEY } from '../src/agent/history';
-import { DEFAULT_URL_POLICY, describeUrlPolicy, narrow } from '../src/policy/url-policy';
+import { describeUrlPolicy } from '../src/policy/url-policy';
 import { DEFAULT_DESKTOP_SCREEN } from '../workflows/contract';
 import type { TaskInput } from '../workflows/contract';
 import type { DesktopPool, DesktopSession } from '../src/desktop';
@@ -17,7 +17,7 @@ import { actionEvent, postObservation, preObservation, sessionRestored, toolOutp
 import { eventId } from '../src/trajectory/ids';
 import type { Event } from '../src/trajectory/schema';
 import type { TrajectoryWriter } from '../src/trajectory/writer';
-import { callModel, endpointFor, nonRetryable, withHeartbeat } from './support';
+import { callModel, endpointFor, recordedPre, taskUrlPolicy, nonRetryable, withHeartbeat } from './support';
 import type { ActivityDeps, RunFiles } from './support';
 import type { ActInput, ActResult, ObserveResult, OpenSessionInput, ReleaseInput, StepRef } from './types';
 
@@ -59,7 +59,7 @@ export function createDesktopRoom(deps: ActivityDeps, files: RunFiles) {
       const homeDir = path.join(files.dir(req.runId), HOME_DIR);
       await fs.mkdir(homeDir, { recursive: true, mode: 0o700 });
       const screen = desktopScreen(input);
-      const urlPolicy = narrow(deps.config.urlPolicy ?? DEFAULT_URL_POLICY, input.urlPolicy);
+      const urlPolicy = taskUrlPolicy(deps.config, input);
       const { sessionId } = await desktops.open({
         homeDir,
         width: screen.width,
@@ -104,13 +104,10 @@ export function createDesktopRoom(deps: ActivityDeps, files: RunFiles) {
 
     async observe(req: StepRef & { sessionId: string }): Promise<ObserveResult> {
       const w = await files.writer(req.runId);
-      const id = eventId({ step: req.step, kind: 'pre', generation: req.generation });
       const session = pool(deps).get(req.sessionId);
       return withHeartbeat(async () => {
-        const existing = (await w.hasEvent(id)) ? (await w.events()).find((e) => e.id === id) : undefined;
-        if (existing && existing.type === 'observation' && existing.observation_type === 'environment') {
-          return { url: existing.url ?? '', screenshot: existing.screenshot_path ?? '', captchaTimedOut: false };
-        }
+        const recorded = await recordedPre(w, req);
+        if (recorded) return recorded;
         await deps.checkpoint?.('observe', req);
         const screenshot = await w.saveScreenshot(req.step, 'pre', await session.screenshot(), req.generation);
         const pageInfo = await windowsLine(session);

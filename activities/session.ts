@@ -11,7 +11,7 @@ import type { ChatMessage } from '../src/model/client';
 import { SUBCALL_INDEX_HEADER } from '../src/scripted/server';
 import { postObservation, preObservation, sessionRestored, toolOutput } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
-import { DEFAULT_URL_POLICY, describeUrlPolicy, narrow } from '../src/policy/url-policy';
+import { describeUrlPolicy } from '../src/policy/url-policy';
 import { createDesktopRoom, DESKTOP_SESSION_PREFIX } from './desktop-session';
 import { OPEN_ATTEMPTS, POOL_FULL } from '../src/agent/failure-types';
 import {
@@ -19,8 +19,10 @@ import {
   callModel,
   endpointFor,
   nonRetryable,
+  recordedPre,
   screenOf,
   secretResolver,
+  taskUrlPolicy,
   withHeartbeat,
 } from './support';
 import type { ActivityDeps, RunFiles } from './support';
@@ -45,7 +47,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
       const state = await w.readRunState();
       url = (state.url as string | undefined) ?? lastUrl(await w.events()) ?? input.startUrl;
     }
-    const urlPolicy = narrow(deps.config.urlPolicy ?? DEFAULT_URL_POLICY, input.urlPolicy);
+    const urlPolicy = taskUrlPolicy(deps.config, input);
     const session = await pool
       .openSession({
         viewport: input.viewport,
@@ -108,13 +110,10 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
     async observe(req: StepRef & { sessionId: string; captchaWaitMs?: number }): Promise<ObserveResult> {
       if (onDesktop(req.sessionId)) return desktop.observe(req);
       const w = await files.writer(req.runId);
-      const id = eventId({ step: req.step, kind: 'pre', generation: req.generation });
       const env = pool.get(req.sessionId);
       return withHeartbeat(async () => {
-        const existing = (await w.hasEvent(id)) ? (await w.events()).find((e) => e.id === id) : undefined;
-        if (existing && existing.type === 'observation' && existing.observation_type === 'environment') {
-          return { url: existing.url ?? '', screenshot: existing.screenshot_path ?? '', captchaTimedOut: false };
-        }
+        const recorded = await recordedPre(w, req);
+        if (recorded) return recorded;
         await deps.checkpoint?.('observe', req);
         // The captcha gate: open at once unless a remote browser announced a solve in progress.
         const captchaTimedOut = req.captchaWaitMs ? !(await env.waitForCaptcha(req.captchaWaitMs)) : false;

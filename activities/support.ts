@@ -17,7 +17,10 @@ import { ModelEndpointMissing, ModelOverrideRefused, resolveModelEndpoint } from
 import { TrajectoryWriter } from '../src/trajectory/writer';
 import type { Config } from '../src/runtime/config';
 import type { TaskInput } from '../workflows/contract';
-import type { StepRef } from './types';
+import type { ObserveResult, StepRef } from './types';
+import { eventId } from '../src/trajectory/ids';
+import { DEFAULT_URL_POLICY, narrow } from '../src/policy/url-policy';
+import type { UrlPolicy } from '../src/policy/url-policy';
 
 export interface ActivityDeps {
   config: Config;
@@ -35,14 +38,18 @@ export interface ActivityDeps {
   checkpoint?: (point: 'observe' | 'decide' | 'act', req: StepRef) => Promise<void>;
 }
 
+/** The running activity's context, or undefined outside an activity (tests, benchmarks). */
+function currentContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
+  }
+}
+
 /** Calls heartbeat every second while `work` runs, so a slow page or model is not taken for a dead worker. */
 export async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
-  let ctx: Context | undefined;
-  try {
-    ctx = Context.current();
-  } catch {
-    ctx = undefined; // called outside an activity (tests)
-  }
+  const ctx = currentContext();
   const timer = ctx ? setInterval(() => ctx?.heartbeat(), 1000) : undefined;
   try {
     ctx?.heartbeat();
@@ -54,11 +61,7 @@ export async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
 
 /** A debug line in the worker's log (the Temporal activity logger; shown with CUA_LOG_LEVEL=DEBUG). */
 export function debugLog(message: string, attrs: Record<string, unknown> = {}): void {
-  try {
-    Context.current().log.debug(message, attrs);
-  } catch {
-    // outside an activity (tests): nothing to log to
-  }
+  currentContext()?.log.debug(message, attrs);
 }
 
 export function nonRetryable(err: unknown, type?: string): never {
@@ -68,19 +71,7 @@ export function nonRetryable(err: unknown, type?: string): never {
 
 /** This activity's attempt number (1 for the first; 1 outside an activity). */
 export function activityAttempt(): number {
-  try {
-    return Context.current().info.attempt;
-  } catch {
-    return 1;
-  }
-}
-
-function currentSignal(): AbortSignal | undefined {
-  try {
-    return Context.current().cancellationSignal;
-  } catch {
-    return undefined;
-  }
+  return currentContext()?.info.attempt ?? 1;
 }
 
 /** The run folders this worker touches: one cached writer per run (it reads only what other writers appended). */
@@ -117,6 +108,20 @@ export class RunFiles {
     const state = await (await this.writer(runId)).readRunState();
     return state.input as TaskInput;
   }
+}
+
+/** The URL policy a task's session runs under: the worker's, narrowed by the task's own (never widened). */
+export function taskUrlPolicy(config: Config, input: TaskInput): UrlPolicy {
+  return narrow(config.urlPolicy ?? DEFAULT_URL_POLICY, input.urlPolicy);
+}
+
+/** A step's pre observation as recorded (a retried observe answers from it), or undefined. */
+export async function recordedPre(w: TrajectoryWriter, step: StepRef): Promise<ObserveResult | undefined> {
+  const id = eventId({ step: step.step, kind: 'pre', generation: step.generation });
+  if (!(await w.hasEvent(id))) return undefined;
+  const e = (await w.events()).find((x) => x.id === id);
+  if (e?.type !== 'observation' || e.observation_type !== 'environment') return undefined;
+  return { url: e.url ?? '', screenshot: e.screenshot_path ?? '', captchaTimedOut: false };
 }
 
 /** The task's model profile and the size its screenshots are resized to. */
@@ -166,7 +171,9 @@ export async function callModel(
   extra: Pick<CompleteOptions, 'tools' | 'toolChoice'> = {},
 ) {
   try {
-    return await withHeartbeat(() => client.complete(messages, { ...extra, headers, signal: currentSignal() }));
+    return await withHeartbeat(() =>
+      client.complete(messages, { ...extra, headers, signal: currentContext()?.cancellationSignal }),
+    );
   } catch (err) {
     if (err instanceof ModelRequestError) nonRetryable(err);
     throw err;
