@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentAction } from '../src/actions/schemas';
-import { TEXT_OBSERVATION_KEY, historyForStep, memorizedFacts } from '../src/agent/history';
+import { historyForStep, memorizedFacts } from '../src/agent/history';
 import { INVALID_REPLY_ACTION, decisionFields, invalidDecisionFields } from '../src/agent/decision';
 import { summarizeAction } from '../src/agent/summary';
 import { resizeScreenshot, toDataUrl } from '../src/image/screenshot';
@@ -12,14 +12,14 @@ import { buildChatMessages } from '../src/model/context';
 import type { ModelProfile } from '../src/actions/profiles';
 import { InvalidActionArgumentsError, ModelOutputError, UnknownActionError } from '../src/model/errors';
 import { invalidReplyFeedback } from '../src/model/feedback';
-import { MAX_REPLY_CHARS, parseModelOutput, replyAsText } from '../src/model/parse';
+import { parseModelOutput, replyAsText } from '../src/model/parse';
 import type { ParsedOutput } from '../src/model/parse';
 import { buildSystemPrompt, loadPromptOverride } from '../src/model/prompt';
-import { actionEvent, postObservation, toolOutput } from '../src/trajectory/events';
+import { actionEvent } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
 import type { Event } from '../src/trajectory/schema';
-import type { TrajectoryWriter } from '../src/trajectory/writer';
 import { decideDesktop } from './desktop-decide';
+import { forTheRecord, recordStopStep } from './step-records';
 import { callModel, debugLog, endpointFor, nonRetryable, screenOf, withHeartbeat } from './support';
 import type { ActivityDeps, RunFiles } from './support';
 import type { DecideResult, StepRef } from './types';
@@ -139,13 +139,6 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
   };
 }
 
-/** The reply as recorded (and replayed into later prompts): a reply too long to read keeps only its head. */
-function forTheRecord(text: string): string {
-  if (text.length <= MAX_REPLY_CHARS) return text;
-  const head = 4000;
-  return `${text.slice(0, head)}\n[… ${text.length - head} more characters not recorded]`;
-}
-
 /** The action event's metadata: how the reply was read, when that was not the canonical form. */
 function readMetadata(parsed: ParsedOutput): Record<string, unknown> {
   const meta: Record<string, unknown> = {};
@@ -204,38 +197,4 @@ function decisionFromRecord(recorded: Extract<Event, { type: 'action' }>, profil
   const { thoughts: _t, ...recordedArgs } = recorded.content.arguments as Record<string, unknown>;
   const action = profile.actionSchema.parse({ action: recorded.content.action, ...recordedArgs });
   return decisionOf(action, recorded.content.arguments);
-}
-
-/**
- * A step that changes nothing on the page (a stop action, or an invalid reply): its tool output is its text (the
- * error, fed to the model next step, for an invalid reply) and its post screenshot is the pre one.
- */
-export async function recordStopStep(
-  w: TrajectoryWriter,
-  req: StepRef,
-  decision: DecideResult,
-  events: readonly Event[],
-): Promise<void> {
-  const id = (kind: 'action' | 'pre') => eventId({ step: req.step, kind, generation: req.generation });
-  // The step's pre observation was written before decide ran, so the events decide already read hold it.
-  const pre = events.find((e) => e.id === id('pre'));
-  const text = decision.text ?? '';
-  const invalid = decision.kind === 'invalid';
-  await w.appendEvent(
-    toolOutput(req.step, id('action'), invalid ? { output: '', error: text } : { output: text }, {
-      generation: req.generation,
-      ...(invalid ? { metadata: { [TEXT_OBSERVATION_KEY]: text } } : {}),
-    }),
-  );
-  if (pre?.type !== 'observation' || pre.observation_type !== 'environment' || !pre.screenshot_path) return;
-  const bytes = await w.store.readBytes(`${req.runId}/${pre.screenshot_path}`);
-  const post = bytes ? await w.saveScreenshot(req.step, 'post', bytes, req.generation) : pre.screenshot_path;
-  await w.appendEvent(
-    postObservation(
-      req.step,
-      id('action'),
-      { screenshot_path: post, url: pre.url, page_info: pre.page_info },
-      { generation: req.generation },
-    ),
-  );
 }

@@ -2,13 +2,10 @@
 // in a fixed template, then the action model, reading the run's memory and that description, answers with native
 // tool calls. The first call is recorded as the turn's action event, with the description and all the turn's calls
 // in its metadata; a retry answers from that record and never calls the models twice for one turn.
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import { INVALID_REPLY_ACTION } from '../src/agent/decision';
+import { INVALID_REPLY_ACTION, agentState, conversationEntry } from '../src/agent/decision';
 import {
   DEFAULT_MEMORY_TOKEN_BUDGET,
   DESKTOP_TOOLS,
-  DESKTOP_TOOL_NAMES,
   checkCall,
   describeMessages,
   desktopMessages,
@@ -20,15 +17,14 @@ import {
 } from '../src/desktop/agent';
 import type { DesktopCall } from '../src/desktop/agent';
 import { toDataUrl } from '../src/image/screenshot';
-import type { Completion } from '../src/model/client';
 import { replyAsText } from '../src/model/parse';
 import { CALL_KIND_HEADER, ENTRY_INDEX_HEADER } from '../src/scripted/server';
 import { actionEvent } from '../src/trajectory/events';
 import type { ActionFields } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
 import type { Event } from '../src/trajectory/schema';
-import { recordStopStep } from './decide';
-import { desktopScreen, turnStart } from './desktop-session';
+import { forTheRecord, recordStopStep } from './step-records';
+import { DESKTOP_AGENT, desktopScreen, turnStart } from './desktop-session';
 import { callModel, endpointFor, withHeartbeat } from './support';
 import type { ActivityDeps, RunFiles } from './support';
 import type { DecideCall, DecideResult, StepRef } from './types';
@@ -45,7 +41,7 @@ export async function decideDesktop(deps: ActivityDeps, files: RunFiles, req: St
   const preId = eventId({ step: req.step, kind: 'pre', generation: req.generation });
   const pre = events.find((e) => e.id === preId);
   const shotPath = pre?.type === 'observation' && pre.observation_type === 'environment' ? pre.screenshot_path : '';
-  const png = shotPath ? await fs.readFile(path.join(files.dir(req.runId), shotPath)) : undefined;
+  const png = shotPath ? await w.store.readBytes(`${req.runId}/${shotPath}`) : undefined;
   const entry = { [ENTRY_INDEX_HEADER]: String(req.step - 1) };
   const d = deps.config.desktop;
 
@@ -76,7 +72,10 @@ export async function decideDesktop(deps: ActivityDeps, files: RunFiles, req: St
     { tools: openAiTools() },
   );
   const read = readToolCalls(completion);
-  const conversation = [...(described ? [turnEntry(described, described.text)] : []), turnEntry(completion)];
+  const conversation = [
+    ...(described ? [conversationEntry(described, forTheRecord(described.text))] : []),
+    conversationEntry(completion, forTheRecord(replyAsText(completion))),
+  ];
   const metadata = {
     screen_description: description.text,
     ...(description.done !== null ? { screen_done: description.done } : {}),
@@ -95,7 +94,7 @@ export async function decideDesktop(deps: ActivityDeps, files: RunFiles, req: St
       action_name: INVALID_REPLY_ACTION,
       content: { action: INVALID_REPLY_ACTION, arguments: { thoughts: read.thoughts } },
       action_nl_description: `${read.thoughts}\nInvalid reply: ${error}`.trim(),
-      agent_state: agentState(),
+      agent_state: agentState(DESKTOP_AGENT, []),
       llm_conversation: { messages: conversation },
       grounding: null,
     };
@@ -114,7 +113,7 @@ export async function decideDesktop(deps: ActivityDeps, files: RunFiles, req: St
       action_name: first.name,
       content: { action: first.name, arguments: { ...first.arguments, thoughts: read.thoughts } },
       action_nl_description: `${read.thoughts}\n${summarizeCall(first)}`.trim(),
-      agent_state: agentState(),
+      agent_state: agentState(DESKTOP_AGENT, []),
       llm_conversation: { messages: conversation },
       grounding: null,
     },
@@ -122,22 +121,6 @@ export async function decideDesktop(deps: ActivityDeps, files: RunFiles, req: St
   );
   await w.appendEvent(event);
   return decisionFromRecord(event);
-}
-
-function agentState(): ActionFields['agent_state'] {
-  return { agent: 'durable-cua/desktop', tools_available: [...DESKTOP_TOOL_NAMES], plan: [], facts: [] };
-}
-
-function turnEntry(completion: Completion, text?: string) {
-  return {
-    raw_response:
-      text ??
-      replyAsText({ text: completion.text, ...(completion.toolCalls ? { toolCalls: completion.toolCalls } : {}) }),
-    reasoning: completion.reasoning ?? '',
-    finish_reason: completion.finishReason ?? '',
-    usage: completion.usage,
-    ...(completion.toolCalls ? { tool_calls: completion.toolCalls } : {}),
-  };
 }
 
 function invalidDecision(event: ActionEvent, error: string): DecideResult {

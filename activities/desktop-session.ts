@@ -4,6 +4,8 @@
 // and close it. session.ts routes here for desktop tasks; the workflow does not know which room it talks to.
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { agentState } from '../src/agent/decision';
+import { isSessionLostType } from '../src/agent/failure-types';
 import { TEXT_OBSERVATION_KEY } from '../src/agent/history';
 import { describeUrlPolicy } from '../src/policy/url-policy';
 import { DEFAULT_DESKTOP_SCREEN } from '../workflows/contract';
@@ -26,6 +28,9 @@ export const HOME_DIR = 'home';
 /** Desktop session ids start so (session.ts routes observe/act/release by it). */
 export const DESKTOP_SESSION_PREFIX = 'desk-';
 
+/** The desktop agent in `agent_state`: its tools; it keeps no memorised facts. */
+export const DESKTOP_AGENT = { name: 'desktop', allowedActions: DESKTOP_TOOL_NAMES };
+
 export function desktopScreen(input: TaskInput): { width: number; height: number } {
   return input.screen ?? DEFAULT_DESKTOP_SCREEN;
 }
@@ -40,7 +45,7 @@ async function windowsLine(session: DesktopSession): Promise<string> {
 function pool(deps: ActivityDeps): DesktopPool {
   if (!deps.desktops) {
     nonRetryable(
-      new Error('this worker has no desktop support (see `npx cua doctor` or README: Desktop agent)'),
+      new Error('this worker has no desktop support (its log says why at start; see README: The desktop agent)'),
       'DesktopUnavailableError',
     );
   }
@@ -135,33 +140,31 @@ export function createDesktopRoom(deps: ActivityDeps, files: RunFiles) {
       };
       const { action: rawName, ...rawArgs } = req.action;
       const call = checkCall(String(rawName), rawArgs);
-      let events = await w.events();
-      let tool = events.find((e) => e.id === ids.tool);
+      const events = await w.events();
+      const recorded = events.find((e) => e.id === ids.tool);
+      let output =
+        recorded?.type === 'observation' && recorded.observation_type === 'tool_output' ? recorded : undefined;
       const session = pool(deps).get(req.sessionId);
-      if (!tool) {
+      if (!output) {
         if (k > 0 && !events.some((e) => e.id === ids.action)) {
           await w.appendEvent(actionEvent(req.step, callFields(call), stamp));
         }
         const result = await withHeartbeat(() => runTool(session, call, { deps, input, req, w }));
         await withHeartbeat(async () => deps.checkpoint?.('act', req));
-        await w.appendEvent(
-          toolOutput(
-            req.step,
-            ids.action,
-            { output: result.output, ...(result.error ? { error: result.error } : {}) },
-            {
-              ...stamp,
-              metadata: {
-                [TEXT_OBSERVATION_KEY]: result.error ? `Error: ${result.error}` : result.output,
-                ...(result.point ? { point: result.point } : {}),
-              },
+        output = toolOutput(
+          req.step,
+          ids.action,
+          { output: result.output, ...(result.error ? { error: result.error } : {}) },
+          {
+            ...stamp,
+            metadata: {
+              [TEXT_OBSERVATION_KEY]: observationText(result),
+              ...(result.point ? { point: result.point } : {}),
             },
-          ),
+          },
         );
-        events = await w.events();
-        tool = events.find((e) => e.id === ids.tool);
+        await w.appendEvent(output);
       }
-      const output = tool?.type === 'observation' && tool.observation_type === 'tool_output' ? tool : undefined;
       if (req.final && !events.some((e) => e.id === ids.post)) {
         await withHeartbeat(async () => {
           const shot = await w.saveScreenshot(req.step, 'post', await session.screenshot(), req.generation);
@@ -177,11 +180,16 @@ export function createDesktopRoom(deps: ActivityDeps, files: RunFiles) {
       }
       return {
         url: '',
-        textObservation: output ? (output.error ? `Error: ${output.error}` : output.output) : null,
-        error: output?.error || null,
+        textObservation: observationText(output),
+        error: output.error || null,
       };
     },
   };
+}
+
+/** What the model reads back for a call: its output, or its error. */
+function observationText(result: { output: string; error?: string }): string {
+  return result.error ? `Error: ${result.error}` : result.output;
 }
 
 /** The action event of a turn's second or later call (the first was recorded by decide with the model's reply). */
@@ -190,7 +198,7 @@ function callFields(call: DesktopCall) {
     action_name: call.name,
     content: { action: call.name, arguments: call.arguments },
     action_nl_description: summarizeCall(call),
-    agent_state: { agent: 'durable-cua/desktop', tools_available: [...DESKTOP_TOOL_NAMES], plan: [], facts: [] },
+    agent_state: agentState(DESKTOP_AGENT, []),
     llm_conversation: { messages: [] },
     grounding: null,
   };
@@ -259,9 +267,7 @@ async function runTool(session: DesktopSession, call: DesktopCall, ctx: ToolCont
         return { output: '', error: `The tool ${call.name} is not available on the desktop.` };
     }
   } catch (err) {
-    if (err instanceof Error && (err.name === 'UnknownDesktopSessionError' || err.name === 'DesktopClosedError')) {
-      throw err;
-    }
+    if (err instanceof Error && isSessionLostType(err.name)) throw err;
     const text = err instanceof Error ? err.message : String(err);
     return { output: '', error: `${call.name} failed: ${text.split('\n')[0]}` };
   }

@@ -13,23 +13,27 @@ export const INVALID_REPLY_ACTION = 'invalid_reply';
 
 type Profile = Pick<ModelProfile, 'name' | 'allowedActions'>;
 
-function agentState(profile: Profile, facts: string[]): ActionFields['agent_state'] {
+/** The `agent_state` of an action: which agent (profile) decided, the tools it had, the facts it kept. */
+export function agentState(
+  profile: { name: string; allowedActions: readonly string[] },
+  facts: string[],
+): ActionFields['agent_state'] {
   return { agent: `durable-cua/${profile.name}`, tools_available: [...profile.allowedActions], plan: [], facts };
 }
 
-/** The model call as recorded: `rawText` is the reply word for word (native tool calls written out as blocks). */
-function conversation(completion: Completion, rawText: string): ActionFields['llm_conversation'] {
+/** One model call as recorded: `rawText` is the reply word for word (native tool calls written out as blocks). */
+export function conversationEntry(completion: Completion, rawText: string) {
   return {
-    messages: [
-      {
-        raw_response: rawText,
-        reasoning: completion.reasoning ?? '',
-        finish_reason: completion.finishReason ?? '',
-        usage: completion.usage,
-        ...(completion.toolCalls ? { tool_calls: completion.toolCalls } : {}),
-      },
-    ],
+    raw_response: rawText,
+    reasoning: completion.reasoning ?? '',
+    finish_reason: completion.finishReason ?? '',
+    usage: completion.usage,
+    ...(completion.toolCalls ? { tool_calls: completion.toolCalls } : {}),
   };
+}
+
+function conversation(completion: Completion, rawText: string): ActionFields['llm_conversation'] {
+  return { messages: [conversationEntry(completion, rawText)] };
 }
 
 export function decisionFields(opts: {

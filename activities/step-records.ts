@@ -1,0 +1,50 @@
+// What decide records the same way for both agents: a reply capped for the record, and a step that changes nothing
+// (a stop, or an invalid reply) written as its tool output and a post screenshot that is the pre one.
+import { TEXT_OBSERVATION_KEY } from '../src/agent/history';
+import { MAX_REPLY_CHARS } from '../src/model/parse';
+import { postObservation, toolOutput } from '../src/trajectory/events';
+import { eventId } from '../src/trajectory/ids';
+import type { Event } from '../src/trajectory/schema';
+import type { TrajectoryWriter } from '../src/trajectory/writer';
+import type { DecideResult, StepRef } from './types';
+
+/** The reply as recorded (and replayed into later prompts): a reply too long to read keeps only its head. */
+export function forTheRecord(text: string): string {
+  if (text.length <= MAX_REPLY_CHARS) return text;
+  const head = 4000;
+  return `${text.slice(0, head)}\n[… ${text.length - head} more characters not recorded]`;
+}
+
+/**
+ * A step that changes nothing on the page (a stop action, or an invalid reply): its tool output is its text (the
+ * error, fed to the model next step, for an invalid reply) and its post screenshot is the pre one.
+ */
+export async function recordStopStep(
+  w: TrajectoryWriter,
+  req: StepRef,
+  decision: DecideResult,
+  events: readonly Event[],
+): Promise<void> {
+  const id = (kind: 'action' | 'pre') => eventId({ step: req.step, kind, generation: req.generation });
+  // The step's pre observation was written before decide ran, so the events decide already read hold it.
+  const pre = events.find((e) => e.id === id('pre'));
+  const text = decision.text ?? '';
+  const invalid = decision.kind === 'invalid';
+  await w.appendEvent(
+    toolOutput(req.step, id('action'), invalid ? { output: '', error: text } : { output: text }, {
+      generation: req.generation,
+      ...(invalid ? { metadata: { [TEXT_OBSERVATION_KEY]: text } } : {}),
+    }),
+  );
+  if (pre?.type !== 'observation' || pre.observation_type !== 'environment' || !pre.screenshot_path) return;
+  const bytes = await w.store.readBytes(`${req.runId}/${pre.screenshot_path}`);
+  const post = bytes ? await w.saveScreenshot(req.step, 'post', bytes, req.generation) : pre.screenshot_path;
+  await w.appendEvent(
+    postObservation(
+      req.step,
+      id('action'),
+      { screenshot_path: post, url: pre.url, page_info: pre.page_info },
+      { generation: req.generation },
+    ),
+  );
+}
