@@ -13,7 +13,7 @@ import { postObservation, preObservation, sessionRestored, toolOutput } from '..
 import { eventId } from '../src/trajectory/ids';
 import { describeUrlPolicy } from '../src/policy/url-policy';
 import { createDesktopRoom, DESKTOP_SESSION_PREFIX } from './desktop-session';
-import { OPEN_ATTEMPTS, POOL_FULL } from '../src/agent/failure-types';
+import { isPoolFullType, OPEN_ATTEMPTS } from '../src/agent/failure-types';
 import {
   activityAttempt,
   callModel,
@@ -86,7 +86,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
         // A full pool is retried for as long as it takes (the retry policy has no attempt limit); anything else
         // becomes final after OPEN_ATTEMPTS, so a browser that cannot start fails the task instead of hanging it.
         const name = err instanceof Error ? err.name : '';
-        if (!POOL_FULL.some((t) => t === name) && activityAttempt() >= OPEN_ATTEMPTS) nonRetryable(err);
+        if (!isPoolFullType(name) && activityAttempt() >= OPEN_ATTEMPTS) nonRetryable(err);
         throw err;
       }
     },

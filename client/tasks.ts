@@ -22,7 +22,7 @@ import {
   stepsQuery,
 } from '../workflows/contract';
 import type { TaskInput, TaskInputArgs, TaskResult, TaskStatus, StepSummary } from '../workflows/contract';
-import { POOL_FULL } from '../src/agent/failure-types';
+import { isPoolFullType } from '../src/agent/failure-types';
 import { cleanReply } from '../src/agent/reply';
 import { UsageError } from './args';
 
@@ -102,7 +102,7 @@ export function waitingForSession(desc: WorkflowExecutionDescription): TaskView[
   for (const a of desc.raw.pendingActivities ?? []) {
     if (a.activityType?.name !== 'openSession') continue;
     const type = a.lastFailure?.applicationFailureInfo?.type ?? '';
-    if (!POOL_FULL.some((t) => t === type)) continue;
+    if (!isPoolFullType(type)) continue;
     const since = a.scheduledTime?.seconds ? new Date(Number(a.scheduledTime.seconds) * 1000).toISOString() : null;
     return { attempts: a.attempt ?? 1, since };
   }

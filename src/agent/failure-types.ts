@@ -79,3 +79,8 @@ export function isFailureType(value: unknown): value is FailureType {
 export function isSessionLostType(type: string | null | undefined): boolean {
   return isFailureType(type) && SESSION_LOST.includes(type);
 }
+
+/** Whether a failure type means every session of the worker was in use (the task waits for one). */
+export function isPoolFullType(type: string | null | undefined): boolean {
+  return isFailureType(type) && POOL_FULL.includes(type);
+}
