@@ -26,8 +26,6 @@ import type { TaskInput, TaskInputArgs } from '../workflows/contract';
 import { onCleanup, onExitSync, trackChild } from './cleanup';
 import { ModelCallTimer } from './model-calls';
 
-/** Browser sessions the in-process worker may hold (the concurrency section runs 16 tasks at once). */
-export const MAX_SESSIONS = 16;
 /** History length at which the bench's dev server suggests continue-as-new (Temporal's default: 4096 events). */
 export const SUGGEST_CAN_EVENTS = 300;
 export const DEFAULT_SUGGEST_CAN_EVENTS = 4096;
@@ -56,6 +54,10 @@ export class Bench {
   constructor(
     readonly log: (line: string) => void,
     keep: boolean,
+    /** How long the step measurement and each concurrency level may repeat until stable (`--repeat-cap`). */
+    readonly repeatCapSeconds = 90,
+    /** The concurrency section's levels (`--levels`). */
+    readonly levels: readonly number[] = [1, 4, 8, 16, 32],
   ) {
     this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-bench-'));
     this.runsDir = path.join(this.dir, 'runs');
@@ -88,13 +90,16 @@ export class Bench {
     return pages;
   });
 
-  /** Worker configuration (also for worker child processes, through the same variables). */
+  /**
+   * Worker configuration (also for worker child processes, through the same variables). The session limit is the
+   * worker's own: derived from the machine (src/runtime/limits.ts) unless CUA_MAX_SESSIONS is set for the bench.
+   */
   workerEnv(address: string, taskQueue = 'bench'): Record<string, string> {
     return {
       TEMPORAL_ADDRESS: address,
       CUA_RUNS_DIR: this.runsDir,
       CUA_TASK_QUEUE: taskQueue,
-      CUA_MAX_SESSIONS: String(MAX_SESSIONS),
+      ...(process.env.CUA_MAX_SESSIONS ? { CUA_MAX_SESSIONS: process.env.CUA_MAX_SESSIONS } : {}),
       ...(process.env.CUA_CHROMIUM ? { CUA_CHROMIUM: process.env.CUA_CHROMIUM } : {}),
     };
   }
@@ -119,6 +124,12 @@ export class Bench {
     const config = loadConfig({ env: this.workerEnv(server.address) });
     const native = await NativeConnection.connect({ address: server.address });
     const runtime = await createWorkerRuntime(config, { workflowBundle: bundle, connection: native });
+    const derived = config.limits.derived.includes('maxSessions');
+    this.log(
+      `[bench] in-process worker: ${config.browser.maxSessions} browser sessions ` +
+        `(${derived ? 'derived from the machine' : 'CUA_MAX_SESSIONS'}), ${config.worker.maxConcurrentActivities} ` +
+        `activity slots, ${config.worker.maxConcurrentWorkflowTasks} workflow task slots`,
+    );
     const running = runtime.run().finally(() => native.close());
     onCleanup('in-process worker', async () => {
       await runtime.shutdown();

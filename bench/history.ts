@@ -23,6 +23,8 @@ export interface ActivityRecord {
   startedAt: number | null;
   closedAt: number | null;
   outcome: 'completed' | 'failed' | 'timed_out' | 'canceled' | 'open';
+  /** The attempt that started last (Temporal records only the last attempt's start, with its number). */
+  attempt: number;
 }
 
 type Long = { toString(): string } | number | null | undefined;
@@ -79,6 +81,7 @@ export function activityRecords(events: readonly HistoryEvent[]): ActivityRecord
         startedAt: null,
         closedAt: null,
         outcome: 'open',
+        attempt: 1,
       };
       byId.set(String(num(e.eventId as Long)), record);
       records.push(record);
@@ -87,7 +90,10 @@ export function activityRecords(events: readonly HistoryEvent[]): ActivityRecord
     const started = e.activityTaskStartedEventAttributes;
     if (started) {
       const r = byId.get(String(num(started.scheduledEventId as Long)));
-      if (r) r.startedAt = eventMs(e);
+      if (r) {
+        r.startedAt = eventMs(e);
+        r.attempt = started.attempt ?? 1;
+      }
       continue;
     }
     const closes: [{ scheduledEventId?: Long } | null | undefined, ActivityRecord['outcome']][] = [

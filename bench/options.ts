@@ -1,9 +1,14 @@
-// Command-line options of `npm run bench`: which sections to run, whether to keep the temp dir and write results.
+// Command-line options of `npm run bench`: which sections to run, how long a measurement may repeat until it is
+// stable, whether to keep the temp dir and write results.
 import { SECTIONS } from './report';
 import type { SectionName } from './report';
 
 export interface BenchOptions {
   only: SectionName[];
+  /** The time a repeated measurement (the step section; each concurrency level) may take to settle; 0: one run. */
+  repeatCapSeconds: number;
+  /** The concurrency section's levels (tasks started at once). */
+  levels: number[];
   keep: boolean;
   write: boolean;
   help: boolean;
@@ -16,15 +21,28 @@ export class BenchUsageError extends Error {
   }
 }
 
-export const USAGE = `usage: npm run bench -- [--only ${SECTIONS.join(',')}] [--keep] [--no-write]
-  --only      run only these sections (comma-separated), in the usual order
-  --keep      keep the temp dir (SQLite file, run folders, logs) and print its path
-  --no-write  print the tables but do not write bench/results/*.json`;
+export const DEFAULT_REPEAT_CAP_SECONDS = 90;
+export const DEFAULT_LEVELS = [1, 4, 8, 16, 32];
+
+export const USAGE = `usage: npm run bench -- [--only ${SECTIONS.join(',')}] [--repeat-cap SECONDS] [--levels N,…] [--keep] [--no-write]
+  --only        run only these sections (comma-separated), in the usual order
+  --repeat-cap  how long the step measurement and each concurrency level repeat until two consecutive runs'
+                medians agree within 5% (default ${DEFAULT_REPEAT_CAP_SECONDS}; 0: one run each)
+  --levels      the concurrency section's levels, tasks started at once (default ${DEFAULT_LEVELS.join(',')})
+  --keep        keep the temp dir (SQLite file, run folders, logs) and print its path
+  --no-write    print the tables but do not write bench/results/*.json`;
 
 const isSection = (s: string): s is SectionName => (SECTIONS as readonly string[]).includes(s);
 
 export function parseOptions(argv: readonly string[]): BenchOptions {
-  const options: BenchOptions = { only: [...SECTIONS], keep: false, write: true, help: false };
+  const options: BenchOptions = {
+    only: [...SECTIONS],
+    repeatCapSeconds: DEFAULT_REPEAT_CAP_SECONDS,
+    levels: [...DEFAULT_LEVELS],
+    keep: false,
+    write: true,
+    help: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? arg.split(/=(.*)/s) : [arg, undefined];
@@ -38,6 +56,20 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       const unknown = names.filter((n) => !isSection(n));
       if (unknown.length > 0) throw new BenchUsageError(`unknown section(s): ${unknown.join(', ')}`);
       options.only = SECTIONS.filter((s) => names.includes(s));
+    } else if (flag === '--repeat-cap') {
+      const value = inline ?? argv[++i];
+      const seconds = Number(value);
+      if (value === undefined || value.trim() === '' || !Number.isFinite(seconds) || seconds < 0) {
+        throw new BenchUsageError('--repeat-cap needs a number of seconds (0 or more)');
+      }
+      options.repeatCapSeconds = seconds;
+    } else if (flag === '--levels') {
+      const value = inline ?? argv[++i] ?? '';
+      const levels = value.split(',').map((v) => Number(v.trim()));
+      if (!value || levels.some((n) => !Number.isInteger(n) || n < 1 || n > 256)) {
+        throw new BenchUsageError('--levels needs a comma-separated list of task counts (1–256), e.g. 1,4,8,16,32');
+      }
+      options.levels = [...new Set(levels)].sort((a, b) => a - b);
     } else if (flag === '--keep') options.keep = true;
     else if (flag === '--no-write') options.write = false;
     else if (flag === '--help' || flag === '-h') options.help = true;

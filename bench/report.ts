@@ -24,6 +24,25 @@ export interface SectionResult {
   /** Raw figures for the JSON file. */
   data: Record<string, unknown>;
   seconds: number;
+  /** The machine's 1-minute load average (os.loadavg()[0]) when the section started and when it ended. */
+  load: { start: number; end: number };
+}
+
+/** What a section's runner returns; run.ts adds the time it took and the load average. */
+export type SectionOutput = Omit<SectionResult, 'seconds' | 'load'>;
+
+/** The machine's 1-minute load average, to two decimals. */
+export function loadNow(): number {
+  return Math.round((os.loadavg()[0] ?? 0) * 100) / 100;
+}
+
+/** The row every section ends with: its load average at start and end, against the machine's cores. */
+export function loadRow(section: SectionName, load: SectionResult['load']): Row {
+  return row(
+    section,
+    `load average (1 min), section start → end (${os.cpus().length} cores)`,
+    `${load.start.toFixed(2)} → ${load.end.toFixed(2)}`,
+  );
 }
 
 /** A table row; with `pass` it is judged against its target, without it it is information. */
@@ -42,8 +61,9 @@ export interface ResultsFile {
   startedAt: string;
   totalSeconds: number;
   machine: { cpus: number; node: string; platform: string; loadavg: number[] };
+  options: { only: SectionName[]; repeatCapSeconds: number; levels: number[] };
   sections: SectionResult[];
-  failures: { section: SectionName; error: string }[];
+  failures: { section: SectionName; error: string; load: SectionResult['load'] }[];
 }
 
 /** Writes bench/results/latest.json and bench/results/<timestamp>.json; returns their paths. */

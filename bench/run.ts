@@ -4,8 +4,8 @@
 import { cleanupAll, installExitHandlers } from './cleanup';
 import { Bench } from './context';
 import { BenchUsageError, parseOptions, USAGE } from './options';
-import { finalTable, machineInfo, writeResults } from './report';
-import type { ResultsFile, SectionName, SectionResult } from './report';
+import { finalTable, loadNow, loadRow, machineInfo, writeResults } from './report';
+import type { ResultsFile, SectionName, SectionOutput } from './report';
 import { benchConcurrency } from './sections/concurrency';
 import { benchHistory } from './sections/history';
 import { benchPersistence } from './sections/persistence';
@@ -13,7 +13,7 @@ import { benchResume } from './sections/resume';
 import { benchSettle } from './sections/settle';
 import { benchStep } from './sections/step';
 
-type Runner = (b: Bench) => Promise<Omit<SectionResult, 'seconds'>>;
+type Runner = (b: Bench) => Promise<SectionOutput>;
 
 const RUNNERS: Partial<Record<SectionName, Runner>> = {
   settle: benchSettle,
@@ -45,24 +45,35 @@ async function main(): Promise<number> {
     startedAt: new Date(started).toISOString(),
     totalSeconds: 0,
     machine: machineInfo(),
+    options: { only: options.only, repeatCapSeconds: options.repeatCapSeconds, levels: options.levels },
     sections: [],
     failures: [],
   };
-  const bench = new Bench(log, options.keep);
-  log(`[bench] sections: ${options.only.join(', ')} (temp dir ${bench.dir})`);
+  const bench = new Bench(log, options.keep, options.repeatCapSeconds, options.levels);
+  log(`[bench] sections: ${options.only.join(', ')}; repeat cap ${options.repeatCapSeconds} s (temp dir ${bench.dir})`);
   try {
     for (const name of options.only) {
       const runner = RUNNERS[name];
       if (!runner) continue;
       const t0 = Date.now();
-      log(`\n[bench] == ${name} ==`);
+      const start = loadNow();
+      log(`\n[bench] == ${name} == (load average ${start.toFixed(2)})`);
       try {
         const result = await runner(bench);
-        results.sections.push({ ...result, seconds: Math.round((Date.now() - t0) / 100) / 10 });
-        log(`[bench] ${name} done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+        const load = { start, end: loadNow() };
+        results.sections.push({
+          ...result,
+          rows: [...result.rows, loadRow(name, load)],
+          seconds: Math.round((Date.now() - t0) / 100) / 10,
+          load,
+        });
+        log(
+          `[bench] ${name} done in ${((Date.now() - t0) / 1000).toFixed(1)} s ` +
+            `(load average ${load.start.toFixed(2)} → ${load.end.toFixed(2)})`,
+        );
       } catch (err) {
         const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
-        results.failures.push({ section: name, error });
+        results.failures.push({ section: name, error, load: { start, end: loadNow() } });
         log(`[bench] ${name} FAILED: ${error}`);
       }
     }

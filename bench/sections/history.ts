@@ -4,13 +4,13 @@ import type { Bench } from '../context';
 import { DEFAULT_SUGGEST_CAN_BYTES, DEFAULT_SUGGEST_CAN_EVENTS, SUGGEST_CAN_EVENTS } from '../context';
 import { eventBytes, perStepHistory } from '../history';
 import { row } from '../report';
-import type { SectionResult } from '../report';
+import type { SectionOutput } from '../report';
 import { fmtBytes, round, summarize, table } from '../stats';
 import { LONG_STEPS, longWorkflowRun } from './long-run';
 
 const TARGET_BYTES_PER_STEP = 4 * 1024;
 
-export async function benchHistory(b: Bench): Promise<Omit<SectionResult, 'seconds'>> {
+export async function benchHistory(b: Bench): Promise<SectionOutput> {
   const long = await longWorkflowRun(b);
   const first = long.runs[0];
   if (!first) throw new Error('the long task has no history');

@@ -20,16 +20,18 @@ export interface LongRun {
 
 const cache = new WeakMap<Bench, Promise<LongRun>>();
 
+/** The long task the step and history sections share (run once per benchmark). */
 export function longWorkflowRun(b: Bench): Promise<LongRun> {
   let run = cache.get(b);
   if (!run) {
-    run = start(b);
+    run = runLongTask(b);
     cache.set(b, run);
   }
   return run;
 }
 
-async function start(b: Bench): Promise<LongRun> {
+/** Runs a new long task (the step section's repeats run one each). */
+export async function runLongTask(b: Bench): Promise<LongRun> {
   const script = writeScript(b.scriptsDir, `static-${LONG_STEPS}`, staticEntries(LONG_STEPS));
   const { client } = await b.temporal();
   const runId = `long-${Date.now().toString(36)}`;

@@ -23,7 +23,7 @@ import { TaskInputSchema } from '../../workflows/contract';
 import { onCleanup } from '../cleanup';
 import type { Bench } from '../context';
 import { row } from '../report';
-import type { SectionResult } from '../report';
+import type { SectionOutput } from '../report';
 import { fmtBytes, fmtMs, percentile, round, table } from '../stats';
 
 const STEPS = 200;
@@ -101,7 +101,7 @@ const ACTIONS: AgentAction[] = [
   { action: 'scroll', pixels: -300 },
 ] as AgentAction[];
 
-export async function benchPersistence(b: Bench): Promise<Omit<SectionResult, 'seconds'>> {
+export async function benchPersistence(b: Bench): Promise<SectionOutput> {
   const shots = await realScreenshots(b);
   const runId = `persist-${Date.now().toString(36)}`;
   const input = TaskInputSchema.parse({ runId, instruction: 'Benchmark: a long run.', maxSteps: STEPS });

@@ -7,6 +7,9 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
+import type { WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { Payload } from '@temporalio/common';
 import { replyToTask } from '../../client/tasks';
 import { EVENTS_FILE } from '../../src/trajectory/layout';
 import { statusQuery } from '../../workflows/contract';
@@ -15,14 +18,17 @@ import { trackChild } from '../cleanup';
 import { eventually } from '../context';
 import type { Bench } from '../context';
 import { activityRecords, fetchChain } from '../history';
+import type { HistoryEvent } from '../history';
 import { chromiumPids } from '../procs';
 import { row } from '../report';
-import type { Row, SectionResult } from '../report';
+import type { Row, SectionOutput } from '../report';
 import { askEntries, staticEntries, writeScript } from '../scripts';
 import { fmtMs, round, summarize, table } from '../stats';
 import { READY_LINE } from '../../test/integration/worker-process';
 
 const REPLY_REPS = 3;
+/** The ask wait fails when the task has made no progress for this long (a hung task, not a slow one). */
+const STALL_MS = 60_000;
 const REPLY_TARGET_MS = 2_000;
 const CRASH_STEPS = 6;
 const CRASH_HOLD_STEP = 3;
@@ -49,33 +55,97 @@ async function eventTime(runDir: string, id: RegExp, timeoutMs: number): Promise
 
 interface ReplySample {
   replyToScreenshotMs: number;
+  /** Task start → asked and its browser released (what the reply waits for). */
+  startToReleasedMs: number;
   updateMs: number;
   recordReplyMs: number;
   openSessionMs: number;
   observeMs: number;
 }
 
+/** The session the run's first successful openSession returned (from its ActivityTaskCompleted result). */
+function openedSession(events: readonly HistoryEvent[]): { sessionId: string; taskQueue: string } | null {
+  const opens = new Set(
+    events
+      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'openSession')
+      .map((e) => String(e.eventId)),
+  );
+  for (const e of events) {
+    const done = e.activityTaskCompletedEventAttributes;
+    const payload = done?.result?.payloads?.[0];
+    if (!done || !payload || !opens.has(String(done.scheduledEventId))) continue;
+    return defaultPayloadConverter.fromPayload<{ sessionId: string; taskQueue: string }>(payload as Payload);
+  }
+  return null;
+}
+
+/**
+ * Waits until the task has asked and its own browser is closed: status `waiting_for_user`, its step-1
+ * releaseSession completed in the history, and the session it opened gone from the pool of the worker that opened
+ * it. Other sessions in the pool (another section's, a closing context) do not matter, a query that fails (the
+ * first workflow task not done yet, a busy worker) is asked again, and there is no fixed deadline: the wait fails
+ * only when the task ends, or when it has made no progress (no new history event, no new attempt) for STALL_MS.
+ */
+async function waitAskedAndReleased(b: Bench, handle: WorkflowHandle): Promise<number> {
+  const { runtime } = await b.temporal();
+  const began = Date.now();
+  let seen = 'nothing yet';
+  let progress = '';
+  let movedAt = Date.now();
+  for (;;) {
+    const history = (await handle.fetchHistory()).events ?? [];
+    // Progress: new history events, or a pending activity's next attempt (an open retried while pools are full).
+    const pending = (await handle.describe()).raw.pendingActivities ?? [];
+    const now = `${history.length}:${pending.map((a) => a.attempt ?? 1).join(',')}`;
+    if (now !== progress) {
+      progress = now;
+      movedAt = Date.now();
+    }
+    const closed = history.find(
+      (e) =>
+        e.workflowExecutionCompletedEventAttributes ??
+        e.workflowExecutionFailedEventAttributes ??
+        e.workflowExecutionTerminatedEventAttributes ??
+        e.workflowExecutionTimedOutEventAttributes ??
+        e.workflowExecutionCanceledEventAttributes ??
+        e.workflowExecutionContinuedAsNewEventAttributes,
+    );
+    if (closed) throw new Error(`the ask task ended before it waited for a reply (last seen: ${seen})`);
+    const released = activityRecords(history).some(
+      (r) => r.name === 'releaseSession' && r.step === 1 && r.outcome === 'completed',
+    );
+    const session = openedSession(history);
+    const stillOpen =
+      session !== null && session.taskQueue === runtime.sessionQueue && runtime.pool.has(session.sessionId);
+    let status = 'unknown';
+    try {
+      status = (await handle.query(statusQuery)).status;
+    } catch (err) {
+      status = `query failed (${(err as Error).message.split('\n')[0]})`;
+    }
+    seen =
+      `status ${status}, ${session ? `session ${session.sessionId.slice(0, 8)}` : 'no session yet'}, ` +
+      `release ${released ? 'completed' : 'not completed'}, ${stillOpen ? 'still in the pool' : 'not in the pool'}, ` +
+      `${history.length} history events`;
+    if (status === 'waiting_for_user' && released && !stillOpen) return Date.now() - began;
+    if (Date.now() - movedAt > STALL_MS) {
+      throw new Error(
+        `the ask task made no progress (no new event or attempt) for ${STALL_MS / 1000} s (last seen: ${seen})`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 async function replyOnce(b: Bench, script: string, rep: number): Promise<ReplySample> {
-  const { client, runtime } = await b.temporal();
+  const { client } = await b.temporal();
   const runId = `ask-${Date.now().toString(36)}-${rep}`;
   const handle = await b.startTask({ runId, script, instruction: 'Search hotels in the city I want.' });
-  let seen = '';
-  await eventually(
-    async () => {
-      const status = (await handle.query(statusQuery)).status;
-      seen = `status ${status}, ${runtime.pool.size} browser session(s) open`;
-      return status === 'waiting_for_user' && runtime.pool.size === 0;
-    },
-    60_000,
-    'the task to ask and release its browser',
-    100,
-  ).catch((err: unknown) => {
-    throw new Error(`${(err as Error).message} (last seen: ${seen})`);
-  });
+  const waitedMs = await waitAskedAndReleased(b, handle);
   const t0 = Date.now();
   await replyToTask(client, runId, 'Lisbon, please');
   const updateMs = Date.now() - t0;
-  const shot = await eventTime(b.runDir(runId), /^step-0002-pre-g\d+$/, 60_000);
+  const shot = await eventTime(b.runDir(runId), /^step-0002-pre-g\d+$/, 120_000);
   const result = (await handle.result()) as TaskResult;
   if (result.status !== 'complete') throw new Error(`ask task ended ${result.status}`);
   const records = (await fetchChain(client, runId, handle.firstExecutionRunId)).flatMap((r) =>
@@ -87,6 +157,7 @@ async function replyOnce(b: Bench, script: string, rep: number): Promise<ReplySa
   };
   return {
     replyToScreenshotMs: shot - t0,
+    startToReleasedMs: waitedMs,
     updateMs,
     recordReplyMs: took((r) => r.name === 'recordReply'),
     openSessionMs: took((r) => r.name === 'openSession' && r.summary.includes('(reply)')),
@@ -194,7 +265,7 @@ async function crashOnce(b: Bench): Promise<CrashSample> {
   }
 }
 
-export async function benchResume(b: Bench): Promise<Omit<SectionResult, 'seconds'>> {
+export async function benchResume(b: Bench): Promise<SectionOutput> {
   const script = writeScript(b.scriptsDir, 'ask', askEntries());
   const replies: ReplySample[] = [];
   for (let rep = 1; rep <= REPLY_REPS; rep++) {
@@ -205,7 +276,16 @@ export async function benchResume(b: Bench): Promise<Omit<SectionResult, 'second
   const part = (f: (x: ReplySample) => number) => fmtMs(summarize(replies.map(f)).p50);
   b.log(
     table([
-      ['reply → next screenshot', 'p50', 'max', 'update call', 'recordReply', 'openSession (restore)', 'observe'],
+      [
+        'reply → next screenshot',
+        'p50',
+        'max',
+        'update call',
+        'recordReply',
+        'openSession (restore)',
+        'observe',
+        'start → asked, browser released',
+      ],
       [
         '',
         fmtMs(r.p50),
@@ -214,6 +294,7 @@ export async function benchResume(b: Bench): Promise<Omit<SectionResult, 'second
         part((x) => x.recordReplyMs),
         part((x) => x.openSessionMs),
         part((x) => x.observeMs),
+        part((x) => x.startToReleasedMs),
       ],
     ]),
   );

@@ -7,7 +7,7 @@ import type { ActionOutcome, BrowserEnvironment } from '../../src/browser/enviro
 import { onCleanup } from '../cleanup';
 import type { Bench } from '../context';
 import { row } from '../report';
-import type { Row, SectionResult } from '../report';
+import type { Row, SectionOutput } from '../report';
 import { fmtMs, round, summarize, table } from '../stats';
 
 const FIXED_WAIT_MS = 3_000;
@@ -43,7 +43,7 @@ async function measure(env: BrowserEnvironment, s: Scenario): Promise<Measured> 
   return out;
 }
 
-export async function benchSettle(b: Bench): Promise<Omit<SectionResult, 'seconds'>> {
+export async function benchSettle(b: Bench): Promise<SectionOutput> {
   const [site, pages] = await Promise.all([b.site(), b.pages()]);
   const pool = new BrowserPool({ maxSessions: 1 });
   const stop = onCleanup('settle browser', () => pool.shutdown());

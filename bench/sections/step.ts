@@ -1,18 +1,21 @@
 // Section 1, step time: per step, the non-model time (observe + act with settling + persistence + decide's own
 // work = step wall time minus the model HTTP call) for (a) the same activities in a plain in-process loop without
 // Temporal and (b) the real workflow on the dev server; their ratio and difference are the orchestration overhead.
-// (a) runs twice, before and after (b), so a change in machine load during the section weighs on both sides.
+// (a) runs twice, before and after (b), so a change in machine load during the section weighs on both sides. The
+// trio is repeated until two consecutive runs' (a) and (b) medians agree within 5% (or `--repeat-cap` is reached);
+// the figures come from the last two runs.
 import type { Bench } from '../context';
 import { activityRecords, stepStarts } from '../history';
 import type { ActivityRecord } from '../history';
 import { runInProcess } from '../inproc';
 import type { ActivityTimes } from '../inproc';
-import { row } from '../report';
-import type { SectionResult } from '../report';
+import { loadNow, row } from '../report';
+import type { SectionOutput } from '../report';
 import { staticEntries, writeScript } from '../scripts';
 import { fmtMs, round, summarize, table } from '../stats';
 import type { Summary } from '../stats';
-import { LONG_STEPS, longWorkflowRun } from './long-run';
+import { lastTwo, repeatUntilStable } from '../stability';
+import { LONG_STEPS, longWorkflowRun, runLongTask } from './long-run';
 
 /** Steps left out of the statistics at the start of each run (first screenshots, cold code paths). */
 const WARMUP_STEPS = 2;
@@ -58,7 +61,7 @@ async function inProcessRun(b: Bench, label: string): Promise<Detailed[]> {
   const { timer } = await b.model();
   const script = writeScript(b.scriptsDir, `static-${IN_PROCESS_STEPS}`, staticEntries(IN_PROCESS_STEPS));
   const runId = `inproc-${label}-${Date.now().toString(36)}`;
-  b.log(`[bench] step (a${label}): ${IN_PROCESS_STEPS}-step task in a plain in-process loop (same activities)`);
+  b.log(`[bench] step (a), run ${label}: ${IN_PROCESS_STEPS}-step task in a plain in-process loop (same activities)`);
   const a = await runInProcess(config, runtime.pool, await b.taskInput({ runId, script }));
   const starts = new Map(a.stepStarts.map((t, i) => [i + 1, t]));
   return samplesFrom(starts, timer.durations(runId))
@@ -83,23 +86,54 @@ function workflowSamples(records: ActivityRecord[], samples: StepSample[]): Deta
     }));
 }
 
-export async function benchStep(b: Bench): Promise<Omit<SectionResult, 'seconds'>> {
-  const { timer } = await b.model();
-  const a1 = await inProcessRun(b, '1');
-  b.log(`[bench] step (b): a ${LONG_STEPS}-step task through the workflow on the dev server`);
-  const long = await longWorkflowRun(b);
-  const a2 = await inProcessRun(b, '2');
-  const samplesA = [...a1, ...a2];
+interface StepRun {
+  run: number;
+  a: Detailed[];
+  b: Detailed[];
+  /** Steps that ended in continue-as-new, on their own. */
+  can: StepSample[];
+  seconds: number;
+  load: { start: number; end: number };
+}
 
+/** One measurement: (a) in-process, (b) workflow, (a) in-process again. The first run's (b) is the shared long task. */
+async function stepRun(b: Bench, run: number): Promise<StepRun> {
+  const { timer } = await b.model();
+  const t0 = Date.now();
+  const load = loadNow();
+  const a1 = await inProcessRun(b, `${run}.1`);
+  b.log(`[bench] step (b), run ${run}: a ${LONG_STEPS}-step task through the workflow on the dev server`);
+  const long = run === 1 ? await longWorkflowRun(b) : await runLongTask(b);
+  const a2 = await inProcessRun(b, `${run}.2`);
   const canSteps = new Set(long.continuedAfterSteps);
   const allB = samplesFrom(stepStarts(long.runs), timer.durations(long.runId));
   // A step that ended with continue-as-new is reported on its own, not mixed into the steady state.
   const records = long.runs.flatMap((r) => activityRecords(r.events));
-  const samplesB = workflowSamples(
-    records,
-    allB.filter((s) => !canSteps.has(s.step)),
+  return {
+    run,
+    a: [...a1, ...a2],
+    b: workflowSamples(
+      records,
+      allB.filter((s) => !canSteps.has(s.step)),
+    ),
+    can: allB.filter((s) => canSteps.has(s.step)),
+    seconds: round((Date.now() - t0) / 1000),
+    load: { start: load, end: loadNow() },
+  };
+}
+
+export async function benchStep(b: Bench): Promise<SectionOutput> {
+  const p50 = (xs: Detailed[]) => summarize(xs.map((x) => x.nonModelMs)).p50;
+  const { results, stability } = await repeatUntilStable(
+    { capSeconds: b.repeatCapSeconds, log: b.log, label: 'step' },
+    (run) => stepRun(b, run),
+    (r) => ({ '(b) workflow p50': p50(r.b), '(a) in-process p50': p50(r.a) }),
   );
-  const canSamples = allB.filter((s) => canSteps.has(s.step));
+  // The figures: the last two runs' samples together (the pair that agreed; the only run when there was one).
+  const used = lastTwo(results);
+  const samplesA = used.flatMap((r) => r.a);
+  const samplesB = used.flatMap((r) => r.b);
+  const canSamples = used.flatMap((r) => r.can.map((s) => ({ ...s, run: r.run })));
 
   const sum = (xs: Detailed[], f: (x: Detailed) => number) => summarize(xs.map(f));
   const sa = sum(samplesA, (s) => s.nonModelMs);
@@ -123,6 +157,24 @@ export async function benchStep(b: Bench): Promise<Omit<SectionResult, 'seconds'
   const outsideA = sum(samplesA, (s) => s.wallMs - total(s.exec));
   const outsideB = sum(samplesB, (s) => s.wallMs - total(s.exec));
   const queue = sum(samplesB, (s) => s.queueMs);
+  const runsUsed = used.map((r) => r.run).join(' and ');
+  b.log(
+    table([
+      ['run', 'seconds', 'load start → end', '(a) n', '(a) p50', '(b) n', '(b) p50', '(b) p95', 'ratio b/a p50'],
+      ...results.map((r) => [
+        `${r.run}`,
+        `${r.seconds}`,
+        `${r.load.start.toFixed(2)} → ${r.load.end.toFixed(2)}`,
+        `${r.a.length}`,
+        fmtMs(p50(r.a)),
+        `${r.b.length}`,
+        fmtMs(p50(r.b)),
+        fmtMs(summarize(r.b.map((x) => x.nonModelMs)).p95),
+        (p50(r.b) / p50(r.a)).toFixed(2),
+      ]),
+    ]),
+  );
+  b.log(`[bench] step: ${stability.summary}; figures below from run${used.length > 1 ? 's' : ''} ${runsUsed}`);
   b.log(
     table([
       ['per step (ms)', 'n', 'p50', 'p95', 'mean', 'max'],
@@ -142,6 +194,7 @@ export async function benchStep(b: Bench): Promise<Omit<SectionResult, 'seconds'
   const ratio95 = sb.p95 / sa.p95;
   const over50 = sb.p50 - sa.p50;
   const rows = [
+    row('step', 'stability: repeats of (a, b, a) until (a) and (b) p50 agree within 5%', stability.summary),
     row('step', 'non-model step p50, (b) workflow', fmtMs(sb.p50), '≤ 300 ms', sb.p50 <= 300),
     row('step', 'non-model step p50 / p95, (a) in-process', `${fmtMs(sa.p50)} / ${fmtMs(sa.p95)}`),
     row('step', 'non-model step p95, (b) workflow', fmtMs(sb.p95)),
@@ -154,7 +207,9 @@ export async function benchStep(b: Bench): Promise<Omit<SectionResult, 'seconds'
     ),
     row('step', 'overhead per step b−a (p50)', fmtMs(over50), '≤ 30 ms', over50 <= 30),
     row('step', 'time outside activities per step, (b) p50', fmtMs(outsideB.p50)),
-    ...canSamples.map((s) => row('step', `step ${s.step} (ended in continue-as-new), non-model`, fmtMs(s.nonModelMs))),
+    ...canSamples.map((s) =>
+      row('step', `step ${s.step} (ended in continue-as-new), non-model, run ${s.run}`, fmtMs(s.nonModelMs)),
+    ),
   ];
   return {
     name: 'step',
@@ -163,6 +218,15 @@ export async function benchStep(b: Bench): Promise<Omit<SectionResult, 'seconds'
       workflowSteps: LONG_STEPS,
       inProcessSteps: [IN_PROCESS_STEPS, IN_PROCESS_STEPS],
       warmupStepsExcluded: WARMUP_STEPS,
+      stability,
+      runs: results.map((r) => ({
+        run: r.run,
+        seconds: r.seconds,
+        load: r.load,
+        inProcessP50: round(p50(r.a)),
+        workflowP50: round(p50(r.b)),
+      })),
+      figuresFromRuns: used.map((r) => r.run),
       inProcess: {
         nonModelMs: brief(sa),
         activityExecutionMs: brief(execA),
