@@ -13,9 +13,11 @@ import { postObservation, preObservation, sessionRestored, toolOutput } from '..
 import { eventId } from '../src/trajectory/ids';
 import { describeUrlPolicy } from '../src/policy/url-policy';
 import { createDesktopRoom, DESKTOP_SESSION_PREFIX } from './desktop-session';
-import { isPoolFullType, OPEN_ATTEMPTS } from '../src/agent/failure-types';
+import { IN_LINE_DETAIL, isPoolFullType, OPEN_ATTEMPTS } from '../src/agent/failure-types';
 import {
   activityAttempt,
+  activitySignal,
+  heartbeatDetails,
   callModel,
   endpointFor,
   nonRetryable,
@@ -26,16 +28,29 @@ import {
   withHeartbeat,
 } from './support';
 import type { ActivityDeps, RunFiles } from './support';
-import type { ActInput, ActResult, ObserveResult, OpenSessionInput, ReleaseInput, StepRef } from './types';
+import type {
+  ActInput,
+  ActResult,
+  ObserveResult,
+  OpenSessionInput,
+  OpenSessionResult,
+  ReleaseInput,
+  StepRef,
+} from './types';
 
 const STORAGE_STATE_FILE = 'browser_state.json';
+/**
+ * How long an open waits in line in a full pool before giving the place back to Temporal's retry (which may find
+ * room on another worker). Waiting here hands a freed browser on at once; a retry would find it up to 5 s later.
+ */
+const POOL_WAIT_MS = 30_000;
 
 export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
   const { pool } = deps;
   const desktop = createDesktopRoom(deps, files);
   const onDesktop = (sessionId: string) => sessionId.startsWith(DESKTOP_SESSION_PREFIX);
   /** Opens a browser session (or, for a desktop task, a desktop) for a run. */
-  const open = async (req: OpenSessionInput): Promise<{ sessionId: string; taskQueue: string; url: string }> => {
+  const open = async (req: OpenSessionInput): Promise<OpenSessionResult> => {
     const input = await files.input(req.runId);
     if (input.environment === 'desktop') return desktop.open(req, input);
     const w = await files.writer(req.runId);
@@ -49,37 +64,60 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
     }
     const urlPolicy = taskUrlPolicy(deps.config, input);
     const session = await pool
-      .openSession({
-        viewport: input.viewport,
-        downloadsDir: path.join(files.dir(req.runId), 'downloads'),
-        ...(storageState ? { storageState } : {}),
-        ...(url ? { url } : {}),
-        urlPolicy,
-      })
+      .openSession(
+        {
+          viewport: input.viewport,
+          downloadsDir: path.join(files.dir(req.runId), 'downloads'),
+          ...(storageState ? { storageState } : {}),
+          ...(url ? { url } : {}),
+          urlPolicy,
+          owner: req.runId,
+        },
+        {
+          timeoutMs: POOL_WAIT_MS,
+          signal: activitySignal(),
+          // Shown on the pending activity: `cua status` and the client's view say the task waits for a browser.
+          onQueued: (waiting) => heartbeatDetails({ [IN_LINE_DETAIL]: waiting }),
+        },
+      )
       .catch((err: unknown) => {
         if (err instanceof PolicyBlockedError) nonRetryable(err, 'NavigationError');
         throw err;
       });
+    // The lost worker may have finished the step's last act (its post observation is recorded): then the step is
+    // done and the restored session starts the next one, instead of the step being decided again.
+    const stepDone =
+      req.lostActGeneration !== undefined &&
+      (await w.hasEvent(eventId({ step: req.step, kind: 'post', generation: req.lostActGeneration })));
     if (req.reason === 'worker_lost') {
       await w.appendEvent(
-        sessionRestored(req.step, `The browser session was lost and restored at ${url ?? 'a blank page'}.`, {
-          generation: req.generation,
-          metadata: { note: 'session_restored', restored_url: url ?? null },
-        }),
+        sessionRestored(
+          stepDone ? req.step + 1 : req.step,
+          `The browser session was lost and restored at ${url ?? 'a blank page'}.`,
+          {
+            generation: req.generation,
+            metadata: { note: 'session_restored', restored_url: url ?? null },
+          },
+        ),
       );
     }
     deps.log?.(
       `session ${session.sessionId} opened for ${req.runId} (${req.reason}, generation ${req.generation}; ` +
         `URL policy: ${describeUrlPolicy(urlPolicy)})`,
     );
-    return { sessionId: session.sessionId, taskQueue: deps.sessionQueue, url: session.env.url() };
+    return {
+      sessionId: session.sessionId,
+      taskQueue: deps.sessionQueue,
+      url: session.env.url(),
+      ...(req.lostActGeneration !== undefined ? { stepDone } : {}),
+    };
   };
   return {
     /**
      * Opens a browser session in this worker's pool, under the worker's URL policy narrowed by the task's; returns
      * the queue its observe/act must go to. A start URL the policy refuses fails at once (NavigationError, not retried).
      */
-    async openSession(req: OpenSessionInput): Promise<{ sessionId: string; taskQueue: string; url: string }> {
+    async openSession(req: OpenSessionInput): Promise<OpenSessionResult> {
       try {
         return await open(req);
       } catch (err) {
@@ -187,20 +225,56 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
       );
       return withHeartbeat(async () => {
         const png = await env.screenshot();
+        const capturedAt = Date.now();
         const shot = await w.saveScreenshot(req.step, 'post', png, req.generation);
         const url = env.url();
+        const pageInfo = await env.pageContext();
         await w.appendEvent(
           postObservation(
             req.step,
             ids('action'),
-            { screenshot_path: shot, url, page_info: await env.pageContext() },
+            { screenshot_path: shot, url, page_info: pageInfo },
             { generation: req.generation },
           ),
         );
-        return { url, textObservation: result.textObservation, error: result.error };
+        const acted = { url, textObservation: result.textObservation, error: result.error };
+        if (!req.next) return acted;
+        const next = await observeNext(req, req.next, env, { png, capturedAt, url, pageInfo });
+        return next ? { ...acted, next } : acted;
       });
     },
   };
+
+  /**
+   * The next step's pre observation, taken at the end of an act: the post screenshot, copied (not captured again)
+   * unless the page changed after it was taken. Undefined while a captcha solve holds the gate (the next step's
+   * observe then waits for it).
+   */
+  async function observeNext(
+    req: ActInput,
+    next: NonNullable<ActInput['next']>,
+    env: ReturnType<typeof pool.get>,
+    post: { png: Buffer; capturedAt: number; url: string; pageInfo: string },
+  ): Promise<ObserveResult | undefined> {
+    const ref: StepRef = { runId: req.runId, step: next.step, generation: req.generation };
+    await deps.checkpoint?.('observe', ref);
+    if (next.captchaWaitMs > 0 && !(await env.waitForCaptcha(0))) return undefined;
+    const changedAt = await env.lastChangeAt();
+    const changed = changedAt === null || changedAt > post.capturedAt;
+    const png = changed ? await env.screenshot() : post.png;
+    const url = changed ? env.url() : post.url;
+    const pageInfo = changed ? await env.pageContext() : post.pageInfo;
+    const w = await files.writer(req.runId);
+    const screenshot = await w.saveScreenshot(ref.step, 'pre', png, ref.generation);
+    await w.appendEvent(
+      preObservation(
+        ref.step,
+        { screenshot_path: screenshot, url, page_info: pageInfo },
+        { generation: ref.generation },
+      ),
+    );
+    return { url, screenshot, captchaTimedOut: false };
+  }
 }
 
 /** The sub-call of read_page_answer_question: the page's text and the question, no screenshot. */

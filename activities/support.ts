@@ -74,6 +74,16 @@ export function activityAttempt(): number {
   return currentContext()?.info.attempt ?? 1;
 }
 
+/** Records heartbeat details the server shows on the pending activity (a client reads them, e.g. "in line"). */
+export function heartbeatDetails(details: unknown): void {
+  currentContext()?.heartbeat(details);
+}
+
+/** Aborted when this activity is cancelled (its workflow, a timeout, the worker shutting down); undefined outside one. */
+export function activitySignal(): AbortSignal | undefined {
+  return currentContext()?.cancellationSignal;
+}
+
 /** The run folders this worker touches: one cached writer per run (it reads only what other writers appended). */
 export class RunFiles {
   private readonly writers = new Map<string, Promise<TrajectoryWriter>>();
@@ -143,8 +153,15 @@ export function endpointFor(config: Config, input: TaskInput, named?: string): M
     ? { name: named }
     : { name: input.model.endpoint, baseUrl: input.model.baseUrl, model: input.model.model };
   try {
+    // An embedding application's resolver stands in for `models` (for this name only); the same rule then applies.
+    const resolved = config.modelEndpointResolver?.({
+      name: choice.name,
+      taskId: input.runId,
+      environment: input.environment,
+    });
+    const models = resolved ? { ...config.models, [choice.name]: resolved } : config.models;
     return new ModelClient(
-      resolveModelEndpoint(choice, { models: config.models, overrides: config.modelOverrides, keys: config.modelKeys }),
+      resolveModelEndpoint(choice, { models, overrides: config.modelOverrides, keys: config.modelKeys }),
     );
   } catch (err) {
     if (err instanceof ModelOverrideRefused) nonRetryable(err);
@@ -171,9 +188,7 @@ export async function callModel(
   extra: Pick<CompleteOptions, 'tools' | 'toolChoice'> = {},
 ) {
   try {
-    return await withHeartbeat(() =>
-      client.complete(messages, { ...extra, headers, signal: currentContext()?.cancellationSignal }),
-    );
+    return await withHeartbeat(() => client.complete(messages, { ...extra, headers, signal: activitySignal() }));
   } catch (err) {
     if (err instanceof ModelRequestError) nonRetryable(err);
     throw err;

@@ -17,6 +17,20 @@ export interface OpenSessionInput {
   /** Why the session is being (re)opened; recorded as a note when restoring. */
   reason: 'start' | 'reply' | 'worker_lost' | 'continue';
   step: number;
+  /**
+   * Re-opening after the worker was lost during the step's last act, in this generation: if that act's post
+   * observation was recorded, the step is done (`stepDone`), and the restored session belongs to the next step.
+   */
+  lostActGeneration?: number;
+}
+
+export interface OpenSessionResult {
+  sessionId: string;
+  /** The queue of the worker process that holds the session (its observe/act go there). */
+  taskQueue: string;
+  url: string;
+  /** See `OpenSessionInput.lostActGeneration`; absent in histories recorded before it existed. */
+  stepDone?: boolean;
 }
 
 export interface StepRef {
@@ -60,12 +74,21 @@ export interface ActInput extends StepRef {
   /** Desktop turns: the call's place in the turn (0 = first) and whether it is the turn's last (post screenshot). */
   call?: number;
   final?: boolean;
+  /**
+   * Observe the next step here too (browser): the post screenshot becomes the next step's pre observation (a copy of
+   * the same image, captured again only if the page changed after it), saving the next step an observe round trip.
+   * `captchaWaitMs` is the gate the next observe would apply: while a captcha solve is in progress nothing is
+   * observed here and the next step's observe waits for it.
+   */
+  next?: { step: number; captchaWaitMs: number };
 }
 
 export interface ActResult {
   url: string;
   textObservation: string | null;
   error: string | null;
+  /** The next step's observation, when `ActInput.next` asked for it and it could be taken. */
+  next?: ObserveResult;
 }
 
 export interface ReleaseInput {

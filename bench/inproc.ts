@@ -66,7 +66,12 @@ export async function runInProcess(config: Config, pool: BrowserPool, input: Tas
         answer = decision.text;
         break;
       }
-      [, times.act] = await timed(() => env.run(acts.act, { ...ref, sessionId, action: decision.action }));
+      // As the workflow does: the act observes for the next step, whose observe then finds that observation.
+      const next =
+        step < input.maxSteps ? { step: step + 1, captchaWaitMs: input.captcha.waitSeconds * 1000 } : undefined;
+      [, times.act] = await timed(() =>
+        env.run(acts.act, { ...ref, sessionId, action: decision.action, ...(next ? { next } : {}) }),
+      );
     }
     stepStarts.push(performance.now());
   } finally {

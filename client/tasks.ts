@@ -102,7 +102,9 @@ export function waitingForSession(desc: WorkflowExecutionDescription): TaskView[
   for (const a of desc.raw.pendingActivities ?? []) {
     if (a.activityType?.name !== 'openSession') continue;
     const type = a.lastFailure?.applicationFailureInfo?.type ?? '';
-    if (!isPoolFullType(type)) continue;
+    // In line in a full pool (the open heartbeats only then), or refused by full pools and retried.
+    const inLine = (a.heartbeatDetails?.payloads?.length ?? 0) > 0;
+    if (!inLine && !isPoolFullType(type)) continue;
     const since = a.scheduledTime?.seconds ? new Date(Number(a.scheduledTime.seconds) * 1000).toISOString() : null;
     return { attempts: a.attempt ?? 1, since };
   }

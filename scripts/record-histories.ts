@@ -27,6 +27,27 @@ const RECORDINGS: Record<string, (h: Harness) => Promise<WorkflowHandle>> = {
   'invalid-reply-then-valid': async (h) => h.start({ script: 'unknown-then-valid' }),
   // Three invalid replies in a row end the task with end reason invalid_replies.
   'invalid-replies-end': async (h) => h.start({ script: 'garbage' }),
+  // Issue 13: a browser step's last act observes for the next step (patch fold-observe-into-act); with an ask, whose
+  // reply re-opens the session and observes afresh, and a continue-as-new, whose next run takes the recorded pre.
+  'folded-observe-ask-continue': async (h) => {
+    const ask = await h.start({
+      script: 'ask-city',
+      instruction: 'Search hotels in the city I want.',
+      continueAsNewAfterSteps: 2,
+    });
+    await untilWaiting(ask, 60_000);
+    await replyToTask(h.client, ask.workflowId, 'Lisbon');
+    await ask.result();
+    return h.client.workflow.getHandle(ask.workflowId, ask.firstExecutionRunId); // the first run, not the last
+  },
+  // ... and the run it continued as: its first observe returns the pre the last act recorded.
+  'folded-observe-after-continue': async (h) =>
+    h.start({
+      script: 'ask-city',
+      instruction: 'Search hotels in the city I want.',
+      continueAsNewAfterSteps: 2,
+      autoReply: 'Lisbon',
+    }),
   // The desktop agent (issue 12): a turn of two tool calls, a question and its reply, a turn ending with stop.
   'desktop-turns-ask': async (h) => {
     const task = await h.start({ script: 'desktop-turns', environment: 'desktop', startUrl: undefined });

@@ -13,10 +13,11 @@ import {
   continueAsNew,
   isCancellation,
   log,
+  patched,
   setCurrentDetails,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { DecideCall, SessionRef } from '../activities/types';
+import type { DecideCall, ObserveResult, OpenSessionInput, SessionRef } from '../activities/types';
 import { decideCaptchaTimeout } from '../src/agent/captcha-policy';
 import { endReasonOfFailure } from '../src/agent/end-reason';
 import { isSessionLostType } from '../src/agent/failure-types';
@@ -29,6 +30,12 @@ import type { CarriedState } from './task-state';
 export type { CarriedState };
 
 const MAX_SESSION_REOPENS_PER_STEP = 3;
+
+/**
+ * Patch id: a browser step's last act also takes the next step's pre observation (one round trip fewer per step),
+ * and a worker lost after that act recorded its post observation no longer makes the step be decided again.
+ */
+export const FOLD_OBSERVE_PATCH = 'fold-observe-into-act';
 
 /** How a step can end the loop. */
 type Stop = 'complete' | 'ask_timeout' | 'invalid_replies';
@@ -71,19 +78,30 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
   const envName = input.environment;
   /** The desktop records every call of a turn in act, stops included; the browser's decide records its stops. */
   const actOnStops = envName === 'desktop';
+  /** Decided once per workflow (histories recorded before the patch replay without it). */
+  const fold = envName === 'browser' && patched(FOLD_OBSERVE_PATCH);
+  /** The next step's observation, taken by the last act of the step before (see ActInput.next). */
+  let observed: { step: number; generation: number; obs: ObserveResult } | null = null;
+  /** The generation of the act in flight when it is a step's last (see OpenSessionInput.lostActGeneration). */
+  let lastActInFlight: number | null = null;
 
-  const openSession = async (reason: 'start' | 'reply' | 'worker_lost' | 'continue'): Promise<SessionRef> => {
+  /** Opens (or restores) the task's session; `stepDone`: a lost worker had finished the step (see lostActGeneration). */
+  const openSession = async (
+    reason: OpenSessionInput['reason'],
+    lostActGeneration?: number,
+  ): Promise<{ session: SessionRef; stepDone: boolean }> => {
     state.generation += reason === 'start' ? 0 : 1;
-    const opened = await opener(`step ${state.step} · open ${envName} (${reason})`).openSession({
+    const { stepDone, ...opened } = await opener(`step ${state.step} · open ${envName} (${reason})`).openSession({
       runId: input.runId,
       generation: state.generation,
       restore: reason !== 'start',
       reason,
       step: state.step,
+      ...(lostActGeneration !== undefined ? { lostActGeneration } : {}),
     });
     state.session = { ...opened, generation: state.generation };
     state.lastUrl = opened.url;
-    return state.session;
+    return { session: state.session, stepDone: stepDone === true };
   };
 
   const releaseSession = async (save: boolean): Promise<void> => {
@@ -155,6 +173,11 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
   const act = async (session: SessionRef, call: DecideCall, index: number, final: boolean): Promise<void> => {
     const row = task.record(call, state.lastUrl);
     task.actStarted(row);
+    // Folding: the step's last act observes for the next step when there is one (the budget allows it).
+    const foldHere = fold && final && call.kind === 'act';
+    const next =
+      foldHere && state.step < input.maxSteps ? { step: state.step + 1, captchaWaitMs: captchaWaitMs() } : null;
+    lastActInFlight = foldHere ? state.generation : null;
     const acted = await onSession(session, `step ${state.step} · ${call.summary}`).act({
       runId: input.runId,
       step: state.step,
@@ -162,27 +185,36 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
       sessionId: session.sessionId,
       action: call.action,
       ...(actOnStops ? { call: index, final } : {}),
+      ...(next ? { next } : {}),
     });
+    lastActInFlight = null;
     task.actDone();
+    if (next && acted.next) observed = { step: next.step, generation: state.generation, obs: acted.next };
     state.lastUrl = acted.url;
     row.url = acted.url;
     const text = acted.textObservation ?? acted.error;
     row.textObservation = text ? text.slice(0, 300) : null;
   };
 
+  const captchaWaitMs = (): number => (state.captchaGateOff ? 0 : input.captcha.waitSeconds * 1000);
+
   /** One step: observe, decide, act on each call. Returns a stop, or null to go on. */
   const runStep = async (session: SessionRef): Promise<Stop | null> => {
     const ref = { runId: input.runId, step: state.step, generation: state.generation };
-    const captchaWaitMs = state.captchaGateOff ? 0 : input.captcha.waitSeconds * 1000;
-    const obs = await onSession(session, `step ${state.step} · observe`).observe({
-      ...ref,
-      sessionId: session.sessionId,
-      captchaWaitMs,
-    });
+    const waitMs = captchaWaitMs();
+    const prior = observed?.step === state.step && observed.generation === state.generation ? observed.obs : null;
+    observed = null;
+    const obs =
+      prior ??
+      (await onSession(session, `step ${state.step} · observe`).observe({
+        ...ref,
+        sessionId: session.sessionId,
+        captchaWaitMs: waitMs,
+      }));
     state.lastUrl = obs.url;
     if (obs.captchaTimedOut) {
       state.captchaTimeouts = (state.captchaTimeouts ?? 0) + 1;
-      const decision = decideCaptchaTimeout({ ...input.captcha, waitMs: captchaWaitMs }, state.captchaTimeouts);
+      const decision = decideCaptchaTimeout({ ...input.captcha, waitMs }, state.captchaTimeouts);
       log.warn('captcha gate timed out', { step: state.step, timeouts: state.captchaTimeouts, decision });
       if (decision === 'raise') {
         throw ApplicationFailure.nonRetryable(
@@ -244,19 +276,40 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
       let stop: Stop | null = null;
       for (let reopen = 0; ; reopen++) {
         const session =
-          state.session ??
-          (await openSession(reopen > 0 ? 'worker_lost' : state.step === 1 && !carried ? 'start' : 'continue'));
+          state.session ?? (await openSession(state.step === 1 && !carried ? 'start' : 'continue')).session;
         try {
           stop = await runStep(session);
           break;
         } catch (err) {
           if (!isSessionLost(err) || reopen >= MAX_SESSION_REOPENS_PER_STEP) throw err;
+          state.session = null;
+          observed = null;
+          const lostAct = lastActInFlight;
+          lastActInFlight = null;
+          if (lostAct === null) {
+            log.warn(`${envName} session lost; re-opening and re-observing the step`, {
+              step: state.step,
+              error: String(err),
+            });
+            task.markSuperseded();
+            await openSession('worker_lost');
+            continue;
+          }
+          // Lost during the step's last act: if it was recorded as done, the step is over and the next one starts
+          // in the restored session; otherwise its effect is unknown and the step is observed and decided again.
+          if ((await openSession('worker_lost', lostAct)).stepDone) {
+            log.warn(`${envName} session lost after the step's last act was recorded; going on in a new session`, {
+              step: state.step,
+              error: String(err),
+            });
+            task.actDone();
+            break;
+          }
           log.warn(`${envName} session lost; re-opening and re-observing the step`, {
             step: state.step,
             error: String(err),
           });
           task.markSuperseded();
-          state.session = null;
         }
       }
       if (stop === 'complete') {

@@ -84,3 +84,9 @@ export function isSessionLostType(type: string | null | undefined): boolean {
 export function isPoolFullType(type: string | null | undefined): boolean {
   return isFailureType(type) && POOL_FULL.includes(type);
 }
+
+/**
+ * The heartbeat detail of an open waiting in line in a full pool. A client tells a queued task by it (or by a last
+ * failure of a pool-full type) on the pending openSession, without decoding the payload.
+ */
+export const IN_LINE_DETAIL = 'inLineForSession';

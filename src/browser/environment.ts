@@ -18,7 +18,7 @@ import { bingSearchUrl, firstLine, isDownloadStart, isInterrupted, normalizeUrl 
 import { describeViewport } from './pageContext';
 import { PolicyGuard } from './policy-guard';
 import { isRecoverable } from './recovery';
-import { delay, POINTER_SETTLE, SCREENSHOT_SETTLE, SCROLL_SETTLE } from './settle';
+import { delay, lastMutationInPage, POINTER_SETTLE, SCREENSHOT_SETTLE, SCROLL_SETTLE } from './settle';
 import type { SettleOptions, SettleReport } from './settle';
 
 /** How long to wait for the browser to report a popup the page is known to have opened. */
@@ -335,6 +335,14 @@ export class BrowserEnvironment {
         return capturePng(page);
       }, AFTER_DIALOG_LOOP),
     );
+  }
+
+  /**
+   * When the page's document last changed (epoch ms, this process's clock), or null when unknown. A screenshot taken
+   * before that moment may no longer show the page; a new document counts as a change from its start.
+   */
+  lastChangeAt(): Promise<number | null> {
+    return this.track(() => this.controller.run((page) => page.evaluate(lastMutationInPage), AFTER_DIALOG_LOOP));
   }
 
   /** "Current URL: …" and where the viewport sits on the page. */

@@ -1,5 +1,5 @@
 // The worker's browser pool: one Chromium per process, one isolated context per session (with its URL policy), a
-// session limit, idle sessions closed after a timeout, and a clean shutdown.
+// session limit with a first-come queue for a freed place, idle sessions closed after a timeout, and a clean shutdown.
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext } from 'playwright';
 import { BrowserEnvironment } from './environment';
@@ -17,6 +17,11 @@ export type PoolOptions = {
   /** Use this already-running browser instead of launching one; the pool then never closes it. */
   browser?: Browser;
   maxSessions?: number;
+  /**
+   * How many openers may wait for a place at once when the pool is full (default: maxSessions); more are refused at
+   * once with PoolFullError. Each waiter holds an activity slot, so this stays well under the worker's slots.
+   */
+  maxWaiters?: number;
   /** Sessions with no operation for this long are closed. */
   idleTimeoutMs?: number;
   /** How often idle sessions are looked for; defaults to a quarter of the idle timeout (at most 30 s). */
@@ -46,7 +51,18 @@ export type OpenSessionOptions = {
   environment?: Partial<Omit<EnvironmentOptions, 'viewport' | 'downloadsDir'>>;
   /** This session's URL policy (already narrowed for its task); default: the pool's. */
   urlPolicy?: UrlPolicy;
+  /**
+   * Who the session is for (a run id). A task holds one session at a time, so opening one for an owner first closes
+   * any this pool still holds for it: one a lost activity left behind (a missed heartbeat, a retried open).
+   */
+  owner?: string;
 };
+
+/**
+ * Waiting for a place in a full pool: up to `timeoutMs` (0 or absent: do not wait), abandoned on `signal`; `onQueued`
+ * hears when the opener joins the line (with the line's length).
+ */
+export type PoolWait = { timeoutMs?: number; signal?: AbortSignal; onQueued?: (waiting: number) => void };
 
 export type Session = { sessionId: string; env: BrowserEnvironment };
 
@@ -61,6 +77,9 @@ export const SAME_TAB_SEARCH_COOKIE = {
 export class BrowserPool {
   private browser: Promise<Browser> | undefined;
   private readonly sessions = new Map<string, BrowserEnvironment>();
+  private readonly owners = new Map<string, string>();
+  /** Openers waiting for a place, first come first served: a freed place is handed to the first, never raced for. */
+  private readonly waiters: Array<() => void> = [];
   private opening = 0;
   private sweeper: NodeJS.Timeout | undefined;
   private shutDown = false;
@@ -79,6 +98,63 @@ export class BrowserPool {
     return [...this.sessions.keys()];
   }
 
+  /** Openers waiting for a place right now. */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  private get maxWaiters(): number {
+    return this.options.maxWaiters ?? this.maxSessions;
+  }
+
+  private hasRoom(): boolean {
+    return this.sessions.size + this.opening < this.maxSessions;
+  }
+
+  /** Takes a place (counted in `opening`), waiting in line for one when asked to; PoolFullError when none comes. */
+  private async takePlace(wait: PoolWait): Promise<void> {
+    if (this.waiters.length === 0 && this.hasRoom()) {
+      this.opening += 1;
+      return;
+    }
+    const full = `The browser pool is full (${this.maxSessions} sessions open)`;
+    if (!wait.timeoutMs || this.waiters.length >= this.maxWaiters) {
+      throw new PoolFullError(
+        `${full}${this.waiters.length > 0 ? ` and ${this.waiters.length} tasks wait for a place` : ''}.`,
+      );
+    }
+    const timeoutMs = wait.timeoutMs;
+    await new Promise<void>((resolve, reject) => {
+      const leave = (err: Error) => {
+        const at = this.waiters.indexOf(granted);
+        if (at >= 0) this.waiters.splice(at, 1);
+        clearTimeout(timer);
+        wait.signal?.removeEventListener('abort', onAbort);
+        reject(err);
+      };
+      const granted = () => {
+        clearTimeout(timer);
+        wait.signal?.removeEventListener('abort', onAbort);
+        this.opening += 1;
+        resolve();
+      };
+      const onAbort = () => leave(new PoolFullError(`${full}; stopped waiting for a place (cancelled).`));
+      const timer = setTimeout(
+        () => leave(new PoolFullError(`${full}; no place came free within ${Math.round(timeoutMs / 1000)}s.`)),
+        timeoutMs,
+      );
+      if (wait.signal?.aborted) return onAbort();
+      wait.signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(granted);
+      wait.onQueued?.(this.waiters.length);
+    });
+  }
+
+  /** Hands freed places to the openers waiting in line. */
+  private handOver(): void {
+    while (this.waiters.length > 0 && this.hasRoom()) this.waiters.shift()?.();
+  }
+
   /** The process's one browser, launched (or connected) on first use and relaunched if it went away. */
   private async getBrowser(): Promise<Browser> {
     if (this.shutDown) throw new BrowserClosedError('The browser pool has been shut down.');
@@ -92,11 +168,16 @@ export class BrowserPool {
     return this.browser;
   }
 
-  async openSession(options: OpenSessionOptions): Promise<Session> {
-    if (this.sessions.size + this.opening >= this.maxSessions) {
-      throw new PoolFullError(`The browser pool is full (${this.maxSessions} sessions open).`);
+  /**
+   * Opens a session. A full pool refuses at once with PoolFullError, or with `wait.timeoutMs` lets the caller wait in
+   * line for a place (as long as fewer than `maxWaiters` already wait).
+   */
+  async openSession(options: OpenSessionOptions, wait: PoolWait = {}): Promise<Session> {
+    if (options.owner !== undefined) {
+      const stale = [...this.owners].filter(([, owner]) => owner === options.owner).map(([id]) => id);
+      await Promise.all(stale.map((id) => this.close(id)));
     }
-    this.opening += 1;
+    await this.takePlace(wait);
     let context: BrowserContext | undefined;
     let guard: PolicyGuard | undefined;
     try {
@@ -126,6 +207,7 @@ export class BrowserPool {
       if (options.url !== undefined) await env.visitUrl(options.url);
       const sessionId = randomUUID();
       this.sessions.set(sessionId, env);
+      if (options.owner !== undefined) this.owners.set(sessionId, options.owner);
       this.startSweeper();
       return { sessionId, env };
     } catch (error) {
@@ -134,6 +216,7 @@ export class BrowserPool {
       throw error;
     } finally {
       this.opening -= 1;
+      this.handOver();
     }
   }
 
@@ -148,10 +231,19 @@ export class BrowserPool {
     return env;
   }
 
+  /** Closes a session; its place goes to the first opener waiting, once the browser context is gone. */
   async close(sessionId: string): Promise<void> {
     const env = this.sessions.get(sessionId);
+    if (!env) return;
     this.sessions.delete(sessionId);
-    await env?.close();
+    this.owners.delete(sessionId);
+    this.opening += 1; // the place stays taken while the context closes (closing costs the CPU a new one needs)
+    try {
+      await env.close();
+    } finally {
+      this.opening -= 1;
+      this.handOver();
+    }
   }
 
   /** Closes sessions idle for longer than the timeout; returns their ids. */
@@ -174,6 +266,7 @@ export class BrowserPool {
   /** Closes every session and the browser; the pool cannot be used afterwards. */
   async shutdown(): Promise<void> {
     this.shutDown = true;
+    for (const grant of this.waiters.splice(0)) grant(); // each then fails at getBrowser: the pool is shut down
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = undefined;
     await Promise.all([...this.sessions.keys()].map((id) => this.close(id)));

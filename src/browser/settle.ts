@@ -135,6 +135,11 @@ export function trackMutationsInPage(): void {
   observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
 }
 
+/** In-page: when the document last changed (epoch ms, kept by `trackMutationsInPage`), or null if it is not tracked. */
+export function lastMutationInPage(): number | null {
+  return (window as unknown as { __cuaLastMutation?: number }).__cuaLastMutation ?? null;
+}
+
 /**
  * In-page: resolve once no DOM mutation happened for `quietMs` (counted from the last mutation the init script
  * saw, but not before `notBefore`), or false after `capMs`.

@@ -139,6 +139,41 @@ function writeJson(file: string, value: unknown): string {
   return file;
 }
 
+describe("a step's last act observes the next step (one round trip fewer)", () => {
+  const folded = async (runId: string, startUrl: string) => {
+    const scripted = { baseUrl: model.url, model: 'click-then-finish' };
+    await acts.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl, model: scripted }));
+    const session = await acts.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    await acts.observe(ref);
+    const decided = await acts.decide(ref);
+    const acted = await acts.act({ ...ref, action: decided.action, next: { step: 2, captchaWaitMs: 0 } });
+    const dir = path.join(runsDir, runId);
+    const post = fs.readFileSync(path.join(dir, 'screenshot_1_post.png'));
+    const pre = fs.readFileSync(path.join(dir, 'screenshot_2_pre.png'));
+    // The next step's observe (a retry, or the next run after continue-as-new) finds what act recorded.
+    const observed = await acts.observe({ ...ref, step: 2 });
+    const ids = (await readRun(dir)).events.map((e) => e.id);
+    await acts.releaseSession({ runId, sessionId: session.sessionId, save: false });
+    return { acted, post, pre, observed, ids };
+  };
+
+  it('a still page: the post screenshot is copied as the next pre, not captured again', async () => {
+    const { acted, post, pre, observed, ids } = await folded('acts-fold-1', `${site.url}/`);
+    expect(acted.next).toEqual({ url: `${site.url}/`, screenshot: 'screenshot_2_pre.png', captchaTimedOut: false });
+    expect(pre).toEqual(post);
+    expect(observed).toEqual(acted.next);
+    expect(ids.slice(-2)).toEqual(['step-0001-post-g0', 'step-0002-pre-g0']);
+  }, 60_000);
+
+  it('a page that changed after the post screenshot is captured again for the next step', async () => {
+    const { acted, post, pre, observed } = await folded('acts-fold-2', `${site.url}/ticker`);
+    expect(acted.next?.screenshot).toBe('screenshot_2_pre.png');
+    expect(pre).not.toEqual(post); // the counter moved on: a fresh capture
+    expect(observed).toEqual(acted.next);
+  }, 60_000);
+});
+
 describe('openSession: a full pool is waited out, other errors become final', () => {
   const attemptAt = (attempt: number) => new MockActivityEnvironment({ attempt });
   const openWith = async (brokenPool: BrowserPool, attempt: number) => {
@@ -170,7 +205,7 @@ describe('openSession: a full pool is waited out, other errors become final', ()
   }, 60_000);
 
   it('a full pool stays retryable at any attempt (the task queues)', async () => {
-    const full = new BrowserPool({ maxSessions: 1 });
+    const full = new BrowserPool({ maxSessions: 1, maxWaiters: 0 }); // no line to wait in: refused at once
     const holder = await full.openSession({ viewport: { width: 640, height: 480 }, downloadsDir: runsDir });
     const err = await openWith(full, 50);
     expect(err?.name).toBe('PoolFullError');

@@ -56,6 +56,49 @@ describe('BrowserPool', () => {
     expect(browser.isConnected()).toBe(true);
   });
 
+  it('a full pool lets openers wait in line: a freed place goes to the first, in order; the line is bounded', async () => {
+    const pool = new BrowserPool({ browser, maxSessions: 1, maxWaiters: 2 });
+    try {
+      const a = await pool.openSession(SESSION);
+      const order: string[] = [];
+      const first = pool.openSession(SESSION, { timeoutMs: 20_000 }).then((s) => (order.push('first'), s));
+      const second = pool.openSession(SESSION, { timeoutMs: 20_000 }).then((s) => (order.push('second'), s));
+      await expect.poll(() => pool.waiting).toBe(2);
+      // The line is full: a third is refused at once, saying why.
+      await expect(pool.openSession(SESSION, { timeoutMs: 20_000 })).rejects.toThrow(/2 tasks wait for a place/);
+      await pool.close(a.sessionId);
+      const one = await first;
+      expect(order).toEqual(['first']);
+      expect(pool.waiting).toBe(1);
+      await pool.close(one.sessionId);
+      await second;
+      expect(order).toEqual(['first', 'second']);
+      // Waiting is bounded in time and can be abandoned.
+      await expect(pool.openSession(SESSION, { timeoutMs: 200 })).rejects.toThrow(/no place came free within/);
+      const gaveUp = new AbortController();
+      const waiting = pool.openSession(SESSION, { timeoutMs: 20_000, signal: gaveUp.signal });
+      gaveUp.abort();
+      await expect(waiting).rejects.toBeInstanceOf(PoolFullError);
+      expect(pool.waiting).toBe(0);
+    } finally {
+      await pool.shutdown();
+    }
+  });
+
+  it("opening a session for an owner first closes the one it still holds (a lost activity's)", async () => {
+    const pool = new BrowserPool({ browser, maxSessions: 1 });
+    try {
+      const lost = await pool.openSession({ ...SESSION, owner: 'run-a' });
+      // The pool is full, but the place held for run-a is run-a's own stale session: it is closed, not waited for.
+      const again = await pool.openSession({ ...SESSION, owner: 'run-a' });
+      expect(pool.has(lost.sessionId)).toBe(false);
+      expect(pool.sessionIds()).toEqual([again.sessionId]);
+      await expect(pool.openSession({ ...SESSION, owner: 'run-b' })).rejects.toBeInstanceOf(PoolFullError);
+    } finally {
+      await pool.shutdown();
+    }
+  });
+
   it('closes sessions left idle past the timeout, but not busy ones', async () => {
     const pool = new BrowserPool({ browser, idleTimeoutMs: 600, sweepIntervalMs: 50 });
     try {

@@ -33,17 +33,21 @@ describe('captcha gate', () => {
     // Two steps waited for the gate and timed out; then the gate was switched off and the third did not wait.
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
     const events = (await handle.fetchHistory()).events ?? [];
-    const observeIds = new Set(
+    // Each step's observation: an observe's result, or (once the gate is off) the one the act before it took.
+    const scheduled = new Map(
       events
-        .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'observe')
-        .map((e) => String(e.eventId)),
+        .filter((e) => ['observe', 'act'].includes(e.activityTaskScheduledEventAttributes?.activityType?.name ?? ''))
+        .map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes?.activityType?.name]),
     );
-    const timedOut = events
-      .filter((e) => observeIds.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '')))
-      .map((e) => {
-        const data = e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
-        return (JSON.parse(Buffer.from(data ?? '').toString('utf8')) as { captchaTimedOut: boolean }).captchaTimedOut;
-      });
+    type Observed = { captchaTimedOut: boolean };
+    const timedOut = events.flatMap((e) => {
+      const name = scheduled.get(String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? ''));
+      if (!name) return [];
+      const data = e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
+      const result = JSON.parse(Buffer.from(data ?? '').toString('utf8')) as Observed & { next?: Observed };
+      const observed = name === 'observe' ? result : result.next;
+      return observed ? [observed.captchaTimedOut] : [];
+    });
     expect(timedOut).toEqual([true, true, false]);
   }, 120_000);
 });

@@ -66,6 +66,10 @@ describe('a task that completes', () => {
     const events = history.events ?? [];
     const size = (e: (typeof events)[number]) => temporal.api.history.v1.HistoryEvent.encode(e).finish().length;
     const activityName = (e: (typeof events)[number]) => e.activityTaskScheduledEventAttributes?.activityType?.name;
+    // A step is two round trips (decide, act): the first step observes, each act observes for the step after it.
+    const scheduled = events.map(activityName).filter((n) => n === 'observe' || n === 'decide' || n === 'act');
+    expect(scheduled.filter((n) => n === 'observe')).toHaveLength(1);
+    expect(scheduled.filter((n) => n === 'decide')).toHaveLength(5);
     const first = events.findIndex((e) => activityName(e) === 'observe');
     const last = events.findLastIndex((e) => activityName(e) === 'finalize');
     const perStep = events.slice(first, last).reduce((n, e) => n + size(e), 0) / result.steps;

@@ -1,4 +1,4 @@
-// Browser sessions as a shared resource: a full pool makes a task wait for room instead of failing, and a start
+// Browser sessions as a shared resource: a full pool makes a task wait in line for room instead of failing, and a start
 // page that cannot be loaded fails the task at once with a clear error.
 import { describe, expect, it } from 'vitest';
 import { viewTask } from '../../client/tasks';
@@ -17,28 +17,38 @@ describe('browser sessions', () => {
     const results = (await Promise.all([a.result(), b.result()])) as TaskResult[];
     expect(results.map((r) => r.status)).toEqual(['complete', 'complete']);
     expect(h.worker?.pool.size).toBe(0);
-    // One of them found the pool full and had its openSession retried until the other released its browser.
-    const retried = await Promise.all(
-      [a, b].map(async (handle) =>
-        ((await handle.fetchHistory()).events ?? []).some(
-          (e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1,
-        ),
-      ),
+    // One of them found the pool full and waited in line: its first open attempt got the browser the other released
+    // (handed over, not raced for by a retry), after waiting for most of the other's run.
+    const openWaits = await Promise.all(
+      [a, b].map(async (handle) => {
+        const events = (await handle.fetchHistory()).events ?? [];
+        const started = events.find((e) => e.activityTaskStartedEventAttributes)?.activityTaskStartedEventAttributes;
+        const opened = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'openSession');
+        const done = events.find(
+          (e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? '') === String(opened?.eventId),
+        );
+        const ms = (e: typeof done) => Number(e?.eventTime?.seconds ?? 0) * 1000 + (e?.eventTime?.nanos ?? 0) / 1e6;
+        return { attempts: started ? (started.attempt ?? 1) : 0, ms: ms(done) - ms(opened) };
+      }),
     );
-    expect(retried).toContain(true);
+    const [quick, waited] = openWaits.map((w) => w.ms).sort((x, y) => x - y);
+    expect(waited).toBeGreaterThan(3000); // the other task's whole run (5 steps)
+    expect(waited).toBeGreaterThan(2 * (quick ?? 0));
+    expect(openWaits.every((w) => w.attempts === 1)).toBe(true);
   }, 180_000);
 
   it('a task beyond the session limit waits as long as it takes, and its status says it is queued', async () => {
     const a = await h.start({ script: 'book-lisbon-slow' });
     await eventually(async () => (h.worker?.pool.size ?? 0) === 1, 30_000, 'the first task to hold the browser');
     const b = await h.start({ script: 'book-lisbon' });
-    // Queued, not failing: its open is retried while the pool is full, and the view says so.
+    // Queued, not failing: its open waits in line while the pool is full, and the view says so.
     const waiting = await eventually(
       async () => (await viewTask(h.client, b.workflowId)).waitingForSession ?? undefined,
       30_000,
       'the second task to report waiting for a session',
     );
-    expect(waiting.attempts).toBeGreaterThanOrEqual(2);
+    expect(waiting.attempts).toBeGreaterThanOrEqual(1);
+    expect(waiting.since).not.toBeNull();
     const results = (await Promise.all([a.result(), b.result()])) as TaskResult[];
     expect(results.map((r) => r.status)).toEqual(['complete', 'complete']);
     expect((await viewTask(h.client, b.workflowId)).waitingForSession).toBeNull();
