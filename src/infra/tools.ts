@@ -6,9 +6,21 @@ import path from 'node:path';
 import { desktopSupport } from '../desktop/availability';
 import { chromiumPath, PROJECT_ROOT, temporalCliPath, testServerPath, ToolNotFoundError } from './paths';
 
-/** The tools that are missing (empty when everything is in place); `desktop`: the desktop's programs too. */
-export function missingTools(opts: { desktop?: boolean } = {}): ToolNotFoundError[] {
+/** The project venv's Python can import the Temporal Python SDK (examples/python and its test use it). */
+function hasPythonSdk(): boolean {
+  const python = path.join(PROJECT_ROOT, '.tools', 'venv', 'bin', 'python');
+  return spawnSync(python, ['-c', 'import temporalio, cryptography'], { stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * The tools that are missing (empty when everything is in place); `desktop`: the desktop's programs too; `python`:
+ * the Temporal Python SDK in the project venv too.
+ */
+export function missingTools(opts: { desktop?: boolean; python?: boolean } = {}): ToolNotFoundError[] {
   const missing: ToolNotFoundError[] = [];
+  if (opts.python && !hasPythonSdk()) {
+    missing.push(new ToolNotFoundError('The Temporal Python SDK (temporalio)', 'Run `npm run setup`.'));
+  }
   if (opts.desktop) {
     const support = desktopSupport();
     if (!support.ok) {
@@ -41,7 +53,7 @@ export class SetupFailedError extends Error {
  */
 export function ensureTools(
   log: (line: string) => void = (l) => console.log(l),
-  opts: { desktop?: boolean } = {},
+  opts: { desktop?: boolean; python?: boolean } = {},
 ): void {
   const before = missingTools(opts);
   if (before.length === 0) return;
