@@ -112,24 +112,30 @@ export function activityRecords(events: readonly HistoryEvent[]): ActivityRecord
   return records;
 }
 
-/** When each step began: the first `observe` scheduled for it, across all runs (server clock, ms). */
+/**
+ * Activities that begin a step: its observe, or its decide when the act before it observed for it (from the
+ * fold-observe-into-act patch on, most steps have no observe of their own).
+ */
+const STEP_OPENERS = new Set(['observe', 'decide']);
+
+/** When each step began: the first observe or decide scheduled for it, across all runs (server clock, ms). */
 export function stepStarts(runs: readonly RunHistory[]): Map<number, number> {
   const starts = new Map<number, number>();
   for (const run of runs) {
     for (const r of activityRecords(run.events)) {
-      if (r.name === 'observe' && r.step !== null && !starts.has(r.step)) starts.set(r.step, r.scheduledAt);
+      if (STEP_OPENERS.has(r.name) && r.step !== null && !starts.has(r.step)) starts.set(r.step, r.scheduledAt);
     }
   }
   return starts;
 }
 
-/** Events and encoded bytes of each step: from its first observe being scheduled to the next step's. */
+/** Events and encoded bytes of each step: from its first observe or decide being scheduled to the next step's. */
 export function perStepHistory(run: RunHistory): { step: number; events: number; bytes: number }[] {
   const out: { step: number; events: number; bytes: number }[] = [];
   let current: { step: number; events: number; bytes: number } | undefined;
   for (const e of run.events) {
     const scheduled = e.activityTaskScheduledEventAttributes;
-    const match = scheduled?.activityType?.name === 'observe' ? /^step (\d+) ·/.exec(summaryOf(e)) : null;
+    const match = STEP_OPENERS.has(scheduled?.activityType?.name ?? '') ? /^step (\d+) ·/.exec(summaryOf(e)) : null;
     if (match && Number(match[1]) !== current?.step) {
       current = { step: Number(match[1]), events: 0, bytes: 0 };
       out.push(current);

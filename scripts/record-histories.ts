@@ -40,7 +40,7 @@ const RECORDINGS: Record<string, (h: Harness) => Promise<WorkflowHandle>> = {
     await ask.result();
     return h.client.workflow.getHandle(ask.workflowId, ask.firstExecutionRunId); // the first run, not the last
   },
-  // ... and the run it continued as: its first observe returns the pre the last act recorded.
+  // ... and the run it continued as: it starts with the observation the last act of the run before took.
   'folded-observe-after-continue': async (h) =>
     h.start({
       script: 'ask-city',

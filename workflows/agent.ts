@@ -81,7 +81,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
   /** Decided once per workflow (histories recorded before the patch replay without it). */
   const fold = envName === 'browser' && patched(FOLD_OBSERVE_PATCH);
   /** The next step's observation, taken by the last act of the step before (see ActInput.next). */
-  let observed: { step: number; generation: number; obs: ObserveResult } | null = null;
+  let observed: { step: number; generation: number; obs: ObserveResult } | null = carried?.observed ?? null;
   /** The generation of the act in flight when it is a step's last (see OpenSessionInput.lostActGeneration). */
   let lastActInFlight: number | null = null;
 
@@ -269,7 +269,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
         (workflowInfo().continueAsNewSuggested ||
           (input.continueAsNewAfterSteps !== undefined && ranHere >= input.continueAsNewAfterSteps))
       ) {
-        await continueAsNew<typeof agentTask>(raw, state);
+        await continueAsNew<typeof agentTask>(raw, observed ? { ...state, observed } : state);
       }
       state.step += 1;
       task.publish();

@@ -2,7 +2,7 @@
 // update/signal and query handlers, the steps table, and the search attributes. No activities here (those are the
 // loop's, in agent.ts); deterministic like all workflow code.
 import { log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { DecideCall, SessionRef } from '../activities/types';
+import type { DecideCall, ObserveResult, SessionRef } from '../activities/types';
 import { cleanReply } from '../src/agent/reply';
 import {
   STATUS_SEARCH_ATTRIBUTE,
@@ -37,6 +37,8 @@ export interface CarriedState {
   captchaGateOff?: boolean;
   /** Model replies in a row that were no valid action. */
   invalidReplies?: number;
+  /** The next step's observation, taken by the last act before continuing as new (fold-observe-into-act). */
+  observed?: { step: number; generation: number; obs: ObserveResult } | null;
 }
 
 const SUMMARIES_KEPT = 200;

@@ -1,5 +1,6 @@
-// Section 1, step time: per step, the non-model time (observe + act with settling + persistence + decide's own
-// work = step wall time minus the model HTTP call) for (a) the same activities in a plain in-process loop without
+// Section 1, step time: per step, the non-model time (observe — folded into the act before it, from the
+// fold-observe-into-act patch on — + act with settling + persistence + decide's own work = step wall time minus the
+// model HTTP call) for (a) the same activities in a plain in-process loop without
 // Temporal and (b) the real workflow on the dev server; their ratio and difference are the orchestration overhead.
 // (a) runs twice, before and after (b), so a change in machine load during the section weighs on both sides. The
 // trio is repeated until two consecutive runs' (a) and (b) medians agree within 5% (or `--repeat-cap` is reached);
@@ -190,23 +191,28 @@ export async function benchStep(b: Bench): Promise<SectionOutput> {
     ]),
   );
 
+  // Round trips: the activities each steady step scheduled (observe, decide, act; after the fold an act observes).
+  const roundTrips =
+    samplesB.reduce((n, s) => n + (['observe', 'decide', 'act'] as const).filter((k) => s.exec[k] > 0).length, 0) /
+    Math.max(1, samplesB.length);
   const ratio50 = sb.p50 / sa.p50;
   const ratio95 = sb.p95 / sa.p95;
   const over50 = sb.p50 - sa.p50;
   const rows = [
     row('step', 'stability: repeats of (a, b, a) until (a) and (b) p50 agree within 5%', stability.summary),
-    row('step', 'non-model step p50, (b) workflow', fmtMs(sb.p50), '≤ 300 ms', sb.p50 <= 300),
+    row('step', 'non-model step p50, (b) workflow', fmtMs(sb.p50), '≤ 250 ms', sb.p50 <= 250),
     row('step', 'non-model step p50 / p95, (a) in-process', `${fmtMs(sa.p50)} / ${fmtMs(sa.p95)}`),
     row('step', 'non-model step p95, (b) workflow', fmtMs(sb.p95)),
     row(
       'step',
       'overhead ratio b/a (p50; p95)',
       `${ratio50.toFixed(2)}; ${ratio95.toFixed(2)}`,
-      '≤ 1.15',
-      ratio50 <= 1.15,
+      '≤ 1.2',
+      ratio50 <= 1.2,
     ),
-    row('step', 'overhead per step b−a (p50)', fmtMs(over50), '≤ 30 ms', over50 <= 30),
-    row('step', 'time outside activities per step, (b) p50', fmtMs(outsideB.p50)),
+    row('step', 'overhead per step b−a (p50)', fmtMs(over50)),
+    row('step', 'time outside activities per step, (b) p50', fmtMs(outsideB.p50), '≤ 60 ms', outsideB.p50 <= 60),
+    row('step', 'activity round trips per steady step, (b) mean', roundTrips.toFixed(2), '≤ 2', roundTrips <= 2),
     ...canSamples.map((s) =>
       row('step', `step ${s.step} (ended in continue-as-new), non-model, run ${s.run}`, fmtMs(s.nonModelMs)),
     ),
