@@ -7,7 +7,16 @@ const nodeBuiltins = builtinModules.flatMap((m) => [m, `node:${m}`]);
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/**', '.tools/**', 'data/**', 'runs/**', 'bench/results/**', 'bin/**', 'eslint.config.mjs'],
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      '.tools/**',
+      'data/**',
+      'runs/**',
+      'bench/results/**',
+      'bin/**',
+      'eslint.config.mjs',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

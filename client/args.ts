@@ -10,8 +10,12 @@ export class UsageError extends Error {
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
+/** Spelled out so the declaration build can name it (node's own name for the options type is not exported). */
+type Parsed<O extends Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>
+>;
 
-export function parse<O extends Options>(argv: readonly string[], options: O, usage: string) {
+export function parse<O extends Options>(argv: readonly string[], options: O, usage: string): Parsed<O> {
   try {
     return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
   } catch (err) {

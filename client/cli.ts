@@ -1,6 +1,8 @@
 // The `cua` command line: a table from command words to small command modules; errors in one line.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../src/infra/paths';
+import { InvalidTaskInputError } from '../api/errors';
 import { UsageError } from './args';
 import { runCommand, RUN_USAGE } from './commands/run';
 import {
@@ -76,7 +78,7 @@ function help(): string {
 }
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }
 
@@ -98,7 +100,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (err instanceof Error && err.name !== 'Error') {
       // Our typed errors (usage, config, unknown task, unreachable server...) are one clear line.
       console.error(`cua: ${err.message}`);
-      return err instanceof UsageError ? 2 : 1;
+      return err instanceof UsageError || err instanceof InvalidTaskInputError ? 2 : 1;
     }
     console.error(`cua: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return 1;

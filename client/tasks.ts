@@ -1,4 +1,6 @@
-// Client-side task operations shared by the commands: start, follow, reply, describe; errors in one line.
+// Task operations over a Temporal client: start, look up, reply, describe, list, cancel, wait for the result. The
+// public client (api/client.ts) and the `cua` commands are built on these; refusals are the typed errors of
+// api/errors.ts, each one line.
 import { randomBytes } from 'node:crypto';
 import {
   WorkflowExecutionAlreadyStartedError,
@@ -11,7 +13,7 @@ import type {
   WorkflowHandle,
   WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import {
   AGENT_WORKFLOW,
   STATUS_SEARCH_ATTRIBUTE,
@@ -21,28 +23,33 @@ import {
   statusQuery,
   stepsQuery,
 } from '../workflows/contract';
-import type { TaskInput, TaskInputArgs, TaskResult, TaskStatus, StepSummary } from '../workflows/contract';
+import type { RunStatus, TaskInput, TaskInputArgs, TaskResult, TaskStatus, StepSummary } from '../workflows/contract';
 import { isPoolFullType } from '../src/agent/failure-types';
 import { cleanReply } from '../src/agent/reply';
-import { UsageError } from './args';
+import {
+  InvalidTaskInputError,
+  StaleQuestionError,
+  TaskAlreadyExistsError,
+  TaskClosedError,
+  TaskError,
+  TaskFailedError,
+  TaskNotFoundError,
+  TaskNotWaitingError,
+} from '../api/errors';
 
-export class TaskError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
+export { TaskError };
 
 export function newRunId(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
   return `task-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
+/** The task input with defaults filled in, or InvalidTaskInputError naming the first field that is wrong. */
 export function validateTaskInput(args: TaskInputArgs): TaskInput {
   const parsed = TaskInputSchema.safeParse(args);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new UsageError(`invalid task: ${issue?.path.join('.') || 'input'}: ${issue?.message}`);
+    throw new InvalidTaskInputError(issue?.path.join('.') || 'input', issue?.message ?? 'invalid');
   }
   return parsed.data;
 }
@@ -56,6 +63,8 @@ export async function startTask(
     return await client.workflow.start(AGENT_WORKFLOW, {
       taskQueue,
       workflowId: input.runId,
+      // The id names the task's run folder: a second task under a closed task's id would write into the first's.
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       args: [input],
       staticSummary: input.instruction.slice(0, 400),
       memo: { instruction: input.instruction.slice(0, 400) },
@@ -69,22 +78,25 @@ export async function startTask(
         : {}),
     });
   } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) {
-      throw new TaskError(`a task with id ${input.runId} already exists; choose another --id`);
-    }
+    if (err instanceof WorkflowExecutionAlreadyStartedError) throw new TaskAlreadyExistsError(input.runId);
     throw err;
   }
 }
 
-/** The handle of an existing task, or a clear error when there is none. */
-export async function existingTask(client: Client, id: string): Promise<WorkflowHandle> {
-  const handle = client.workflow.getHandle(id);
+/** Describes a task's current run (the latest of its continue-as-new chain), or TaskNotFoundError. */
+export async function describeTask(handle: WorkflowHandle): Promise<WorkflowExecutionDescription> {
   try {
-    await handle.describe();
+    return await handle.describe();
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw new TaskError(`no task with id ${id}`);
+    if (err instanceof WorkflowNotFoundError) throw new TaskNotFoundError(handle.workflowId);
     throw err;
   }
+}
+
+/** The handle of an existing task, or TaskNotFoundError when there is none. */
+export async function existingTask(client: Client, id: string): Promise<WorkflowHandle> {
+  const handle = client.workflow.getHandle(id);
+  await describeTask(handle);
   return handle;
 }
 
@@ -111,27 +123,58 @@ export function waitingForSession(desc: WorkflowExecutionDescription): TaskView[
   return null;
 }
 
+/** A workflow still going: running, or between two runs of its continue-as-new chain. */
+export function isOpen(desc: WorkflowExecutionDescription): boolean {
+  return desc.status.name === 'RUNNING' || desc.status.name === 'CONTINUED_AS_NEW';
+}
+
+/** How a closed task ended: its result (also for failures that carry one), and the failure's message. */
+export async function closedOutcome(
+  handle: WorkflowHandle,
+): Promise<{ result: TaskResult | null; failure: string | null }> {
+  try {
+    return { result: (await handle.result()) as TaskResult, failure: null };
+  } catch (err) {
+    return { result: failedResult(err) ?? (await cancelledResult(handle, err)), failure: rootMessage(err) };
+  }
+}
+
+/**
+ * A cancelled task ends with a cancellation, not a TaskResult; this is the result it would have carried, its step
+ * count from the CuaStep search attribute (0 when the task publishes none). Null for other failures.
+ */
+async function cancelledResult(handle: WorkflowHandle, err: unknown): Promise<TaskResult | null> {
+  if (!(err instanceof Error && err.cause instanceof CancelledFailure)) return null;
+  const desc = await handle.describe().catch(() => null);
+  const step = (desc?.searchAttributes as Record<string, unknown[] | undefined> | undefined)?.CuaStep?.[0];
+  return {
+    status: 'cancelled',
+    endReason: 'cancelled',
+    answer: null,
+    steps: typeof step === 'number' ? step : 0,
+    error: 'cancelled by user',
+  };
+}
+
 /** Status of a task, running or closed. */
 export async function viewTask(client: Client, id: string): Promise<TaskView> {
-  const handle = await existingTask(client, id);
-  const desc = await handle.describe();
+  const handle = client.workflow.getHandle(id);
+  const desc = await describeTask(handle);
   const workflowStatus = desc.status.name;
-  if (workflowStatus === 'RUNNING') {
+  if (isOpen(desc)) {
     const status = await handle.query(statusQuery);
     return { status, workflowStatus, result: null, failure: null, waitingForSession: waitingForSession(desc) };
   }
-  try {
-    const result = (await handle.result()) as TaskResult;
-    return { status: null, workflowStatus, result, failure: null, waitingForSession: null };
-  } catch (err) {
-    return {
-      status: null,
-      workflowStatus,
-      result: failedResult(err),
-      failure: rootMessage(err),
-      waitingForSession: null,
-    };
-  }
+  const { result, failure } = await closedOutcome(handle);
+  return { status: null, workflowStatus, result, failure, waitingForSession: null };
+}
+
+/** The result of a task once it has ended (waits for it); TaskFailedError when its workflow ended without one. */
+export async function taskResult(client: Client, id: string): Promise<TaskResult> {
+  const handle = await existingTask(client, id);
+  const { result, failure } = await closedOutcome(handle);
+  if (!result) throw new TaskFailedError(id, failure ?? 'unknown failure');
+  return result;
 }
 
 /**
@@ -153,19 +196,32 @@ export function rootMessage(err: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/** The typed error for a reply the workflow's update validator refused (its messages are in workflows/task-state.ts). */
+function replyRefusal(id: string, questionId: string | undefined, err: Error): TaskError {
+  const message = rootMessage(err);
+  const stale = /^stale reply: .*the pending question is (\S+)$/.exec(message);
+  if (stale && questionId) return new StaleQuestionError(id, questionId, stale[1] ?? null, { cause: err });
+  const notWaiting = /is not waiting for a reply \(status: (\w+)\)/.exec(message);
+  if (notWaiting) return new TaskNotWaitingError(id, notWaiting[1] ?? 'running', { cause: err });
+  return new TaskError(`reply rejected: ${message}`, { cause: err });
+}
+
+/**
+ * Answers a task's pending question. The text is checked here first (the workflow checks it again); a task that is
+ * not waiting, a stale `questionId` and an invalid text are refused with TaskNotWaitingError, StaleQuestionError and
+ * InvalidTaskInputError.
+ */
 export async function replyToTask(client: Client, id: string, text: string, questionId?: string) {
   const cleaned = cleanReply(text);
-  if (!cleaned.ok) throw new UsageError(cleaned.reason);
-  const handle = await existingTask(client, id);
-  const desc = await handle.describe();
-  if (desc.status.name !== 'RUNNING') {
-    throw new TaskError(`task ${id} is not waiting for a reply (it is ${desc.status.name.toLowerCase()})`);
-  }
+  if (!cleaned.ok) throw new InvalidTaskInputError('reply', cleaned.reason, cleaned.reason);
+  const handle = client.workflow.getHandle(id);
+  const desc = await describeTask(handle);
+  if (!isOpen(desc)) throw new TaskNotWaitingError(id, desc.status.name.toLowerCase());
   try {
     return await handle.executeUpdate(replyUpdate, { args: [{ text, ...(questionId ? { questionId } : {}) }] });
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError || err instanceof ApplicationFailure) {
-      throw new TaskError(`reply rejected: ${rootMessage(err)}`);
+      throw replyRefusal(id, questionId, err);
     }
     throw err;
   }
@@ -173,4 +229,58 @@ export async function replyToTask(client: Client, id: string, text: string, ques
 
 export async function querySteps(handle: WorkflowHandle): Promise<StepSummary[]> {
   return handle.query(stepsQuery);
+}
+
+export interface TaskListFilter {
+  /** Only tasks with this status (the CuaStatus search attribute). */
+  status?: RunStatus;
+  /** At most this many (newest first); default 50. */
+  limit?: number;
+}
+
+export interface TaskListEntry {
+  id: string;
+  /** The task's status (CuaStatus), or its workflow's status when the task did not publish one. */
+  status: string;
+  step: number | null;
+  started: string;
+  instruction: string;
+}
+
+/** Tasks, newest first, via the CuaStatus/CuaStep search attributes. */
+export async function listTasks(client: Client, filter: TaskListFilter = {}): Promise<TaskListEntry[]> {
+  let query = `WorkflowType = '${AGENT_WORKFLOW}'`;
+  if (filter.status) query += ` AND CuaStatus = '${filter.status}'`;
+  const limit = filter.limit ?? 50;
+  const rows: TaskListEntry[] = [];
+  if (limit <= 0) return rows;
+  for await (const wf of client.workflow.list({ query })) {
+    const sa = wf.searchAttributes as Record<string, unknown[] | undefined>;
+    rows.push({
+      id: wf.workflowId,
+      status: String(sa.CuaStatus?.[0] ?? wf.status.name.toLowerCase()),
+      step: typeof sa.CuaStep?.[0] === 'number' ? (sa.CuaStep[0] as number) : null,
+      started: wf.startTime.toISOString(),
+      instruction: String((wf.memo as { instruction?: unknown } | undefined)?.instruction ?? '').replace(/\s+/g, ' '),
+    });
+    if (rows.length >= limit) break;
+  }
+  return rows;
+}
+
+/**
+ * Cancels a running task and waits for it to end (its browser closed, its run folder kept). Returns the
+ * cancellation's message; TaskClosedError when the task had already ended.
+ */
+export async function cancelTask(client: Client, id: string): Promise<{ message: string }> {
+  const handle = client.workflow.getHandle(id);
+  const desc = await describeTask(handle);
+  if (!isOpen(desc)) throw new TaskClosedError(id, desc.status.name);
+  await handle.cancel();
+  try {
+    await handle.result();
+  } catch (err) {
+    return { message: rootMessage(err) };
+  }
+  return { message: 'the task ended before the cancellation reached it' };
 }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { LogLevel } from '@temporalio/worker';
 import type { WorkflowBundleOption } from '@temporalio/worker';
+import type { Browser } from 'playwright';
 import { createActivities } from '../activities/catalog';
 import type { ActivityDeps } from '../activities/catalog';
 import { BrowserPool } from '../src/browser/pool';
@@ -17,7 +18,11 @@ import type { Config } from '../src/runtime/config';
 import { describeLimits } from '../src/runtime/limits';
 import type { WorkerLimits } from '../src/runtime/limits';
 
-export const WORKFLOWS_PATH = path.resolve(__dirname, '..', 'workflows', 'index.ts');
+/**
+ * The workflow code the worker bundles: workflows/index.ts when this file runs as TypeScript (the repo, through tsx
+ * or vitest), the compiled dist/workflows/index.js when it runs from the built package.
+ */
+export const WORKFLOWS_PATH = path.resolve(__dirname, '..', 'workflows', `index${path.extname(__filename)}`);
 
 export interface WorkerRuntime {
   sessionQueue: string;
@@ -37,6 +42,11 @@ export interface WorkerOptions {
    */
   workflowBundle?: WorkflowBundleOption;
   connection?: NativeConnection;
+  /**
+   * A Playwright browser the sessions open their contexts in (a remote browser, one launched with the application's
+   * own options) instead of the one `config.browser` describes; the worker never closes it.
+   */
+  browser?: Browser;
   /** Test hook passed to the activities (see ActivityDeps.checkpoint). */
   checkpoint?: ActivityDeps['checkpoint'];
 }
@@ -86,6 +96,7 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
   const connection = opts.connection ?? (await connectWorker(config));
   const sessionQueue = `${config.taskQueue}-session-${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const pool = new BrowserPool({
+    ...(opts.browser ? { browser: opts.browser } : {}),
     launch: {
       ...(config.browser.executablePath ? { executablePath: config.browser.executablePath } : {}),
       ...(config.browser.cdpUrl ? { cdpUrl: config.browser.cdpUrl } : {}),

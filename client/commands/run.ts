@@ -3,19 +3,11 @@ import readline from 'node:readline';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { loadConfig } from '../../src/runtime/config';
 import type { StepSummary, TaskResult, TaskStatus } from '../../workflows/contract';
-import { statusQuery } from '../../workflows/contract';
 import { intFlag, parse, UsageError } from '../args';
-import { connectClient } from '../../src/runtime/connect';
-import {
-  failedResult,
-  newRunId,
-  querySteps,
-  replyToTask,
-  rootMessage,
-  startTask,
-  validateTaskInput,
-  waitingForSession,
-} from '../tasks';
+import { agentClientFor, parseTask } from '../../api/client';
+import type { NewTask } from '../../api/client';
+import { newRunId, replyToTask } from '../tasks';
+import { watchTask } from '../watch';
 
 export const RUN_USAGE =
   'npx cua run "<instruction>" [--env browser|desktop] [--url URL] [--max-steps N] [--profile fara-1.5|fara-7b]\n' +
@@ -89,61 +81,36 @@ export async function readReplyFromTerminal(question: string): Promise<string | 
   return line || null;
 }
 
-/** Follows a task until it ends or waits for a reply nobody gives here. */
+/**
+ * Follows a task until it ends or waits for a reply nobody gives here: the client's watch (client/watch.ts) printed a
+ * line per step, with each question put to `opts.ask` once.
+ */
 export async function followTask(
   client: Client,
   handle: WorkflowHandle,
   opts: FollowOptions,
 ): Promise<{ result: TaskResult | null; waiting: TaskStatus | null; failure: string | null }> {
-  const printed = new Set<string>();
-  const pollMs = opts.pollMs ?? 300;
   // The workflow reports a question until it has recorded the reply; never ask the same one twice.
   const answered = new Set<string>();
-  const flushSteps = async () => {
-    const steps = await querySteps(handle).catch(() => [] as StepSummary[]);
-    const seen = new Map<string, number>(); // a desktop step has a row per tool call
-    for (const s of steps) {
-      const base = `${s.step}/${s.generation ?? 0}`;
-      const n = (seen.get(base) ?? 0) + 1;
-      seen.set(base, n);
-      const key = `${base}/${n}`;
-      if (printed.has(key)) continue;
-      printed.add(key);
-      const redecided = steps.some(
-        (o) => o.step === s.step && o.superseded && (o.generation ?? 0) < (s.generation ?? 0),
-      );
-      if (!opts.json) opts.print(stepLine(s, redecided));
+  for await (const event of watchTask(handle, { pollMs: opts.pollMs ?? 300 })) {
+    if (event.type === 'end') return { result: event.result, waiting: null, failure: event.failure };
+    if (event.type === 'step') {
+      if (!opts.json) opts.print(stepLine(event.step, event.redecided));
+      continue;
     }
-  };
-  let queued = false;
-  for (;;) {
-    const desc = await handle.describe();
-    const waiting = waitingForSession(desc);
-    if (waiting && !queued && !opts.json) {
+    const { status } = event;
+    if (event.waitingForSession && !opts.json) {
       opts.print(
         "waiting for a session: every worker's browsers/desktops are in use; the task starts when one frees up",
       );
     }
-    queued = !!waiting;
-    if (desc.status.name !== 'RUNNING') {
-      await flushSteps();
-      try {
-        return { result: (await handle.result()) as TaskResult, waiting: null, failure: null };
-      } catch (err) {
-        return { result: failedResult(err), waiting: null, failure: rootMessage(err) };
-      }
-    }
-    const status = await handle.query(statusQuery).catch(() => null);
-    await flushSteps();
-    if (status?.status === 'waiting_for_user' && status.question && !answered.has(status.question.id)) {
-      const reply = await opts.ask(status.question.text);
-      if (reply === null) return { result: null, waiting: status, failure: null };
-      await replyToTask(client, handle.workflowId, reply, status.question.id);
-      answered.add(status.question.id);
-      continue;
-    }
-    await new Promise((r) => setTimeout(r, pollMs));
+    if (status.status !== 'waiting_for_user' || !status.question || answered.has(status.question.id)) continue;
+    const reply = await opts.ask(status.question.text);
+    if (reply === null) return { result: null, waiting: status, failure: null };
+    await replyToTask(client, handle.workflowId, reply, status.question.id);
+    answered.add(status.question.id);
   }
+  throw new Error(`following task ${handle.workflowId} stopped before it ended`);
 }
 
 export async function runCommand(argv: readonly string[]): Promise<number> {
@@ -167,8 +134,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   const askTimeout = values['ask-timeout'] === undefined ? undefined : Number(values['ask-timeout']);
   if (askTimeout !== undefined && !(askTimeout > 0))
     throw new UsageError('--ask-timeout must be a positive number of seconds');
-  const input = validateTaskInput({
-    runId: values.id ?? newRunId(),
+  const task: NewTask = {
+    id: values.id ?? newRunId(),
     instruction,
     ...(values.env ? { environment: values.env as 'browser' | 'desktop' } : {}),
     ...(values.url ? { startUrl: values.url } : {}),
@@ -187,15 +154,16 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
       ...(values['model-base-url'] ? { baseUrl: values['model-base-url'] } : {}),
       ...(values.model ? { model: values.model } : {}),
     },
-  });
-  const client = await connectClient(config);
-  const handle = await startTask(client, config.taskQueue, input);
+  };
+  const input = parseTask(task); // before connecting: a bad flag is reported even with no server up
+  const agent = await agentClientFor(config);
+  await agent.start(task);
   if (values.detach) {
     console.log(values.json ? JSON.stringify({ id: input.runId }) : input.runId);
     return 0;
   }
   if (!values.json) console.log(`task ${input.runId} started on queue ${config.taskQueue}`);
-  const outcome = await followTask(client, handle, {
+  const outcome = await followTask(agent.temporal, agent.temporal.workflow.getHandle(input.runId), {
     json: !!values.json,
     ask: values.json ? async () => null : readReplyFromTerminal,
     print: (l) => console.log(l),

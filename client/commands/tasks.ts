@@ -1,10 +1,9 @@
 // `cua reply | status | list | cancel`: talk to running tasks through Temporal.
 import { loadConfig } from '../../src/runtime/config';
-import { AGENT_WORKFLOW, RUN_STATUSES } from '../../workflows/contract';
+import { RUN_STATUSES } from '../../workflows/contract';
 import type { RunStatus } from '../../workflows/contract';
+import { agentClientFor } from '../../api/client';
 import { one, parse, UsageError } from '../args';
-import { connectClient } from '../../src/runtime/connect';
-import { existingTask, replyToTask, rootMessage, viewTask } from '../tasks';
 
 const common = {
   json: { type: 'boolean' },
@@ -19,8 +18,8 @@ export async function replyCommand(argv: readonly string[]): Promise<number> {
   const [id, ...rest] = positionals;
   const text = rest.join(' ');
   if (!id || !text.trim()) throw new UsageError(`need a task id and a non-empty reply\nusage: ${REPLY_USAGE}`);
-  const client = await connectClient(loadConfig({ file: values.config }));
-  const res = await replyToTask(client, id, text, values.question);
+  const agent = await agentClientFor(loadConfig({ file: values.config }));
+  const res = await agent.reply(id, text, values.question ? { questionId: values.question } : {});
   console.log(values.json ? JSON.stringify({ id, ...res }) : `reply delivered to ${id} (question at step ${res.step})`);
   return 0;
 }
@@ -30,8 +29,15 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(argv, common, STATUS_USAGE);
   if (values.help) return (console.log(`usage: ${STATUS_USAGE}`), 0);
   const id = one(positionals, 'task id', STATUS_USAGE);
-  const client = await connectClient(loadConfig({ file: values.config }));
-  const view = await viewTask(client, id);
+  const agent = await agentClientFor(loadConfig({ file: values.config }));
+  const state = await agent.status(id);
+  const view = {
+    status: state.progress,
+    workflowStatus: state.workflowStatus,
+    result: state.result,
+    failure: state.failure,
+    waitingForSession: state.waitingForSession,
+  };
   if (values.json) {
     console.log(JSON.stringify({ id, ...view }));
     return 0;
@@ -75,21 +81,8 @@ export async function listCommand(argv: readonly string[]): Promise<number> {
     throw new UsageError(`--status must be one of ${RUN_STATUSES.join(', ')}; got '${values.status}'`);
   }
   const limit = values.limit ? Number(values.limit) : 50;
-  const client = await connectClient(loadConfig({ file: values.config }));
-  let query = `WorkflowType = '${AGENT_WORKFLOW}'`;
-  if (values.status) query += ` AND CuaStatus = '${values.status as RunStatus}'`;
-  const rows: { id: string; status: string; step: number | null; started: string; instruction: string }[] = [];
-  for await (const wf of client.workflow.list({ query })) {
-    const sa = wf.searchAttributes as Record<string, unknown[] | undefined>;
-    rows.push({
-      id: wf.workflowId,
-      status: String(sa.CuaStatus?.[0] ?? wf.status.name.toLowerCase()),
-      step: typeof sa.CuaStep?.[0] === 'number' ? (sa.CuaStep[0] as number) : null,
-      started: wf.startTime.toISOString(),
-      instruction: String((wf.memo as { instruction?: unknown } | undefined)?.instruction ?? '').replace(/\s+/g, ' '),
-    });
-    if (rows.length >= limit) break;
-  }
+  const agent = await agentClientFor(loadConfig({ file: values.config }));
+  const rows = await agent.list({ ...(values.status ? { status: values.status as RunStatus } : {}), limit });
   if (values.json) {
     console.log(JSON.stringify(rows));
   } else if (!rows.length) {
@@ -108,19 +101,8 @@ export async function cancelCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(argv, common, CANCEL_USAGE);
   if (values.help) return (console.log(`usage: ${CANCEL_USAGE}`), 0);
   const id = one(positionals, 'task id', CANCEL_USAGE);
-  const client = await connectClient(loadConfig({ file: values.config }));
-  const handle = await existingTask(client, id);
-  const desc = await handle.describe();
-  if (desc.status.name !== 'RUNNING') {
-    console.error(`cua: task ${id} has already ended (${desc.status.name.toLowerCase()})`);
-    return 1;
-  }
-  await handle.cancel();
-  try {
-    await handle.result();
-  } catch (err) {
-    if (!values.json) console.log(`task ${id} cancelled (${rootMessage(err)})`);
-  }
-  if (values.json) console.log(JSON.stringify({ id, status: 'cancelled' }));
+  const agent = await agentClientFor(loadConfig({ file: values.config }));
+  const { message } = await agent.cancel(id);
+  console.log(values.json ? JSON.stringify({ id, status: 'cancelled' }) : `task ${id} cancelled (${message})`);
   return 0;
 }

@@ -8,7 +8,7 @@ import type { EncryptionConfig } from './config';
 import { resolveKeys } from './keys';
 
 /** Loaded by the worker (via tsx or vitest) and bundled into the workflow sandbox (bundleWorkflowCode). */
-export const FAILURE_CONVERTER_PATH = path.resolve(__dirname, 'failure-converter.ts');
+export const FAILURE_CONVERTER_PATH = path.resolve(__dirname, `failure-converter${path.extname(__filename)}`);
 
 export function createCodec(
   encryption: EncryptionConfig,

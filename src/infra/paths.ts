@@ -2,7 +2,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+/** The package's root: the nearest folder above this file with a package.json (src/infra/ here, dist/src/infra/ built). */
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(from, '..', '..');
+  }
+}
+
+export const PROJECT_ROOT = packageRoot(__dirname);
+
+/** Installed as a dependency (node_modules/durable-cua) rather than a checkout of this project. */
+const INSTALLED = PROJECT_ROOT.split(path.sep).includes('node_modules');
 
 function firstExisting(candidates: readonly (string | undefined)[]): string | undefined {
   return candidates.find((c): c is string => !!c && fs.existsSync(c));
@@ -52,7 +63,10 @@ export function chromiumPath(): string {
   return p;
 }
 
-/** The project's data folder (dev server SQLite file, runs), overridable with CUA_DATA_DIR. */
+/**
+ * The data folder (dev server SQLite file, runs), overridable with CUA_DATA_DIR: data/ of the checkout, or, for the
+ * installed package, data/ of the working directory (never inside node_modules, which a reinstall wipes).
+ */
 export function dataDir(): string {
-  return process.env.CUA_DATA_DIR ?? path.join(PROJECT_ROOT, 'data');
+  return process.env.CUA_DATA_DIR ?? path.join(INSTALLED ? process.cwd() : PROJECT_ROOT, 'data');
 }

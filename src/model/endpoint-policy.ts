@@ -20,6 +20,25 @@ export interface EndpointChoice {
   model?: string | undefined;
 }
 
+/** What a model-endpoint resolver is asked: a named endpoint, for one task. */
+export interface ModelEndpointRequest {
+  /** The endpoint's name: the task's `model.endpoint` ("default" unless it names another), or the desktop's vision or
+   * grounding endpoint. */
+  name: string;
+  /** The task asking (its id), so a resolver may choose per task, tenant or environment. */
+  taskId: string;
+  environment: 'browser' | 'desktop';
+}
+
+/**
+ * An embedding application's source of model endpoints, in place of the config's `models`: the endpoint (base URL,
+ * model, key) for a name, or undefined to use the config's entry. Called at each model call, so a rotated key is
+ * picked up. What it returns is a configured endpoint like any other: its key goes only to its own base URL; a task
+ * that overrides the base URL gets no key (or `modelKeys`' one), and `modelOverrides` still decides what tasks may
+ * override.
+ */
+export type ModelEndpointResolver = (request: ModelEndpointRequest) => ModelEndpoint | undefined;
+
 export interface EndpointRules {
   /** The worker config's `models` (configured endpoints by name). */
   models: Readonly<Record<string, ModelEndpoint | undefined>>;

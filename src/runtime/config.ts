@@ -10,6 +10,7 @@ import { EncryptionSchema, encryptionEnvOverride } from '../codec/config';
 import { isHostPattern, SECRET_NAME } from '../agent/secrets';
 import { deriveLimits, thisMachine } from './limits';
 import type { LimitName, MachineShape, WorkerLimits } from './limits';
+import type { ModelEndpointResolver } from '../model/endpoint-policy';
 
 const EndpointSchema = z.strictObject({
   baseUrl: z.url(),
@@ -138,12 +139,19 @@ export const ConfigSchema = z.strictObject({
   encryption: EncryptionSchema.optional(),
 });
 type ParsedConfig = z.infer<typeof ConfigSchema>;
+/** The configuration as written (cua.config.json, or an object passed to the public API): every field optional. */
+export type ConfigInput = z.input<typeof ConfigSchema>;
 /** The loaded configuration: every limit filled in (configured or derived), and which were derived from what. */
 export type Config = Omit<ParsedConfig, 'browser' | 'worker'> & {
   runsDir: string;
   browser: ParsedConfig['browser'] & Pick<WorkerLimits, 'maxSessions'>;
   worker: Omit<WorkerLimits, 'maxSessions'>;
   limits: { machine: MachineShape; derived: LimitName[] };
+  /**
+   * Set by code only (a worker embedded with `createAgentWorker({ modelEndpoints })`), never by a file: where a task's
+   * named endpoints come from instead of `models`. The key rule of src/model/endpoint-policy.ts still applies.
+   */
+  modelEndpointResolver?: ModelEndpointResolver;
 };
 
 export class ConfigError extends Error {
@@ -199,7 +207,19 @@ function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Rec
 /** `machine`: the machine shape unset limits are derived from (default: this machine; tests pass one). */
 export function loadConfig(opts: { file?: string; env?: NodeJS.ProcessEnv; machine?: MachineShape } = {}): Config {
   const env = opts.env ?? process.env;
-  const raw = readFileConfig(opts.file, env);
+  return configFromObject(readFileConfig(opts.file, env), { env, machine: opts.machine });
+}
+
+/**
+ * A configuration from an object shaped like cua.config.json (the public API's way: no file needed), validated the
+ * same way. `env`: environment overrides to apply as the CLI does (TEMPORAL_ADDRESS, CUA_ENCRYPTION_KEYS, …); none by
+ * default, so an application's object is taken as written.
+ */
+export function configFromObject(
+  raw: unknown,
+  opts: { env?: NodeJS.ProcessEnv; machine?: MachineShape | undefined } = {},
+): Config {
+  const env = opts.env ?? {};
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw new ConfigError('config must be a JSON object');
   const merged = envOverrides(raw as Record<string, unknown>, env);

@@ -1,0 +1,215 @@
+// `durable-cua/client`: drive agent tasks from an application — start one, follow its steps, answer its question,
+// read its result — with the same connection and payload-encryption settings as the `cua` command line, which is
+// itself built on this client.
+import type { Client } from '@temporalio/client';
+import { ConfigError, configFromObject } from '../src/runtime/config';
+import type { Config, ConfigInput } from '../src/runtime/config';
+import { connectClient, TemporalUnreachableError } from '../src/runtime/connect';
+import {
+  cancelTask,
+  describeTask,
+  existingTask,
+  listTasks,
+  newRunId,
+  querySteps,
+  replyToTask,
+  startTask,
+  taskResult,
+  validateTaskInput,
+  viewTask,
+} from '../client/tasks';
+import type { TaskListEntry, TaskListFilter, TaskView } from '../client/tasks';
+import { watchTask } from '../client/watch';
+import type { WatchEvent, WatchOptions } from '../client/watch';
+import type { PendingQuestion, TaskInput, TaskInputArgs, TaskResult, TaskStatus, StepSummary } from './contract';
+import {
+  InvalidTaskInputError,
+  StaleQuestionError,
+  TaskAlreadyExistsError,
+  TaskClosedError,
+  TaskError,
+  TaskFailedError,
+  TaskNotFoundError,
+  TaskNotWaitingError,
+} from './errors';
+
+export {
+  ConfigError,
+  InvalidTaskInputError,
+  StaleQuestionError,
+  TaskAlreadyExistsError,
+  TaskClosedError,
+  TaskError,
+  TaskFailedError,
+  TaskNotFoundError,
+  TaskNotWaitingError,
+  TemporalUnreachableError,
+};
+export type { TaskListEntry, TaskListFilter, WatchEvent, WatchOptions };
+
+/** Where the Temporal server is: the `temporal` section of cua.config.json. */
+export type TemporalSettings = NonNullable<ConfigInput['temporal']>;
+/** Payload encryption: the `encryption` section of cua.config.json (keys, activeKeyId, acceptPlaintext). */
+export type CodecSettings = NonNullable<ConfigInput['encryption']>;
+
+export interface AgentClientOptions {
+  /** Default: 127.0.0.1:7233, namespace `default`, no TLS. */
+  temporal?: TemporalSettings;
+  /** The same keys as the workers; absent: payloads are plain JSON. */
+  codec?: CodecSettings;
+  /** The workers' shared task queue (default `cua-agent`). */
+  taskQueue?: string;
+  /**
+   * Environment overrides applied as the CLI applies them (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY,
+   * CUA_TASK_QUEUE, CUA_ENCRYPTION_KEY(S)); pass `process.env` to honour them. Default: none.
+   */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A task to start: the task input of the contract, with an optional id (default: `task-<time>-<random>`). */
+export type NewTask = Omit<TaskInputArgs, 'runId'> & { id?: string };
+
+/** Where a task is, running or ended, in one shape. */
+export interface TaskState {
+  id: string;
+  /** running, waiting_for_user, or how it ended: complete, max_rounds, failed, cancelled. */
+  status: TaskStatus['status'];
+  /** True once the task has ended (`result` is then set, unless its workflow was terminated). */
+  closed: boolean;
+  step: number;
+  /** The question the task waits on (status waiting_for_user); reply with its `id` as `questionId`. */
+  question: PendingQuestion | null;
+  answer: string | null;
+  error: string | null;
+  endReason: TaskResult['endReason'] | null;
+  /** The workflow's own status: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT. */
+  workflowStatus: string;
+  /** While it runs: the workflow's full status (URL, last action, …). */
+  progress: TaskStatus | null;
+  /** Once it has ended: its result. */
+  result: TaskResult | null;
+  /** The message of the workflow's failure, when it failed or was cancelled. */
+  failure: string | null;
+  /** Every worker's sessions were in use at the task's last attempt to open one; it starts when one frees up. */
+  waitingForSession: TaskView['waitingForSession'];
+}
+
+/** The state of a task from the client's view of it (exported for the CLI's `status`). */
+export function taskState(id: string, view: TaskView): TaskState {
+  const p = view.status;
+  const r = view.result;
+  return {
+    id,
+    status: p?.status ?? r?.status ?? (view.workflowStatus === 'CANCELLED' ? 'cancelled' : 'failed'),
+    closed: p === null,
+    step: p?.step ?? r?.steps ?? 0,
+    question: p?.question ?? null,
+    answer: p?.answer ?? r?.answer ?? null,
+    error: p?.error ?? r?.error ?? view.failure,
+    endReason: p ? p.endReason : (r?.endReason ?? null),
+    workflowStatus: view.workflowStatus,
+    progress: p,
+    result: r,
+    failure: view.failure,
+    waitingForSession: view.waitingForSession,
+  };
+}
+
+/** The task input `start` would send (defaults filled in, a new id when none is given), or InvalidTaskInputError. */
+export function parseTask(task: NewTask): TaskInput {
+  const { id, ...rest } = task;
+  return validateTaskInput({ ...rest, runId: id ?? newRunId() });
+}
+
+export class AgentClient {
+  constructor(
+    /** The Temporal client underneath (with the codec), for anything this API does not cover. */
+    readonly temporal: Client,
+    /** The task queue tasks are started on. */
+    readonly taskQueue: string,
+  ) {}
+
+  /** Validates and starts a task; InvalidTaskInputError or TaskAlreadyExistsError when it cannot. */
+  async start(task: NewTask): Promise<{ id: string; input: TaskInput }> {
+    const input = parseTask(task);
+    await startTask(this.temporal, this.taskQueue, input);
+    return { id: input.runId, input };
+  }
+
+  /**
+   * Answers the task's pending question. With `questionId` (the `question.id` you showed the user) a reply to a
+   * question that is no longer pending is refused (StaleQuestionError) instead of answering the next one.
+   */
+  async reply(id: string, text: string, opts: { questionId?: string } = {}): Promise<{ step: number }> {
+    const res = await replyToTask(this.temporal, id, text, opts.questionId);
+    return { step: res.step };
+  }
+
+  /** Where the task is now. */
+  async status(id: string): Promise<TaskState> {
+    return taskState(id, await viewTask(this.temporal, id));
+  }
+
+  /** The steps so far, one summary per decision (a desktop turn: one per tool call). */
+  async steps(id: string): Promise<StepSummary[]> {
+    return querySteps(await existingTask(this.temporal, id));
+  }
+
+  /** Tasks, newest first, optionally only those with one status (e.g. `waiting_for_user`). */
+  async list(filter: TaskListFilter = {}): Promise<TaskListEntry[]> {
+    return listTasks(this.temporal, filter);
+  }
+
+  /** Cancels a running task and waits until it has ended (browser closed, run folder kept). */
+  async cancel(id: string): Promise<{ id: string; message: string }> {
+    return { id, ...(await cancelTask(this.temporal, id)) };
+  }
+
+  /**
+   * Waits for the task to end and returns its result — also for a task that failed (status `failed`, `endReason`
+   * says why) or was cancelled. TaskFailedError when its workflow ended without a result (terminated).
+   */
+  async result(id: string): Promise<TaskResult> {
+    return taskResult(this.temporal, id);
+  }
+
+  /**
+   * The task as a stream: `step` for each new step summary (those already taken first), `status` when its status,
+   * question or session queueing changes, and a last `end` with its result. Polls every `pollMs` (default 500);
+   * follows continue-as-new. Break out of the loop (or abort `signal`) to stop early.
+   */
+  async *watch(id: string, opts: WatchOptions = {}): AsyncGenerator<WatchEvent> {
+    const handle = this.temporal.workflow.getHandle(id);
+    await describeTask(handle); // an unknown id fails here, before the first event
+    yield* watchTask(handle, opts);
+  }
+
+  /** Closes the connection to Temporal. */
+  async close(): Promise<void> {
+    await this.temporal.connection.close();
+  }
+}
+
+/** A client for a loaded configuration (the CLI's way: file and environment already applied). */
+export async function agentClientFor(config: Config): Promise<AgentClient> {
+  return new AgentClient(await connectClient(config), config.taskQueue);
+}
+
+/**
+ * Connects to Temporal and returns the agent client. `temporal` and `codec` take the same settings as
+ * cua.config.json's `temporal` and `encryption`; ConfigError for settings that are wrong, TemporalUnreachableError
+ * when the server does not answer.
+ */
+export async function createAgentClient(options: AgentClientOptions = {}): Promise<AgentClient> {
+  const config = configFromObject(
+    {
+      ...(options.temporal ? { temporal: options.temporal } : {}),
+      ...(options.codec ? { encryption: options.codec } : {}),
+      ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
+    },
+    { env: options.env ?? {} },
+  );
+  return agentClientFor(config);
+}
+
+export type { PendingQuestion, StepSummary, TaskInput, TaskResult, TaskStatus };

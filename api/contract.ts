@@ -1,0 +1,51 @@
+// `durable-cua/contract`: what the workflow accepts and answers, for applications that use the raw Temporal client
+// (or another language's SDK): the workflow type, task input schema and types, the reply update and signal, the
+// status and steps queries, the search attributes and the default task queue. The one source is workflows/contract.ts.
+import {
+  AGENT_WORKFLOW,
+  STATUS_SEARCH_ATTRIBUTE,
+  STEP_SEARCH_ATTRIBUTE,
+  replySignal,
+  replyUpdate,
+  statusQuery,
+  stepsQuery,
+} from '../workflows/contract';
+
+export {
+  AGENT_WORKFLOW,
+  DEFAULT_TASK_QUEUE,
+  END_REASONS,
+  ENVIRONMENTS,
+  ModelChoiceSchema,
+  RUN_STATUSES,
+  STATUS_SEARCH_ATTRIBUTE,
+  STEP_SEARCH_ATTRIBUTE,
+  TaskInputSchema,
+  replySignal,
+  replyUpdate,
+  statusQuery,
+  stepsQuery,
+} from '../workflows/contract';
+export type {
+  EndReason,
+  EnvironmentName,
+  PendingQuestion,
+  ReplyInput,
+  RunStatus,
+  StepSummary,
+  TaskInput,
+  TaskInputArgs,
+  TaskResult,
+  TaskStatus,
+} from '../workflows/contract';
+
+/** The names on the wire, for clients that do not import the definitions above (Python, Go, the temporal CLI). */
+export const WIRE_NAMES = {
+  workflow: AGENT_WORKFLOW,
+  replyUpdate: replyUpdate.name,
+  replySignal: replySignal.name,
+  statusQuery: statusQuery.name,
+  stepsQuery: stepsQuery.name,
+  statusSearchAttribute: STATUS_SEARCH_ATTRIBUTE.name,
+  stepSearchAttribute: STEP_SEARCH_ATTRIBUTE.name,
+} as const;
