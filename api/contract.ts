@@ -1,8 +1,9 @@
 // `durable-cua/contract`: what the workflow accepts and answers, for applications that use the raw Temporal client
 // (or another language's SDK): the workflow type, task input schema and types, the reply update and signal, the
-// status and steps queries, the search attributes and the default task queue. The one source is workflows/contract.ts.
+// status and steps queries, the reply refusals' failure types, the search attributes and the default task queue. The one source is workflows/contract.ts.
 import {
   AGENT_WORKFLOW,
+  REPLY_REFUSALS,
   STATUS_SEARCH_ATTRIBUTE,
   STEP_SEARCH_ATTRIBUTE,
   replySignal,
@@ -17,6 +18,7 @@ export {
   END_REASONS,
   ENVIRONMENTS,
   ModelChoiceSchema,
+  REPLY_REFUSALS,
   RUN_STATUSES,
   STATUS_SEARCH_ATTRIBUTE,
   STEP_SEARCH_ATTRIBUTE,
@@ -48,4 +50,6 @@ export const WIRE_NAMES = {
   stepsQuery: stepsQuery.name,
   statusSearchAttribute: STATUS_SEARCH_ATTRIBUTE.name,
   stepSearchAttribute: STEP_SEARCH_ATTRIBUTE.name,
+  /** The failure types of a refused reply update. */
+  replyRefusals: REPLY_REFUSALS,
 } as const;

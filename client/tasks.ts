@@ -16,6 +16,7 @@ import type {
 import { ApplicationFailure, CancelledFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import {
   AGENT_WORKFLOW,
+  REPLY_REFUSALS,
   STATUS_SEARCH_ATTRIBUTE,
   STEP_SEARCH_ATTRIBUTE,
   TaskInputSchema,
@@ -199,6 +200,19 @@ export function rootMessage(err: unknown): string {
 /** The typed error for a reply the workflow's update validator refused (its messages are in workflows/task-state.ts). */
 function replyRefusal(id: string, questionId: string | undefined, err: Error): TaskError {
   const message = rootMessage(err);
+  // By failure type (workers from REPLY_REFUSALS on); by message for workers from before.
+  let failure: unknown = err;
+  while (failure instanceof Error && !(failure instanceof ApplicationFailure)) failure = failure.cause;
+  if (failure instanceof ApplicationFailure) {
+    const detail = (failure.details?.[0] ?? {}) as { pendingQuestionId?: string; status?: string };
+    if (failure.type === REPLY_REFUSALS.stale && questionId) {
+      return new StaleQuestionError(id, questionId, detail.pendingQuestionId ?? null, { cause: err });
+    }
+    if (failure.type === REPLY_REFUSALS.notWaiting) {
+      return new TaskNotWaitingError(id, detail.status ?? 'running', { cause: err });
+    }
+    if (failure.type === REPLY_REFUSALS.invalid) return new TaskError(`reply rejected: ${message}`, { cause: err });
+  }
   const stale = /^stale reply: .*the pending question is (\S+)$/.exec(message);
   if (stale && questionId) return new StaleQuestionError(id, questionId, stale[1] ?? null, { cause: err });
   const notWaiting = /is not waiting for a reply \(status: (\w+)\)/.exec(message);

@@ -162,6 +162,16 @@ export interface ReplyInput {
   questionId?: string;
 }
 
+/**
+ * The failure types of a refused reply (the reply update's validator): no question is pending, the reply answers
+ * another question than the pending one (details: `{ pendingQuestionId }`), or its text is unusable.
+ */
+export const REPLY_REFUSALS = {
+  notWaiting: 'TaskNotWaiting',
+  stale: 'StaleQuestion',
+  invalid: 'InvalidReply',
+} as const;
+
 export const replyUpdate = defineUpdate<{ accepted: true; step: number }, [ReplyInput]>('reply');
 export const replySignal = defineSignal<[ReplyInput]>('replySignal');
 export const statusQuery = defineQuery<TaskStatus>('status');

@@ -1,10 +1,11 @@
 // The task's state inside the workflow: what a continued run carries over, the status the queries show, the reply
 // update/signal and query handlers, the steps table, and the search attributes. No activities here (those are the
 // loop's, in agent.ts); deterministic like all workflow code.
-import { log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DecideCall, ObserveResult, SessionRef } from '../activities/types';
 import { cleanReply } from '../src/agent/reply';
 import {
+  REPLY_REFUSALS,
   STATUS_SEARCH_ATTRIBUTE,
   STEP_SEARCH_ATTRIBUTE,
   replySignal,
@@ -125,16 +126,23 @@ export class TaskState {
     };
   }
 
+  /** Refusals are typed (REPLY_REFUSALS) so clients in any language can tell them apart without reading messages. */
   private checkReply(reply: ReplyInput): void {
+    const refuse = (type: keyof typeof REPLY_REFUSALS, message: string, detail: Record<string, unknown>): never => {
+      throw ApplicationFailure.create({ type: REPLY_REFUSALS[type], message, nonRetryable: true, details: [detail] });
+    };
     if (!this.question) {
-      throw new Error(`task ${this.input.runId} is not waiting for a reply (status: ${this.status})`);
+      refuse('notWaiting', `task ${this.input.runId} is not waiting for a reply (status: ${this.status})`, {
+        status: this.status,
+      });
     }
+    const question = this.question as PendingQuestion;
     const cleaned = cleanReply(reply?.text);
-    if (!cleaned.ok) throw new Error(cleaned.reason);
-    if (reply.questionId && reply.questionId !== this.question.id) {
-      throw new Error(
-        `stale reply: it answers question ${reply.questionId}, the pending question is ${this.question.id}`,
-      );
+    if (!cleaned.ok) refuse('invalid', cleaned.reason, {});
+    if (reply.questionId && reply.questionId !== question.id) {
+      refuse('stale', `stale reply: it answers question ${reply.questionId}, the pending question is ${question.id}`, {
+        pendingQuestionId: question.id,
+      });
     }
   }
 

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { NativeConnection } from '@temporalio/worker';
 import { temporalCliPath, testServerPath } from '../../src/infra/paths';
@@ -13,7 +14,7 @@ import { readRun } from '../../src/trajectory/reader';
 import { loadConfig } from '../../src/runtime/config';
 import { createWorkerRuntime } from '../../worker/main';
 import { replyToTask, startTask, validateTaskInput, TaskError } from '../../client/tasks';
-import { replySignal, statusQuery } from '../../workflows/contract';
+import { REPLY_REFUSALS, replySignal, replyUpdate, statusQuery } from '../../workflows/contract';
 import type { TaskResult } from '../../workflows/contract';
 import { startFixtureSite } from '../fixtures/site/server';
 import { FAST_TIMING, SCRIPTS_DIR, eventually, untilWaiting, workflowBundle } from './harness';
@@ -77,6 +78,13 @@ describe('ask the user (dev server, real wait)', () => {
     await expect(replyToTask(h.client, handle.workflowId, 'Lisbon', 'q7')).rejects.toThrow(/stale reply.*q7.*q1/);
     await expect(replyToTask(h.client, 'no-such-task', 'Lisbon')).rejects.toThrow(TaskError);
     expect((await handle.query(statusQuery)).status).toBe('waiting_for_user');
+    // On the wire (what any SDK's client sees), a refusal is a typed application failure with its details.
+    const raw = await handle.executeUpdate(replyUpdate, { args: [{ text: 'Lisbon', questionId: 'q7' }] }).then(
+      () => null,
+      (err: unknown) => (err as { cause?: unknown }).cause,
+    );
+    expect(raw).toBeInstanceOf(ApplicationFailure);
+    expect(raw).toMatchObject({ type: REPLY_REFUSALS.stale, details: [{ pendingQuestionId: 'q1' }] });
 
     await replyToTask(h.client, handle.workflowId, 'Lisbon, please', 'q1');
     const result = (await handle.result()) as TaskResult;
