@@ -2,6 +2,7 @@
 // this worker's own queue name. Each is a thin shell over src/: run.ts (the run folder), session.ts (browsers),
 // decide.ts (the model call).
 import { createDecideActivity } from './decide';
+import { createEvalActivities } from './eval';
 import { createRunActivities } from './run';
 import { createSessionActivities } from './session';
 import { RunFiles } from './support';
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRunActivities(deps, files),
     ...createSessionActivities(deps, files),
     ...createDecideActivity(deps, files),
+    ...createEvalActivities(deps),
   };
 }
 

@@ -19,6 +19,7 @@ import { showCommand, SHOW_USAGE } from './commands/show';
 import { viewCommand, VIEW_USAGE } from './commands/view';
 import { demoCommand, DEMO_USAGE } from './commands/demo';
 import { codecServerCommand, CODEC_SERVER_USAGE } from './commands/codec-server';
+import { evalCommand, EVAL_USAGE } from './commands/eval';
 import {
   devCommand,
   DEV_USAGE,
@@ -46,6 +47,11 @@ const COMMANDS: Record<string, Command> = {
     run: cancelCommand,
     usage: CANCEL_USAGE,
     about: 'cancel a task (its browser is closed, its run folder kept)',
+  },
+  eval: {
+    run: (argv) => evalCommand(argv),
+    usage: EVAL_USAGE,
+    about: 'run a task set as a durable evaluation, score it, write reports; `eval compare A B`',
   },
   show: { run: showCommand, usage: SHOW_USAGE, about: "print a run's step table from its run folder" },
   view: { run: viewCommand, usage: VIEW_USAGE, about: "write a run's trajectory as one HTML page with markers" },

@@ -1,2 +1,3 @@
 // The workflows the worker registers (bundled for the workflow sandbox).
 export { agentTask } from './agent';
+export { evaluation } from './evaluation';

@@ -1,0 +1,334 @@
+// Evaluation task sets: our own JSONL format and loaders for the public WebVoyager and Online-Mind2Web files, read
+// into one EvalTask shape, with filters. A bad entry is refused with one line naming the file, line and field.
+// Pure apart from reading the files; used by the eval activities (worker side) and the eval command (client side).
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+export const TASK_SET_FORMATS = ['local', 'webvoyager', 'mind2web'] as const;
+export type TaskSetFormat = (typeof TASK_SET_FORMATS)[number];
+
+/** One rule a finished run must satisfy (all of a task's rules must hold for a score of 1). */
+export const CheckSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('answer_contains'),
+    value: z.string().min(1),
+    case_sensitive: z.boolean().optional(),
+  }),
+  z.strictObject({ type: z.literal('answer_regex'), pattern: z.string().min(1), flags: z.string().optional() }),
+  z.strictObject({
+    type: z.literal('answer_number'),
+    value: z.number(),
+    /** Absolute tolerance (default 0). */
+    tolerance: z.number().min(0).optional(),
+  }),
+  /** A regular expression the URL of the run's last page must match. */
+  z.strictObject({ type: z.literal('url_matches'), pattern: z.string().min(1) }),
+  /** The site's own state: GET the URL; the status must match and the body contain / match the given text. */
+  z.strictObject({
+    type: z.literal('http'),
+    url: z.string().min(1),
+    status: z.number().int().optional(),
+    contains: z.string().optional(),
+    regex: z.string().optional(),
+  }),
+]);
+export type Check = z.infer<typeof CheckSchema>;
+
+/** A line of our own JSONL task set. */
+export const LocalTaskSchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, dot, dash, underscore (max 64)'),
+  instruction: z.string().trim().min(1, 'must not be empty'),
+  start_url: z.string().min(1).optional(),
+  checks: z.array(CheckSchema).default([]),
+  max_steps: z.number().int().min(1).max(10_000).optional(),
+  tags: z.array(z.string().min(1)).default([]),
+  /** Grouping for reports (the site's name); default: the start URL's host. */
+  site: z.string().min(1).optional(),
+  level: z.string().min(1).optional(),
+  /** The text a question to the user is answered with (a task that asks needs one to run unattended). */
+  auto_reply: z.string().min(1).optional(),
+  /** Per-task model choice; a scripted test names its script here (`model`). */
+  model: z
+    .strictObject({
+      endpoint: z.string().min(1).optional(),
+      base_url: z.string().min(1).optional(),
+      model: z.string().min(1).optional(),
+    })
+    .optional(),
+  reference_answer: z.string().optional(),
+});
+
+/** A task of any format, as the evaluation runs it. */
+export interface EvalTask {
+  id: string;
+  instruction: string;
+  startUrl: string | null;
+  checks: Check[];
+  maxSteps: number | null;
+  tags: string[];
+  site: string | null;
+  level: string | null;
+  autoReply: string | null;
+  model: { endpoint?: string; baseUrl?: string; model?: string } | null;
+  referenceAnswer: string | null;
+}
+
+export class TaskSetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+const WebVoyagerSchema = z.looseObject({
+  web_name: z.string().min(1),
+  id: z.string().min(1),
+  ques: z.string().trim().min(1, 'must not be empty'),
+  web: z.string().min(1),
+});
+
+const Mind2WebSchema = z.looseObject({
+  task_id: z.string().min(1),
+  confirmed_task: z.string().trim().min(1, 'must not be empty'),
+  website: z.string().min(1),
+  reference_length: z.number().int().min(0).optional(),
+  level: z.string().min(1).optional(),
+});
+
+/** WebVoyager's reference answers: one JSON object keyed by site name, each with `answers: [{id, ans, type}]`. */
+const WebVoyagerAnswersSchema = z.record(
+  z.string(),
+  z.looseObject({
+    answers: z.array(
+      z.looseObject({ id: z.union([z.number(), z.string()]), ans: z.string(), type: z.string().optional() }),
+    ),
+  }),
+);
+
+function issueLine(where: string, err: z.ZodError): string {
+  const issue = err.issues[0];
+  const field = issue?.path.join('.') || '(entry)';
+  return `${where}: field '${field}': ${issue?.message ?? 'invalid'}`;
+}
+
+/** An id usable in a workflow id: other characters become `_`. */
+export function safeTaskId(raw: string): string {
+  const id = raw.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[^A-Za-z0-9]+/, '');
+  return id.slice(0, 64) || 'task';
+}
+
+function hostOf(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
+  }
+}
+
+/** The records of a JSON Lines file (blank lines and `//` comment lines skipped), each with its line number. */
+function jsonLines(file: string, text: string): { line: number; value: unknown }[] {
+  const out: { line: number; value: unknown }[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line || line.startsWith('//')) return;
+    try {
+      out.push({ line: i + 1, value: JSON.parse(line) });
+    } catch (err) {
+      throw new TaskSetError(`${file}:${i + 1}: not valid JSON (${(err as Error).message})`);
+    }
+  });
+  return out;
+}
+
+/** A JSON array file's entries (Online-Mind2Web ships one array), numbered from 1 as "entries". */
+function jsonArrayOrLines(file: string, text: string): { line: number; value: unknown }[] {
+  if (!text.trimStart().startsWith('[')) return jsonLines(file, text);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new TaskSetError(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+  return (json as unknown[]).map((value, i) => ({ line: i + 1, value }));
+}
+
+function fromLocal(file: string, line: number, value: unknown): EvalTask {
+  const parsed = LocalTaskSchema.safeParse(value);
+  if (!parsed.success) throw new TaskSetError(issueLine(`${file}:${line}`, parsed.error));
+  const t = parsed.data;
+  for (const [i, c] of t.checks.entries()) {
+    const pattern =
+      c.type === 'answer_regex' || c.type === 'url_matches' ? c.pattern : c.type === 'http' ? c.regex : undefined;
+    if (pattern === undefined) continue;
+    try {
+      new RegExp(pattern, c.type === 'answer_regex' ? c.flags : undefined);
+    } catch (err) {
+      throw new TaskSetError(
+        `${file}:${line}: field 'checks.${i}': bad regular expression (${(err as Error).message})`,
+      );
+    }
+  }
+  return {
+    id: t.id,
+    instruction: t.instruction,
+    startUrl: t.start_url ?? null,
+    checks: t.checks,
+    maxSteps: t.max_steps ?? null,
+    tags: t.tags,
+    site: t.site ?? null,
+    level: t.level ?? null,
+    autoReply: t.auto_reply ?? null,
+    model: t.model ? { endpoint: t.model.endpoint, baseUrl: t.model.base_url, model: t.model.model } : null,
+    referenceAnswer: t.reference_answer ?? null,
+  };
+}
+
+function fromWebVoyager(file: string, line: number, value: unknown, answers: Map<string, string>): EvalTask {
+  const parsed = WebVoyagerSchema.safeParse(value);
+  if (!parsed.success) throw new TaskSetError(issueLine(`${file}:${line}`, parsed.error));
+  const t = parsed.data;
+  // Ids look like "Allrecipes--3"; the answers file keys by site name and the number after the dashes.
+  const num = /--(\d+)$/.exec(t.id)?.[1];
+  return {
+    id: safeTaskId(t.id),
+    instruction: t.ques,
+    startUrl: t.web,
+    checks: [],
+    maxSteps: null,
+    tags: [t.web_name],
+    site: t.web_name,
+    level: null,
+    autoReply: null,
+    model: null,
+    referenceAnswer: (num !== undefined ? answers.get(`${t.web_name}#${num}`) : undefined) ?? null,
+  };
+}
+
+function fromMind2Web(file: string, line: number, value: unknown): EvalTask {
+  const parsed = Mind2WebSchema.safeParse(value);
+  if (!parsed.success) throw new TaskSetError(issueLine(`${file}:${line}`, parsed.error));
+  const t = parsed.data;
+  const url = /^https?:\/\//.test(t.website) ? t.website : `https://${t.website}`;
+  return {
+    id: safeTaskId(t.task_id),
+    instruction: t.confirmed_task,
+    startUrl: url,
+    checks: [],
+    maxSteps: null,
+    tags: t.level ? [t.level] : [],
+    site: hostOf(url) ?? t.website,
+    level: t.level ?? null,
+    autoReply: null,
+    model: null,
+    referenceAnswer: null,
+  };
+}
+
+function loadAnswers(file: string): Map<string, string> {
+  let json: unknown;
+  try {
+    json = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new TaskSetError(`${file}: cannot read the reference answers (${(err as Error).message})`);
+  }
+  const parsed = WebVoyagerAnswersSchema.safeParse(json);
+  if (!parsed.success) throw new TaskSetError(issueLine(file, parsed.error));
+  const map = new Map<string, string>();
+  for (const [site, { answers }] of Object.entries(parsed.data)) {
+    for (const a of answers) map.set(`${site}#${a.id}`, a.ans);
+  }
+  return map;
+}
+
+/** The format a file is in, from its first entry's field names. */
+export function detectFormat(first: unknown): TaskSetFormat {
+  if (first && typeof first === 'object') {
+    if ('ques' in first && 'web_name' in first) return 'webvoyager';
+    if ('confirmed_task' in first) return 'mind2web';
+  }
+  return 'local';
+}
+
+export interface LoadOptions {
+  format?: TaskSetFormat;
+  /** WebVoyager's reference-answers file. */
+  answers?: string;
+}
+
+/** Reads a task set; every entry is checked and ids must be unique. */
+export function loadTaskSet(file: string, opts: LoadOptions = {}): EvalTask[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new TaskSetError(`cannot read the task set ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  const name = path.basename(file);
+  const entries = jsonArrayOrLines(name, text);
+  const format = opts.format ?? detectFormat(entries[0]?.value);
+  const answers = format === 'webvoyager' && opts.answers ? loadAnswers(opts.answers) : new Map<string, string>();
+  const tasks = entries.map(({ line, value }) => {
+    if (format === 'webvoyager') return fromWebVoyager(name, line, value, answers);
+    if (format === 'mind2web') return fromMind2Web(name, line, value);
+    return fromLocal(name, line, value);
+  });
+  const seen = new Map<string, number>();
+  tasks.forEach((t, i) => {
+    const line = entries[i]?.line ?? i + 1;
+    const before = seen.get(t.id);
+    if (before !== undefined) throw new TaskSetError(`${name}:${line}: field 'id': '${t.id}' repeats line ${before}`);
+    seen.set(t.id, line);
+  });
+  return tasks;
+}
+
+export interface TaskFilter {
+  /** Ids matching this pattern (`*` wildcards; a string with other regex characters is a regular expression). */
+  id?: string;
+  tag?: string;
+  level?: string;
+  /** The first N tasks after the other filters. */
+  first?: number;
+}
+
+function idMatcher(pattern: string): (id: string) => boolean {
+  if (/^[A-Za-z0-9._*-]+$/.test(pattern)) {
+    const re = new RegExp(`^${pattern.replace(/[.]/g, '\\.').replace(/\*/g, '.*')}$`);
+    return (id) => re.test(id);
+  }
+  const re = new RegExp(pattern);
+  return (id) => re.test(id);
+}
+
+export function filterTasks(tasks: EvalTask[], filter: TaskFilter = {}): EvalTask[] {
+  const idOk = filter.id ? idMatcher(filter.id) : () => true;
+  const kept = tasks.filter(
+    (t) =>
+      idOk(t.id) &&
+      (filter.tag === undefined || t.tags.includes(filter.tag) || t.site === filter.tag) &&
+      (filter.level === undefined || t.level === filter.level),
+  );
+  return filter.first === undefined ? kept : kept.slice(0, filter.first);
+}
+
+/** `{{name}}` placeholders (start URLs, check URLs) replaced by the named site's base URL; an unknown one is an error. */
+export function substituteSites(text: string, sites: Record<string, string>, where: string): string {
+  return text.replace(/\{\{([A-Za-z0-9_-]+)\}\}/g, (_, name: string) => {
+    const url = sites[name];
+    if (url === undefined)
+      throw new TaskSetError(`${where}: no site named '${name}' (give it with --site ${name}=URL)`);
+    return url.replace(/\/$/, '');
+  });
+}
+
+/** The placeholders a task set uses (so a command can start or ask for those sites). */
+export function sitePlaceholders(tasks: EvalTask[]): string[] {
+  const names = new Set<string>();
+  for (const t of tasks) {
+    const texts = [t.startUrl ?? '', t.model?.baseUrl ?? '', ...t.checks.map((c) => (c.type === 'http' ? c.url : ''))];
+    for (const s of texts) for (const m of s.matchAll(/\{\{([A-Za-z0-9_-]+)\}\}/g)) names.add(m[1] ?? '');
+  }
+  return [...names].sort();
+}

@@ -1,0 +1,54 @@
+// The `cua eval` command's parts that need no server: a bad task set is refused with one line (exit 2) before anything
+// starts, and `cua eval compare A B` lists the tasks that flipped.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { evalCommand } from '../../client/commands/eval';
+import { summarize, summarizeTasks } from '../../src/eval/results';
+import type { EvalRecord } from '../../workflows/eval-contract';
+
+const FIX = path.resolve(__dirname, '../fixtures/eval');
+
+function record(taskId: string, score: number): EvalRecord {
+  const runId = `e-${taskId}-t0-a1`;
+  return {
+    ...{ index: 0, taskId, trial: 0, outcome: 'scored', endReason: 'complete', score, steps: 3, answer: null },
+    ...{ reasoning: '', runId, attempts: [runId], site: null, level: null, tags: [] },
+  };
+}
+
+describe('cua eval', () => {
+  it('refuses a bad task set with one line naming the line and field, before connecting anywhere', async () => {
+    const lines: string[] = [];
+    const code = await evalCommand([path.join(FIX, 'bad-local.jsonl')], { print: (l) => lines.push(l) });
+    expect(code).toBe(2);
+    expect(lines).toEqual([
+      "error: bad-local.jsonl:3: field 'checks.0.value': Invalid input: expected number, received string",
+    ]);
+  });
+
+  it('compare lists the tasks that flipped', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-eval-compare-'));
+    const write = (name: string, records: EvalRecord[]) => {
+      fs.mkdirSync(path.join(dir, name));
+      const results = {
+        evalId: name,
+        createdAt: '',
+        taskSet: '',
+        options: {},
+        summary: summarize(records),
+        tasks: summarizeTasks(records),
+      };
+      fs.writeFileSync(path.join(dir, name, 'eval-results.json'), JSON.stringify(results));
+      return path.join(dir, name);
+    };
+    const a = write('A', [record('t1', 1), record('t2', 0), record('t3', 1)]);
+    const b = write('B', [record('t1', 0), record('t2', 1), record('t3', 1)]);
+    const lines: string[] = [];
+    expect(await evalCommand(['compare', a, path.join(b, 'eval-results.json')], { print: (l) => lines.push(l) })).toBe(
+      0,
+    );
+    expect(lines).toEqual(['A A: 66.7% · B B: 66.7%', 't1: pass → fail', 't2: fail → pass', '2 task(s) flipped']);
+  });
+});

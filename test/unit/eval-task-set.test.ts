@@ -1,0 +1,117 @@
+// Specification of evaluation task sets: our JSONL, the WebVoyager and Online-Mind2Web shapes by their field names,
+// filters, site placeholders, and one-line errors naming the file, line and field of a bad entry.
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  detectFormat,
+  filterTasks,
+  loadTaskSet,
+  sitePlaceholders,
+  substituteSites,
+  TaskSetError,
+} from '../../src/eval/task-set';
+import { taskSpec } from '../../activities/eval';
+
+const FIX = path.resolve(__dirname, '../fixtures/eval');
+const LOCAL = path.resolve(__dirname, '../../eval/tasks/local.jsonl');
+
+describe('task sets', () => {
+  it('reads the shipped local task set: ≥ 12 tasks over both bundled sites, each with checks and a script', () => {
+    const tasks = loadTaskSet(LOCAL);
+    expect(tasks.length).toBeGreaterThanOrEqual(12);
+    expect(sitePlaceholders(tasks)).toEqual(['demo', 'fixture', 'scripted']);
+    for (const t of tasks) {
+      expect(t.checks.length).toBeGreaterThan(0);
+      expect(t.model?.model).toMatch(/^eval-/);
+    }
+  });
+
+  it('reads WebVoyager tasks with their reference answers keyed by site and id', () => {
+    const tasks = loadTaskSet(path.join(FIX, 'webvoyager.jsonl'), {
+      answers: path.join(FIX, 'webvoyager-answers.json'),
+    });
+    expect(tasks.map((t) => [t.id, t.site, t.startUrl])).toEqual([
+      ['Allrecipes--0', 'Allrecipes', 'https://www.allrecipes.com/'],
+      ['Allrecipes--1', 'Allrecipes', 'https://www.allrecipes.com/'],
+      ['GitHub--3', 'GitHub', 'https://github.com/'],
+    ]);
+    expect(tasks[1]?.instruction).toBe('Find a vegan chocolate chip cookie recipe with over 60 reviews.');
+    expect(tasks[0]?.referenceAnswer).toBe('Vegetarian Four Cheese Lasagna, 4.6 stars, 181 reviews');
+    expect(tasks[2]?.referenceAnswer).toBe('varies by week');
+  });
+
+  it('reads Online-Mind2Web tasks (a JSON array): level, site, and a scheme for a bare website', () => {
+    const tasks = loadTaskSet(path.join(FIX, 'mind2web.json'));
+    expect(tasks.map((t) => [t.id, t.level, t.site, t.startUrl])).toEqual([
+      ['0a9d5b7c3e1f', 'medium', 'www.kayak.com', 'https://www.kayak.com/'],
+      ['1b2c3d4e5f60', 'easy', 'ikea.com', 'https://ikea.com'],
+      ['2c3d4e5f6071', 'hard', 'www.bestbuy.com', 'https://www.bestbuy.com/'],
+    ]);
+    expect(tasks[0]?.instruction).toBe('Find the cheapest one-way flight from Boston to Denver next Friday.');
+  });
+
+  it('tells the formats apart by their field names', () => {
+    expect(detectFormat({ web_name: 'x', ques: 'q' })).toBe('webvoyager');
+    expect(detectFormat({ task_id: 'x', confirmed_task: 'q' })).toBe('mind2web');
+    expect(detectFormat({ id: 'x', instruction: 'q' })).toBe('local');
+  });
+
+  it.each([
+    ['bad-local.jsonl', "bad-local.jsonl:3: field 'checks.0.value': Invalid input: expected number, received string"],
+    [
+      'bad-mind2web.jsonl',
+      "bad-mind2web.jsonl:2: field 'confirmed_task': Invalid input: expected string, received undefined",
+    ],
+  ])('refuses a bad entry in %s with one line naming the line and field', (file, message) => {
+    const err = (() => {
+      try {
+        loadTaskSet(path.join(FIX, file));
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(TaskSetError);
+    expect((err as Error).message).toBe(message);
+    expect((err as Error).message).not.toContain('\n');
+  });
+
+  it('refuses a missing file and a repeated id', () => {
+    expect(() => loadTaskSet(path.join(FIX, 'nope.jsonl'))).toThrow(/cannot read the task set .*nope\.jsonl: ENOENT/);
+    const tasks = loadTaskSet(LOCAL);
+    expect(new Set(tasks.map((t) => t.id)).size).toBe(tasks.length);
+  });
+
+  it.each([
+    [{ id: 'fx-*' }, 11],
+    [{ id: 'demo-booking' }, 1],
+    [{ id: '^demo-(site|no)' }, 2],
+    [{ tag: 'expected-fail' }, 5],
+    [{ level: 'hard' }, 1],
+    [{ tag: 'price', first: 2 }, 2],
+  ])('filters %j', (filter, count) => {
+    expect(filterTasks(loadTaskSet(LOCAL), filter)).toHaveLength(count);
+  });
+
+  it('replaces site placeholders and names an unknown one', () => {
+    expect(substituteSites('{{demo}}/_bookings', { demo: 'http://127.0.0.1:9/' }, 'x')).toBe(
+      'http://127.0.0.1:9/_bookings',
+    );
+    expect(() => substituteSites('{{shop}}/', {}, 'task t1')).toThrow(
+      "task t1: no site named 'shop' (give it with --site shop=URL)",
+    );
+  });
+
+  it('builds each task run input: placeholders resolved, the per-task model, a bad field named', () => {
+    const [first] = loadTaskSet(LOCAL);
+    const sites = { fixture: 'http://127.0.0.1:1', demo: 'http://127.0.0.1:2', scripted: 'http://127.0.0.1:3/v1' };
+    const spec = taskSpec(first!, 0, { path: LOCAL, sites }, { maxSteps: 9 });
+    expect(spec.input).toMatchObject({
+      startUrl: 'http://127.0.0.1:1/',
+      maxSteps: 9,
+      model: { endpoint: 'default', baseUrl: 'http://127.0.0.1:3/v1', model: 'eval-fx-lisbon-price' },
+    });
+    expect(() => taskSpec({ ...first!, startUrl: 'javascript:alert(1)' }, 0, { path: LOCAL, sites }, {})).toThrow(
+      /^task fx-lisbon-price: field 'startUrl': /,
+    );
+  });
+});

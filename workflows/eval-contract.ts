@@ -1,0 +1,168 @@
+// The evaluation's contract between its workflow, its activities and the client: input, per-trial records, progress,
+// the query, and the search attribute that links each task run to its evaluation. Pure; safe in the workflow sandbox.
+import { defineQuery } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancelledFailure,
+  TerminatedFailure,
+  TimeoutFailure,
+  defineSearchAttributeKey,
+} from '@temporalio/common';
+import type { TaskSetFormat, TaskFilter } from '../src/eval/task-set';
+import type { TaskInputArgs, TaskResult } from './contract';
+
+export const EVALUATION_WORKFLOW = 'evaluation';
+/** Set on every task an evaluation starts (and on the evaluation itself): `CuaEvaluation = "<evalId>"`. */
+export const EVALUATION_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaEvaluation', 'KEYWORD');
+
+/** The task set travels by reference: a file the workers can read, never its contents (payload and history limits). */
+export interface TaskSetRef {
+  path: string;
+  format?: TaskSetFormat;
+  /** WebVoyager's reference-answers file. */
+  answers?: string;
+  filter?: TaskFilter;
+  /** Base URLs for `{{name}}` placeholders in start and check URLs. */
+  sites?: Record<string, string>;
+}
+
+export interface EvaluationInput {
+  evalId: string;
+  taskSet: TaskSetRef;
+  /** Task runs at a time (default 4). */
+  concurrency?: number;
+  /** Runs of each task (default 1); pass@k and the mean are over these. */
+  trials?: number;
+  /** New runs of a task after an environment error (default 5, as Fara's webeval). */
+  maxRetries?: number;
+  /** The model of tasks that name none (and the endpoint base URL of those that name only a model). */
+  model?: { endpoint?: string; baseUrl?: string; model?: string };
+  /** Step budget of tasks that name none (default: the task input's default). */
+  maxSteps?: number;
+  /** Task inputs fetched per activity call (default 25). */
+  pageSize?: number;
+  /** Extra task-input fields for every task (e.g. `timing` in tests). */
+  taskDefaults?: Partial<TaskInputArgs>;
+  /** Tag tasks with the CuaEvaluation/CuaStatus/CuaStep search attributes (registered on the server; default true). */
+  searchAttributes?: boolean;
+  /** Test hook: continue-as-new after this many task runs ended in one workflow run. */
+  continueAsNewAfter?: number;
+}
+
+/** What the page activity hands the workflow per task: the task's id and its run's input (without the run id). */
+export interface EvalTaskSpec {
+  index: number;
+  taskId: string;
+  input: Omit<TaskInputArgs, 'runId'>;
+}
+
+/**
+ * How one attempt of a task ended, whether awaited as a child or (after continue-as-new) through the client.
+ * `endReason` is the task's own (src/agent/end-reason.ts), or `terminated`/`timed_out` for a workflow ended from
+ * outside.
+ */
+export interface AttemptOutcome {
+  endReason: string;
+  answer: string | null;
+  steps: number;
+  error: string | null;
+}
+
+/** The end reasons of a task that ran to its own end: scored (an agent failure scores 0). */
+export const SCORED_END_REASONS = ['complete', 'max_rounds', 'invalid_replies', 'ask_timeout'] as const;
+/** End reasons that are no verdict on the agent: the environment failed; the task is run again (a new run). */
+export const RETRIED_END_REASONS = [
+  'browser',
+  'desktop',
+  'model_endpoint',
+  'captcha',
+  'internal',
+  'run_folder',
+  'terminated',
+  'timed_out',
+] as const;
+
+export type AttemptKind = 'scored' | 'retry' | 'abort';
+
+/** Scored, retried (environment), or aborted at once (bad input, cancelled: another run would end the same way). */
+export function attemptKind(endReason: string): AttemptKind {
+  if ((SCORED_END_REASONS as readonly string[]).includes(endReason)) return 'scored';
+  if ((RETRIED_END_REASONS as readonly string[]).includes(endReason)) return 'retry';
+  return 'abort';
+}
+
+/** One trial of one task, once it is settled. */
+export interface EvalRecord {
+  index: number;
+  taskId: string;
+  trial: number;
+  /** `scored`: the agent ran to its own end; `aborted`: environment errors past the retries (not in the denominator). */
+  outcome: 'scored' | 'aborted';
+  endReason: string;
+  /** 1/0 from the task's checks; null when nothing could score it. */
+  score: number | null;
+  steps: number;
+  answer: string | null;
+  reasoning: string;
+  /** The run that counts (the last attempt). */
+  runId: string;
+  /** Every attempt's run id, in order (earlier ones ended in environment errors). */
+  attempts: string[];
+  site: string | null;
+  level: string | null;
+  tags: string[];
+}
+
+export interface EvalProgress {
+  evalId: string;
+  /** Task × trial runs in all. */
+  total: number;
+  done: number;
+  running: number;
+  left: number;
+  scored: number;
+  passed: number;
+  aborted: number;
+  /** Passed / scored with a score so far (null before the first). */
+  passRate: number | null;
+}
+
+export interface EvaluationResult {
+  evalId: string;
+  progress: EvalProgress;
+  records: EvalRecord[];
+}
+
+export const evalProgressQuery = defineQuery<EvalProgress>('evalProgress');
+/** The settled records so far (the whole list; for reports and the UI while it runs). */
+export const evalRecordsQuery = defineQuery<EvalRecord[]>('evalRecords');
+
+/** A task run's id (also its run folder): `<evalId>-<taskId>-t<trial>-a<attempt>`. */
+export function attemptRunId(evalId: string, taskId: string, trial: number, attempt: number): string {
+  return `${evalId}-${taskId}-t${trial}-a${attempt}`;
+}
+
+export function outcomeOfResult(result: TaskResult): AttemptOutcome {
+  return { endReason: result.endReason, answer: result.answer, steps: result.steps, error: result.error };
+}
+
+/**
+ * The outcome of a task workflow that failed (a child's ChildWorkflowFailure, or the client's WorkflowFailedError):
+ * the TaskResult a task carries in its failure details, else what ended it from outside.
+ */
+export function outcomeOfFailure(err: unknown): AttemptOutcome {
+  let message = String(err);
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    message = e.message || message;
+    if (e instanceof TerminatedFailure) return { endReason: 'terminated', answer: null, steps: 0, error: message };
+    if (e instanceof TimeoutFailure) return { endReason: 'timed_out', answer: null, steps: 0, error: message };
+    if (e instanceof CancelledFailure) return { endReason: 'cancelled', answer: null, steps: 0, error: message };
+    if (e instanceof ApplicationFailure) {
+      const first: unknown = e.details?.[0];
+      if (first && typeof first === 'object' && 'endReason' in first && 'status' in first) {
+        return outcomeOfResult(first as TaskResult);
+      }
+    }
+  }
+  return { endReason: 'internal', answer: null, steps: 0, error: message };
+}
