@@ -24,12 +24,13 @@ const clamp = (n: number, lo: number, hi: number): number => Math.min(hi, Math.m
 
 /**
  * The limits for a machine, keeping the ones `given` (configured) as they are:
- * - sessions = clamp(min(4 × cores, (memory − 1 GiB) / 350 MiB), 1, 32). Every session's page work (screenshots,
- *   rendering, settling) is CPU-bound: on the 2-core dev box 4 tasks at once keep p95 step time within ×3 of a single
- *   task's, and 8 or 16 only queue on the cores. But a task that finds the pool full today retries opening a browser
- *   with backoff (up to 15 s), leaving freed browsers idle: with 2 × cores a burst of 16 tasks took 163 s against
- *   38 s with 16 sessions. Until tasks wait for a free browser instead, the multiplier stays at 4 (8 on this box,
- *   the old fixed default); memory still bounds it on small machines.
+ * - sessions = clamp(min(2 × cores, (memory − 1 GiB) / 350 MiB), 1, 32). Every session's page work (screenshots,
+ *   rendering, settling) is CPU-bound, and tasks beyond the limit wait in line for a freed browser (handed over at
+ *   once), so more sessions than the cores can serve only slow every task down. Measured on the 2-core dev box
+ *   (`npm run bench`, 2026-12-01): 4 sessions against 8 gave the same steps/s at 4, 16 and 32 tasks (3.9 / 3.9 / 4.3
+ *   against 3.9 / 3.9 / 4.7) with a lower p95 step time at 16 tasks (1.1 s against 1.3 s; ×3.2 of a single task's
+ *   against ×4.1) and shorter tasks end to end (p50 22 s against 28 s at 16 tasks). Memory still bounds it on small
+ *   machines.
  * - activity slots = 2 × sessions + 2 (each of the two workers gets this many). A task runs one activity at a time
  *   (observe → decide → act), so one slot per session is the need; the second covers an attempt that timed out but
  *   still holds its slot while its retry runs, and 2 more tasks starting or finishing without a session. More slots
@@ -40,7 +41,7 @@ const clamp = (n: number, lo: number, hi: number): number => Math.min(hi, Math.m
 export function deriveLimits(machine: MachineShape, given: Partial<WorkerLimits> = {}): WorkerLimits {
   const cores = Math.max(1, Math.floor(machine.cores));
   const byMemory = Math.floor((machine.memoryBytes - WORKER_MEMORY_BYTES) / SESSION_MEMORY_BYTES);
-  const maxSessions = given.maxSessions ?? clamp(Math.min(4 * cores, byMemory), 1, MAX_DERIVED_SESSIONS);
+  const maxSessions = given.maxSessions ?? clamp(Math.min(2 * cores, byMemory), 1, MAX_DERIVED_SESSIONS);
   return {
     maxSessions,
     maxConcurrentActivities: given.maxConcurrentActivities ?? 2 * maxSessions + 2,
@@ -59,7 +60,7 @@ export function thisMachine(): MachineShape {
   return { cores: os.availableParallelism(), memoryBytes: constrained > 0 ? Math.min(total, constrained) : total };
 }
 
-/** For the "worker ready" line: `8 browser sessions (derived), 18 activity slots (derived), … on 2 cores, 23.4 GiB`. */
+/** For the "worker ready" line: `4 browser sessions (derived), 10 activity slots (derived), … on 2 cores, 23.4 GiB`. */
 export function describeLimits(limits: WorkerLimits, derived: readonly LimitName[], machine: MachineShape): string {
   const mark = (name: LimitName) => (derived.includes(name) ? 'derived' : 'configured');
   const gib = (machine.memoryBytes / GiB).toFixed(1);

@@ -40,7 +40,7 @@ describe('loadConfig: defaults', () => {
       temporal: { address: '127.0.0.1:7233', namespace: 'default' },
       taskQueue: 'cua-agent',
       models: {},
-      browser: { headless: true, maxSessions: 8, idleTimeoutSeconds: 600, singleTab: true, maxDownloadMiB: 100 },
+      browser: { headless: true, maxSessions: 4, idleTimeoutSeconds: 600, singleTab: true, maxDownloadMiB: 100 },
       desktop: {
         maxSessions: 4,
         network: false,
@@ -52,7 +52,7 @@ describe('loadConfig: defaults', () => {
         outputHeadChars: 2000,
         outputTailChars: 2000,
       },
-      worker: { maxConcurrentActivities: 18, maxConcurrentWorkflowTasks: 8 },
+      worker: { maxConcurrentActivities: 10, maxConcurrentWorkflowTasks: 8 },
       limits: { machine: DEV_BOX, derived: ['maxSessions', 'maxConcurrentActivities', 'maxConcurrentWorkflowTasks'] },
       runsDir: path.resolve(dataDir(), 'runs'),
     });
@@ -71,7 +71,7 @@ describe('loadConfig: defaults', () => {
     expect(cfg.temporal).toEqual({ address: 'temporal.test:7233', namespace: 'default' });
     expect(cfg.browser).toEqual({
       headless: false,
-      maxSessions: 8,
+      maxSessions: 4,
       idleTimeoutSeconds: 600,
       singleTab: true,
       maxDownloadMiB: 100,

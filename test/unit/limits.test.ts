@@ -10,7 +10,7 @@ const GiB = 1024 ** 3;
 describe('deriveLimits: machine shapes', () => {
   it.each<[string, number, number, number, number, number]>([
     // name, cores, memory GiB → sessions, activity slots, workflow task slots
-    ['the 2-core, 24 GiB dev box: bound by cores', 2, 24, 8, 18, 8],
+    ['the 2-core, 24 GiB dev box: bound by cores', 2, 24, 4, 10, 8],
     ['1 core, 1 GiB: memory below the worker share still gives one session', 1, 1, 1, 4, 4],
     ['1 core, 1.5 GiB', 1, 1.5, 1, 4, 4],
     ['4 cores, 4 GiB: cores and memory agree', 4, 4, 8, 18, 16],
