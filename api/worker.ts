@@ -43,6 +43,12 @@ export interface AgentWorkerOptions {
   logLevel?: LogLevel | false;
   /** An existing connection to Temporal (then not closed by the worker); default: one from `config.temporal`. */
   connection?: NativeConnection;
+  /**
+   * When the Temporal server is not reachable yet: wait for it, retrying with backoff and saying so once through
+   * `log` (true, or `{ signal }` to be able to stop waiting), or throw TemporalUnreachableError at once (false).
+   * Default: false for createAgentWorker, true for runAgentWorker (a service a process manager may start first).
+   */
+  waitForServer?: boolean | { signal?: AbortSignal };
 }
 
 export interface AgentWorker {
@@ -80,6 +86,7 @@ export async function createAgentWorker(options: AgentWorkerOptions = {}): Promi
     ...(options.log ? { log: options.log } : {}),
     ...(options.connection ? { connection: options.connection } : {}),
     ...(options.browser ? { browser: options.browser } : {}),
+    ...(options.waitForServer ? { waitForServer: options.waitForServer } : {}),
   });
   return {
     config,
@@ -99,13 +106,20 @@ export interface RunAgentWorkerOptions extends AgentWorkerOptions {
 
 /** Creates a worker and runs it until `signal` aborts, SIGINT/SIGTERM, or a fatal error; resolves once it stopped. */
 export async function runAgentWorker(options: RunAgentWorkerOptions = {}): Promise<void> {
-  const worker = await createAgentWorker(options);
-  const stop = () => void worker.shutdown();
+  const waiting = new AbortController();
+  let worker: AgentWorker | undefined;
+  const stop = () => {
+    waiting.abort();
+    void worker?.shutdown();
+  };
   const signals: NodeJS.Signals[] = options.handleSignals === false ? [] : ['SIGINT', 'SIGTERM'];
   for (const s of signals) process.once(s, stop);
   options.signal?.addEventListener('abort', stop, { once: true });
   if (options.signal?.aborted) stop();
   try {
+    const wait = options.waitForServer ?? true;
+    worker = await createAgentWorker({ ...options, waitForServer: wait === true ? { signal: waiting.signal } : wait });
+    if (waiting.signal.aborted) await worker.shutdown();
     await worker.run();
   } finally {
     for (const s of signals) process.removeListener(s, stop);

@@ -16,6 +16,7 @@ import { dataConverterFor, encryptionSummary, workflowBundleConverterOptions } f
 import { ConfigError } from '../src/runtime/config';
 import type { Config } from '../src/runtime/config';
 import { describeLimits } from '../src/runtime/limits';
+import { isPoolFullType } from '../src/agent/failure-types';
 import type { WorkerLimits } from '../src/runtime/limits';
 
 /**
@@ -49,7 +50,16 @@ export interface WorkerOptions {
   browser?: Browser;
   /** Test hook passed to the activities (see ActivityDeps.checkpoint). */
   checkpoint?: ActivityDeps['checkpoint'];
+  /**
+   * Wait for a Temporal server that is not reachable yet (process managers start services in any order): retry the
+   * connection with backoff, saying so once, until it answers or `signal` aborts. Default: fail at once with
+   * TemporalUnreachableError.
+   */
+  waitForServer?: boolean | { signal?: AbortSignal };
 }
+
+/** The longest pause between two attempts to reach a server that is not up yet. */
+const MAX_CONNECT_BACKOFF_MS = 10_000;
 
 const noop = () => undefined;
 /** The bundler's webpack report is noise for a user starting a worker; errors still throw. */
@@ -60,6 +70,50 @@ async function connectWorker(config: Config): Promise<NativeConnection> {
     return await NativeConnection.connect(connectionOptions(config) as Parameters<typeof NativeConnection.connect>[0]);
   } catch (err) {
     throw new TemporalUnreachableError(config.temporal.address, err);
+  }
+}
+
+/**
+ * Connects, retrying with backoff (1 s doubling to 10 s) while the server is unreachable; one line when it starts
+ * waiting and one when it got through. Errors other than an unreachable server (bad TLS files, say) are not retried.
+ */
+export async function connectWhenReachable(
+  config: Config,
+  log: (line: string) => void,
+  signal?: AbortSignal,
+): Promise<NativeConnection> {
+  const started = Date.now();
+  let pause = 1000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const connection = await connectWorker(config);
+      if (attempt > 1) {
+        log(
+          `connected to the Temporal server at ${config.temporal.address} after ${Math.round((Date.now() - started) / 1000)}s`,
+        );
+      }
+      return connection;
+    } catch (err) {
+      if (!(err instanceof TemporalUnreachableError)) throw err;
+      if (signal?.aborted) throw err;
+      if (attempt === 1) {
+        const why = err.cause instanceof Error ? err.cause.message.split('\n')[0] : String(err.cause);
+        log(
+          `the Temporal server at ${config.temporal.address} is not reachable yet (${why}); ` +
+            'retrying until it is (Ctrl-C to stop)',
+        );
+      }
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, pause);
+      function done() {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      }
+      signal?.addEventListener('abort', done, { once: true });
+    });
+    pause = Math.min(MAX_CONNECT_BACKOFF_MS, pause * 2);
   }
 }
 
@@ -93,7 +147,12 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
   const log = opts.log ?? (() => undefined);
   const dataConverter = dataConverterFor(config); // first: a key error stops the start before anything opens
   const ownsConnection = !opts.connection;
-  const connection = opts.connection ?? (await connectWorker(config));
+  const wait = opts.waitForServer;
+  const connection =
+    opts.connection ??
+    (wait
+      ? await connectWhenReachable(config, log, typeof wait === 'object' ? wait.signal : undefined)
+      : await connectWorker(config));
   const sessionQueue = `${config.taskQueue}-session-${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const pool = new BrowserPool({
     ...(opts.browser ? { browser: opts.browser } : {}),
@@ -182,6 +241,8 @@ export function installWorkerLogging(level: LogLevel = 'WARN'): void {
     // The session worker has activities only, by design: its "no workflows registered" notice is expected.
     if (entry.message.includes('No workflows registered')) return;
     const error = entry.meta?.error;
+    // A full pool is a task queueing for a browser (its status says so), not a failure worth a line per retry.
+    if (error instanceof Error && isPoolFullType(error.name) && !LOG_LEVELS.slice(0, 2).includes(wanted)) return;
     const detail = error instanceof Error ? `: ${error.name}: ${error.message}` : '';
     console.error(`[temporal] ${entry.level} ${entry.message}${detail}`);
   });
@@ -192,16 +253,28 @@ export function installWorkerLogging(level: LogLevel = 'WARN'): void {
   }
 }
 
-/** `cua worker`: run until SIGINT/SIGTERM, then drain and close every browser. */
+/**
+ * `cua worker`: wait for the Temporal server if it is not up yet, run until SIGINT/SIGTERM, then drain and close
+ * every browser. A signal while waiting for the server stops the wait.
+ */
 export async function runWorkerUntilSignal(config: Config, log: (line: string) => void): Promise<void> {
   installWorkerLogging();
-  const runtime = await createWorkerRuntime(config, { log });
+  const stop = new AbortController();
+  let runtime: WorkerRuntime | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     log(`${signal}: shutting down (finishing running activities, closing browsers)`);
-    void runtime.shutdown();
+    stop.abort();
+    void runtime?.shutdown();
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  try {
+    runtime = await createWorkerRuntime(config, { log, waitForServer: { signal: stop.signal } });
+  } catch (err) {
+    if (stop.signal.aborted) return log('worker stopped before the Temporal server was reachable');
+    throw err;
+  }
+  if (stop.signal.aborted) await runtime.shutdown();
   await runtime.run();
   log('worker stopped');
 }

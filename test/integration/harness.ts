@@ -62,8 +62,8 @@ export interface Harness {
     args: Partial<TaskInputArgs> & { script: string; instruction?: string },
   ): Promise<WorkflowHandleWithFirstExecutionRunId>;
   runDir(runId: string): string;
-  /** Stops the dev server and starts it again on the same port and SQLite file. */
-  restartServer(): Promise<void>;
+  /** Stops the dev server and starts it again on the same port and SQLite file (running `whileDown` in between). */
+  restartServer(whileDown?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -141,8 +141,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       return startTask(client, config.taskQueue, input);
     },
     runDir: (runId) => path.join(config.runsDir, runId),
-    async restartServer() {
+    async restartServer(whileDown) {
       await h.server.stop();
+      await whileDown?.();
       h.server = await startDevServer({ dbFile, port, ...display, output: path.join(dir, 'server.log') });
       await waitForNamespace(client);
     },
