@@ -96,7 +96,16 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   });
   const deadline = Date.now() + 60_000;
   while (!(await canConnect(ip, port))) {
-    if (exited) throw new DevServerError(`the Temporal dev server exited during start (code ${child.exitCode})`);
+    if (exited) {
+      // Its own last words say why (a port taken, a locked or corrupt SQLite file): include them when it logged to a file.
+      const tail =
+        opts.output && opts.output !== 'inherit' && fs.existsSync(opts.output)
+          ? fs.readFileSync(opts.output, 'utf8').trim().split('\n').slice(-3).join(' | ')
+          : '';
+      throw new DevServerError(
+        `the Temporal dev server exited during start (code ${child.exitCode})${tail ? `: ${tail}` : ''}`,
+      );
+    }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new DevServerError('the Temporal dev server did not start within 60 s');
