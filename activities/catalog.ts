@@ -5,13 +5,14 @@ import { createDecideActivity } from './decide';
 import { createEvalActivities } from './eval';
 import { createRunActivities } from './run';
 import { createSessionActivities } from './session';
+import { openRunStore } from '../src/trajectory/open-store';
 import { RunFiles } from './support';
 import type { ActivityDeps } from './support';
 
 export type { ActivityDeps };
 
 export function createActivities(deps: ActivityDeps) {
-  const files = new RunFiles(deps.config.runsDir);
+  const files = new RunFiles(deps.config.runsDir, openRunStore(deps.config));
   return {
     ...createRunActivities(deps, files),
     ...createSessionActivities(deps, files),

@@ -1,7 +1,5 @@
 // The decide activity (shared queue): rebuild the chat from the run folder, call the model, parse, record the
 // action. A retry answers from the record and never calls the model twice for one step.
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { AgentAction } from '../src/actions/schemas';
 import { historyForStep, memorizedFacts } from '../src/agent/history';
 import { INVALID_REPLY_ACTION, decisionFields, invalidDecisionFields } from '../src/agent/decision';
@@ -32,7 +30,7 @@ import type { DecideResult, StepRef } from './types';
 const RESIZED_CACHE_SIZE = 64;
 const resizedCache = new Map<string, string>();
 
-async function resizedDataUrl(file: string, factor: number): Promise<string> {
+async function resizedDataUrl(file: string, factor: number, read: () => Promise<Buffer | undefined>): Promise<string> {
   const key = `${file}#${factor}`;
   const hit = resizedCache.get(key);
   if (hit !== undefined) {
@@ -40,7 +38,9 @@ async function resizedDataUrl(file: string, factor: number): Promise<string> {
     resizedCache.set(key, hit);
     return hit;
   }
-  const shot = await resizeScreenshot(await fs.readFile(file), factor);
+  const png = await read();
+  if (png === undefined) throw new Error(`screenshot ${file} is missing from the run store`);
+  const shot = await resizeScreenshot(png, factor);
   const url = toDataUrl(shot.data, shot.mime);
   resizedCache.set(key, url);
   if (resizedCache.size > RESIZED_CACHE_SIZE) resizedCache.delete(resizedCache.keys().next().value as string);
@@ -75,7 +75,11 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
           systemPrompt: buildSystemPrompt({ profile, screen: resized, ...(override ? { override } : {}) }),
           maxImages: input.imagesKept,
           tokenBudget: input.tokenBudget,
-          loadImage: (ref) => resizedDataUrl(path.join(files.dir(req.runId), ref), profile.resizeFactor),
+          // Through the run store (a folder, or S3 for workers on several machines); cached once resized.
+          loadImage: (ref) =>
+            resizedDataUrl(files.store.describe(`${req.runId}/${ref}`), profile.resizeFactor, () =>
+              files.readBytes(req.runId, ref),
+            ),
         });
         await withHeartbeat(async () => deps.checkpoint?.('decide', req));
         const completion = await callModel(endpointFor(deps.config, input), messages as ChatMessage[]);

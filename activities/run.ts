@@ -10,7 +10,7 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
   return {
     /** Creates (or, on a retry, reopens) the run folder and records the task. */
     async startRun(input: TaskInput): Promise<void> {
-      const { writer: w } = await TrajectoryWriter.openOrCreate(deps.config.runsDir, input.runId, {
+      const { writer: w } = await TrajectoryWriter.openOrCreate(files.store, input.runId, {
         task_id: input.runId,
         instruction: input.instruction,
         environment_config:

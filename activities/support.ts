@@ -15,6 +15,8 @@ import { ModelClient, ModelRequestError } from '../src/model/client';
 import type { ChatMessage, CompleteOptions } from '../src/model/client';
 import { ModelEndpointMissing, ModelOverrideRefused, resolveModelEndpoint } from '../src/model/endpoint-policy';
 import { TrajectoryWriter } from '../src/trajectory/writer';
+import { LocalRunStore } from '../src/trajectory/store';
+import type { RunStore } from '../src/trajectory/store';
 import type { Config } from '../src/runtime/config';
 import type { TaskInput } from '../workflows/contract';
 import type { ObserveResult, StepRef } from './types';
@@ -84,20 +86,33 @@ export function activitySignal(): AbortSignal | undefined {
   return currentContext()?.cancellationSignal;
 }
 
-/** The run folders this worker touches: one cached writer per run (it reads only what other writers appended). */
+/**
+ * The run folders this worker touches: one cached writer per run (it reads only what other writers appended), in the
+ * configured store (config `store`: the folder under `runsDir` by default, or a shared S3 bucket). `dir` is the run's
+ * local folder all the same: what is not in the store yet (browser storage state, downloads, the desktop's home
+ * directory) stays there.
+ */
 export class RunFiles {
   private readonly writers = new Map<string, Promise<TrajectoryWriter>>();
 
-  constructor(readonly runsDir: string) {}
+  constructor(
+    readonly runsDir: string,
+    readonly store: RunStore = new LocalRunStore(runsDir),
+  ) {}
 
   dir(runId: string): string {
     return path.join(this.runsDir, runId);
   }
 
+  /** A file of the run from the store (e.g. a screenshot, by its run-relative path), or undefined when absent. */
+  readBytes(runId: string, file: string): Promise<Buffer | undefined> {
+    return this.store.readBytes(`${runId}/${file}`);
+  }
+
   writer(runId: string): Promise<TrajectoryWriter> {
     let w = this.writers.get(runId);
     if (!w) {
-      w = TrajectoryWriter.open(this.runsDir, runId);
+      w = TrajectoryWriter.open(this.store, runId);
       w.catch(() => this.writers.delete(runId));
       this.writers.set(runId, w);
       if (this.writers.size > 256) this.writers.delete(this.writers.keys().next().value as string);

@@ -94,4 +94,12 @@ if ! have_pkg temporalio "$TEMPORALIO_VERSION" || ! have_pkg cryptography "$CRYP
     "temporalio==$TEMPORALIO_VERSION" "cryptography==$CRYPTOGRAPHY_VERSION"
 fi
 say "temporalio (Python SDK): $("$venv/bin/python" -m pip show temporalio 2>/dev/null | sed -n 's/^Version: //p')"
+# 6. rclone v1.76.0 for the shared run store's tests (`rclone serve s3`, a real S3-compatible server): built once with
+#    `go install` into ~/.cache/durable-cua (outside the clone, so a fresh CI clone reuses it; about 5 min on 2 cores)
+if command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || [ -n "${CUA_RCLONE_BIN:-}" ]; then
+  if [ -n "${CUA_RCLONE_BIN:-}" ]; then say "rclone: $CUA_RCLONE_BIN (CUA_RCLONE_BIN)"
+  else say "rclone: $(bash "$root/scripts/rclone.sh")"; fi
+else
+  say "rclone: off (no Go to build it; the S3 run store's tests need it: install Go, or set CUA_RCLONE_BIN)"
+fi
 say "done in $(( $(date +%s) - started ))s"

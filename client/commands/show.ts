@@ -1,9 +1,16 @@
 // `cua show <id|run-folder>`: the step table of a run, read from its run folder. A decision superseded after a lost
 // worker is listed under its step's number, marked, above the decision that replaced it; an invalid reply is marked.
 // A desktop run is listed one line per tool call under its turn's number, with the window list in place of the URL.
+// The run is read from a folder path, or by id from the configured run store (config `store`: folder or S3).
 import fs from 'node:fs';
 import path from 'node:path';
-import { readRun } from '../../src/trajectory/reader';
+import type { readRun } from '../../src/trajectory/reader';
+import { readRunFromStore } from '../../src/trajectory/reader';
+import { isValidRunId } from '../../src/trajectory/layout';
+import { openRunStore } from '../../src/trajectory/open-store';
+import { LocalRunStore } from '../../src/trajectory/store';
+import type { RunStore } from '../../src/trajectory/store';
+import type { Config } from '../../src/runtime/config';
 import { stepSummaries } from '../../src/trajectory/steps';
 import type { StepSummary } from '../../src/trajectory/steps';
 import { environmentOf } from '../../src/viewer/desktop';
@@ -23,6 +30,35 @@ export function resolveRunFolder(idOrPath: string, runsDir: string): string {
       `no run folder for '${idOrPath}' (looked in ${candidates.map((c) => path.resolve(c)).join(' and ')})`,
     );
   return path.resolve(found);
+}
+
+export interface ResolvedRun {
+  store: RunStore;
+  runId: string;
+  /** Where it lives: a folder path, or an s3:// URL. */
+  location: string;
+  /** The folder, when the run is in a local one. */
+  folder?: string;
+}
+
+/**
+ * A run by folder path, or by id in the configured store: a folder given as a path wins; with an S3 store, an id is
+ * looked up in the bucket; otherwise under `runsDir`.
+ */
+export async function resolveRun(idOrPath: string, config: Pick<Config, 'store' | 'runsDir'>): Promise<ResolvedRun> {
+  if (config.store.kind === 's3' && isValidRunId(idOrPath) && !fs.existsSync(path.join(idOrPath, 'task.json'))) {
+    const store = openRunStore(config);
+    if (await store.exists(`${idOrPath}/task.json`)) {
+      return { store, runId: idOrPath, location: store.describe(idOrPath) };
+    }
+    const local = path.join(config.runsDir, idOrPath);
+    if (!fs.existsSync(path.join(local, 'task.json'))) {
+      throw new TaskError(`no run '${idOrPath}' (looked in ${store.describe(idOrPath)} and ${path.resolve(idOrPath)})`);
+    }
+  }
+  const folder = resolveRunFolder(idOrPath, config.runsDir);
+  const runId = path.basename(folder);
+  return { store: new LocalRunStore(path.dirname(folder)), runId, location: folder, folder };
 }
 
 const oneLine = (text: string, width: number) => text.replace(/\s+/g, ' ').trim().slice(0, width);
@@ -86,11 +122,12 @@ export async function showCommand(argv: readonly string[]): Promise<number> {
     SHOW_USAGE,
   );
   if (values.help) return (console.log(`usage: ${SHOW_USAGE}`), 0);
-  const dir = resolveRunFolder(
+  const found = await resolveRun(
     one(positionals, 'task id or run folder', SHOW_USAGE),
-    loadConfig({ file: values.config }).runsDir,
+    loadConfig({ file: values.config }),
   );
-  const run = await readRun(dir);
+  const run = await readRunFromStore(found.store, found.runId);
+  const dir = found.location;
   const rows = stepSummaries(run.events);
   if (values.json) {
     console.log(JSON.stringify({ dir, status: run.status, outcome: run.outcome, steps: rows, warnings: run.warnings }));

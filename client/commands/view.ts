@@ -1,8 +1,15 @@
-// `cua view <id|run-folder>`: write a run's trajectory as one self-contained HTML page and print where it went.
-import { writeTrajectoryReport } from '../../src/viewer/report';
+// `cua view <id|run-folder>`: write a run's trajectory as one self-contained HTML page and print where it went. A run
+// in the S3 store is copied into a temp folder first (events.jsonl rebuilt in order, its screenshots) and its report
+// goes to `<runsDir>/<id>/report.html` unless --out says otherwise.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { REPORT_FILE, writeTrajectoryReport } from '../../src/viewer/report';
 import { loadConfig } from '../../src/runtime/config';
+import { copyRun } from '../../src/trajectory/open-store';
+import { LocalRunStore } from '../../src/trajectory/store';
 import { one, parse } from '../args';
-import { resolveRunFolder } from './show';
+import { resolveRun } from './show';
 
 export const VIEW_USAGE = 'npx cua view <id|run-folder> [--out FILE] [--config FILE]';
 
@@ -13,11 +20,19 @@ export async function viewCommand(argv: readonly string[]): Promise<number> {
     VIEW_USAGE,
   );
   if (values.help) return (console.log(`usage: ${VIEW_USAGE}`), 0);
-  const dir = resolveRunFolder(
-    one(positionals, 'task id or run folder', VIEW_USAGE),
-    loadConfig({ file: values.config }).runsDir,
-  );
-  const report = await writeTrajectoryReport(dir, values.out);
-  console.log(report.file);
+  const config = loadConfig({ file: values.config });
+  const run = await resolveRun(one(positionals, 'task id or run folder', VIEW_USAGE), config);
+  if (run.folder) {
+    console.log((await writeTrajectoryReport(run.folder, values.out)).file);
+    return 0;
+  }
+  const temp = await fs.mkdtemp(path.join(os.tmpdir(), 'cua-view-'));
+  try {
+    await copyRun(run.store, run.runId, new LocalRunStore(temp));
+    const out = values.out ?? path.join(config.runsDir, run.runId, REPORT_FILE);
+    console.log((await writeTrajectoryReport(path.join(temp, run.runId), out)).file);
+  } finally {
+    await fs.rm(temp, { recursive: true, force: true });
+  }
   return 0;
 }

@@ -38,6 +38,32 @@ const SecretSchema = z
   })
   .refine((s) => (s.value === undefined) !== (s.env === undefined), 'give exactly one of value and env');
 
+/**
+ * Where run folders are kept (the `RunStore` seam, src/trajectory/store.ts). `folder` (default): under `runsDir`.
+ * `s3`: an S3-compatible bucket (AWS S3, MinIO, `rclone serve s3`) shared by workers on several machines; the keys
+ * are read from the environment variables named here, so the file never holds them.
+ */
+const StoreSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('folder') }),
+  z.strictObject({
+    kind: z.literal('s3'),
+    /** Absent: AWS S3 itself. */
+    endpoint: z.url().optional(),
+    bucket: z.string().min(1),
+    /** Keys start with `<prefix>/` (no leading or trailing '/'); empty: the bucket's root. */
+    prefix: z
+      .string()
+      .regex(/^([^/]+(\/[^/]+)*)?$/, 'a key prefix without leading or trailing /')
+      .default(''),
+    region: z.string().min(1).default('us-east-1'),
+    accessKeyIdEnv: z.string().min(1).default('AWS_ACCESS_KEY_ID'),
+    secretAccessKeyEnv: z.string().min(1).default('AWS_SECRET_ACCESS_KEY'),
+    /** Path-style URLs (`endpoint/bucket/key`): what MinIO and rclone serve; AWS uses virtual hosts. */
+    forcePathStyle: z.boolean().default(true),
+  }),
+]);
+export type StoreConfig = z.infer<typeof StoreSchema>;
+
 export const ConfigSchema = z.strictObject({
   temporal: z
     .strictObject({
@@ -56,6 +82,7 @@ export const ConfigSchema = z.strictObject({
     .default({ address: '127.0.0.1:7233', namespace: 'default' }),
   taskQueue: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   runsDir: z.string().min(1).optional(),
+  store: StoreSchema.default({ kind: 'folder' }),
   models: z.record(z.string(), EndpointSchema).default({}),
   modelOverrides: ModelOverridesSchema.optional(),
   /** API keys an overridden model base URL may receive, by base URL (a configured endpoint's key never goes elsewhere). */

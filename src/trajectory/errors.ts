@@ -85,3 +85,10 @@ export class InvalidRecordError extends TrajectoryError {
     super(`invalid ${what}: ${detail}`, options);
   }
 }
+
+/** The shared run store (S3) cannot be used: unreachable, no such bucket, credentials refused. */
+export class RunStoreUnavailableError extends TrajectoryError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}

@@ -8,6 +8,7 @@ export {
   LockTimeoutError,
   RunExistsError,
   RunNotFoundError,
+  RunStoreUnavailableError,
   TrajectoryError,
   UnknownActionIdError,
 } from './errors';
@@ -71,6 +72,9 @@ export { RUN_STATUSES, fromFileStatus, isRunStatus, isTerminal, toFileStatus } f
 export type { RunStatus } from './status';
 export { buildSteps, stepScreenshot, stepSummaries, stepUrl } from './steps';
 export type { Step, StepSummary } from './steps';
+export { copyRun, openRunStore } from './open-store';
+export { S3RunStore } from './s3-store';
+export type { S3RunStoreOptions } from './s3-store';
 export { LocalRunStore } from './store';
 export type { LocalRunStoreOptions, RunStore } from './store';
 export { TrajectoryWriter } from './writer';

@@ -55,6 +55,7 @@ describe('loadConfig: defaults', () => {
       worker: { maxConcurrentActivities: 10, maxConcurrentWorkflowTasks: 8 },
       limits: { machine: DEV_BOX, derived: ['maxSessions', 'maxConcurrentActivities', 'maxConcurrentWorkflowTasks'] },
       runsDir: path.resolve(dataDir(), 'runs'),
+      store: { kind: 'folder' },
     });
   });
 

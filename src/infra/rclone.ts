@@ -1,0 +1,104 @@
+// rclone, built by scripts/rclone.sh into a cache outside the clone, and `rclone serve s3`: a real S3-compatible
+// server over a local folder (each folder under it is a bucket; conditional puts work), for the shared run store's
+// tests and bench. Not for production: point config `store` at AWS S3 or MinIO there.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { canConnect, freePort } from './devserver';
+import { ToolNotFoundError } from './paths';
+
+export const RCLONE_VERSION = 'v1.76.0';
+
+/** The cache scripts/rclone.sh builds into (CUA_CACHE_DIR, default ~/.cache/durable-cua). */
+function cacheDir(): string {
+  return process.env.CUA_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'durable-cua');
+}
+
+/** rclone v1.76.0 (`serve s3` needs ≥ 1.65; Debian's is 1.60): CUA_RCLONE_BIN, else the build cache. */
+export function rclonePath(): string {
+  const candidates = [process.env.CUA_RCLONE_BIN, path.join(cacheDir(), 'bin', `rclone-${RCLONE_VERSION}`, 'rclone')];
+  const found = candidates.find((c): c is string => !!c && fs.existsSync(c));
+  if (!found)
+    throw new ToolNotFoundError(`rclone ${RCLONE_VERSION}`, 'Run `bash scripts/rclone.sh` (or set CUA_RCLONE_BIN).');
+  return found;
+}
+
+export interface S3Server {
+  /** e.g. http://127.0.0.1:41234 */
+  endpoint: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** The folder served: each folder in it is a bucket. */
+  dir: string;
+  /** Create a bucket (through the S3 API: rclone caches its folder listing, so a folder made behind its back is unseen). */
+  createBucket(name: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export class S3ServerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * Start `rclone serve s3` on a free 127.0.0.1 port over a fresh temp folder (removed by `stop`), with known keys,
+ * and wait until it accepts connections.
+ */
+export async function startS3Server(
+  opts: { accessKeyId?: string; secretAccessKey?: string; timeoutMs?: number } = {},
+): Promise<S3Server> {
+  const accessKeyId = opts.accessKeyId ?? 'cua-test-key';
+  const secretAccessKey = opts.secretAccessKey ?? 'cua-test-secret';
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-s3-'));
+  const port = await freePort();
+  const args = ['serve', 's3', dir, '--addr', `127.0.0.1:${port}`, '--auth-key', `${accessKeyId},${secretAccessKey}`];
+  // Its own empty config: a developer's rclone.conf (remotes, passwords) has no business here.
+  const child: ChildProcess = spawn(rclonePath(), [...args, '--config', '/dev/null', '--log-level', 'ERROR'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+  while (!(await canConnect('127.0.0.1', port))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new S3ServerError(`rclone serve s3 did not start on 127.0.0.1:${port}: ${stderr.trim() || 'no output'}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    accessKeyId,
+    secretAccessKey,
+    dir,
+    async createBucket(name) {
+      process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // see S3RunStore's constructor
+      const client = new S3Client({
+        region: 'us-east-1',
+        endpoint: `http://127.0.0.1:${port}`,
+        forcePathStyle: true,
+        credentials: { accessKeyId, secretAccessKey },
+      });
+      try {
+        await client.send(new CreateBucketCommand({ Bucket: name }));
+      } finally {
+        client.destroy();
+      }
+      return name;
+    },
+    stop,
+  };
+}

@@ -1,0 +1,71 @@
+// The run store a configuration names (config `store`): the folder under `runsDir` by default, or an S3 bucket.
+import path from 'node:path';
+
+import type { StoreConfig } from '../runtime/config';
+import { RunStoreUnavailableError } from './errors';
+import {
+  DATA_POINT_FILE,
+  EVENTS_FILE,
+  METADATA_FILE,
+  RUN_STATE_FILE,
+  STATUS_FILE,
+  TASK_FILE,
+  VERIFICATION_FILE,
+} from './layout';
+import { loadEvents } from './reader';
+import { S3RunStore } from './s3-store';
+import type { RunStore } from './store';
+import { LocalRunStore } from './store';
+
+export function openRunStore(
+  config: { store: StoreConfig; runsDir: string },
+  env: NodeJS.ProcessEnv = process.env,
+): RunStore {
+  const { store } = config;
+  if (store.kind === 'folder') return new LocalRunStore(config.runsDir);
+  const accessKeyId = env[store.accessKeyIdEnv];
+  const secretAccessKey = env[store.secretAccessKeyEnv];
+  if (!accessKeyId || !secretAccessKey) {
+    throw new RunStoreUnavailableError(
+      `S3 run store: set ${store.accessKeyIdEnv} and ${store.secretAccessKeyEnv} (the keys of bucket "${store.bucket}")`,
+    );
+  }
+  return new S3RunStore({
+    bucket: store.bucket,
+    prefix: store.prefix,
+    region: store.region,
+    forcePathStyle: store.forcePathStyle,
+    credentials: { accessKeyId, secretAccessKey },
+    ...(store.endpoint ? { endpoint: store.endpoint } : {}),
+  });
+}
+
+/**
+ * Copy run `runId` from one store into another (e.g. from S3 into a local folder for the HTML report): its files,
+ * `events.jsonl` rebuilt in stream order, and every screenshot its events name. Returns the copied files' names.
+ */
+export async function copyRun(from: RunStore, runId: string, to: RunStore): Promise<string[]> {
+  const events = await loadEvents(from, runId);
+  const shots = events.flatMap((e) =>
+    e.type === 'observation' && e.observation_type === 'environment' && e.screenshot_path ? [e.screenshot_path] : [],
+  );
+  const files = [
+    TASK_FILE,
+    METADATA_FILE,
+    STATUS_FILE,
+    RUN_STATE_FILE,
+    DATA_POINT_FILE,
+    VERIFICATION_FILE,
+    EVENTS_FILE,
+  ];
+  const copied: string[] = [];
+  for (const file of [...files, ...new Set(shots)]) {
+    // A screenshot path that climbs out of the run is not followed (the folder store refuses it, and so do we).
+    if (path.posix.normalize(file).startsWith('..') || path.posix.isAbsolute(file)) continue;
+    const bytes = await from.readBytes(`${runId}/${file}`);
+    if (bytes === undefined) continue;
+    await to.writeAtomic(`${runId}/${file}`, bytes);
+    copied.push(file);
+  }
+  return copied;
+}
