@@ -8,6 +8,7 @@ import {
   TimeoutFailure,
   defineSearchAttributeKey,
 } from '@temporalio/common';
+import type { JudgeSettings } from '../src/eval/judge';
 import type { TaskSetFormat, TaskFilter } from '../src/eval/task-set';
 import type { TaskInputArgs, TaskResult } from './contract';
 
@@ -39,6 +40,11 @@ export interface EvaluationInput {
   model?: { endpoint?: string; baseUrl?: string; model?: string };
   /** Step budget of tasks that name none (default: the task input's default). */
   maxSteps?: number;
+  /**
+   * The LLM judge (`--judge`, `--judge-base-url`, `--judge-model`): which tasks it judges and on which endpoint.
+   * Absent: as `{ kind: 'auto' }` (tasks without rule checks, when the worker config has a `models.judge` endpoint).
+   */
+  judge?: JudgeSettings;
   /** Task inputs fetched per activity call (default 25). */
   pageSize?: number;
   /** Extra task-input fields for every task (e.g. `timing` in tests). */
@@ -91,6 +97,15 @@ export function attemptKind(endReason: string): AttemptKind {
   return 'abort';
 }
 
+/** The LLM judge's verdict on a trial's run (also in its run folder's verification.jsonl under `verifier`). */
+export interface JudgeRecord {
+  verifier: string;
+  /** 1/0 (webjudge), 0–1 (rubric); null: no verdict (an unreadable reply, a refused request; see `error`). */
+  score: number | null;
+  reasoning: string;
+  error: string | null;
+}
+
 /** One trial of one task, once it is settled. */
 export interface EvalRecord {
   index: number;
@@ -111,6 +126,13 @@ export interface EvalRecord {
   site: string | null;
   level: string | null;
   tags: string[];
+  /**
+   * The judge's verdict when the task was judged. It is the trial's score when the task has no rule checks; with
+   * rules, the rules score the trial and the verdict is kept beside them (the report shows how often they agree).
+   */
+  judge?: JudgeRecord | null;
+  /** What gave the score: the task's rules or the judge (absent: unscored, or a record from before the judge). */
+  scoredBy?: 'rules' | 'judge';
 }
 
 export interface EvalProgress {

@@ -1,6 +1,8 @@
 // The evaluation workflow: one child `agentTask` per task × trial, at most `concurrency` at a time. A run that ends
 // by itself is scored (an activity checks its rules and records them in its run folder); an environment error starts
 // the task again under a new run id, up to `maxRetries` times, then the trial is aborted (reported, not counted).
+// A run that ended with an answer and whose task is judged then goes to the LLM judge (another activity, which reads
+// the screenshots from the run folder): its verdict scores a task without rule checks and is kept beside the rules'.
 // Long evaluations continue-as-new: children keep running (parent-close policy ABANDON) and the next run waits for
 // them by id through an activity. The task set stays on disk; only a page of task inputs is in memory at a time.
 // Deterministic: only @temporalio/workflow and pure modules.
@@ -36,6 +38,7 @@ import type {
   EvalTaskSpec,
   EvaluationInput,
   EvaluationResult,
+  JudgeRecord,
 } from './eval-contract';
 
 /** A trial whose current attempt is running (carried across continue-as-new so the next run waits for it). */
@@ -61,9 +64,27 @@ export interface EvaluationState {
   retries: PendingAttempt[];
 }
 
+/** An activity failure's own message (its cause's, when Temporal wrapped it). */
+function messageOf(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  return err.cause instanceof Error ? err.cause.message : err.message;
+}
+
 const { evalTaskCount, evalTaskPage, scoreEvalRun } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10 },
+});
+/** The judge's model calls: heartbeating, retried with backoff on 5xx and network errors (4xx is recorded, not thrown). */
+const { judgeEvalRun } = proxyActivities<Activities>({
+  startToCloseTimeout: '20 minutes',
+  heartbeatTimeout: '60s',
+  retry: {
+    initialInterval: '1s',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 8,
+    nonRetryableErrorTypes: ['ModelRequestError', 'TaskSetError'],
+  },
 });
 const { awaitEvalChild } = proxyActivities<Activities>({
   startToCloseTimeout: '7 days',
@@ -176,10 +197,38 @@ export async function evaluation(input: EvaluationInput, carried?: EvaluationSta
   /** Scores a run; a scoring failure leaves the trial unscored (with the reason) rather than failing the evaluation. */
   const score = async (index: number, runId: string, outcome: AttemptOutcome) => {
     try {
-      return await scoreEvalRun({ taskSet: input.taskSet, index, runId, outcome });
+      return await scoreEvalRun({
+        taskSet: input.taskSet,
+        index,
+        runId,
+        outcome,
+        ...(input.judge ? { judge: input.judge } : {}),
+      });
     } catch (err) {
-      const reasoning = `scoring failed: ${err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err)}`;
-      return { score: null, reasoning, site: null, level: null, tags: [] as string[] };
+      const reasoning = `scoring failed: ${messageOf(err)}`;
+      return { score: null, reasoning, site: null, level: null, tags: [] as string[], judge: null };
+    }
+  };
+
+  /** The judge's verdict; a judge that keeps failing leaves the verdict empty with the reason (not a pass). */
+  const judgeOf = async (
+    kind: 'webjudge' | 'rubric',
+    index: number,
+    runId: string,
+    outcome: AttemptOutcome,
+  ): Promise<JudgeRecord> => {
+    try {
+      return await judgeEvalRun({
+        taskSet: input.taskSet,
+        index,
+        runId,
+        outcome,
+        kind,
+        ...(input.judge ? { settings: input.judge } : {}),
+      });
+    } catch (err) {
+      const verifier = kind === 'webjudge' ? 'webjudge' : 'rubric_judge';
+      return { verifier, score: null, reasoning: `judge error: ${messageOf(err)}`, error: 'judge_failed' };
     }
   };
 
@@ -224,17 +273,26 @@ export async function evaluation(input: EvaluationInput, carried?: EvaluationSta
       const answer = outcome.answer === null ? null : outcome.answer.slice(0, 500);
       if (kind === 'scored') {
         const s = await score(index, workflowId, outcome);
+        // Evaluations started before the judge existed get no `judge` here: their command sequence is unchanged.
+        const judge = s.judge ? await judgeOf(s.judge, index, workflowId, outcome) : null;
+        const byJudge = s.score === null && judge !== null;
         state.records.push({
           ...base,
           outcome: 'scored',
-          score: s.score,
+          score: byJudge ? judge.score : s.score,
           answer,
-          reasoning: s.reasoning,
+          reasoning: byJudge ? `${judge.verifier}: ${judge.reasoning}` : s.reasoning,
           runId: workflowId,
           attempts,
           site: s.site,
           level: s.level,
           tags: s.tags,
+          ...(judge ? { judge } : {}),
+          ...(s.score !== null
+            ? { scoredBy: 'rules' as const }
+            : judge?.score !== null && judge?.score !== undefined
+              ? { scoredBy: 'judge' as const }
+              : {}),
         });
       } else {
         const why = kind === 'abort' ? 'not retried' : `after ${attempts.length} attempt(s)`;

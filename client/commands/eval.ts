@@ -2,18 +2,24 @@
 // eval-results.json and a self-contained HTML report; `cua eval compare A B` lists the tasks that flipped.
 // The task set's `{{demo}}`, `{{fixture}}` and `{{scripted}}` placeholders not given with --site are served from this
 // process (the bundled demo site, the test fixture site, the scripted stand-in model), so the shipped set runs offline.
+// With no Temporal server at the configured (local) address the command starts one and a worker for the evaluation
+// and stops them at the end (eval-embedded.ts); `--judge…` flags choose the LLM judge (src/eval/judge.ts).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { JUDGE_KINDS } from '../../src/eval/judge';
+import type { JudgeSettings } from '../../src/eval/judge';
+import { evalBackend } from './eval-embedded';
+import type { EvalBackend } from './eval-embedded';
 import { startFixtureSite } from '../../demo/fixture-site';
 import { startDemoSite } from '../../demo/site';
 import { dataDir } from '../../src/infra/paths';
 import { loadConfig } from '../../src/runtime/config';
 import type { Config } from '../../src/runtime/config';
-import { connectClient } from '../../src/runtime/connect';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import { filterTasks, loadTaskSet, sitePlaceholders, TASK_SET_FORMATS, TaskSetError } from '../../src/eval/task-set';
 import type { TaskFilter, TaskSetFormat } from '../../src/eval/task-set';
@@ -30,7 +36,8 @@ export const EVAL_USAGE =
   'npx cua eval <tasks.jsonl> [--concurrency N] [--trials K] [--out DIR] [--filter ID-PATTERN] [--tag TAG]\n' +
   '       [--level LEVEL] [--first N] [--format local|webvoyager|mind2web] [--answers FILE] [--id EVAL-ID]\n' +
   '       [--max-retries N] [--max-steps N] [--model-base-url URL] [--model NAME] [--site NAME=URL]…\n' +
-  '       [--scripted DIR] [--ui-url URL] [--detach] [--config FILE]\n' +
+  '       [--judge auto|webjudge|rubric|none] [--judge-base-url URL] [--judge-model NAME] [--judge-endpoint NAME]\n' +
+  '       [--scripted DIR] [--embedded] [--ui-url URL] [--detach] [--config FILE]\n' +
   '       npx cua eval compare <A/eval-results.json> <B/eval-results.json>';
 
 const OPTIONS = {
@@ -50,6 +57,11 @@ const OPTIONS = {
   model: { type: 'string' },
   site: { type: 'string', multiple: true },
   scripted: { type: 'string' },
+  judge: { type: 'string' },
+  'judge-base-url': { type: 'string' },
+  'judge-model': { type: 'string' },
+  'judge-endpoint': { type: 'string' },
+  embedded: { type: 'boolean' },
   'ui-url': { type: 'string' },
   detach: { type: 'boolean' },
   config: { type: 'string' },
@@ -67,6 +79,12 @@ export interface EvalCommandDeps {
   taskDefaults?: EvaluationInput['taskDefaults'];
   /** Test hook: the evaluation continues-as-new after this many task runs ended in one of its runs. */
   continueAsNewAfter?: number;
+  /** Without `client`: where an embedded dev server keeps its SQLite file (default: the project's data folder). */
+  dataDir?: string;
+  /** Without `client`: the embedded server's UI port (default 8233; null: no UI). */
+  uiPort?: number | null;
+  /** Without `client`: a prebuilt workflow bundle for an embedded worker. */
+  workflowBundle?: WorkflowBundleWithSourceMap;
 }
 
 interface Service {
@@ -259,10 +277,12 @@ export async function evalCommand(argv: readonly string[], deps: EvalCommandDeps
     print('error: no task left after the filters');
     return 2;
   }
+  const judge = judgeFlags(values);
   const config = deps.config ?? loadConfig({ file: values.config });
   const sites = siteFlags(values.site);
   const scriptsDir = path.resolve(values.scripted ?? path.join(path.dirname(taskFile), '..', 'scripts'));
   const services: Service[] = [];
+  let backend: EvalBackend | undefined;
   try {
     for (const name of sitePlaceholders(tasks)) {
       if (sites[name]) continue;
@@ -288,8 +308,19 @@ export async function evalCommand(argv: readonly string[], deps: EvalCommandDeps
       ...(values['max-steps'] ? { maxSteps: intFlag(values['max-steps'], 'max-steps') } : {}),
       ...(deps.taskDefaults ? { taskDefaults: deps.taskDefaults } : {}),
       ...(deps.continueAsNewAfter ? { continueAsNewAfter: deps.continueAsNewAfter } : {}),
+      ...(judge ? { judge } : {}),
     };
-    const client = deps.client ?? (await connectClient(config));
+    if (!deps.client) {
+      backend = await evalBackend({
+        config,
+        embedded: !!values.embedded,
+        print,
+        dataDir: deps.dataDir ?? dataDir(),
+        uiPort: deps.uiPort === undefined ? 8233 : deps.uiPort,
+        ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : {}),
+      });
+    }
+    const client = deps.client ?? (backend as EvalBackend).client;
     await ensureEvaluationAttribute(client, config.temporal.namespace);
     let handle: WorkflowHandle<typeof evaluation>;
     try {
@@ -310,16 +341,26 @@ export async function evalCommand(argv: readonly string[], deps: EvalCommandDeps
       handle = client.workflow.getHandle<typeof evaluation>(evalId);
       print(`[eval] evaluation ${evalId} exists; following it`);
     }
-    const uiUrl = values['ui-url'] ?? 'http://127.0.0.1:8233';
+    const uiUrl = values['ui-url'] ?? backend?.uiUrl ?? 'http://127.0.0.1:8233';
     print(`[eval] Temporal UI: ${uiUrl}/namespaces/${config.temporal.namespace}/workflows/${evalId}`);
-    if (values.detach) return 0;
+    if (values.detach) {
+      if (backend?.started.length)
+        print('[eval] --detach is ignored: the server and worker this command started would stop with it');
+      if (!backend?.started.length) return 0;
+    }
     const result = await follow(handle, print, deps.pollMs ?? 1000);
     const outDir = path.resolve(values.out ?? path.join(dataDir(), 'evals', evalId));
     const written = await writeEvalReports(result, {
       outDir,
       runsDir: config.runsDir,
       taskSet: taskFile,
-      options: { concurrency: input.concurrency, trials, maxRetries: input.maxRetries, filter },
+      options: {
+        concurrency: input.concurrency,
+        trials,
+        maxRetries: input.maxRetries,
+        filter,
+        ...(judge ? { judge: { ...judge } } : {}),
+      },
       uiUrl,
     });
     const s = written.results.summary;
@@ -332,10 +373,38 @@ export async function evalCommand(argv: readonly string[], deps: EvalCommandDeps
         .map(([b, v]) => `≤${b}: ${pct(v)}`)
         .join(' · ')}`,
     );
+    const j = s.judge;
+    if (j && j.judged > 0) {
+      print(
+        `[eval] judge: ${j.judged} run(s) judged · ${j.passed} pass · ${j.errors} without a verdict` +
+          (j.withRules ? ` · agrees with the rules on ${j.agreeWithRules}/${j.withRules}` : ''),
+      );
+    }
     print(`[eval] results: ${written.json}`);
     print(`[eval] report: ${written.html}`);
     return 0;
   } finally {
+    await backend?.close();
     for (const s of services) await s.close().catch(() => undefined);
   }
+}
+
+/** The `--judge…` flags as the evaluation's judge settings (undefined: none given, the default `auto`). */
+function judgeFlags(values: {
+  judge?: string;
+  'judge-base-url'?: string;
+  'judge-model'?: string;
+  'judge-endpoint'?: string;
+}): JudgeSettings | undefined {
+  const kind = values.judge;
+  if (kind !== undefined && kind !== 'auto' && !(JUDGE_KINDS as readonly string[]).includes(kind)) {
+    throw new UsageError(`--judge must be one of auto, ${JUDGE_KINDS.join(', ')}, got '${kind}'`);
+  }
+  const settings: JudgeSettings = {
+    ...(kind ? { kind: kind as JudgeSettings['kind'] } : {}),
+    ...(values['judge-base-url'] ? { baseUrl: values['judge-base-url'] } : {}),
+    ...(values['judge-model'] ? { model: values['judge-model'] } : {}),
+    ...(values['judge-endpoint'] ? { endpoint: values['judge-endpoint'] } : {}),
+  };
+  return Object.keys(settings).length ? settings : undefined;
 }

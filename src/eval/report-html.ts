@@ -1,5 +1,6 @@
 // The evaluation's HTML report: one self-contained page (no scripts, no external files) with the totals, the figures
-// by site, level and tag, and one row per trial linking to its trajectory report and its workflow in the Temporal UI.
+// by site, level and tag, the LLM judge's figures, and one row per trial (with the judge's verdict and reasons when it
+// judged the run) linking to its trajectory report and its workflow in the Temporal UI.
 import type { EvalRecord } from '../../workflows/eval-contract';
 import type { EvalResultsFile, Rate } from './results';
 
@@ -31,6 +32,30 @@ function statusCell(r: EvalRecord): string {
   return r.score >= 0.5 ? '<span class="ok">pass</span>' : '<span class="no">fail</span>';
 }
 
+/** The judge's cell: verifier, verdict (or the error) and its reasons. */
+function judgeCell(r: EvalRecord): string {
+  const j = r.judge;
+  if (!j) return '';
+  const verdict =
+    j.score === null
+      ? `<span class="un">no verdict (${esc(j.error ?? 'error')})</span>`
+      : j.score >= 0.5
+        ? `<span class="ok">pass</span> ${j.score}`
+        : `<span class="no">fail</span> ${j.score}`;
+  return `<b>${esc(j.verifier)}</b>: ${verdict}<br>${esc(j.reasoning)}`;
+}
+
+function judgeTable(results: EvalResultsFile): string {
+  const j = results.summary.judge;
+  if (!j || j.judged === 0) return '';
+  const agree = j.withRules ? `${j.agreeWithRules} of ${j.withRules}` : '–';
+  return (
+    `<h2>LLM judge</h2><table><tr><th>runs judged</th><td>${j.judged}</td></tr>` +
+    `<tr><th>judged a pass</th><td>${j.passed}</td></tr><tr><th>no verdict</th><td>${j.errors}</td></tr>` +
+    `<tr><th>agrees with the rules</th><td>${agree}</td></tr></table>`
+  );
+}
+
 function trialRow(r: EvalRecord, links: ReportLinks): string {
   const traj = links.trajectory(r.runId);
   const ui = links.temporal(r.runId);
@@ -41,7 +66,7 @@ function trialRow(r: EvalRecord, links: ReportLinks): string {
   return (
     `<tr><td>${esc(r.taskId)}</td><td>${r.trial}</td><td>${statusCell(r)}</td><td>${esc(r.endReason)}${retries}</td>` +
     `<td>${r.steps}</td><td>${r.score ?? '–'}</td><td class="why">${esc(r.reasoning)}</td>` +
-    `<td class="why">${esc(r.answer ?? '')}</td><td>${linkCells}</td></tr>`
+    `<td class="why">${judgeCell(r)}</td><td class="why">${esc(r.answer ?? '')}</td><td>${linkCells}</td></tr>`
   );
 }
 
@@ -64,8 +89,8 @@ td,th{border:1px solid #d5dbe1;padding:4px 8px;text-align:left;vertical-align:to
 <table><tr><th>tasks</th><td>${s.tasks}</td></tr><tr><th>trials per task</th><td>${s.trials}</td></tr>
 <tr><th>pass@${s.trials}</th><td>${pct(s.passAtK)}</td></tr><tr><th>mean score</th><td>${s.meanScore === null ? '–' : s.meanScore.toFixed(3)}</td></tr></table>
 <h2>Within step budgets</h2><table>${budgets}</table>
-${rateTable('site', s.bySite)}${rateTable('level', s.byLevel)}${rateTable('tag', s.byTag)}
-<h2>Runs</h2><table><tr><th>task</th><th>trial</th><th>status</th><th>end</th><th>steps</th><th>score</th><th>reason</th><th>answer</th><th>links</th></tr>
+${judgeTable(results)}${rateTable('site', s.bySite)}${rateTable('level', s.byLevel)}${rateTable('tag', s.byTag)}
+<h2>Runs</h2><table><tr><th>task</th><th>trial</th><th>status</th><th>end</th><th>steps</th><th>score</th><th>reason</th><th>judge</th><th>answer</th><th>links</th></tr>
 ${rows}</table></body></html>
 `
   );

@@ -1,6 +1,7 @@
 // An evaluation's figures from its per-trial records: success rate over scored runs (aborted ones are reported, not
 // counted), pass@k and the mean over trials per task, success within step budgets, and the same by site, level and
-// tag; plus the comparison of two results (tasks that flipped). Pure.
+// tag; the LLM judge's verdicts (how many, how many readable, and how often it agrees with the rules where both
+// scored a run); plus the comparison of two results (tasks that flipped). Pure.
 import type { EvalRecord } from '../../workflows/eval-contract';
 
 export const DEFAULT_STEP_BUDGETS = [15, 30, 100];
@@ -44,6 +45,20 @@ export interface EvalSummary {
   bySite: Record<string, Rate>;
   byLevel: Record<string, Rate>;
   byTag: Record<string, Rate>;
+  /** Absent in results written before the judge. */
+  judge?: JudgeFigures;
+}
+
+export interface JudgeFigures {
+  /** Runs the judge was asked about. */
+  judged: number;
+  /** Of those, with a verdict ≥ 0.5. */
+  passed: number;
+  /** No verdict (unreadable reply, refused request, endpoint down). */
+  errors: number;
+  /** Runs scored by both the rules and the judge, and how many of them the two agree on (pass vs fail). */
+  withRules: number;
+  agreeWithRules: number;
 }
 
 export interface EvalResultsFile {
@@ -94,6 +109,18 @@ export function summarizeTasks(records: EvalRecord[]): TaskSummary[] {
   });
 }
 
+function judgeFigures(records: EvalRecord[]): JudgeFigures {
+  const judged = records.filter((r) => r.judge);
+  const both = judged.filter((r) => r.judge?.score != null && r.scoredBy === 'rules' && r.score !== null);
+  return {
+    judged: judged.length,
+    passed: judged.filter((r) => (r.judge?.score ?? 0) >= 0.5 && r.judge?.score != null).length,
+    errors: judged.filter((r) => r.judge?.score == null).length,
+    withRules: both.length,
+    agreeWithRules: both.filter((r) => (r.judge?.score ?? 0) >= 0.5 === (r.score ?? 0) >= 0.5).length,
+  };
+}
+
 export function summarize(records: EvalRecord[], budgets: number[] = DEFAULT_STEP_BUDGETS): EvalSummary {
   const tasks = summarizeTasks(records);
   const scored = records.filter(hasScore);
@@ -117,6 +144,7 @@ export function summarize(records: EvalRecord[], budgets: number[] = DEFAULT_STE
     bySite: groupBy(records, (r) => (r.site ? [r.site] : [])),
     byLevel: groupBy(records, (r) => (r.level ? [r.level] : [])),
     byTag: groupBy(records, (r) => r.tags),
+    judge: judgeFigures(records),
   };
 }
 

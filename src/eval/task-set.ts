@@ -4,6 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { JUDGE_KINDS } from './judge';
+import type { TaskJudge } from './judge';
 
 export const TASK_SET_FORMATS = ['local', 'webvoyager', 'mind2web'] as const;
 export type TaskSetFormat = (typeof TASK_SET_FORMATS)[number];
@@ -35,6 +37,25 @@ export const CheckSchema = z.discriminatedUnion('type', [
 ]);
 export type Check = z.infer<typeof CheckSchema>;
 
+const JudgeModelSchema = z.strictObject({
+  endpoint: z.string().min(1).optional(),
+  base_url: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+});
+
+/**
+ * A task's judge: a kind (`"webjudge"`, `"rubric"`, `"none"`), or an object with the kind (default: rubric when it
+ * lists criteria, else webjudge), the judge's model (a scripted test names its judge script here) and rubric criteria.
+ */
+export const TaskJudgeSchema = z.union([
+  z.enum(JUDGE_KINDS),
+  z.strictObject({
+    kind: z.enum(JUDGE_KINDS).optional(),
+    model: JudgeModelSchema.optional(),
+    rubric: z.array(z.string().trim().min(1)).max(30).optional(),
+  }),
+]);
+
 /** A line of our own JSONL task set. */
 export const LocalTaskSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'letters, digits, dot, dash, underscore (max 64)'),
@@ -57,6 +78,7 @@ export const LocalTaskSchema = z.strictObject({
     })
     .optional(),
   reference_answer: z.string().optional(),
+  judge: TaskJudgeSchema.optional(),
 });
 
 /** A task of any format, as the evaluation runs it. */
@@ -72,6 +94,8 @@ export interface EvalTask {
   autoReply: string | null;
   model: { endpoint?: string; baseUrl?: string; model?: string } | null;
   referenceAnswer: string | null;
+  /** The task's own judge choice (our format only); null: the evaluation's `--judge` decides. */
+  judge: TaskJudge | null;
 }
 
 export class TaskSetError extends Error {
@@ -182,6 +206,18 @@ function fromLocal(file: string, line: number, value: unknown): EvalTask {
     autoReply: t.auto_reply ?? null,
     model: t.model ? { endpoint: t.model.endpoint, baseUrl: t.model.base_url, model: t.model.model } : null,
     referenceAnswer: t.reference_answer ?? null,
+    judge: taskJudge(t.judge),
+  };
+}
+
+function taskJudge(j: z.infer<typeof TaskJudgeSchema> | undefined): TaskJudge | null {
+  if (j === undefined) return null;
+  if (typeof j === 'string') return { kind: j, model: null, rubric: [] };
+  const rubric = j.rubric ?? [];
+  return {
+    kind: j.kind ?? (rubric.length ? 'rubric' : 'webjudge'),
+    model: j.model ? { endpoint: j.model.endpoint, baseUrl: j.model.base_url, model: j.model.model } : null,
+    rubric,
   };
 }
 
@@ -203,6 +239,7 @@ function fromWebVoyager(file: string, line: number, value: unknown, answers: Map
     autoReply: null,
     model: null,
     referenceAnswer: (num !== undefined ? answers.get(`${t.web_name}#${num}`) : undefined) ?? null,
+    judge: null,
   };
 }
 
@@ -223,6 +260,7 @@ function fromMind2Web(file: string, line: number, value: unknown): EvalTask {
     autoReply: null,
     model: null,
     referenceAnswer: null,
+    judge: null,
   };
 }
 
@@ -327,7 +365,12 @@ export function substituteSites(text: string, sites: Record<string, string>, whe
 export function sitePlaceholders(tasks: EvalTask[]): string[] {
   const names = new Set<string>();
   for (const t of tasks) {
-    const texts = [t.startUrl ?? '', t.model?.baseUrl ?? '', ...t.checks.map((c) => (c.type === 'http' ? c.url : ''))];
+    const texts = [
+      t.startUrl ?? '',
+      t.model?.baseUrl ?? '',
+      t.judge?.model?.baseUrl ?? '',
+      ...t.checks.map((c) => (c.type === 'http' ? c.url : '')),
+    ];
     for (const s of texts) for (const m of s.matchAll(/\{\{([A-Za-z0-9_-]+)\}\}/g)) names.add(m[1] ?? '');
   }
   return [...names].sort();

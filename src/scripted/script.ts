@@ -19,6 +19,18 @@ const common = {
   ground: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
 };
 
+/**
+ * An entry that plays the LLM judge of an evaluation (src/eval/judge.ts): its reply to each kind of judge call
+ * (`x-cua-call: key_points | relevance | verdict | rubric`). `relevance` is a list answered by the screenshot's
+ * position (`x-cua-item`), the last one repeating. A kind without a reply gets a text no judge can read.
+ */
+export const JudgeRepliesSchema = z.strictObject({
+  key_points: z.string().optional(),
+  relevance: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
+  verdict: z.string().optional(),
+  rubric: z.string().optional(),
+});
+
 export const ScriptEntrySchema = z.union([
   z.strictObject({
     thoughts: z.string().default(''),
@@ -39,6 +51,7 @@ export const ScriptEntrySchema = z.union([
       .min(1),
     ...common,
   }),
+  z.strictObject({ judge: JudgeRepliesSchema, ...common }),
 ]);
 export type ScriptEntry = z.infer<typeof ScriptEntrySchema>;
 

@@ -4,6 +4,8 @@
 // Never a default for real work: it only knows what its script says.
 // The desktop agent makes several calls per turn (describe the screen, decide, ground clicks); it names the entry
 // and the kind of call in two headers, and the server answers from that entry's `describe`, `tool_calls` or `ground`.
+// An evaluation's LLM judge names its calls the same way (`key_points`, `relevance`, `verdict`, `rubric`) and is
+// answered from a `judge` entry.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_URL_LABEL } from '../model/context';
@@ -19,8 +21,12 @@ export const SUBCALL_INDEX_HEADER = 'x-cua-subcall-index';
 export const ENTRY_INDEX_HEADER = 'x-cua-entry';
 /** Header naming which of a desktop turn's calls a request is (absent: an ordinary call, as before). */
 export const CALL_KIND_HEADER = 'x-cua-call';
-export const SCRIPTED_CALL_KINDS = ['describe', 'action', 'ground'] as const;
+export const JUDGE_CALL_KINDS = ['key_points', 'relevance', 'verdict', 'rubric'] as const;
+export const SCRIPTED_CALL_KINDS = ['describe', 'action', 'ground', ...JUDGE_CALL_KINDS] as const;
 export type ScriptedCallKind = (typeof SCRIPTED_CALL_KINDS)[number];
+type JudgeCallKind = (typeof JUDGE_CALL_KINDS)[number];
+/** Header of a judge's relevance call: the 0-based position of the screenshot among those rated. */
+export const JUDGE_ITEM_HEADER = 'x-cua-item';
 
 /** The describe reply of an entry without `describe`. */
 export const DEFAULT_DESCRIBE_REPLY =
@@ -157,6 +163,18 @@ function groundReply(entry: ScriptEntry, count: number): string {
   return replies[Math.min(count, replies.length - 1)] ?? NO_GROUND_REPLY;
 }
 
+const isJudgeCall = (call: ScriptedCallKind | undefined): call is JudgeCallKind =>
+  (JUDGE_CALL_KINDS as readonly string[]).includes(call ?? '');
+
+/** A judge entry's reply to one judge call (relevance by the screenshot's position, the last one repeating). */
+function judgeReply(entry: ScriptEntry, call: JudgeCallKind, item: number): string {
+  const replies = 'judge' in entry ? entry.judge : {};
+  const reply = replies[call];
+  if (reply === undefined) return `This scripted test model has no ${call} reply in this entry.`;
+  if (typeof reply === 'string') return reply;
+  return reply[Math.min(item, reply.length - 1)] ?? '';
+}
+
 /** Replaces `{{reply}}` in every string of a scripted action (before it is rendered, so JSON escaping holds). */
 function withReply(value: unknown, reply: string): unknown {
   if (typeof value === 'string') return value.split('{{reply}}').join(reply);
@@ -169,6 +187,7 @@ function withReply(value: unknown, reply: string): unknown {
 
 function entryText(entry: ScriptEntry, reply: string | undefined): string {
   if ('raw' in entry) return entry.raw;
+  if ('judge' in entry) return '';
   if ('tool_calls' in entry) return entry.content;
   const action = reply === undefined ? entry.action : withReply(entry.action, reply);
   return renderToolCall(entry.thoughts, action as AgentAction);
@@ -255,12 +274,20 @@ export async function startScriptedModelServer(opts: {
         `script '${script}' has ${entries.length} entries; this request asks for entry ${index + 1}`,
       );
     }
+    if ('judge' in entry && !isJudgeCall(call)) {
+      return sendError(
+        res,
+        400,
+        `entry ${index + 1} of script '${script}' answers judge calls only (${CALL_KIND_HEADER})`,
+      );
+    }
     // Faults, delays and {{reply}} belong to the decision call; describe and ground calls are counted on their own.
-    const side = subcall ? 'sub' : call === 'describe' || call === 'ground' ? call : undefined;
+    // A judge entry's faults apply to each kind of judge call, counted per kind.
+    const side = subcall ? 'sub' : call && call !== 'action' ? call : undefined;
     const key = `${script}#${index}${side ? `#${side}` : ''}`;
     const count = seen.get(key) ?? 0;
     seen.set(key, count + 1);
-    const fault = side ? undefined : entry.faults?.[count];
+    const fault = side && !isJudgeCall(call) ? undefined : entry.faults?.[count];
     const what = subcall ? ' (page answer)' : call ? ` (${call})` : '';
     log(`scripted-model ${script}[${index}]${what}${fault ? ` fault ${JSON.stringify(fault)}` : ''}`);
     if (fault) {
@@ -273,6 +300,10 @@ export async function startScriptedModelServer(opts: {
     }
     if (call === 'describe') return sendJson(res, 200, completion(script, entry.describe ?? DEFAULT_DESCRIBE_REPLY));
     if (call === 'ground') return sendJson(res, 200, completion(script, groundReply(entry, count)));
+    if (isJudgeCall(call)) {
+      const item = Number(req.headers[JUDGE_ITEM_HEADER] ?? 0);
+      return sendJson(res, 200, completion(script, judgeReply(entry, call, Number.isInteger(item) ? item : 0)));
+    }
     const reply = latestReply(messages) ?? (call ? latestMemoryReply(messages) : undefined);
     return sendJson(res, 200, completion(script, entryText(entry, reply), entryToolCalls(entry, reply)));
   };

@@ -28,6 +28,13 @@ describe('cua eval', () => {
     ]);
   });
 
+  it('refuses an unknown --judge before connecting anywhere', async () => {
+    const tasks = path.resolve(__dirname, '../../eval/tasks/judged.jsonl');
+    await expect(evalCommand([tasks, '--judge', 'vibes'])).rejects.toThrow(
+      "--judge must be one of auto, webjudge, rubric, none, got 'vibes'",
+    );
+  });
+
   it('compare lists the tasks that flipped', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-eval-compare-'));
     const write = (name: string, records: EvalRecord[]) => {
