@@ -11,6 +11,7 @@ import type { ChatMessage } from '../src/model/client';
 import { SUBCALL_INDEX_HEADER } from '../src/scripted/server';
 import { postObservation, preObservation, sessionRestored, toolOutput } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
+import type { TrajectoryWriter } from '../src/trajectory/writer';
 import { describeUrlPolicy } from '../src/policy/url-policy';
 import { createDesktopRoom, DESKTOP_SESSION_PREFIX } from './desktop-session';
 import { IN_LINE_DETAIL, isPoolFullType, OPEN_ATTEMPTS } from '../src/agent/failure-types';
@@ -156,17 +157,8 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
         // The captcha gate: open at once unless a remote browser announced a solve in progress.
         const captchaTimedOut = req.captchaWaitMs ? !(await env.waitForCaptcha(req.captchaWaitMs)) : false;
         const png = await env.screenshot();
-        const screenshot = await w.saveScreenshot(req.step, 'pre', png, req.generation);
-        const url = env.url();
-        const pageInfo = await env.pageContext();
-        await w.appendEvent(
-          preObservation(
-            req.step,
-            { screenshot_path: screenshot, url, page_info: pageInfo },
-            { generation: req.generation },
-          ),
-        );
-        return { url, screenshot, captchaTimedOut };
+        const pre = await recordPre(w, req, { png, url: env.url(), pageInfo: await env.pageContext() });
+        return { ...pre, captchaTimedOut };
       });
     },
 
@@ -264,17 +256,26 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
     const png = changed ? await env.screenshot() : post.png;
     const url = changed ? env.url() : post.url;
     const pageInfo = changed ? await env.pageContext() : post.pageInfo;
-    const w = await files.writer(req.runId);
-    const screenshot = await w.saveScreenshot(ref.step, 'pre', png, ref.generation);
-    await w.appendEvent(
-      preObservation(
-        ref.step,
-        { screenshot_path: screenshot, url, page_info: pageInfo },
-        { generation: ref.generation },
-      ),
-    );
-    return { url, screenshot, captchaTimedOut: false };
+    const pre = await recordPre(await files.writer(req.runId), ref, { png, url, pageInfo });
+    return { ...pre, captchaTimedOut: false };
   }
+}
+
+/** A step's pre observation in the run folder: its screenshot and the event naming it, URL and page context. */
+async function recordPre(
+  w: TrajectoryWriter,
+  ref: StepRef,
+  seen: { png: Buffer; url: string; pageInfo: string },
+): Promise<{ url: string; screenshot: string }> {
+  const screenshot = await w.saveScreenshot(ref.step, 'pre', seen.png, ref.generation);
+  await w.appendEvent(
+    preObservation(
+      ref.step,
+      { screenshot_path: screenshot, url: seen.url, page_info: seen.pageInfo },
+      { generation: ref.generation },
+    ),
+  );
+  return { url: seen.url, screenshot };
 }
 
 /** The sub-call of read_page_answer_question: the page's text and the question, no screenshot. */

@@ -1,6 +1,7 @@
 // Following a task as a stream of events: each new step summary, each change of status (a question, a reply taken,
 // queued for a session), and finally how it ended. Polls the workflow's `steps` and `status` queries, which is all a
 // client can read without the run folder; the handle targets the workflow id, so continue-as-new is followed.
+import { sleep } from '../src/runtime/sleep';
 import type { WorkflowHandle } from '@temporalio/client';
 import { statusQuery } from '../workflows/contract';
 import type { StepSummary, TaskResult, TaskStatus } from '../workflows/contract';
@@ -49,18 +50,6 @@ function rowKeys(steps: readonly StepSummary[]): string[] {
 /** What makes a status worth an event: the run status, the question, queued or not (steps have their own events). */
 function statusKey(s: TaskStatus, waiting: TaskView['waitingForSession']): string {
   return JSON.stringify([s.status, s.question?.id ?? null, !!waiting, s.endReason]);
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /**

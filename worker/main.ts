@@ -16,6 +16,7 @@ import { dataConverterFor, encryptionSummary, workflowBundleConverterOptions } f
 import { ConfigError } from '../src/runtime/config';
 import type { Config } from '../src/runtime/config';
 import { describeLimits } from '../src/runtime/limits';
+import { sleep } from '../src/runtime/sleep';
 import { isPoolFullType } from '../src/agent/failure-types';
 import type { WorkerLimits } from '../src/runtime/limits';
 
@@ -104,15 +105,7 @@ export async function connectWhenReachable(
         );
       }
     }
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, pause);
-      function done() {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      }
-      signal?.addEventListener('abort', done, { once: true });
-    });
+    await sleep(pause, signal);
     pause = Math.min(MAX_CONNECT_BACKOFF_MS, pause * 2);
   }
 }

@@ -1,0 +1,14 @@
+// A pause that ends early when its signal aborts (a poll loop or a retry loop that must stop promptly on shutdown).
+
+/** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
