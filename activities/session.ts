@@ -1,11 +1,11 @@
 // Session activities: open/release on the shared queue (opening returns this worker's own queue), and observe/act on
 // that queue, in the session this worker process owns. Browser sessions are handled here; a desktop task's go to
 // the desktop room (desktop-session.ts), chosen by the task's environment when opening and by the session id after.
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { dispatchAction } from '../src/agent/dispatch';
 import { lastUrl, TEXT_OBSERVATION_KEY } from '../src/agent/history';
 import { PolicyBlockedError } from '../src/browser/errors';
+import type { StorageState } from '../src/browser/environment';
 import { NORM1000, resizedPixelsSpace } from '../src/coords/viewport';
 import type { ChatMessage } from '../src/model/client';
 import { SUBCALL_INDEX_HEADER } from '../src/scripted/server';
@@ -56,10 +56,11 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
     if (input.environment === 'desktop') return desktop.open(req, input);
     const w = await files.writer(req.runId);
     let url = input.startUrl;
-    let storageState: string | undefined;
+    let storageState: StorageState | undefined;
     if (req.restore) {
-      const saved = path.join(files.dir(req.runId), STORAGE_STATE_FILE);
-      storageState = (await fs.stat(saved).catch(() => null)) ? saved : undefined;
+      // From the run store, so a session saved on one worker restores on another (another machine, with S3).
+      const saved = await files.store.readText(`${req.runId}/${STORAGE_STATE_FILE}`);
+      storageState = saved === undefined ? undefined : (JSON.parse(saved) as StorageState);
       const state = await w.readRunState();
       url = (state.url as string | undefined) ?? lastUrl(await w.events()) ?? input.startUrl;
     }
@@ -136,9 +137,9 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
       if (!pool.has(req.sessionId)) return;
       if (req.save) {
         const env = pool.get(req.sessionId);
-        const stateFile = path.join(files.dir(req.runId), STORAGE_STATE_FILE);
-        await env.saveStorageState(stateFile);
-        await fs.chmod(stateFile, 0o600); // cookies: owner-only like the rest of the run folder
+        // Cookies and localStorage, into the run store (owner-only in a folder store, like the rest of the run).
+        const state = await env.saveStorageState();
+        await files.store.writeAtomic(`${req.runId}/${STORAGE_STATE_FILE}`, JSON.stringify(state));
         const w = await files.writer(req.runId);
         await w.writeRunState({ ...(await w.readRunState()), url: env.url() });
       }

@@ -14,6 +14,7 @@ import type {
   WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, WorkflowIdReusePolicy } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 import {
   AGENT_WORKFLOW,
   REPLY_REFUSALS,
@@ -110,15 +111,24 @@ export interface TaskView {
   waitingForSession: { attempts: number; since: string | null } | null;
 }
 
+/** An open not picked up by any worker for this long is queued for a free browser (a normal open starts at once). */
+const QUEUED_AFTER_MS = 2_000;
+
 /** From a running workflow's pending activities: is its session open waiting out full pools? */
-export function waitingForSession(desc: WorkflowExecutionDescription): TaskView['waitingForSession'] {
+export function waitingForSession(desc: WorkflowExecutionDescription, now = Date.now()): TaskView['waitingForSession'] {
   for (const a of desc.raw.pendingActivities ?? []) {
     if (a.activityType?.name !== 'openSession') continue;
     const type = a.lastFailure?.applicationFailureInfo?.type ?? '';
-    // In line in a full pool (the open heartbeats only then), or refused by full pools and retried.
+    const scheduledMs = a.scheduledTime?.seconds ? Number(a.scheduledTime.seconds) * 1000 : null;
+    // In line in a full pool (the open heartbeats only then), refused by full pools and retried, or not taken by any
+    // worker yet (workers take browser opens only while they have room: see src/agent/queues.ts).
     const inLine = (a.heartbeatDetails?.payloads?.length ?? 0) > 0;
-    if (!inLine && !isPoolFullType(type)) continue;
-    const since = a.scheduledTime?.seconds ? new Date(Number(a.scheduledTime.seconds) * 1000).toISOString() : null;
+    const notTaken =
+      a.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED &&
+      scheduledMs !== null &&
+      now - scheduledMs >= QUEUED_AFTER_MS;
+    if (!inLine && !notTaken && !isPoolFullType(type)) continue;
+    const since = scheduledMs !== null ? new Date(scheduledMs).toISOString() : null;
     return { attempts: a.attempt ?? 1, since };
   }
   return null;

@@ -102,4 +102,24 @@ if command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || [ -n "${CUA_R
 else
   say "rclone: off (no Go to build it; the S3 run store's tests need it: install Go, or set CUA_RCLONE_BIN)"
 fi
+# 7. The self-hosted cluster the scale-out test and bench run on: the Temporal server v1.29.1 (go.temporal.io/server,
+#    built once with `go install` into ~/.cache/durable-cua, about 4-10 min on 2 cores) and Debian's PostgreSQL
+pg_initdb() { ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | head -1; }
+if [ -z "${CUA_PG_BIN:-}" ] && [ -z "$(pg_initdb)" ] && ! command -v initdb >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing Debian's postgresql (apt-get)"
+    apt-get update -qq || true
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null ||
+      say "WARNING: apt-get could not install postgresql; the cluster test and bench need it"
+  else
+    say "postgresql: missing; the cluster test and bench need: sudo apt-get install -y postgresql"
+  fi
+fi
+say "postgresql: $( (pg_initdb || command -v initdb || echo "${CUA_PG_BIN:-missing}") | head -1)"
+if command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || [ -n "${CUA_TEMPORAL_SERVER_DIR:-}" ]; then
+  if [ -n "${CUA_TEMPORAL_SERVER_DIR:-}" ]; then say "temporal server: $CUA_TEMPORAL_SERVER_DIR (CUA_TEMPORAL_SERVER_DIR)"
+  else say "temporal server: $(bash "$root/scripts/temporal-server.sh")"; fi
+else
+  say "temporal server: off (no Go to build it; the cluster test and bench need it: install Go)"
+fi
 say "done in $(( $(date +%s) - started ))s"

@@ -18,6 +18,8 @@ import type { Config } from '../src/runtime/config';
 import { describeLimits } from '../src/runtime/limits';
 import { sleep } from '../src/runtime/sleep';
 import { isPoolFullType } from '../src/agent/failure-types';
+import { browserOpenQueue } from '../src/agent/queues';
+import { roomSlotSupplier } from './open-slots';
 import type { WorkerLimits } from '../src/runtime/limits';
 
 /**
@@ -185,20 +187,37 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
   });
   const session = await Worker.create({ ...common, taskQueue: sessionQueue });
+  // Browser session opens: polled only while the pool has a free place (see worker/open-slots.ts).
+  const openQueue = browserOpenQueue(config.taskQueue);
+  const roomSlots = roomSlotSupplier(pool);
+  const { maxConcurrentActivityTaskExecutions: _bySlots, ...openCommon } = common;
+  const opens = await Worker.create({
+    ...openCommon,
+    taskQueue: openQueue,
+    tuner: {
+      activityTaskSlotSupplier: roomSlots,
+      workflowTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
+      localActivityTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
+      nexusTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
+    },
+  });
+  const workers = [shared, session, opens];
   const limits = describeLimits(limitsOf(config), config.limits.derived, config.limits.machine);
   log(
-    `worker ready: shared queue ${config.taskQueue}, session queue ${sessionQueue}, runs in ${config.runsDir}; ${limits}`,
+    `worker ready: shared queue ${config.taskQueue}, session queue ${sessionQueue}, opens on ${openQueue} while ` +
+      `the pool has room, runs in ${config.runsDir}; ${limits}`,
   );
   if (config.encryption) log(encryptionSummary(config.encryption));
 
   let stopping: Promise<void> | undefined;
-  const runs = Promise.all([shared.run(), session.run()]).then(() => undefined);
+  const runs = Promise.all(workers.map((w) => w.run())).then(() => undefined);
   const shutdown = () =>
     (stopping ??= (async () => {
-      for (const w of [shared, session]) {
+      for (const w of workers) {
         if (w.getState() === 'RUNNING') w.shutdown();
       }
       await runs.catch(() => undefined);
+      roomSlots.dispose();
       await pool.shutdown();
       await desktops?.closeAll();
       if (ownsConnection) await connection.close();

@@ -11,9 +11,10 @@ export interface ActivityProxies {
   shared(summary: string): Activities;
   /**
    * Opening a session waits out full pools as long as it takes (any worker with room may take it; the activity
-   * gives up on other errors after a few attempts); a start page the policy refuses fails at once.
+   * gives up on other errors after a few attempts); a start page the policy refuses fails at once. `taskQueue`: a
+   * queue of its own (browserOpenQueue) that workers poll only while they have room; absent: the workflow's queue.
    */
-  opener(summary: string): Activities;
+  opener(summary: string, taskQueue?: string): Activities;
   /** The model call: long, heartbeating, retried with backoff unless the endpoint refused the request. */
   model(summary: string): Activities;
   /** Observe/act/release on the worker that holds the session: one attempt (a failure puts the session in doubt). */
@@ -28,8 +29,9 @@ export function activityProxies(t: TaskInput['timing']): ActivityProxies {
         retry: { initialInterval: '1s', maximumAttempts: 5 },
         summary,
       }),
-    opener: (summary) =>
+    opener: (summary, taskQueue) =>
       proxyActivities<Activities>({
+        ...(taskQueue ? { taskQueue } : {}),
         startToCloseTimeout: '2 minutes',
         retry: {
           initialInterval: '1s',

@@ -21,6 +21,7 @@ import type { DecideCall, ObserveResult, OpenSessionInput, SessionRef } from '..
 import { decideCaptchaTimeout } from '../src/agent/captcha-policy';
 import { endReasonOfFailure } from '../src/agent/end-reason';
 import { isSessionLostType } from '../src/agent/failure-types';
+import { browserOpenQueue } from '../src/agent/queues';
 import { activityProxies } from './activity-proxies';
 import { TaskInputSchema } from './contract';
 import type { EndReason, ReplyInput, RunStatus, TaskInput, TaskInputArgs, TaskResult } from './contract';
@@ -36,6 +37,13 @@ const MAX_SESSION_REOPENS_PER_STEP = 3;
  * and a worker lost after that act recorded its post observation no longer makes the step be decided again.
  */
 export const FOLD_OBSERVE_PATCH = 'fold-observe-into-act';
+
+/**
+ * Patch id: a browser task's session opens go to browserOpenQueue, which a worker polls only while its pool has room
+ * (instead of the shared queue, where a worker with a full pool took opens and made them wait in its own line while
+ * another worker had room).
+ */
+export const OPEN_QUEUE_PATCH = 'open-browser-on-room-queue';
 
 /** How a step can end the loop. */
 type Stop = 'complete' | 'ask_timeout' | 'invalid_replies';
@@ -80,6 +88,9 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
   const actOnStops = envName === 'desktop';
   /** Decided once per workflow (histories recorded before the patch replay without it). */
   const fold = envName === 'browser' && patched(FOLD_OBSERVE_PATCH);
+  /** Likewise decided once: where session opens are scheduled (see OPEN_QUEUE_PATCH). */
+  const openQueue =
+    envName === 'browser' && patched(OPEN_QUEUE_PATCH) ? browserOpenQueue(workflowInfo().taskQueue) : undefined;
   /** The next step's observation, taken by the last act of the step before (see ActInput.next). */
   let observed: { step: number; generation: number; obs: ObserveResult } | null = carried?.observed ?? null;
   /** The generation of the act in flight when it is a step's last (see OpenSessionInput.lostActGeneration). */
@@ -91,7 +102,10 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     lostActGeneration?: number,
   ): Promise<{ session: SessionRef; stepDone: boolean }> => {
     state.generation += reason === 'start' ? 0 : 1;
-    const { stepDone, ...opened } = await opener(`step ${state.step} · open ${envName} (${reason})`).openSession({
+    const { stepDone, ...opened } = await opener(
+      `step ${state.step} · open ${envName} (${reason})`,
+      openQueue,
+    ).openSession({
       runId: input.runId,
       generation: state.generation,
       restore: reason !== 'start',

@@ -81,6 +81,8 @@ export class BrowserPool {
   /** Openers waiting for a place, first come first served: a freed place is handed to the first, never raced for. */
   private readonly waiters: Array<() => void> = [];
   private opening = 0;
+  /** Called whenever a place may have come free (a session closed, an open ended): see onRoom. */
+  private readonly roomListeners = new Set<() => void>();
   private sweeper: NodeJS.Timeout | undefined;
   private shutDown = false;
 
@@ -96,6 +98,17 @@ export class BrowserPool {
 
   sessionIds(): string[] {
     return [...this.sessions.keys()];
+  }
+
+  /** Places taken: open sessions, and sessions being opened or closed. */
+  get busy(): number {
+    return this.sessions.size + this.opening;
+  }
+
+  /** Calls `listener` whenever a place may have come free; returns a function that stops it. */
+  onRoom(listener: () => void): () => void {
+    this.roomListeners.add(listener);
+    return () => this.roomListeners.delete(listener);
   }
 
   /** Openers waiting for a place right now. */
@@ -153,6 +166,7 @@ export class BrowserPool {
   /** Hands freed places to the openers waiting in line. */
   private handOver(): void {
     while (this.waiters.length > 0 && this.hasRoom()) this.waiters.shift()?.();
+    for (const listener of this.roomListeners) listener();
   }
 
   /** The process's one browser, launched (or connected) on first use and relaunched if it went away. */

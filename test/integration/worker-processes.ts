@@ -5,7 +5,13 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { workflowBundle } from './harness';
-import type { Harness } from './harness';
+
+/** Where the processes connect and write: a harness, or any server (e.g. a cluster) with a queue and a folder. */
+export interface WorkerHost {
+  dir: string;
+  server: { address: string };
+  config: { runsDir: string; taskQueue: string };
+}
 
 const WORKER_SCRIPT = path.resolve(__dirname, 'worker-process.ts');
 
@@ -13,7 +19,7 @@ export class WorkerProcesses {
   private readonly children = new Set<ChildProcess>();
   private bundlePath: string | undefined;
 
-  constructor(private readonly h: () => Harness) {}
+  constructor(private readonly h: () => WorkerHost) {}
 
   /** Writes the workflow bundle once, so each process starts without bundling. */
   async prepare(): Promise<void> {
@@ -35,12 +41,17 @@ export class WorkerProcesses {
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const log = fs.createWriteStream(path.join(h.dir, `worker-${child.pid}.log`));
+    const log = fs.createWriteStream(this.logFile(child));
     child.stdout?.pipe(log);
     child.stderr?.pipe(log);
     this.children.add(child);
     child.once('exit', () => this.children.delete(child));
     return child;
+  }
+
+  /** The file a process's output goes to. */
+  logFile(child: ChildProcess): string {
+    return path.join(this.h().dir, `worker-${child.pid}.log`);
   }
 
   /** SIGKILL, and resolves once the process is gone. */
