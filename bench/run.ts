@@ -10,6 +10,7 @@ import { benchConcurrency } from './sections/concurrency';
 import { benchHistory } from './sections/history';
 import { benchPersistence } from './sections/persistence';
 import { benchResume } from './sections/resume';
+import { benchScaleOut } from './sections/scale-out';
 import { benchSettle } from './sections/settle';
 import { benchStep } from './sections/step';
 
@@ -22,6 +23,7 @@ const RUNNERS: Partial<Record<SectionName, Runner>> = {
   history: benchHistory,
   concurrency: benchConcurrency,
   resume: benchResume,
+  'scale-out': benchScaleOut,
 };
 
 const log = (line: string) => console.log(line);

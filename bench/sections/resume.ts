@@ -165,11 +165,13 @@ async function replyOnce(b: Bench, script: string, rep: number): Promise<ReplySa
   };
 }
 
-function spawnWorker(
+/** A worker process (test/integration/worker-process.ts); `ready`: when it polls; `queue()`: its session queue then. */
+export function spawnWorker(
   b: Bench,
   env: Record<string, string>,
   tag: string,
-): { child: ChildProcess; ready: Promise<number> } {
+): { child: ChildProcess; ready: Promise<number>; queue: () => string } {
+  let readyLine = '';
   const child = trackChild(
     spawn(process.execPath, ['--require', 'tsx/cjs', WORKER_SCRIPT], {
       env: { ...process.env, ...env },
@@ -182,15 +184,18 @@ function spawnWorker(
     const lines = readline.createInterface({ input: child.stdout as NodeJS.ReadableStream });
     lines.on('line', (line) => {
       log.write(`${line}\n`);
-      if (line.includes(READY_LINE)) resolve(Date.now());
+      if (line.includes(READY_LINE)) {
+        readyLine = line;
+        resolve(Date.now());
+      }
     });
     child.once('exit', (code) => reject(new Error(`worker ${tag} exited (${code}) before it was ready`)));
   });
   ready.catch(() => undefined);
-  return { child, ready };
+  return { child, ready, queue: () => readyLine.slice(readyLine.indexOf(READY_LINE) + READY_LINE.length).trim() };
 }
 
-const exited = (child: ChildProcess) =>
+export const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) =>
     child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
   );
