@@ -24,6 +24,7 @@ import { loadConfig } from '../../src/runtime/config';
 import { createWorkerRuntime } from '../../worker/main';
 import { replyToTask, startTask, validateTaskInput } from '../../client/tasks';
 import type { TaskResult } from '../../workflows/contract';
+import { FOLD_OBSERVE_PATCH, OPEN_QUEUE_PATCH } from '../../workflows/agent';
 import { FAST_TIMING, eventually, startHarness, untilWaiting, workflowBundle } from './harness';
 import type { Harness } from './harness';
 
@@ -49,12 +50,17 @@ function texts(value: unknown, out: string[] = []): string[] {
 }
 
 /** The encodings of every payload in a JSON value, with where they sit ("events.3.…"). */
-function encodings(value: unknown, at = ''): { at: string; encoding: string }[] {
+function encodings(value: unknown, at = ''): { at: string; encoding: string; data: string }[] {
   if (!value || typeof value !== 'object') return [];
-  const found: { at: string; encoding: string }[] = [];
+  const found: { at: string; encoding: string; data: string }[] = [];
   const meta = (value as { metadata?: { encoding?: unknown } }).metadata;
   if (typeof meta?.encoding === 'string' && 'data' in value) {
-    found.push({ at, encoding: Buffer.from(meta.encoding, 'base64').toString('utf8') });
+    const data = (value as { data?: unknown }).data;
+    found.push({
+      at,
+      encoding: Buffer.from(meta.encoding, 'base64').toString('utf8'),
+      data: typeof data === 'string' ? Buffer.from(data, 'base64').toString('utf8') : '',
+    });
   }
   for (const [k, v] of Object.entries(value)) found.push(...encodings(v, `${at}.${k}`));
   return found;
@@ -121,7 +127,10 @@ describe('payload encryption (dev server with UI, codec server, real Chromium)',
     expect(found.filter((p) => p.encoding === ENCRYPTED_ENCODING).length).toBeGreaterThan(10);
     const plain = found.filter((p) => p.encoding !== ENCRYPTED_ENCODING && !/searchAttributes/i.test(p.at));
     expect(plain.filter((p) => !/markerRecordedEventAttributes.*patch-data/i.test(p.at))).toEqual([]);
-    expect(plain.length).toBeLessThanOrEqual(1); // the one patch marker (fold-observe-into-act)
+    // Each plain marker names one of our patches, and nothing else (one marker per patch at most).
+    const ids = plain.map((p) => (JSON.parse(p.data) as { id?: unknown }).id);
+    for (const [i, id] of ids.entries()) expect([FOLD_OBSERVE_PATCH, OPEN_QUEUE_PATCH], plain[i]!.at).toContain(id);
+    expect(new Set(ids).size).toBe(ids.length);
 
     // `cua list` reads the instruction from the memo: the client decrypts it.
     const memo = await eventually(
