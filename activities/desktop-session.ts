@@ -20,6 +20,7 @@ import { eventId } from '../src/trajectory/ids';
 import type { Event } from '../src/trajectory/schema';
 import type { TrajectoryWriter } from '../src/trajectory/writer';
 import { callModel, endpointFor, recordedPre, taskUrlPolicy, nonRetryable, withHeartbeat } from './support';
+import { restoreHome, saveHome } from './local-files';
 import type { ActivityDeps, RunFiles } from './support';
 import type { ActInput, ActResult, ObserveResult, OpenSessionInput, ReleaseInput, StepRef } from './types';
 
@@ -63,6 +64,8 @@ export function createDesktopRoom(deps: ActivityDeps, files: RunFiles) {
       const w = await files.writer(req.runId);
       const homeDir = path.join(files.dir(req.runId), HOME_DIR);
       await fs.mkdir(homeDir, { recursive: true, mode: 0o700 });
+      // With a shared store (S3), the home as the last turn left it, whichever worker ran that turn.
+      await restoreHome(files, req.runId, homeDir);
       const screen = desktopScreen(input);
       const urlPolicy = taskUrlPolicy(deps.config, input);
       const { sessionId } = await desktops.open({
@@ -105,6 +108,7 @@ export function createDesktopRoom(deps: ActivityDeps, files: RunFiles) {
     async release(req: ReleaseInput): Promise<void> {
       const desktops = pool(deps);
       if (desktops.has(req.sessionId)) await desktops.close(req.sessionId);
+      await saveHome(files, req.runId, path.join(files.dir(req.runId), HOME_DIR));
     },
 
     async observe(req: StepRef & { sessionId: string }): Promise<ObserveResult> {
@@ -166,6 +170,8 @@ export function createDesktopRoom(deps: ActivityDeps, files: RunFiles) {
         await w.appendEvent(output);
       }
       if (req.final && !events.some((e) => e.id === ids.post)) {
+        // The turn's files, into a shared store before the turn counts as done (its post observation).
+        await withHeartbeat(() => saveHome(files, req.runId, path.join(files.dir(req.runId), HOME_DIR)));
         await withHeartbeat(async () => {
           const shot = await w.saveScreenshot(req.step, 'post', await session.screenshot(), req.generation);
           await w.appendEvent(

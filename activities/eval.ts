@@ -2,8 +2,9 @@
 // never enters workflow history whole), score a finished run by its rules into its run folder's verification.jsonl,
 // judge a finished run with an LLM (WebJudge or a rubric; src/eval/judge.ts) into the same file, and wait for a task
 // run that an earlier run of the evaluation started (a child is awaitable only from the run that started it; after
-// continue-as-new the client waits for it here, heartbeating).
-import fs from 'node:fs';
+// continue-as-new the client waits for it here, heartbeating). Run folders are read and written in the configured run
+// store (the folder under runsDir, or S3), and so is a task set named `store:KEY` (src/eval/task-source.ts).
+import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { connectClient } from '../src/runtime/connect';
 import { scoreByRules } from '../src/eval/checks';
@@ -15,9 +16,10 @@ import type { ModelEndpoint } from '../src/model/client';
 import { ModelEndpointMissing, ModelOverrideRefused, resolveModelEndpoint } from '../src/model/endpoint-policy';
 import { CALL_KIND_HEADER, ENTRY_INDEX_HEADER, JUDGE_ITEM_HEADER } from '../src/scripted/server';
 import type { Event } from '../src/trajectory/schema';
-import { filterTasks, loadTaskSet, substituteSites, TaskSetError } from '../src/eval/task-set';
+import { filterTasks, parseTaskSet, substituteSites, TaskSetError } from '../src/eval/task-set';
 import type { EvalTask } from '../src/eval/task-set';
-import { TrajectoryWriter } from '../src/trajectory/writer';
+import { readTaskSetSources } from '../src/eval/task-source';
+import { openRunStore } from '../src/trajectory/open-store';
 import { loadVerification } from '../src/trajectory/reader';
 import { TaskInputSchema } from '../workflows/contract';
 import type { TaskResult } from '../workflows/contract';
@@ -29,7 +31,7 @@ import type {
   JudgeRecord,
   TaskSetRef,
 } from '../workflows/eval-contract';
-import { activitySignal, nonRetryable, withHeartbeat } from './support';
+import { activitySignal, nonRetryable, RunFiles, withHeartbeat } from './support';
 import type { ActivityDeps } from './support';
 
 /** The verifier name of the rule checks in verification.jsonl (one entry per run: scoring twice is a no-op). */
@@ -92,30 +94,49 @@ export function taskSpec(task: EvalTask, index: number, ref: TaskSetRef, opts: S
   return { index, taskId: task.id, input };
 }
 
-export function createEvalActivities(deps: ActivityDeps) {
-  const cache = new Map<string, { mtimeMs: number; tasks: EvalTask[] }>();
+/**
+ * The evaluation's activities. `files` is the run store they read and write run folders in (the catalog may pass the
+ * one its other activities share; default: one opened on the configured store for this activities object).
+ */
+export function createEvalActivities(
+  deps: Pick<ActivityDeps, 'config'>,
+  files: RunFiles = new RunFiles(deps.config.runsDir, openRunStore(deps.config)),
+) {
+  const cache = new Map<string, { version: string; tasks: EvalTask[] }>();
   let client: Promise<Client> | undefined;
 
-  /** The filtered task set (cached per file version); a bad file is a non-retryable TaskSetError. */
-  function tasksOf(ref: TaskSetRef): EvalTask[] {
+  /**
+   * The filtered task set, parsed again only when its text changed (it is read on every call: a file or a run-store
+   * object); a bad or missing set is a non-retryable TaskSetError, a store that cannot be reached is retried.
+   */
+  async function tasksOf(ref: TaskSetRef): Promise<EvalTask[]> {
     try {
-      const mtimeMs = fs.statSync(ref.path).mtimeMs;
+      const { set, answers } = await readTaskSetSources(ref, () => files.store);
+      const version = createHash('sha256')
+        .update(set.text)
+        .update('\0')
+        .update(answers?.text ?? '')
+        .digest('hex');
       const key = JSON.stringify([ref.path, ref.format, ref.answers, ref.filter]);
       const hit = cache.get(key);
-      if (hit && hit.mtimeMs === mtimeMs) return hit.tasks;
-      const tasks = filterTasks(loadTaskSet(ref.path, { format: ref.format, answers: ref.answers }), ref.filter);
-      cache.set(key, { mtimeMs, tasks });
+      if (hit && hit.version === version) return hit.tasks;
+      const tasks = filterTasks(parseTaskSet(set, { format: ref.format, ...(answers ? { answers } : {}) }), ref.filter);
+      cache.set(key, { version, tasks });
       return tasks;
     } catch (err) {
       if (err instanceof TaskSetError) nonRetryable(err);
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT')
-        nonRetryable(new TaskSetError(`no task set at ${ref.path}`));
       throw err;
     }
   }
 
-  function specs(ref: TaskSetRef, opts: SpecOptions, offset: number, limit: number): EvalTaskSpec[] {
-    const tasks = tasksOf(ref);
+  async function taskAt(ref: TaskSetRef, index: number): Promise<EvalTask> {
+    const task = (await tasksOf(ref))[index];
+    if (!task) nonRetryable(new TaskSetError(`the task set has no task #${index} any more (was it edited?)`));
+    return task;
+  }
+
+  async function specs(ref: TaskSetRef, opts: SpecOptions, offset: number, limit: number): Promise<EvalTaskSpec[]> {
+    const tasks = await tasksOf(ref);
     try {
       return tasks.slice(offset, offset + limit).map((t, i) => taskSpec(t, offset + i, ref, opts));
     } catch (err) {
@@ -127,9 +148,7 @@ export function createEvalActivities(deps: ActivityDeps) {
   return {
     /** How many tasks the (filtered) set has; every task's input is checked here, so a bad one fails the start. */
     async evalTaskCount(req: { taskSet: TaskSetRef; options: SpecOptions }): Promise<number> {
-      const tasks = tasksOf(req.taskSet);
-      specs(req.taskSet, req.options, 0, tasks.length);
-      return tasks.length;
+      return (await specs(req.taskSet, req.options, 0, Number.MAX_SAFE_INTEGER)).length;
     },
 
     async evalTaskPage(req: {
@@ -143,8 +162,7 @@ export function createEvalActivities(deps: ActivityDeps) {
 
     /** Scores a run by its task's rules and records the result in its run folder (once: a retry reads it back). */
     async scoreEvalRun(req: ScoreRunInput): Promise<ScoreRunResult> {
-      const task = tasksOf(req.taskSet)[req.index];
-      if (!task) nonRetryable(new TaskSetError(`the task set has no task #${req.index} any more (was it edited?)`));
+      const task = await taskAt(req.taskSet, req.index);
       const judge =
         req.outcome.endReason === 'complete' ? judgeKindFor(task, req.judge, !!deps.config.models.judge) : null;
       const about = {
@@ -153,7 +171,7 @@ export function createEvalActivities(deps: ActivityDeps) {
         tags: task.tags,
         judge,
       };
-      const writer = await TrajectoryWriter.open(deps.config.runsDir, req.runId);
+      const writer = await files.writer(req.runId);
       const done = (await loadVerification(writer.store, req.runId))[RULES_VERIFIER];
       if (done) return { score: done.score, reasoning: done.reasoning ?? '', ...about };
       const sites = req.taskSet.sites ?? {};
@@ -194,10 +212,9 @@ export function createEvalActivities(deps: ActivityDeps) {
      * refused request (4xx), a missing endpoint or an unreadable reply is recorded as an error result (no score).
      */
     async judgeEvalRun(req: JudgeRunInput): Promise<JudgeRecord> {
-      const task = tasksOf(req.taskSet)[req.index];
-      if (!task) nonRetryable(new TaskSetError(`the task set has no task #${req.index} any more (was it edited?)`));
+      const task = await taskAt(req.taskSet, req.index);
       const verifier = JUDGE_VERIFIERS[req.kind];
-      const writer = await TrajectoryWriter.open(deps.config.runsDir, req.runId);
+      const writer = await files.writer(req.runId);
       const done = (await loadVerification(writer.store, req.runId))[verifier];
       if (done) {
         const error = (done.metadata as { error?: unknown }).error;
@@ -270,9 +287,10 @@ export function createEvalActivities(deps: ActivityDeps) {
             parent?.removeEventListener('abort', abort);
           }
         });
-      const run = judgedRun(task.instruction, req.outcome.answer, await writer.events(), (p) =>
-        writer.store.readBytes(`${req.runId}/${p}`),
-      );
+      const run = {
+        ...judgedRun(task.instruction, req.outcome.answer, await writer.events(), (p) => files.readBytes(req.runId, p)),
+        reference: task.referenceAnswer,
+      };
       let outcome: JudgeOutcome;
       try {
         outcome = await judgeRun(req.kind, run, ask, {

@@ -28,6 +28,7 @@ import {
   taskUrlPolicy,
   withHeartbeat,
 } from './support';
+import { copyDownloads } from './local-files';
 import type { ActivityDeps, RunFiles } from './support';
 import type {
   ActInput,
@@ -205,6 +206,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
         }),
       );
       await withHeartbeat(async () => deps.checkpoint?.('act', req));
+      await withHeartbeat(() => copyDownloads(files, req.runId)); // into a shared store (S3), before the step counts
       await w.appendEvent(
         toolOutput(
           req.step,

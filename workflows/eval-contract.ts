@@ -16,11 +16,15 @@ export const EVALUATION_WORKFLOW = 'evaluation';
 /** Set on every task an evaluation starts (and on the evaluation itself): `CuaEvaluation = "<evalId>"`. */
 export const EVALUATION_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaEvaluation', 'KEYWORD');
 
-/** The task set travels by reference: a file the workers can read, never its contents (payload and history limits). */
+/**
+ * The task set travels by reference, never its contents (payload and history limits): a file the workers can read,
+ * or `store:KEY`, an object in the run store (src/eval/task-source.ts), which workers on other machines read too.
+ */
 export interface TaskSetRef {
+  /** An absolute file path, or `store:KEY` (e.g. `store:evalsets/web.tasks`). */
   path: string;
   format?: TaskSetFormat;
-  /** WebVoyager's reference-answers file. */
+  /** WebVoyager's reference-answers file (a path or `store:KEY`, as `path`). */
   answers?: string;
   filter?: TaskFilter;
   /** Base URLs for `{{name}}` placeholders in start and check URLs. */

@@ -3,9 +3,12 @@
 // The task set's `{{demo}}`, `{{fixture}}` and `{{scripted}}` placeholders not given with --site are served from this
 // process (the bundled demo site, the test fixture site, the scripted stand-in model), so the shipped set runs offline.
 // With no Temporal server at the configured (local) address the command starts one and a worker for the evaluation
-// and stops them at the end (eval-embedded.ts); `--judge…` flags choose the LLM judge (src/eval/judge.ts).
+// and stops them at the end (eval-embedded.ts); `--judge…` flags choose the LLM judge (src/eval/judge.ts). The task set
+// is a file, or `store:KEY`: an object in the configured run store (src/eval/task-source.ts), which workers on other
+// machines read too. Run folders are read from the run store for the report (an S3 run is copied to a temp folder).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
@@ -21,20 +24,25 @@ import { dataDir } from '../../src/infra/paths';
 import { loadConfig } from '../../src/runtime/config';
 import type { Config } from '../../src/runtime/config';
 import { startScriptedModelServer } from '../../src/scripted/server';
-import { filterTasks, loadTaskSet, sitePlaceholders, TASK_SET_FORMATS, TaskSetError } from '../../src/eval/task-set';
-import type { TaskFilter, TaskSetFormat } from '../../src/eval/task-set';
+import { filterTasks, sitePlaceholders, TASK_SET_FORMATS, TaskSetError } from '../../src/eval/task-set';
+import type { EvalTask, TaskFilter, TaskSetFormat } from '../../src/eval/task-set';
+import { loadTaskSetFrom, storeKeyOf } from '../../src/eval/task-source';
+import { copyRun, openRunStore } from '../../src/trajectory/open-store';
+import { S3RunStore } from '../../src/trajectory/s3-store';
+import { LocalRunStore } from '../../src/trajectory/store';
+import type { RunStore } from '../../src/trajectory/store';
 import { compareResults, DEFAULT_STEP_BUDGETS, summarize, summarizeTasks } from '../../src/eval/results';
 import type { EvalResultsFile } from '../../src/eval/results';
 import { renderEvalReport } from '../../src/eval/report-html';
-import { writeTrajectoryReport } from '../../src/viewer/report';
+import { REPORT_FILE, writeTrajectoryReport } from '../../src/viewer/report';
 import { EVALUATION_SEARCH_ATTRIBUTE, EVALUATION_WORKFLOW, evalProgressQuery } from '../../workflows/eval-contract';
 import type { EvalProgress, EvaluationInput, EvaluationResult } from '../../workflows/eval-contract';
 import type { evaluation } from '../../workflows/evaluation';
 import { intFlag, parse, UsageError } from '../args';
 
 export const EVAL_USAGE =
-  'npx cua eval <tasks.jsonl> [--concurrency N] [--trials K] [--out DIR] [--filter ID-PATTERN] [--tag TAG]\n' +
-  '       [--level LEVEL] [--first N] [--format local|webvoyager|mind2web] [--answers FILE] [--id EVAL-ID]\n' +
+  'npx cua eval <tasks.jsonl|store:KEY> [--concurrency N] [--trials K] [--out DIR] [--filter ID-PATTERN] [--tag TAG]\n' +
+  '       [--level LEVEL] [--first N] [--format local|webvoyager|mind2web] [--answers FILE|store:KEY] [--id EVAL-ID]\n' +
   '       [--max-retries N] [--max-steps N] [--model-base-url URL] [--model NAME] [--site NAME=URL]…\n' +
   '       [--judge auto|webjudge|rubric|none] [--judge-base-url URL] [--judge-model NAME] [--judge-endpoint NAME]\n' +
   '       [--scripted DIR] [--embedded] [--ui-url URL] [--detach] [--config FILE]\n' +
@@ -178,11 +186,35 @@ export interface WrittenReports {
   results: EvalResultsFile;
 }
 
-/** Writes eval-results.json and report.html (with each run's trajectory report beside its run folder). */
-export async function writeEvalReports(
-  result: EvaluationResult,
-  opts: { outDir: string; runsDir: string; taskSet: string; options: Record<string, unknown>; uiUrl: string | null },
-): Promise<WrittenReports> {
+export interface ReportOptions {
+  outDir: string;
+  /** Where trajectory reports of runs in a shared store go: `<runsDir>/<runId>/report.html`, as `cua view` does. */
+  runsDir: string;
+  /** The run store the runs are in (default: the folder store under `runsDir`). */
+  store?: RunStore;
+  taskSet: string;
+  options: Record<string, unknown>;
+  uiUrl: string | null;
+}
+
+/**
+ * The trajectory report of one run, or null when it has none: written beside its run folder in a folder store; a run
+ * in a shared store (S3) is copied into a temp folder first and its report goes under `runsDir`.
+ */
+async function trajectoryReport(store: RunStore, runId: string, runsDir: string): Promise<string | null> {
+  if (!(await store.exists(`${runId}/task.json`))) return null;
+  if (store instanceof LocalRunStore) return (await writeTrajectoryReport(path.join(store.rootDir, runId))).file;
+  const temp = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'cua-eval-run-'));
+  try {
+    await copyRun(store, runId, new LocalRunStore(temp));
+    return (await writeTrajectoryReport(path.join(temp, runId), path.join(runsDir, runId, REPORT_FILE))).file;
+  } finally {
+    await fs.promises.rm(temp, { recursive: true, force: true });
+  }
+}
+
+/** Writes eval-results.json and report.html (with each run's trajectory report, linked from its row). */
+export async function writeEvalReports(result: EvaluationResult, opts: ReportOptions): Promise<WrittenReports> {
   fs.mkdirSync(opts.outDir, { recursive: true });
   const results: EvalResultsFile = {
     evalId: result.evalId,
@@ -192,15 +224,14 @@ export async function writeEvalReports(
     summary: summarize(result.records, DEFAULT_STEP_BUDGETS),
     tasks: summarizeTasks(result.records),
   };
+  const store = opts.store ?? new LocalRunStore(opts.runsDir);
   const trajectories = new Map<string, string>();
   for (const r of result.records) {
-    const dir = path.join(opts.runsDir, r.runId);
-    if (!fs.existsSync(path.join(dir, 'task.json'))) continue;
     try {
-      const { file } = await writeTrajectoryReport(dir);
-      trajectories.set(r.runId, path.relative(opts.outDir, file));
+      const file = await trajectoryReport(store, r.runId, opts.runsDir);
+      if (file) trajectories.set(r.runId, path.relative(opts.outDir, file));
     } catch {
-      // A run folder the viewer cannot read still gets its row, without the link.
+      // A run folder the viewer (or the store) cannot read still gets its row, without the link.
     }
   }
   const json = path.join(opts.outDir, 'eval-results.json');
@@ -251,39 +282,52 @@ export async function evalCommand(argv: readonly string[], deps: EvalCommandDeps
   const { values, positionals } = parse(argv, OPTIONS, EVAL_USAGE);
   if (values.help) return (print(`usage: ${EVAL_USAGE}`), 0);
   const [file, extra] = positionals;
-  if (!file) throw new UsageError(`missing the task set file\nusage: ${EVAL_USAGE}`);
+  if (!file) throw new UsageError(`missing the task set (a file or store:KEY)\nusage: ${EVAL_USAGE}`);
   if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'\nusage: ${EVAL_USAGE}`);
   const format = values.format as TaskSetFormat | undefined;
   if (format !== undefined && !TASK_SET_FORMATS.includes(format)) {
     throw new UsageError(`--format must be one of ${TASK_SET_FORMATS.join(', ')}, got '${format}'`);
   }
-  const taskFile = path.resolve(file);
   const filter: TaskFilter = {
     ...(values.filter ? { id: values.filter } : {}),
     ...(values.tag ? { tag: values.tag } : {}),
     ...(values.level ? { level: values.level } : {}),
     ...(values.first ? { first: intFlag(values.first, 'first') } : {}),
   };
-  const answers = values.answers ? path.resolve(values.answers) : undefined;
-  let tasks;
+  const judge = judgeFlags(values);
+  const sites = siteFlags(values.site);
+  // The config (and the run store) only when needed: a bad task file is refused before either is read.
+  let loaded = deps.config;
+  const configOf = () => (loaded ??= loadConfig({ file: values.config }));
+  let store: RunStore | undefined;
+  const storeOf = () => (store ??= openRunStore(configOf()));
+  let taskSet: string;
+  let answers: string | undefined;
+  let tasks: EvalTask[];
   try {
-    tasks = filterTasks(loadTaskSet(taskFile, { format, answers }), filter);
+    taskSet = sourceOf(file);
+    answers = values.answers ? sourceOf(values.answers) : undefined;
+    tasks = filterTasks(await loadTaskSetFrom({ path: taskSet, format, answers }, storeOf), filter);
   } catch (err) {
+    closeStore(store);
     if (!(err instanceof TaskSetError)) throw err;
     print(`error: ${err.message}`);
     return 2;
   }
   if (tasks.length === 0) {
+    closeStore(store);
     print('error: no task left after the filters');
     return 2;
   }
-  const judge = judgeFlags(values);
-  const config = deps.config ?? loadConfig({ file: values.config });
-  const sites = siteFlags(values.site);
-  const scriptsDir = path.resolve(values.scripted ?? path.join(path.dirname(taskFile), '..', 'scripts'));
+  const inStore = storeKeyOf(taskSet) !== null;
+  // A set in the store has no folder beside it: its scripts (for {{scripted}}) are the project's, or --scripted.
+  const scriptsDir = path.resolve(
+    values.scripted ?? (inStore ? path.join('eval', 'scripts') : path.join(path.dirname(taskSet), '..', 'scripts')),
+  );
   const services: Service[] = [];
   let backend: EvalBackend | undefined;
   try {
+    const config = configOf();
     for (const name of sitePlaceholders(tasks)) {
       if (sites[name]) continue;
       const service = await bundledService(name, scriptsDir);
@@ -298,7 +342,7 @@ export async function evalCommand(argv: readonly string[], deps: EvalCommandDeps
     const trials = intFlag(values.trials, 'trials') ?? 1;
     const input: EvaluationInput = {
       evalId,
-      taskSet: { path: taskFile, ...(format ? { format } : {}), ...(answers ? { answers } : {}), filter, sites },
+      taskSet: { path: taskSet, ...(format ? { format } : {}), ...(answers ? { answers } : {}), filter, sites },
       concurrency: intFlag(values.concurrency, 'concurrency') ?? 4,
       trials,
       maxRetries: intFlag(values['max-retries'], 'max-retries', 0) ?? 5,
@@ -329,7 +373,7 @@ export async function evalCommand(argv: readonly string[], deps: EvalCommandDeps
         workflowId: evalId,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         args: [input],
-        staticSummary: `Evaluation of ${path.basename(taskFile)}: ${tasks.length} task(s) × ${trials} trial(s)`,
+        staticSummary: `Evaluation of ${inStore ? taskSet : path.basename(taskSet)}: ${tasks.length} task(s) × ${trials} trial(s)`,
         typedSearchAttributes: [{ key: EVALUATION_SEARCH_ATTRIBUTE, value: evalId }],
       });
       print(
@@ -350,10 +394,18 @@ export async function evalCommand(argv: readonly string[], deps: EvalCommandDeps
     }
     const result = await follow(handle, print, deps.pollMs ?? 1000);
     const outDir = path.resolve(values.out ?? path.join(dataDir(), 'evals', evalId));
+    let runs: RunStore | undefined;
+    try {
+      runs = storeOf();
+    } catch (err) {
+      // The worker's store keys may not be set here: the report is written all the same, without trajectory links.
+      print(`[eval] the report links no trajectories: ${(err as Error).message}`);
+    }
     const written = await writeEvalReports(result, {
       outDir,
       runsDir: config.runsDir,
-      taskSet: taskFile,
+      ...(runs ? { store: runs } : {}),
+      taskSet,
       options: {
         concurrency: input.concurrency,
         trials,
@@ -386,7 +438,18 @@ export async function evalCommand(argv: readonly string[], deps: EvalCommandDeps
   } finally {
     await backend?.close();
     for (const s of services) await s.close().catch(() => undefined);
+    closeStore(store);
   }
+}
+
+/** A task set (or answers) argument as it travels: `store:KEY` as given (the key checked), a file path made absolute. */
+function sourceOf(arg: string): string {
+  return storeKeyOf(arg) === null ? path.resolve(arg) : arg;
+}
+
+/** An S3 store's connections closed (a folder store holds none). */
+function closeStore(store: RunStore | undefined): void {
+  if (store instanceof S3RunStore) store.close();
 }
 
 /** The `--judge…` flags as the evaluation's judge settings (undefined: none given, the default `auto`). */

@@ -2,7 +2,9 @@
 // task is first reduced to the key points a successful run must satisfy, then each screenshot of the run is rated
 // for how much it shows about those points, and the verdict is asked for with only the best screenshots attached,
 // next to the agent's actions and its final answer. The rubric variant scores criteria (the task set's own, or the
-// key points) one by one. Pure: messages in the OpenAI chat shape, images as data URLs given by the caller.
+// key points) one by one. A task with a reference answer (WebVoyager's answers file, our `reference_answer`) shows it
+// to the key-points, verdict and rubric calls as a hint only: a live site changes, so the agent's answer need not match
+// it. Pure: messages in the OpenAI chat shape, images as data URLs given by the caller.
 import type { ChatMessage } from '../model/client';
 
 type Part = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
@@ -12,11 +14,22 @@ const image = (url: string): Part => ({ type: 'image_url', image_url: { url } })
 
 const numbered = (items: readonly string[]) => items.map((s, i) => `${i + 1}. ${s}`).join('\n');
 
+/** The reference answer as the judge is shown it: a hint that may be out of date, never a string to match. */
+function referenceHint(reference: string | null, use: string): string {
+  if (!reference?.trim()) return '';
+  return (
+    `\n\nReference answer (recorded when the task was written): ${reference.trim()}\n` +
+    `This is a hint only. The site is live and may have changed since, so a correct answer need not match it word ` +
+    `for word, nor in every value. ${use}`
+  );
+}
+
 /**
- * Stage 1 (key points): the task alone, no run. The model lists the requirements a successful run must meet, so the
- * later stages check against explicit points rather than a loose reading of the task.
+ * Stage 1 (key points): the task alone, no run (with its reference answer, if any, to make plain what it asks for).
+ * The model lists the requirements a successful run must meet, so the later stages check against explicit points
+ * rather than a loose reading of the task.
  */
-export function keyPointsMessages(task: string): ChatMessage[] {
+export function keyPointsMessages(task: string, reference: string | null = null): ChatMessage[] {
   return [
     {
       role: 'system',
@@ -28,7 +41,15 @@ export function keyPointsMessages(task: string): ChatMessage[] {
         'not split one requirement into several.\n\n' +
         'Answer with a numbered list only, one key point per line:\n1. …\n2. …',
     },
-    { role: 'user', content: `Task: ${task}` },
+    {
+      role: 'user',
+      content:
+        `Task: ${task}` +
+        referenceHint(
+          reference,
+          'Use it only to understand what kind of information or result the task asks for; do not make its wording or its values a key point.',
+        ),
+    },
   ];
 }
 
@@ -74,11 +95,17 @@ function runContext(
   actions: readonly string[],
   answer: string | null,
   heading: string,
+  reference: string | null,
 ): string {
   return (
     `Task: ${task}\n\n${heading}:\n${numbered(keyPoints)}\n\n` +
     `Actions the agent took:\n${actions.length ? numbered(actions) : '(none)'}\n\n` +
-    `The agent's final answer: ${answer?.trim() ? answer : '(none)'}`
+    `The agent's final answer: ${answer?.trim() ? answer : '(none)'}` +
+    referenceHint(
+      reference,
+      'Judge by what the screenshots show: an answer that differs from the reference but is supported by them is ' +
+        'acceptable; an answer that matches neither the reference nor the screenshots is not.',
+    )
   );
 }
 
@@ -91,8 +118,9 @@ function evidence(shots: readonly EvidenceShot[]): Part[] {
 }
 
 /**
- * Stage 3 (verdict): task, key points, the agent's actions and answer, and the selected screenshots. Strict by
- * design: a key point not visibly met, an unapplied filter, or an answer the screenshots do not support is a failure.
+ * Stage 3 (verdict): task, key points, the agent's actions and answer (and the reference answer, as a hint), and the
+ * selected screenshots. Strict by design: a key point not visibly met, an unapplied filter, or an answer the
+ * screenshots do not support is a failure.
  */
 export function verdictMessages(
   task: string,
@@ -100,6 +128,7 @@ export function verdictMessages(
   actions: readonly string[],
   answer: string | null,
   shots: readonly EvidenceShot[],
+  reference: string | null = null,
 ): ChatMessage[] {
   return [
     {
@@ -119,14 +148,14 @@ export function verdictMessages(
     },
     {
       role: 'user',
-      content: [text(runContext(task, keyPoints, actions, answer, 'Key points')), ...evidence(shots)],
+      content: [text(runContext(task, keyPoints, actions, answer, 'Key points', reference)), ...evidence(shots)],
     },
   ];
 }
 
 /**
  * The rubric variant's scoring call: each criterion scored 0–1 (partial credit allowed) with a reason, and an overall
- * score, as one JSON object.
+ * score, as one JSON object. The reference answer, if any, is a hint as in the verdict.
  */
 export function rubricMessages(
   task: string,
@@ -134,6 +163,7 @@ export function rubricMessages(
   actions: readonly string[],
   answer: string | null,
   shots: readonly EvidenceShot[],
+  reference: string | null = null,
 ): ChatMessage[] {
   return [
     {
@@ -148,7 +178,7 @@ export function rubricMessages(
     },
     {
       role: 'user',
-      content: [text(runContext(task, criteria, actions, answer, 'Rubric criteria')), ...evidence(shots)],
+      content: [text(runContext(task, criteria, actions, answer, 'Rubric criteria', reference)), ...evidence(shots)],
     },
   ];
 }

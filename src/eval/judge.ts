@@ -1,8 +1,9 @@
 // The LLM judge of a finished run, after Online-Mind2Web's WebJudge: key points from the task, the run's screenshots
 // rated for relevance (the best few kept), then a verdict with reasons; or the rubric variant (criteria scored 0–1 and
-// an overall score). The model is reached through `ask` (the activity passes an OpenAI-compatible client), so this
-// module is pure apart from the screenshots it loads through the run. A reply that cannot be read is no verdict: the
-// outcome carries a null score and the error, never a pass.
+// an overall score). A task's reference answer goes along as a hint (recorded as `reference_answer` in the metadata).
+// The model is reached through `ask` (the activity passes an OpenAI-compatible client), so this module is pure apart
+// from the screenshots it loads through the run. A reply that cannot be read is no verdict: the outcome carries a null
+// score and the error, never a pass.
 import { decodeFirstObject } from '../model/lenient-json';
 import type { ChatMessage } from '../model/client';
 import { keyPointsMessages, relevanceMessages, rubricMessages, verdictMessages } from './judge-prompts';
@@ -32,6 +33,8 @@ export interface JudgedRun {
   actions: string[];
   /** The run's screenshots in order; `load` gives a data URL. */
   screenshots: { path: string; label: string; load(): Promise<string> }[];
+  /** The task's reference answer (WebVoyager's, our `reference_answer`): a hint to the judge, possibly out of date. */
+  reference?: string | null;
 }
 
 /** One model call: the stage, its messages, and (relevance) the screenshot's position among those rated. */
@@ -187,10 +190,12 @@ export async function judgeRun(
   opts: JudgeOptions = {},
 ): Promise<JudgeOutcome> {
   const base = { kind, verifier: JUDGE_VERIFIERS[kind], resultType: JUDGE_RESULT_TYPES[kind] } as const;
-  const metadata: Record<string, unknown> = {};
+  const reference = run.reference?.trim() ? run.reference.trim() : null;
+  // Recorded first: a verdict (or an unreadable reply) given with a reference says so.
+  const metadata: Record<string, unknown> = reference ? { reference_answer: clip(reference, 1000) } : {};
   try {
     const given = kind === 'rubric' && opts.rubric?.length ? [...opts.rubric] : null;
-    const points = given ?? parseKeyPoints(await ask('key_points', keyPointsMessages(run.task)));
+    const points = given ?? parseKeyPoints(await ask('key_points', keyPointsMessages(run.task, reference)));
     metadata[given ? 'criteria' : 'key_points'] = points;
     const { rated, kept } = await pickScreenshots(run, points, ask, opts);
     metadata.screenshots = rated.map((r) => ({
@@ -200,12 +205,14 @@ export async function judgeRun(
     }));
     const shots: EvidenceShot[] = kept.map((k) => ({ label: k.label, url: k.url, note: k.note }));
     if (kind === 'webjudge') {
-      const v = parseVerdict(await ask('verdict', verdictMessages(run.task, points, run.actions, run.answer, shots)));
+      const v = parseVerdict(
+        await ask('verdict', verdictMessages(run.task, points, run.actions, run.answer, shots, reference)),
+      );
       metadata.verdict = v.success ? 'success' : 'failure';
       return { ...base, score: v.success ? 1 : 0, reasoning: v.reasons, error: null, metadata };
     }
     const r = parseRubric(
-      await ask('rubric', rubricMessages(run.task, points, run.actions, run.answer, shots)),
+      await ask('rubric', rubricMessages(run.task, points, run.actions, run.answer, shots, reference)),
       points,
     );
     metadata.criteria_scores = r.criteria;

@@ -264,15 +264,16 @@ function fromMind2Web(file: string, line: number, value: unknown): EvalTask {
   };
 }
 
-function loadAnswers(file: string): Map<string, string> {
+/** WebVoyager's reference answers (`where` names them in errors: a file path or `store:KEY`). */
+function parseAnswers(where: string, text: string): Map<string, string> {
   let json: unknown;
   try {
-    json = JSON.parse(fs.readFileSync(file, 'utf8'));
+    json = JSON.parse(text);
   } catch (err) {
-    throw new TaskSetError(`${file}: cannot read the reference answers (${(err as Error).message})`);
+    throw new TaskSetError(`${where}: cannot read the reference answers (${(err as Error).message})`);
   }
   const parsed = WebVoyagerAnswersSchema.safeParse(json);
-  if (!parsed.success) throw new TaskSetError(issueLine(file, parsed.error));
+  if (!parsed.success) throw new TaskSetError(issueLine(where, parsed.error));
   const map = new Map<string, string>();
   for (const [site, { answers }] of Object.entries(parsed.data)) {
     for (const a of answers) map.set(`${site}#${a.id}`, a.ans);
@@ -295,7 +296,16 @@ export interface LoadOptions {
   answers?: string;
 }
 
-/** Reads a task set; every entry is checked and ids must be unique. */
+/** A task set's (or its answers') text and where it came from. */
+export interface SourceText {
+  /** The name entries are reported under (`web.jsonl:3: …`): the file's or key's base name. */
+  name: string;
+  /** The whole source, for messages: a file path or `store:KEY`. */
+  where: string;
+  text: string;
+}
+
+/** Reads a task set file (and WebVoyager's answers file, when given); every entry is checked, ids must be unique. */
 export function loadTaskSet(file: string, opts: LoadOptions = {}): EvalTask[] {
   let text: string;
   try {
@@ -303,10 +313,27 @@ export function loadTaskSet(file: string, opts: LoadOptions = {}): EvalTask[] {
   } catch (err) {
     throw new TaskSetError(`cannot read the task set ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
-  const name = path.basename(file);
-  const entries = jsonArrayOrLines(name, text);
+  const set = { name: path.basename(file), where: file, text };
+  if (!opts.answers) return parseTaskSet(set, { format: opts.format });
+  let answers: string;
+  try {
+    answers = fs.readFileSync(opts.answers, 'utf8');
+  } catch (err) {
+    throw new TaskSetError(`${opts.answers}: cannot read the reference answers (${(err as Error).message})`);
+  }
+  const answersText = { name: path.basename(opts.answers), where: opts.answers, text: answers };
+  return parseTaskSet(set, { format: opts.format, answers: answersText });
+}
+
+/** A task set from its text (a file's or a run-store object's); every entry is checked and ids must be unique. */
+export function parseTaskSet(set: SourceText, opts: { format?: TaskSetFormat; answers?: SourceText } = {}): EvalTask[] {
+  const { name } = set;
+  const entries = jsonArrayOrLines(name, set.text);
   const format = opts.format ?? detectFormat(entries[0]?.value);
-  const answers = format === 'webvoyager' && opts.answers ? loadAnswers(opts.answers) : new Map<string, string>();
+  const answers =
+    format === 'webvoyager' && opts.answers
+      ? parseAnswers(opts.answers.where, opts.answers.text)
+      : new Map<string, string>();
   const tasks = entries.map(({ line, value }) => {
     if (format === 'webvoyager') return fromWebVoyager(name, line, value, answers);
     if (format === 'mind2web') return fromMind2Web(name, line, value);

@@ -150,7 +150,8 @@ export class S3RunStore implements RunStore {
   }
 
   async exists(key: string): Promise<boolean> {
-    if (isLog(key)) return (await this.refreshLog(key)).lines.length > 0;
+    // A `.jsonl` with no line objects may still be a whole object put there by hand (e.g. an evaluation's task set).
+    if (isLog(key) && (await this.refreshLog(key)).lines.length > 0) return true;
     try {
       await this.send((c) => c.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.full(key) })));
       return true;
@@ -167,7 +168,7 @@ export class S3RunStore implements RunStore {
   async readBytes(key: string): Promise<Buffer | undefined> {
     if (!isLog(key)) return this.getObject(this.full(key));
     const log = await this.refreshLog(key);
-    if (log.lines.length === 0) return undefined;
+    if (log.lines.length === 0) return this.getObject(this.full(key)); // a whole `.jsonl` object, put there by hand
     return Buffer.concat(log.lines.flatMap((line) => [line.body, Buffer.from('\n')]));
   }
 

@@ -2,18 +2,21 @@
 // checks, judged by the scripted model playing the judge from eval/scripts/judge-*.json) through `cua eval`, a real
 // Temporal dev server, a worker and Chromium. A pass, a fail, a rubric whose 503s are retried, a verdict the judge
 // cannot read and a refused judge request (both recorded as errors, unscored, the evaluation not crashed), a
-// rule-checked task with the judge beside its rules, and a run that never finished (not judged).
+// rule-checked task with the judge beside its rules, and a run that never finished (not judged). The pass has a
+// reference answer: the judge's key-points and verdict calls are shown it, and its verdict records it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evalCommand } from '../../client/commands/eval';
 import type { EvalResultsFile } from '../../src/eval/results';
+import { startScriptedModelServer } from '../../src/scripted/server';
 import { readRun } from '../../src/trajectory/reader';
 import { FAST_TIMING } from './harness';
 import type { Harness } from './harness';
 import { useHarness } from './use-harness';
 
 const TASKS = path.resolve(__dirname, '../../eval/tasks/judged.jsonl');
+const SCRIPTS = path.resolve(__dirname, '../../eval/scripts');
 
 describe('cua eval with the LLM judge', () => {
   let h: Harness;
@@ -22,14 +25,22 @@ describe('cua eval with the LLM judge', () => {
   it('scores unchecked tasks by the verdict, records every verdict and error, and shows the reasons', async () => {
     const out = path.join(h.dir, 'eval-judge');
     const lines: string[] = [];
-    const code = await evalCommand([TASKS, '--concurrency', '4', '--out', out, '--id', 'eval-judge'], {
+    // The scripted model (agent and judge) served here rather than by the command, to see what the judge was sent.
+    const model = await startScriptedModelServer({ scriptsDir: SCRIPTS });
+    const args = [TASKS, '--concurrency', '4', '--out', out, '--id', 'eval-judge', '--site', `scripted=${model.url}`];
+    const code = await evalCommand(args, {
       config: h.config,
       client: h.client,
       print: (l) => lines.push(l),
       pollMs: 300,
       taskDefaults: { timing: FAST_TIMING },
-    });
+    }).finally(() => model.close());
     expect(code).toBe(0);
+    const reference = 'Reference answer (recorded when the task was written): Harbor View Lisbon, €120 per night';
+    const shownTo = (script: string) =>
+      model.requests.filter((r) => r.script === script && r.allText.includes(reference)).map((r) => r.call);
+    expect(shownTo('judge-lisbon-pass')).toEqual(['key_points', 'verdict']);
+    expect(model.requests.filter((r) => r.allText.includes('Reference answer'))).toHaveLength(2);
     expect(lines).toContain('[eval] success rate 60.0% (3/5 scored) · aborted 0 · pass@1 60.0% · mean 0.560');
     expect(lines).toContain(
       '[eval] judge: 6 run(s) judged · 3 pass · 2 without a verdict · agrees with the rules on 1/1',
@@ -55,7 +66,12 @@ describe('cua eval with the LLM judge', () => {
     const verification = async (id: string) => (await readRun(h.runDir(byId.get(id)!.runId))).verification;
     const pass = (await verification('judged-lisbon-price')).webjudge;
     expect(pass).toMatchObject({ result_type: 'web_judge', score: 1, verifier_name: 'webjudge' });
-    expect(pass?.metadata).toMatchObject({ task_id: 'judged-lisbon-price', judge_model: 'judge-lisbon-pass' });
+    expect(pass?.metadata).toMatchObject({
+      task_id: 'judged-lisbon-price',
+      judge_model: 'judge-lisbon-pass',
+      reference_answer: 'Harbor View Lisbon, €120 per night',
+    });
+    expect((await verification('judged-wrong-price')).webjudge?.metadata).not.toHaveProperty('reference_answer');
     expect((pass?.metadata as { screenshots: unknown[] }).screenshots.length).toBeGreaterThanOrEqual(3);
     expect((await verification('judged-rubric')).rubric_judge).toMatchObject({ result_type: 'mm_rubric', score: 0.8 });
     const unreadable = (await verification('judged-unreadable')).webjudge;

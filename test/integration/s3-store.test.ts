@@ -9,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { copyDownloads, HOME_ARCHIVE, restoreHome, saveHome, storeIsRemote } from '../../activities/local-files';
+import { RunFiles } from '../../activities/support';
 import { startS3Server } from '../../src/infra/rclone';
 import type { S3Server } from '../../src/infra/rclone';
 import { ConsecutiveActionsError, RunNotFoundError, RunStoreUnavailableError } from '../../src/trajectory/errors';
@@ -253,6 +255,58 @@ describe('the S3 store', () => {
         {},
       ),
     ).toThrow('S3 run store: set K_ID and K_SECRET (the keys of bucket "b")');
+  });
+});
+
+describe('local session files with the S3 store (two machines: two local folders, one bucket)', () => {
+  it('carries the desktop home across workers as one archive, written only when it changed', async () => {
+    const bucket = (await freshS3Store()).bucket;
+    const machineA = new RunFiles(path.join(tmp, 'home-a'), s3Store(bucket));
+    const machineB = new RunFiles(path.join(tmp, 'home-b'), s3Store(bucket));
+    const homeA = path.join(machineA.dir('run-h'), 'home');
+    fs.mkdirSync(path.join(homeA, 'notes'), { recursive: true });
+    fs.writeFileSync(path.join(homeA, 'notes', 'todo.txt'), 'buy milk\n');
+    fs.symlinkSync('/etc/passwd', path.join(homeA, 'link')); // archived as a link, never followed
+    expect(await saveHome(machineA, 'run-h', homeA)).toBe(true);
+    expect(await saveHome(machineA, 'run-h', homeA)).toBe(false); // unchanged: not written again
+    expect(fs.existsSync(path.join(s3.dir, bucket, 'runs/run-h', HOME_ARCHIVE))).toBe(true);
+
+    // Machine B had an older home for the run: the bucket's archive replaces it.
+    const homeB = path.join(machineB.dir('run-h'), 'home');
+    fs.mkdirSync(homeB, { recursive: true });
+    fs.writeFileSync(path.join(homeB, 'stale.txt'), 'old');
+    expect(await restoreHome(machineB, 'run-h', homeB)).toBe(true);
+    expect(fs.readFileSync(path.join(homeB, 'notes', 'todo.txt'), 'utf8')).toBe('buy milk\n');
+    expect(fs.readlinkSync(path.join(homeB, 'link'))).toBe('/etc/passwd');
+    expect(fs.existsSync(path.join(homeB, 'stale.txt'))).toBe(false);
+    // No archive for a run yet: the local home is left alone.
+    expect(await restoreHome(machineB, 'run-none', homeB)).toBe(false);
+    expect(fs.existsSync(path.join(homeB, 'notes', 'todo.txt'))).toBe(true);
+  });
+
+  it('copies each download into the bucket once; the folder store copies nothing', async () => {
+    const bucket = (await freshS3Store()).bucket;
+    const files = new RunFiles(path.join(tmp, 'dl'), s3Store(bucket));
+    const downloads = path.join(files.dir('run-d'), 'downloads');
+    fs.mkdirSync(downloads, { recursive: true });
+    fs.writeFileSync(path.join(downloads, 'report.pdf'), 'pdf bytes');
+    expect(await copyDownloads(files, 'run-d')).toEqual(['report.pdf']);
+    fs.writeFileSync(path.join(downloads, 'report (1).pdf'), 'second');
+    expect(await copyDownloads(files, 'run-d')).toEqual(['report (1).pdf']);
+    expect(fs.readFileSync(path.join(s3.dir, bucket, 'runs/run-d/downloads/report.pdf'), 'utf8')).toBe('pdf bytes');
+    const local = new RunFiles(path.join(tmp, 'dl-local'));
+    fs.mkdirSync(path.join(local.dir('run-d'), 'downloads'), { recursive: true });
+    fs.writeFileSync(path.join(local.dir('run-d'), 'downloads', 'x.txt'), 'x');
+    expect(storeIsRemote(local)).toBe(false);
+    expect(await copyDownloads(local, 'run-d')).toEqual([]);
+  });
+
+  it('reads a .jsonl put there whole (a task set), as well as a log kept one object per line', async () => {
+    const store = await freshS3Store();
+    await store.writeAtomic('evalsets/web.jsonl', '{"id":"a"}\n');
+    expect(await store.exists('evalsets/web.jsonl')).toBe(true);
+    expect(await store.readText('evalsets/web.jsonl')).toBe('{"id":"a"}\n');
+    expect(await store.exists('evalsets/none.jsonl')).toBe(false);
   });
 });
 

@@ -1,11 +1,12 @@
-// The `cua eval` command's parts that need no server: a bad task set is refused with one line (exit 2) before anything
-// starts, and `cua eval compare A B` lists the tasks that flipped.
+// The `cua eval` command's parts that need no server: a bad task set (a file, or `store:KEY` in the run store) is
+// refused with one line (exit 2) before anything starts, and `cua eval compare A B` lists the tasks that flipped.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evalCommand } from '../../client/commands/eval';
 import { summarize, summarizeTasks } from '../../src/eval/results';
+import { configFromObject } from '../../src/runtime/config';
 import type { EvalRecord } from '../../workflows/eval-contract';
 
 const FIX = path.resolve(__dirname, '../fixtures/eval');
@@ -26,6 +27,31 @@ describe('cua eval', () => {
     expect(lines).toEqual([
       "error: bad-local.jsonl:3: field 'checks.0.value': Invalid input: expected number, received string",
     ]);
+  });
+
+  it.each([
+    [
+      'store:evalsets/nope.jsonl',
+      (dir: string) =>
+        `error: task set store:evalsets/nope.jsonl: no such object in the run store (${path.join(dir, 'evalsets/nope.jsonl')})`,
+    ],
+    [
+      'store:evalsets/bad.jsonl',
+      () => "error: bad.jsonl:3: field 'checks.0.value': Invalid input: expected number, received string",
+    ],
+    [
+      'store:../bad.jsonl',
+      () => 'error: store:../bad.jsonl: a store key is a relative path like store:evalsets/web.jsonl',
+    ],
+  ])('refuses the task set %s of the run store with one line, before connecting anywhere', async (source, message) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-eval-store-'));
+    fs.mkdirSync(path.join(dir, 'evalsets'));
+    fs.copyFileSync(path.join(FIX, 'bad-local.jsonl'), path.join(dir, 'evalsets', 'bad.jsonl'));
+    const lines: string[] = [];
+    const config = configFromObject({ runsDir: dir, temporal: { address: '127.0.0.1:9' } });
+    expect(await evalCommand([source], { config, print: (l) => lines.push(l) })).toBe(2);
+    expect(lines).toEqual([message(dir)]);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('refuses an unknown --judge before connecting anywhere', async () => {

@@ -1,6 +1,7 @@
-// The LLM judge (src/eval/judge.ts): its reply readers, which tasks it judges, and whole judgements against the
-// scripted model playing the judge from the shipped judge scripts (eval/scripts/judge-*.json): a pass, a fail, a
-// rubric, and a verdict it cannot read (an error result, never a pass). Plus the report's judge column.
+// The LLM judge (src/eval/judge.ts): its reply readers, which tasks it judges, the prompts (a task's reference answer
+// shown as a hint), and whole judgements against the scripted model playing the judge from the shipped judge scripts
+// (eval/scripts/judge-*.json): a pass, a fail, a rubric, a verdict it cannot read (an error result, never a pass), and
+// one with a reference answer. Plus the report's judge column.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,6 +14,8 @@ import {
   parseVerdict,
 } from '../../src/eval/judge';
 import type { JudgeAsk, JudgedRun, TaskJudge } from '../../src/eval/judge';
+import { keyPointsMessages, relevanceMessages, rubricMessages, verdictMessages } from '../../src/eval/judge-prompts';
+import type { ChatMessage } from '../../src/model/client';
 import { renderEvalReport } from '../../src/eval/report-html';
 import { summarize, summarizeTasks } from '../../src/eval/results';
 import { loadTaskSet, sitePlaceholders } from '../../src/eval/task-set';
@@ -77,6 +80,49 @@ describe('judge replies', () => {
     expect(parseRubric('{"criteria": [{"score": 1}, {"score": 0}]}', criteria).overall).toBe(0.5);
     expect(() => parseRubric('{"verdict": "good"}', criteria)).toThrow(/no scores/);
     expect(() => parseRubric('no json here', criteria)).toThrow(JudgeReplyError);
+  });
+});
+
+describe("the judge's prompts with a reference answer", () => {
+  const REF = 'Harbor View Lisbon, €120 per night';
+  const shots = [{ label: 'screenshot 1 of 1', url: 'data:image/png;base64,AA==', note: 'the detail page' }];
+  /** All text the model is sent, system and user, joined. */
+  const textOf = (messages: ChatMessage[]) =>
+    messages
+      .flatMap((m) =>
+        typeof m.content === 'string'
+          ? [m.content]
+          : (m.content ?? []).flatMap((p) => (p.type === 'text' ? [p.text] : [])),
+      )
+      .join('\n');
+  const calls: [string, (reference: string | null) => ChatMessage[]][] = [
+    ['key points', (r) => keyPointsMessages('Find the price', r)],
+    ['verdict', (r) => verdictMessages('Find the price', ['Report the price'], ['Click'], '€120', shots, r)],
+    ['rubric', (r) => rubricMessages('Find the price', ['Report the price'], ['Click'], '€120', shots, r)],
+  ];
+
+  it.each(calls)('%s: given as a hint that need not match word for word, and absent without one', (_, build) => {
+    const withRef = textOf(build(REF));
+    expect(withRef).toContain(`Reference answer (recorded when the task was written): ${REF}`);
+    expect(withRef).toContain('The site is live and may have changed since');
+    expect(withRef).toContain('need not match it word for word');
+    expect(textOf(build(null))).not.toContain('Reference answer');
+    expect(textOf(build('  '))).not.toContain('Reference answer');
+  });
+
+  it('keeps the reference out of the key points themselves, and tells the verdict to trust the screenshots', () => {
+    expect(textOf(keyPointsMessages('Find the price', REF))).toContain(
+      'do not make its wording or its values a key point',
+    );
+    expect(textOf(verdictMessages('t', ['p'], [], 'x', shots, REF))).toContain(
+      'an answer that differs from the reference but is supported by them is acceptable',
+    );
+  });
+
+  it('never shows it to the per-screenshot relevance call (which takes no reference)', () => {
+    expect(textOf(relevanceMessages('Find the price', ['Report the price'], 'screenshot 1', 'data:,'))).not.toContain(
+      'Reference',
+    );
   });
 });
 
@@ -260,6 +306,32 @@ describe('a judgement against the scripted judge', () => {
     expect(verdict?.imageCount).toBe(3);
     expect(verdict?.allText).toContain("The agent's final answer: Harbor View Lisbon: €120 per night.");
     expect(verdict?.allText).toContain('1. Search for hotels in Lisbon');
+    expect(verdict?.allText).not.toContain('Reference answer');
+    expect(outcome.metadata).not.toHaveProperty('reference_answer');
+  });
+
+  it("gives the task's reference answer to the key points and the verdict, and records that it did", async () => {
+    const before = model.requests.length;
+    const reference = 'Harbor View Lisbon, €120 per night';
+    const outcome = await judgeRun(
+      'webjudge',
+      { ...run('Harbor View Lisbon: €120 per night.'), reference },
+      askFor('judge-alfama-pass'),
+    );
+    expect(outcome).toMatchObject({ score: 1, error: null, metadata: { reference_answer: reference } });
+    const calls = model.requests.slice(before);
+    const withRef = calls.filter((r) =>
+      r.allText.includes(`Reference answer (recorded when the task was written): ${reference}`),
+    );
+    expect(withRef.map((r) => r.call)).toEqual(['key_points', 'verdict']);
+    expect(calls.filter((r) => r.call === 'relevance')).toHaveLength(4);
+  });
+
+  it('takes a blank reference for none', async () => {
+    const before = model.requests.length;
+    const outcome = await judgeRun('webjudge', { ...run('€120'), reference: ' ' }, askFor('judge-alfama-pass'));
+    expect(outcome.metadata).not.toHaveProperty('reference_answer');
+    expect(model.requests.slice(before).some((r) => r.allText.includes('Reference answer'))).toBe(false);
   });
 
   it('fails a run whose answer the screenshots do not support', async () => {

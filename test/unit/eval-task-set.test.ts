@@ -1,7 +1,11 @@
 // Specification of evaluation task sets: our JSONL, the WebVoyager and Online-Mind2Web shapes by their field names,
-// filters, site placeholders, and one-line errors naming the file, line and field of a bad entry.
+// filters, site placeholders, one-line errors naming the file, line and field of a bad entry, and a set named by its
+// key in the run store (`store:KEY`, here the folder store; the S3 form is in test/integration/eval-s3.test.ts).
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { ApplicationFailure } from '@temporalio/common';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   detectFormat,
   filterTasks,
@@ -10,7 +14,10 @@ import {
   substituteSites,
   TaskSetError,
 } from '../../src/eval/task-set';
-import { taskSpec } from '../../activities/eval';
+import { loadTaskSetFrom, readSource, storeKeyOf } from '../../src/eval/task-source';
+import { configFromObject } from '../../src/runtime/config';
+import { LocalRunStore } from '../../src/trajectory/store';
+import { createEvalActivities, taskSpec } from '../../activities/eval';
 
 const FIX = path.resolve(__dirname, '../fixtures/eval');
 const LOCAL = path.resolve(__dirname, '../../eval/tasks/local.jsonl');
@@ -112,6 +119,95 @@ describe('task sets', () => {
     });
     expect(() => taskSpec({ ...first!, startUrl: 'javascript:alert(1)' }, 0, { path: LOCAL, sites }, {})).toThrow(
       /^task fx-lisbon-price: field 'startUrl': /,
+    );
+  });
+});
+
+describe('a task set in the run store (store:KEY)', () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+  /** A folder store holding the shipped set and the WebVoyager fixtures under evalsets/. */
+  function storeWithSets(): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-eval-store-'));
+    dirs.push(dir);
+    fs.mkdirSync(path.join(dir, 'evalsets'));
+    fs.copyFileSync(LOCAL, path.join(dir, 'evalsets', 'web.jsonl'));
+    fs.copyFileSync(path.join(FIX, 'webvoyager.jsonl'), path.join(dir, 'evalsets', 'wv.jsonl'));
+    fs.copyFileSync(path.join(FIX, 'webvoyager-answers.json'), path.join(dir, 'evalsets', 'wv-answers.json'));
+    fs.copyFileSync(path.join(FIX, 'bad-local.jsonl'), path.join(dir, 'evalsets', 'bad.jsonl'));
+    return dir;
+  }
+  const noStore = () => {
+    throw new Error('the store was opened for a file');
+  };
+
+  it.each([
+    ['store:evalsets/web.jsonl', 'evalsets/web.jsonl'],
+    ['store:web.jsonl', 'web.jsonl'],
+    ['/abs/web.jsonl', null],
+    ['eval/tasks/store:x.jsonl', null],
+  ])('reads %j as the store key %j', (source, key) => {
+    expect(storeKeyOf(source)).toBe(key);
+  });
+
+  it.each(['store:', 'store:/etc/passwd', 'store:../outside.jsonl', 'store:evalsets//web.jsonl', 'store:a/./b'])(
+    'refuses the key of %j (it must stay inside the store)',
+    (source) => {
+      expect(() => storeKeyOf(source)).toThrow(TaskSetError);
+      expect(() => storeKeyOf(source)).toThrow(
+        `${source}: a store key is a relative path like store:evalsets/web.jsonl`,
+      );
+    },
+  );
+
+  it('reads the set (and WebVoyager answers) from the store, relative to runsDir; a file never opens the store', async () => {
+    const dir = storeWithSets();
+    const store = () => new LocalRunStore(dir);
+    const fromStore = await loadTaskSetFrom({ path: 'store:evalsets/web.jsonl' }, store);
+    expect(fromStore).toEqual(loadTaskSet(LOCAL));
+    const wv = await loadTaskSetFrom(
+      { path: 'store:evalsets/wv.jsonl', answers: 'store:evalsets/wv-answers.json' },
+      store,
+    );
+    expect(wv[0]?.referenceAnswer).toBe('Vegetarian Four Cheese Lasagna, 4.6 stars, 181 reviews');
+    expect(await loadTaskSetFrom({ path: LOCAL }, noStore)).toHaveLength(fromStore.length);
+    await expect(loadTaskSetFrom({ path: 'store:evalsets/bad.jsonl' }, store)).rejects.toThrow(
+      "bad.jsonl:3: field 'checks.0.value': Invalid input: expected number, received string",
+    );
+  });
+
+  it('names a missing object, and where it looked, in one line', async () => {
+    const dir = storeWithSets();
+    const err = await readSource('store:evalsets/nope.jsonl', () => new LocalRunStore(dir), 'task set').catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(TaskSetError);
+    expect((err as Error).message).toBe(
+      `task set store:evalsets/nope.jsonl: no such object in the run store (${path.join(dir, 'evalsets', 'nope.jsonl')})`,
+    );
+    await expect(readSource(path.join(dir, 'nope.json'), noStore, 'reference answers')).rejects.toThrow(
+      /^cannot read the reference answers .*nope\.json: ENOENT$/,
+    );
+  });
+
+  it('the activities read it through the configured store: count and pages, a missing key not retried', async () => {
+    const dir = storeWithSets();
+    const acts = createEvalActivities({ config: configFromObject({ runsDir: dir }) });
+    const sites = { fixture: 'http://127.0.0.1:1', demo: 'http://127.0.0.1:2', scripted: 'http://127.0.0.1:3/v1' };
+    const taskSet = { path: 'store:evalsets/web.jsonl', sites, filter: { id: 'fx-*' } };
+    expect(await acts.evalTaskCount({ taskSet, options: {} })).toBe(11);
+    const page = await acts.evalTaskPage({ taskSet, options: {}, offset: 10, limit: 5 });
+    expect(page.map((p) => [p.index, p.taskId])).toEqual([[10, 'fx-dead-endpoint']]);
+    // Edited in the store: the next call reads the new text.
+    fs.writeFileSync(path.join(dir, 'evalsets', 'web.jsonl'), fs.readFileSync(LOCAL, 'utf8').split('\n')[0] ?? '');
+    expect(await acts.evalTaskCount({ taskSet, options: {} })).toBe(1);
+    const missing = await acts
+      .evalTaskCount({ taskSet: { ...taskSet, path: 'store:evalsets/gone.jsonl' }, options: {} })
+      .catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(ApplicationFailure);
+    expect(missing).toMatchObject({ nonRetryable: true, type: 'TaskSetError' });
+    expect((missing as Error).message).toBe(
+      `task set store:evalsets/gone.jsonl: no such object in the run store (${path.join(dir, 'evalsets', 'gone.jsonl')})`,
     );
   });
 });

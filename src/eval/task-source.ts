@@ -1,0 +1,70 @@
+// Where a task set is read from: a file this process can read, or an object in the run store named `store:KEY`
+// (e.g. `store:evalsets/web.jsonl`: under `runsDir` with the folder store, under the bucket's prefix with S3), so
+// workers on several machines read the same set. The same form names WebVoyager's answers file. Used by the eval
+// command (client side, to check the set before it starts) and the eval activities (worker side, to read it).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { RunStore } from '../trajectory/store';
+import { parseTaskSet, TaskSetError } from './task-set';
+import type { EvalTask, SourceText, TaskSetFormat } from './task-set';
+
+export const STORE_SOURCE_PREFIX = 'store:';
+
+/** The run-store key of a `store:KEY` source, or null for a file path; a key that leaves the store is refused. */
+export function storeKeyOf(source: string): string | null {
+  if (!source.startsWith(STORE_SOURCE_PREFIX)) return null;
+  const key = source.slice(STORE_SOURCE_PREFIX.length);
+  if (!key || key.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+    throw new TaskSetError(`${source}: a store key is a relative path like store:evalsets/web.jsonl`);
+  }
+  return key;
+}
+
+/** The store is opened only when a source names it (a file-only command needs no store keys). */
+export type StoreOpener = () => RunStore;
+
+/** A source's text: a file read from disk, or an object read from the run store; absent is a one-line TaskSetError. */
+export async function readSource(
+  source: string,
+  openStore: StoreOpener,
+  what: 'task set' | 'reference answers',
+): Promise<SourceText> {
+  const key = storeKeyOf(source);
+  if (key === null) {
+    try {
+      return { name: path.basename(source), where: source, text: await fs.promises.readFile(source, 'utf8') };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? String(err);
+      throw new TaskSetError(`cannot read the ${what} ${source}: ${code}`);
+    }
+  }
+  const store = openStore();
+  const text = await store.readText(key);
+  if (text === undefined) {
+    throw new TaskSetError(`${what} ${source}: no such object in the run store (${store.describe(key)})`);
+  }
+  return { name: path.posix.basename(key), where: source, text };
+}
+
+/** What names a task set: its source, format, and WebVoyager's answers (a file path or `store:KEY` each). */
+export interface TaskSetSource {
+  path: string;
+  format?: TaskSetFormat;
+  answers?: string;
+}
+
+/** The texts of a task set and its answers (read, not parsed: a caller may tell by them whether it changed). */
+export async function readTaskSetSources(
+  ref: TaskSetSource,
+  openStore: StoreOpener,
+): Promise<{ set: SourceText; answers?: SourceText }> {
+  const set = await readSource(ref.path, openStore, 'task set');
+  if (!ref.answers) return { set };
+  return { set, answers: await readSource(ref.answers, openStore, 'reference answers') };
+}
+
+/** Reads and parses a task set from a file or the run store (unfiltered). */
+export async function loadTaskSetFrom(ref: TaskSetSource, openStore: StoreOpener): Promise<EvalTask[]> {
+  const { set, answers } = await readTaskSetSources(ref, openStore);
+  return parseTaskSet(set, { format: ref.format, ...(answers ? { answers } : {}) });
+}
