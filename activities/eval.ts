@@ -16,9 +16,11 @@ import type { ModelEndpoint } from '../src/model/client';
 import { ModelEndpointMissing, ModelOverrideRefused, resolveModelEndpoint } from '../src/model/endpoint-policy';
 import { CALL_KIND_HEADER, ENTRY_INDEX_HEADER, JUDGE_ITEM_HEADER } from '../src/scripted/server';
 import type { Event } from '../src/trajectory/schema';
-import { filterTasks, parseTaskSet, substituteSites, TaskSetError } from '../src/eval/task-set';
+import { filterTasks, pageProbesOf, parseTaskSet, substituteSites, TaskSetError } from '../src/eval/task-set';
 import type { EvalTask } from '../src/eval/task-set';
 import { readTaskSetSources } from '../src/eval/task-source';
+import { FINAL_PAGE_FILE } from '../src/browser/final-page';
+import type { FinalPageRecord } from '../src/browser/final-page';
 import { openRunStore } from '../src/trajectory/open-store';
 import { loadVerification } from '../src/trajectory/reader';
 import { TaskInputSchema } from '../workflows/contract';
@@ -78,12 +80,14 @@ export function taskSpec(task: EvalTask, index: number, ref: TaskSetRef, opts: S
     ...((task.model?.model ?? opts.model?.model) ? { model: task.model?.model ?? opts.model?.model } : {}),
   };
   const maxSteps = task.maxSteps ?? opts.maxSteps;
+  const probes = pageProbesOf(task.checks);
   const input: EvalTaskSpec['input'] = {
     ...opts.taskDefaults,
     instruction: task.instruction,
     ...(task.startUrl ? { startUrl: substituteSites(task.startUrl, sites, where) } : {}),
     ...(maxSteps ? { maxSteps } : {}),
     ...(task.autoReply ? { autoReply: task.autoReply } : {}),
+    ...(probes.length ? { finalPageProbes: probes } : {}),
     model,
   };
   const parsed = TaskInputSchema.safeParse({ ...input, runId: 'check' });
@@ -126,6 +130,18 @@ export function createEvalActivities(
     } catch (err) {
       if (err instanceof TaskSetError) nonRetryable(err);
       throw err;
+    }
+  }
+
+  /** The run's final_page.json (its probe results), or null when it has none or it cannot be read. */
+  async function finalPageOf(runId: string): Promise<FinalPageRecord | null> {
+    const text = await files.store.readText(`${runId}/${FINAL_PAGE_FILE}`);
+    if (text === undefined) return null;
+    try {
+      const record = JSON.parse(text) as FinalPageRecord;
+      return Array.isArray(record.probes) ? record : null;
+    } catch {
+      return null;
     }
   }
 
@@ -188,6 +204,7 @@ export function createEvalActivities(
         endReason: req.outcome.endReason,
         answer: req.outcome.answer,
         finalUrl,
+        finalPage: await finalPageOf(req.runId),
       });
       await writer.appendVerification({
         verifier_name: RULES_VERIFIER,

@@ -29,6 +29,9 @@ import {
   withHeartbeat,
 } from './support';
 import { copyDownloads } from './local-files';
+import { FINAL_PAGE_FILE, runProbes } from '../src/browser/final-page';
+import type { FinalPageRecord } from '../src/browser/final-page';
+import { knownSecretValues, redactSecrets } from '../src/agent/secrets';
 import type { ActivityDeps, RunFiles } from './support';
 import type {
   ActInput,
@@ -115,6 +118,23 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
       ...(req.lostActGeneration !== undefined ? { stepDone } : {}),
     };
   };
+  /**
+   * The task's final-page probes (TaskInput.finalPageProbes), evaluated on the page as the task left it and recorded
+   * in the run (src/browser/final-page.ts). Once per run: a retried release finds them recorded. A page that cannot be
+   * probed is each probe's error, never the release's (a store that cannot be reached is retried with the release).
+   */
+  const probeFinalPage = async (req: ReleaseInput): Promise<void> => {
+    const scripts = (await files.input(req.runId)).finalPageProbes ?? [];
+    const key = `${req.runId}/${FINAL_PAGE_FILE}`;
+    if (scripts.length === 0 || (await files.store.exists(key))) return;
+    const env = pool.get(req.sessionId);
+    const secrets = knownSecretValues(deps.config.secrets ?? {}, process.env);
+    const redact = (text: string) => redactSecrets(text, secrets);
+    const probes = await withHeartbeat(() => runProbes((e) => env.evaluate(e), scripts, { redact }));
+    const record: FinalPageRecord = { url: redact(env.url()), recorded_at: new Date().toISOString(), probes };
+    await files.store.writeAtomic(key, JSON.stringify(record, null, 2));
+  };
+
   return {
     /**
      * Opens a browser session in this worker's pool, under the worker's URL policy narrowed by the task's; returns
@@ -136,6 +156,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
     async releaseSession(req: ReleaseInput): Promise<void> {
       if (onDesktop(req.sessionId)) return desktop.release(req);
       if (!pool.has(req.sessionId)) return;
+      if (!req.save) await probeFinalPage(req); // the task ended: the last page's state, before the browser goes
       if (req.save) {
         const env = pool.get(req.sessionId);
         // Cookies and localStorage, into the run store (owner-only in a folder store, like the rest of the run).

@@ -132,3 +132,19 @@ export function redactedError(err: unknown, values: readonly string[]): Error {
   clean.stack = err instanceof Error && err.stack ? redactSecrets(err.stack, values) : `${name}: ${clean.message}`;
   return clean;
 }
+
+/**
+ * Every configured secret value this process can read (the config's and the environment's), each also as JSON
+ * escapes it: what to redact from text recorded from a page (which may show a typed secret) without knowing which
+ * were typed.
+ */
+export function knownSecretValues(secrets: SecretSpecs, env: Readonly<Record<string, string | undefined>>): string[] {
+  const values = new Set<string>();
+  for (const spec of Object.values(secrets)) {
+    const value = spec.value ?? (spec.env !== undefined ? env[spec.env] : undefined);
+    if (!value) continue;
+    values.add(value);
+    values.add(JSON.stringify(value).slice(1, -1));
+  }
+  return [...values];
+}

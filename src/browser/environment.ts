@@ -345,6 +345,14 @@ export class BrowserEnvironment {
     return this.track(() => this.controller.run((page) => page.evaluate(lastMutationInPage), AFTER_DIALOG_LOOP));
   }
 
+  /**
+   * Evaluates a JavaScript expression in the active page's main frame (through CDP, so the page's CSP does not stop
+   * it) and returns its JSON value; for final-page probes (final-page.ts), which wrap and time-box it.
+   */
+  evaluate(expression: string): Promise<unknown> {
+    return this.track(() => this.controller.run((page) => page.evaluate(expression), AFTER_DIALOG_LOOP));
+  }
+
   /** "Current URL: …" and where the viewport sits on the page. */
   pageContext(): Promise<string> {
     return this.track(() =>

@@ -1,6 +1,9 @@
 // Rule checks of a finished run: its answer (contains, regex, a number within a tolerance), the URL of its last page,
-// and the site's own state over HTTP. A run that did not finish (step budget, invalid replies, no reply) scores 0
+// a JavaScript expression's value on that page (recorded by the run before its browser was released), and the site's
+// own state over HTTP. A run that did not finish (step budget, invalid replies, no reply) scores 0
 // without its rules being run: the agent failed, whatever the page shows.
+import { isDeepStrictEqual } from 'node:util';
+import type { FinalPageRecord } from '../browser/final-page';
 import type { Check } from './task-set';
 
 export interface RunFacts {
@@ -8,6 +11,8 @@ export interface RunFacts {
   endReason: string;
   answer: string | null;
   finalUrl: string | null;
+  /** The final page's probe results (final_page.json), or null when the run recorded none. */
+  finalPage?: FinalPageRecord | null;
 }
 
 export interface CheckOutcome {
@@ -33,6 +38,10 @@ function describe(c: Check): string {
       return `answer has ${c.value}${c.tolerance ? ` ± ${c.tolerance}` : ''}`;
     case 'url_matches':
       return `final URL matches /${c.pattern}/`;
+    case 'page_js': {
+      const script = c.script.length > 80 ? `${c.script.slice(0, 79)}…` : c.script;
+      return `on the final page, ${script}${c.equals !== undefined ? ` equals ${JSON.stringify(c.equals)}` : ' is truthy'}`;
+    }
     case 'http':
       return `GET ${c.url}${c.contains !== undefined ? ` contains "${c.contains}"` : ''}${c.regex ? ` matches /${c.regex}/` : ''}`;
   }
@@ -74,6 +83,24 @@ async function runCheck(c: Check, facts: RunFacts, fetcher: Fetcher): Promise<Ch
     case 'url_matches': {
       const passed = facts.finalUrl !== null && new RegExp(c.pattern).test(facts.finalUrl);
       return { check, passed, detail: `final URL ${facts.finalUrl ?? '(none)'}` };
+    }
+    case 'page_js': {
+      const probe = facts.finalPage?.probes.find((p) => p.script === c.script);
+      if (!probe) {
+        return {
+          check,
+          passed: false,
+          detail: facts.finalPage
+            ? 'the run did not evaluate this script'
+            : 'the final page was not recorded (a lost browser, or a task that ran without this check)',
+        };
+      }
+      if (!probe.ok) return { check, passed: false, detail: `the script failed: ${probe.error ?? 'unknown error'}` };
+      const shown = probe.clipped ?? JSON.stringify(probe.value);
+      const got = shown.length > 200 ? `${shown.slice(0, 199)}…` : shown;
+      if (c.equals === undefined) return { check, passed: probe.truthy, detail: `returned ${got}` };
+      const passed = probe.clipped === undefined && isDeepStrictEqual(probe.value, c.equals);
+      return { check, passed, detail: `returned ${got}` };
     }
     case 'http': {
       let got: { status: number; body: string };

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { MAX_PROBE_CHARS, probeExpression } from '../browser/final-page';
 import { JUDGE_KINDS } from './judge';
 import type { TaskJudge } from './judge';
 
@@ -26,6 +27,15 @@ export const CheckSchema = z.discriminatedUnion('type', [
   }),
   /** A regular expression the URL of the run's last page must match. */
   z.strictObject({ type: z.literal('url_matches'), pattern: z.string().min(1) }),
+  /**
+   * A JavaScript expression evaluated on the run's last page before its browser is released (the task carries it as
+   * a final-page probe): it passes when the value is truthy, or, with `equals`, when the value is that JSON value.
+   */
+  z.strictObject({
+    type: z.literal('page_js'),
+    script: z.string().trim().min(1).max(MAX_PROBE_CHARS),
+    equals: z.json().optional(),
+  }),
   /** The site's own state: GET the URL; the status must match and the body contain / match the given text. */
   z.strictObject({
     type: z.literal('http'),
@@ -178,11 +188,33 @@ function jsonArrayOrLines(file: string, text: string): { line: number; value: un
   return (json as unknown[]).map((value, i) => ({ line: i + 1, value }));
 }
 
+const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (body: string) => unknown;
+
+/** Why a `page_js` script is no JavaScript expression (compiled here, never run), or null. */
+function scriptProblem(script: string): string | null {
+  try {
+    new AsyncFunction(probeExpression(script));
+    return null;
+  } catch (err) {
+    return `not a JavaScript expression (${(err as Error).message})`;
+  }
+}
+
+/** The distinct `page_js` scripts of a task, in order: what its run evaluates on the final page. */
+export function pageProbesOf(checks: readonly Check[]): string[] {
+  return [...new Set(checks.flatMap((c) => (c.type === 'page_js' ? [c.script] : [])))];
+}
+
 function fromLocal(file: string, line: number, value: unknown): EvalTask {
   const parsed = LocalTaskSchema.safeParse(value);
   if (!parsed.success) throw new TaskSetError(issueLine(`${file}:${line}`, parsed.error));
   const t = parsed.data;
   for (const [i, c] of t.checks.entries()) {
+    if (c.type === 'page_js') {
+      const problem = scriptProblem(c.script);
+      if (problem) throw new TaskSetError(`${file}:${line}: field 'checks.${i}.script': ${problem}`);
+      continue;
+    }
     const pattern =
       c.type === 'answer_regex' || c.type === 'url_matches' ? c.pattern : c.type === 'http' ? c.regex : undefined;
     if (pattern === undefined) continue;

@@ -49,6 +49,23 @@ describe('cua eval on the shipped task set', () => {
     // Each scored run has its verdict in its run folder (Fara's verification format).
     const run = await readRun(h.runDir(byId.get('demo-booking')!.runId));
     expect(run.verification.eval_rules).toMatchObject({ result_type: 'base', score: 1, verifier_name: 'eval_rules' });
+    // page_js checks read the last page as the run left it: evaluated in its browser before the release.
+    const pageCheck = async (taskId: string) => {
+      const checks = (await readRun(h.runDir(byId.get(taskId)!.runId))).verification.eval_rules?.metadata.checks as {
+        check: string;
+        passed: boolean;
+        detail: string;
+      }[];
+      return checks.find((c) => c.check.startsWith('on the final page'));
+    };
+    expect(await pageCheck('fx-lisbon-price')).toMatchObject({ passed: true, detail: 'returned "€120 per night"' });
+    expect(await pageCheck('fx-book-harbor')).toMatchObject({ passed: true, detail: 'returned true' });
+    expect(await pageCheck('fx-wrong-page')).toMatchObject({ passed: false, detail: 'returned "€120 per night"' });
+    const probed = JSON.parse(
+      fs.readFileSync(path.join(h.runDir(byId.get('fx-lisbon-price')!.runId), 'final_page.json'), 'utf8'),
+    ) as { url: string; probes: unknown[] };
+    expect(probed.url).toMatch(/\/hotel\/1$/);
+    expect(probed.probes).toHaveLength(1);
     const html = fs.readFileSync(path.join(out, 'report.html'), 'utf8');
     expect(html).toContain('Success rate <b>61.5%</b>');
     expect(html).toContain('href="http://127.0.0.1:8233/namespaces/default/workflows/eval-local-demo-booking-t0-a1"');

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { numbersIn, scoreByRules } from '../../src/eval/checks';
 import type { Fetcher } from '../../src/eval/checks';
 import type { Check } from '../../src/eval/task-set';
+import type { FinalPageRecord } from '../../src/browser/final-page';
 import { compareResults, summarize, summarizeTasks } from '../../src/eval/results';
 import type { EvalResultsFile } from '../../src/eval/results';
 import type { EvalRecord } from '../../workflows/eval-contract';
@@ -30,6 +31,50 @@ describe('rule checks', () => {
   ])('%j on %j → %s', async (check, answer, passed) => {
     const s = await scoreByRules([check], done(answer), site);
     expect(s.score).toBe(passed ? 1 : 0);
+  });
+
+  describe('page_js (the final page, as the run recorded it)', () => {
+    const page = (probes: FinalPageRecord['probes']): FinalPageRecord => ({
+      url: 'http://s/hotel/1',
+      recorded_at: '2026-12-01T00:00:00Z',
+      probes,
+    });
+    const script = "document.getElementById('price')?.textContent";
+    const ran = (value: unknown, truthy = !!value) => page([{ script, ok: true, truthy, value }]);
+    it.each<[Check, FinalPageRecord | null, boolean, string]>([
+      [{ type: 'page_js', script }, ran('€120'), true, 'returned "€120"'],
+      [{ type: 'page_js', script }, ran(''), false, 'returned ""'],
+      [{ type: 'page_js', script }, ran(null), false, 'returned null'],
+      [{ type: 'page_js', script, equals: '€120' }, ran('€120'), true, 'returned "€120"'],
+      [{ type: 'page_js', script, equals: '€95' }, ran('€120'), false, 'returned "€120"'],
+      [{ type: 'page_js', script, equals: { n: [1, 2] } }, ran({ n: [1, 2] }), true, 'returned {"n":[1,2]}'],
+      [{ type: 'page_js', script, equals: { n: [1, 2] } }, ran({ n: [2, 1] }), false, 'returned {"n":[2,1]}'],
+      [
+        { type: 'page_js', script },
+        page([{ script, ok: false, truthy: false, error: 'did not finish within 5000 ms' }]),
+        false,
+        'the script failed: did not finish within 5000 ms',
+      ],
+      [{ type: 'page_js', script: 'document.title' }, ran('€120'), false, 'the run did not evaluate this script'],
+      [{ type: 'page_js', script }, null, false, 'the final page was not recorded'],
+      // A value too long to keep whole still has its truthiness, but never equals anything.
+      [
+        { type: 'page_js', script },
+        page([{ script, ok: true, truthy: true, clipped: '"aaaa…' }]),
+        true,
+        'returned "aaaa…',
+      ],
+      [
+        { type: 'page_js', script, equals: 'aaaa' },
+        page([{ script, ok: true, truthy: true, clipped: '"aaaa…' }]),
+        false,
+        'returned "aaaa…',
+      ],
+    ])('%j on %j → %s', async (check, finalPage, passed, detail) => {
+      const s = await scoreByRules([check], { ...done('x'), finalPage }, site);
+      expect(s.score).toBe(passed ? 1 : 0);
+      expect(s.checks[0]?.detail).toContain(detail);
+    });
   });
 
   it('scores a run that did not finish 0 without running its rules', async () => {

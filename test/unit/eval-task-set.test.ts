@@ -10,10 +10,12 @@ import {
   detectFormat,
   filterTasks,
   loadTaskSet,
+  pageProbesOf,
   sitePlaceholders,
   substituteSites,
   TaskSetError,
 } from '../../src/eval/task-set';
+import type { Check } from '../../src/eval/task-set';
 import { loadTaskSetFrom, readSource, storeKeyOf } from '../../src/eval/task-source';
 import { configFromObject } from '../../src/runtime/config';
 import { LocalRunStore } from '../../src/trajectory/store';
@@ -120,6 +122,36 @@ describe('task sets', () => {
     expect(() => taskSpec({ ...first!, startUrl: 'javascript:alert(1)' }, 0, { path: LOCAL, sites }, {})).toThrow(
       /^task fx-lisbon-price: field 'startUrl': /,
     );
+  });
+
+  it("carries a task's page_js scripts to its run as final-page probes (each once, in order)", () => {
+    const [first] = loadTaskSet(LOCAL);
+    const sites = { fixture: 'http://127.0.0.1:1', scripted: 'http://127.0.0.1:3/v1' };
+    expect(taskSpec(first!, 0, { path: LOCAL, sites }, {}).input.finalPageProbes).toEqual([
+      "document.getElementById('price')?.textContent",
+    ]);
+    const checks: Check[] = [
+      { type: 'page_js', script: 'document.title' },
+      { type: 'answer_contains', value: 'x' },
+      { type: 'page_js', script: 'location.pathname', equals: '/a' },
+      { type: 'page_js', script: 'document.title', equals: 'T' },
+    ];
+    expect(pageProbesOf(checks)).toEqual(['document.title', 'location.pathname']);
+    expect(taskSpec({ ...first!, checks: [] }, 0, { path: LOCAL, sites }, {}).input).not.toHaveProperty(
+      'finalPageProbes',
+    );
+  });
+
+  it('refuses a page_js script that is no JavaScript expression, naming the line and field', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-eval-js-'));
+    const file = path.join(dir, 'js.jsonl');
+    const line = (script: string) =>
+      JSON.stringify({ id: 't1', instruction: 'x', checks: [{ type: 'page_js', script }] });
+    fs.writeFileSync(file, `${line('document.title')}\n`);
+    expect(loadTaskSet(file)[0]?.checks).toEqual([{ type: 'page_js', script: 'document.title' }]);
+    fs.writeFileSync(file, `${line('document.title')}\n${line('if (x) {')}\n`.replace('"t1"', '"t0"'));
+    expect(() => loadTaskSet(file)).toThrow(/^js\.jsonl:2: field 'checks\.0\.script': not a JavaScript expression \(/);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
 
