@@ -29,8 +29,8 @@ import {
   withHeartbeat,
 } from './support';
 import { copyDownloads } from './local-files';
-import { FINAL_PAGE_FILE, runProbes } from '../src/browser/final-page';
-import type { FinalPageRecord } from '../src/browser/final-page';
+import { FINAL_PAGE_FILE, runProbes } from '../src/agent/final-page';
+import type { FinalPageRecord } from '../src/agent/final-page';
 import { knownSecretValues, redactSecrets } from '../src/agent/secrets';
 import type { ActivityDeps, RunFiles } from './support';
 import type {
@@ -120,7 +120,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
   };
   /**
    * The task's final-page probes (TaskInput.finalPageProbes), evaluated on the page as the task left it and recorded
-   * in the run (src/browser/final-page.ts). Once per run: a retried release finds them recorded. A page that cannot be
+   * in the run (src/agent/final-page.ts). Once per run: a retried release finds them recorded. A page that cannot be
    * probed is each probe's error, never the release's (a store that cannot be reached is retried with the release).
    */
   const probeFinalPage = async (req: ReleaseInput): Promise<void> => {

@@ -9,7 +9,7 @@ import type { EndReason } from '../src/agent/end-reason';
 import { RUN_STATUSES } from '../src/trajectory/status';
 import type { RunStatus } from '../src/trajectory/status';
 import { checkUrl, narrow, TaskUrlPolicySchema, WIDEST_URL_POLICY } from '../src/policy/url-policy';
-import { MAX_PROBE_CHARS, MAX_PROBES } from '../src/browser/final-page';
+import { MAX_PROBE_CHARS, MAX_PROBES } from '../src/agent/final-page';
 
 export const AGENT_WORKFLOW = 'agentTask';
 export const ENVIRONMENTS = ['browser', 'desktop'] as const;
@@ -98,7 +98,7 @@ const TaskInputFields = z.strictObject({
   urlPolicy: TaskUrlPolicySchema.optional(),
   /**
    * JavaScript expressions evaluated on the browser's last page when the task ends, before the browser is released
-   * (an evaluation's `page_js` checks); their results go to the run's final_page.json (src/browser/final-page.ts).
+   * (an evaluation's `page_js` checks); their results go to the run's final_page.json (src/agent/final-page.ts).
    */
   finalPageProbes: z.array(z.string().trim().min(1).max(MAX_PROBE_CHARS)).max(MAX_PROBES).optional(),
 });

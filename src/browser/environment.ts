@@ -347,7 +347,7 @@ export class BrowserEnvironment {
 
   /**
    * Evaluates a JavaScript expression in the active page's main frame (through CDP, so the page's CSP does not stop
-   * it) and returns its JSON value; for final-page probes (final-page.ts), which wrap and time-box it.
+   * it) and returns its JSON value; for final-page probes (src/agent/final-page.ts), which wrap and time-box it.
    */
   evaluate(expression: string): Promise<unknown> {
     return this.track(() => this.controller.run((page) => page.evaluate(expression), AFTER_DIALOG_LOOP));

@@ -3,7 +3,7 @@
 // own state over HTTP. A run that did not finish (step budget, invalid replies, no reply) scores 0
 // without its rules being run: the agent failed, whatever the page shows.
 import { isDeepStrictEqual } from 'node:util';
-import type { FinalPageRecord } from '../browser/final-page';
+import type { FinalPageRecord } from '../agent/final-page';
 import type { Check } from './task-set';
 
 export interface RunFacts {

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { MAX_PROBE_CHARS, probeExpression } from '../browser/final-page';
+import { MAX_PROBE_CHARS, probeExpression } from '../agent/final-page';
 import { JUDGE_KINDS } from './judge';
 import type { TaskJudge } from './judge';
 

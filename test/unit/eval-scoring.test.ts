@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { numbersIn, scoreByRules } from '../../src/eval/checks';
 import type { Fetcher } from '../../src/eval/checks';
 import type { Check } from '../../src/eval/task-set';
-import type { FinalPageRecord } from '../../src/browser/final-page';
+import type { FinalPageRecord } from '../../src/agent/final-page';
 import { compareResults, summarize, summarizeTasks } from '../../src/eval/results';
 import type { EvalResultsFile } from '../../src/eval/results';
 import type { EvalRecord } from '../../workflows/eval-contract';
