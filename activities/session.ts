@@ -5,7 +5,7 @@ import path from 'node:path';
 import { dispatchAction } from '../src/agent/dispatch';
 import { lastUrl, TEXT_OBSERVATION_KEY } from '../src/agent/history';
 import { PolicyBlockedError } from '../src/browser/errors';
-import type { StorageState } from '../src/browser/environment';
+import type { BrowserEnvironment, StorageState } from '../src/browser/environment';
 import { NORM1000, resizedPixelsSpace } from '../src/coords/viewport';
 import type { ChatMessage } from '../src/model/client';
 import { SUBCALL_INDEX_HEADER } from '../src/scripted/server';
@@ -14,6 +14,8 @@ import { eventId } from '../src/trajectory/ids';
 import type { TrajectoryWriter } from '../src/trajectory/writer';
 import { describeUrlPolicy } from '../src/policy/url-policy';
 import { createDesktopRoom, DESKTOP_SESSION_PREFIX } from './desktop-session';
+import { createCustomRoom } from './custom-room';
+import type { StepTarget } from './custom-room';
 import { IN_LINE_DETAIL, isPoolFullType, OPEN_ATTEMPTS } from '../src/agent/failure-types';
 import {
   activityAttempt,
@@ -54,10 +56,15 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
   const { pool } = deps;
   const desktop = createDesktopRoom(deps, files);
   const onDesktop = (sessionId: string) => sessionId.startsWith(DESKTOP_SESSION_PREFIX);
+  const custom = createCustomRoom(deps, files);
+  /** The session observe/act work in: a browser of the pool, or a session of an application's own environment. */
+  const targetOf = (sessionId: string): StepTarget | BrowserEnvironment =>
+    custom.owns(sessionId) ? custom.get(sessionId) : pool.get(sessionId);
   /** Opens a browser session (or, for a desktop task, a desktop) for a run. */
   const open = async (req: OpenSessionInput): Promise<OpenSessionResult> => {
     const input = await files.input(req.runId);
     if (input.environment === 'desktop') return desktop.open(req, input);
+    if (input.environment !== 'browser') return custom.open(req, input);
     const w = await files.writer(req.runId);
     let url = input.startUrl;
     let storageState: StorageState | undefined;
@@ -155,6 +162,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
     /** Saves storage state + URL (when asked) and closes the session. */
     async releaseSession(req: ReleaseInput): Promise<void> {
       if (onDesktop(req.sessionId)) return desktop.release(req);
+      if (custom.owns(req.sessionId)) return custom.release(req);
       if (!pool.has(req.sessionId)) return;
       if (!req.save) await probeFinalPage(req); // the task ended: the last page's state, before the browser goes
       if (req.save) {
@@ -172,7 +180,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
     async observe(req: StepRef & { sessionId: string; captchaWaitMs?: number }): Promise<ObserveResult> {
       if (onDesktop(req.sessionId)) return desktop.observe(req);
       const w = await files.writer(req.runId);
-      const env = pool.get(req.sessionId);
+      const env = targetOf(req.sessionId);
       return withHeartbeat(async () => {
         const recorded = await recordedPre(w, req);
         if (recorded) return recorded;
@@ -209,7 +217,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
           error: tool?.type === 'observation' && tool.observation_type === 'tool_output' ? tool.error || null : null,
         };
       }
-      const env = pool.get(req.sessionId);
+      const env = targetOf(req.sessionId);
       const client = action.action === 'read_page_answer_question' ? endpointFor(deps.config, input) : undefined;
       const result = await withHeartbeat(() =>
         dispatchAction(action, {
@@ -269,7 +277,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
   async function observeNext(
     req: ActInput,
     next: NonNullable<ActInput['next']>,
-    env: ReturnType<typeof pool.get>,
+    env: StepTarget | BrowserEnvironment,
     post: { png: Buffer; capturedAt: number; url: string; pageInfo: string },
   ): Promise<ObserveResult | undefined> {
     const ref: StepRef = { runId: req.runId, step: next.step, generation: req.generation };

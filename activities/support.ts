@@ -10,6 +10,7 @@ import type { BrowserEnvironment } from '../src/browser/environment';
 import { focusedFrameUrl } from '../src/browser/focused-frame';
 import type { BrowserPool } from '../src/browser/pool';
 import type { DesktopPool } from '../src/desktop';
+import type { CustomEnvironment, CustomSessions } from '../src/environments/plugin';
 import { smartResize } from '../src/image/smart-resize';
 import { ModelClient, ModelRequestError } from '../src/model/client';
 import type { ChatMessage, CompleteOptions } from '../src/model/client';
@@ -29,6 +30,10 @@ export interface ActivityDeps {
   pool: BrowserPool;
   /** The desktops this worker can open (absent: no desktop support here; desktop tasks fail to open). */
   desktops?: DesktopPool;
+  /** Environments the application brought (src/environments/plugin.ts), by name; tasks name them in `environment`. */
+  environments?: ReadonlyMap<string, CustomEnvironment>;
+  /** Where their open sessions are held (the worker closes them when it stops); default: per activities object. */
+  customSessions?: CustomSessions;
   /** This worker process's own task queue (session-pinned activities go there). */
   sessionQueue: string;
   log?: (line: string) => void;
@@ -190,9 +195,14 @@ export function endpointFor(config: Config, input: TaskInput, named?: string): M
  * (config `secrets`; `env` ones from this process's environment), only on a page (or focused frame) whose host the
  * secret lists. Nothing here logs or returns a value except as the text to type.
  */
-export function secretResolver(config: Config, env: BrowserEnvironment): (text: string) => Promise<SecretResolution> {
+export function secretResolver(
+  config: Config,
+  env: BrowserEnvironment | { url(): string },
+): (text: string) => Promise<SecretResolution> {
+  // A browser: the frame the keyboard types into; an application's own environment: the location it reports.
+  const pageUrl = async () => ('page' in env ? await focusedFrameUrl(env.page) : env.url());
   return async (text) =>
-    resolveSecrets(text, { secrets: config.secrets ?? {}, env: process.env, pageUrl: await focusedFrameUrl(env.page) });
+    resolveSecrets(text, { secrets: config.secrets ?? {}, env: process.env, pageUrl: await pageUrl() });
 }
 
 /** One model call with heartbeats; a request the endpoint refused (400-class) is not retried. */

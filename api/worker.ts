@@ -1,5 +1,6 @@
 // `durable-cua/worker`: host an agent worker inside an application's own process, with its own configuration object
-// (no file needed), its own model-endpoint resolver and, optionally, its own Playwright browser. The same worker as
+// (no file needed), its own model-endpoint resolver and, optionally, its own Playwright browser, environments of its
+// own beside the browser and the desktop, and activities of its own. The same worker as
 // `cua worker`: workflows and model calls on the shared task queue, browsers and desktops on its own session queue.
 import type { NativeConnection } from '@temporalio/worker';
 import type { LogLevel } from '@temporalio/worker';
@@ -10,9 +11,12 @@ import { ConfigError, configFromObject, loadConfig } from '../src/runtime/config
 import type { Config, ConfigInput } from '../src/runtime/config';
 import { TemporalUnreachableError } from '../src/runtime/connect';
 import { createWorkerRuntime, installWorkerLogging } from '../worker/main';
+import type { ActionTarget } from '../src/agent/dispatch';
+import type { CustomEnvironment, EnvironmentOpenRequest, EnvironmentSession } from '../src/environments/plugin';
 
 export { ConfigError, TemporalUnreachableError };
 export type { Config, ModelEndpoint, ModelEndpointRequest, ModelEndpointResolver };
+export type { ActionTarget, CustomEnvironment, EnvironmentOpenRequest, EnvironmentSession };
 /** The worker's configuration as an object: the shape of cua.config.json, every field optional. */
 export type AgentWorkerConfig = ConfigInput;
 
@@ -34,6 +38,17 @@ export interface AgentWorkerOptions {
   modelEndpoints?: ModelEndpointResolver;
   /** A Playwright browser (remote, or launched your way) for the browser sessions; the worker never closes it. */
   browser?: Browser;
+  /**
+   * Environments beside the browser and the desktop: each a name tasks give in `environment` and an `open()` that
+   * returns a session taking the browser agent's actions (CustomEnvironment, EnvironmentSession). Every worker on
+   * the task queue must host the environments its tasks name.
+   */
+  environments?: readonly CustomEnvironment[];
+  /**
+   * The application's own activities, registered beside the agent's on the shared task queue (for workflows of the
+   * application's that run there, e.g. one starting agent tasks as children); a name of the agent's is refused.
+   */
+  activities?: Readonly<Record<string, (...args: never[]) => Promise<unknown>>>;
   /** The worker's own lines (ready, sessions opened, desktop support). Default: none. */
   log?: (line: string) => void;
   /**
@@ -86,6 +101,8 @@ export async function createAgentWorker(options: AgentWorkerOptions = {}): Promi
     ...(options.log ? { log: options.log } : {}),
     ...(options.connection ? { connection: options.connection } : {}),
     ...(options.browser ? { browser: options.browser } : {}),
+    ...(options.environments ? { environments: options.environments } : {}),
+    ...(options.activities ? { activities: options.activities } : {}),
     ...(options.waitForServer ? { waitForServer: options.waitForServer } : {}),
   });
   return {

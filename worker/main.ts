@@ -20,6 +20,8 @@ import { sleep } from '../src/runtime/sleep';
 import { isPoolFullType } from '../src/agent/failure-types';
 import { browserOpenQueue } from '../src/agent/queues';
 import { roomSlotSupplier } from './open-slots';
+import { CustomSessions, environmentRegistry } from '../src/environments/plugin';
+import type { CustomEnvironment } from '../src/environments/plugin';
 import type { WorkerLimits } from '../src/runtime/limits';
 
 /**
@@ -53,6 +55,13 @@ export interface WorkerOptions {
   browser?: Browser;
   /** Test hook passed to the activities (see ActivityDeps.checkpoint). */
   checkpoint?: ActivityDeps['checkpoint'];
+  /** Environments beside the browser and the desktop (src/environments/plugin.ts); tasks name them in `environment`. */
+  environments?: readonly CustomEnvironment[];
+  /**
+   * The application's own activities, registered beside ours on the shared task queue and this worker's session
+   * queue (for the application's workflows; a name of ours is refused).
+   */
+  activities?: Readonly<Record<string, (...args: never[]) => Promise<unknown>>>;
   /**
    * Wait for a Temporal server that is not reachable yet (process managers start services in any order): retry the
    * connection with backoff, saying so once, until it answers or `signal` aborts. Default: fail at once with
@@ -121,6 +130,16 @@ export function bundleWorkflows(config: Pick<Config, 'encryption'>): ReturnType<
   });
 }
 
+/** Our activities and the application's, whose names must not take one of ours. */
+function withOwnActivities<T extends object>(ours: T, theirs: WorkerOptions['activities']): T {
+  if (!theirs) return ours;
+  for (const [name, fn] of Object.entries(theirs)) {
+    if (name in ours) throw new ConfigError(`activity '${name}' is one of the agent's own; give yours another name`);
+    if (typeof fn !== 'function') throw new ConfigError(`activity '${name}' is not a function`);
+  }
+  return { ...theirs, ...ours };
+}
+
 /** A desktop pool when the config allows desktops and this machine has the programs; otherwise says why, once. */
 function desktopPoolFor(config: Config, log: (line: string) => void): DesktopPool | undefined {
   if (config.desktop.maxSessions === 0) return undefined;
@@ -164,14 +183,25 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     },
   });
   const desktops = desktopPoolFor(config, log);
-  const activities = createActivities({
+  const environments = (() => {
+    try {
+      return environmentRegistry(opts.environments);
+    } catch (err) {
+      throw new ConfigError((err as Error).message);
+    }
+  })();
+  const customSessions = new CustomSessions();
+  const ours = createActivities({
     config,
     pool,
     ...(desktops ? { desktops } : {}),
+    ...(environments.size ? { environments, customSessions } : {}),
     sessionQueue,
     log,
     checkpoint: opts.checkpoint,
   });
+  const activities = withOwnActivities(ours, opts.activities);
+  if (environments.size) log(`environments beside the browser: ${[...environments.keys()].join(', ')}`);
   const common = {
     connection,
     namespace: config.temporal.namespace,
@@ -220,6 +250,7 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
       roomSlots.dispose();
       await pool.shutdown();
       await desktops?.closeAll();
+      await customSessions.closeAll();
       if (ownsConnection) await connection.close();
     })());
   return {

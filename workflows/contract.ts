@@ -10,10 +10,13 @@ import { RUN_STATUSES } from '../src/trajectory/status';
 import type { RunStatus } from '../src/trajectory/status';
 import { checkUrl, narrow, TaskUrlPolicySchema, WIDEST_URL_POLICY } from '../src/policy/url-policy';
 import { MAX_PROBE_CHARS, MAX_PROBES } from '../src/agent/final-page';
+import { ENVIRONMENT_NAME } from '../src/environments/plugin';
 
 export const AGENT_WORKFLOW = 'agentTask';
+/** The built-in environments; a worker may host more (src/environments/plugin.ts), named like `vnc` or `remote-tv`. */
 export const ENVIRONMENTS = ['browser', 'desktop'] as const;
-export type EnvironmentName = (typeof ENVIRONMENTS)[number];
+export type BuiltInEnvironment = (typeof ENVIRONMENTS)[number];
+export type EnvironmentName = BuiltInEnvironment | (string & {});
 /** The desktop's screen when the task names none (the seed's sandbox size). */
 export const DEFAULT_DESKTOP_SCREEN = { width: 1280, height: 800 } as const;
 export const DEFAULT_TASK_QUEUE = 'cua-agent';
@@ -45,7 +48,12 @@ const TaskInputFields = z.strictObject({
   instruction: z.string().trim().min(1, 'instruction must not be empty'),
   startUrl: z.url().optional(),
   /** Where the agent acts: a browser (Fara's agent) or a sandboxed Linux desktop (open-computer-use's agent). */
-  environment: z.enum(ENVIRONMENTS).default('browser'),
+  environment: z
+    .union([
+      z.enum(ENVIRONMENTS),
+      z.string().regex(ENVIRONMENT_NAME, 'environment: browser, desktop, or the name of one a worker hosts'),
+    ])
+    .default('browser'),
   /** The desktop's screen size (environment `desktop`; the browser uses `viewport`). */
   screen: ViewportSchema.optional(),
   profile: z.enum(['fara-1.5', 'fara-7b']).default('fara-1.5'),

@@ -38,7 +38,7 @@ export type EndReason = (typeof END_REASONS)[number];
 export function endReasonOfFailure(failure: {
   type?: string | null;
   /** A session activity timed out: true (a browser) or the environment it belongs to. */
-  sessionTimeout?: boolean | 'browser' | 'desktop';
+  sessionTimeout?: boolean | string;
 }): EndReason {
   if (failure.sessionTimeout) return failure.sessionTimeout === 'desktop' ? 'desktop' : 'browser';
   return isFailureType(failure.type) ? FAILURE_TYPES[failure.type] : 'internal';

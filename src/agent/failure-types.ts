@@ -24,6 +24,8 @@ export const FAILURE_TYPES = {
   DesktopClosedError: 'desktop',
   DesktopPoolFullError: 'desktop',
   SandboxError: 'desktop',
+  // An environment an application brings (src/environments/plugin.ts): an environment failure, as the browser's
+  EnvironmentUnavailableError: 'browser',
   // The task's input and the files it names
   InvalidTaskInput: 'input',
   InvalidRunIdError: 'input',

@@ -27,7 +27,8 @@ export interface ModelEndpointRequest {
   name: string;
   /** The task asking (its id), so a resolver may choose per task, tenant or environment. */
   taskId: string;
-  environment: 'browser' | 'desktop';
+  /** 'browser', 'desktop', or the name of an environment the application brought. */
+  environment: string;
 }
 
 /**

@@ -1,0 +1,129 @@
+// The room for environments an application brings (src/environments/plugin.ts): opens and closes their sessions for
+// the session activities, which observe and act in them as in a browser (session.ts). The sessions live in this
+// worker process; their observe/act go to its own session queue, so a lost worker's session is re-opened elsewhere.
+import { randomBytes } from 'node:crypto';
+import { UnknownSessionError } from '../src/browser/errors';
+import { CustomSessions } from '../src/environments/plugin';
+import type { CustomEnvironment, EnvironmentSession } from '../src/environments/plugin';
+import { sessionRestored } from '../src/trajectory/events';
+import { lastUrl } from '../src/agent/history';
+import type { TaskInput } from '../workflows/contract';
+import { activitySignal, nonRetryable, withHeartbeat } from './support';
+import type { ActivityDeps, RunFiles } from './support';
+import type { OpenSessionInput, ReleaseInput } from './types';
+
+export const CUSTOM_SESSION_PREFIX = 'env-';
+
+/** What observe/act use of a session: the browser's surface, with the browser-only parts answered plainly. */
+export interface StepTarget extends EnvironmentSession {
+  pageContext(): Promise<string>;
+  /** A custom environment has no captcha gate: always open. */
+  waitForCaptcha(timeoutMs: number): Promise<boolean>;
+  /** Unknown: the post screenshot is never reused as the next pre one (the workflow does not fold here anyway). */
+  lastChangeAt(): Promise<number | null>;
+}
+
+function stepTarget(s: EnvironmentSession): StepTarget {
+  // Each call goes to the session itself (its `this`), whatever the class keeps privately.
+  return {
+    leftClick: (x, y) => s.leftClick(x, y),
+    doubleClick: (x, y) => s.doubleClick(x, y),
+    tripleClick: (x, y) => s.tripleClick(x, y),
+    rightClick: (x, y) => s.rightClick(x, y),
+    mouseMove: (x, y) => s.mouseMove(x, y),
+    leftClickDrag: (x, y) => s.leftClickDrag(x, y),
+    type: (text, options) => s.type(text, options),
+    keys: (chord) => s.keys(chord),
+    scroll: (dx, dy) => s.scroll(dx, dy),
+    visitUrl: (url) => s.visitUrl(url),
+    historyBack: () => s.historyBack(),
+    wait: (seconds) => s.wait(seconds),
+    pageMarkdown: () => s.pageMarkdown(),
+    screenshot: () => s.screenshot(),
+    url: () => s.url(),
+    close: () => s.close(),
+    pageContext: () => (s.pageContext ? s.pageContext() : Promise.resolve(`Current URL: ${s.url()}`)),
+    waitForCaptcha: () => Promise.resolve(true),
+    lastChangeAt: () => Promise.resolve(null),
+  };
+}
+
+export function createCustomRoom(deps: ActivityDeps, files: RunFiles) {
+  const sessions = (deps.customSessions ?? new CustomSessions()).byId;
+  const targets = new WeakMap<EnvironmentSession, StepTarget>();
+
+  const environmentOf = (name: string): CustomEnvironment => {
+    const env = deps.environments?.get(name);
+    if (!env) {
+      const hosted = ['browser', ...(deps.desktops ? ['desktop'] : []), ...(deps.environments?.keys() ?? [])];
+      nonRetryable(
+        new Error(`this worker hosts no environment '${name}' (it hosts ${hosted.join(', ')})`),
+        'EnvironmentUnavailableError',
+      );
+    }
+    return env;
+  };
+
+  return {
+    owns: (sessionId: string) => sessionId.startsWith(CUSTOM_SESSION_PREFIX),
+    has: (sessionId: string) => sessions.has(sessionId),
+
+    get(sessionId: string): StepTarget {
+      const held = sessions.get(sessionId);
+      if (!held) throw new UnknownSessionError(`No open session ${sessionId} (closed, or never opened here).`);
+      let target = targets.get(held.session);
+      if (!target) targets.set(held.session, (target = stepTarget(held.session)));
+      return target;
+    },
+
+    async open(
+      req: OpenSessionInput,
+      input: TaskInput,
+    ): Promise<{ sessionId: string; taskQueue: string; url: string }> {
+      const env = environmentOf(input.environment);
+      const w = await files.writer(req.runId);
+      // A session this worker still holds for the run (a lost activity left it) goes first.
+      for (const [id, held] of sessions) {
+        if (held.runId !== req.runId) continue;
+        sessions.delete(id);
+        await held.session.close().catch(() => undefined);
+      }
+      const url = req.restore
+        ? (((await w.readRunState()).url as string | undefined) ?? lastUrl(await w.events()) ?? input.startUrl ?? null)
+        : (input.startUrl ?? null);
+      const session = await withHeartbeat(() =>
+        env.open({
+          runId: req.runId,
+          url,
+          screen: input.viewport,
+          restore: req.restore,
+          signal: activitySignal() ?? new AbortController().signal,
+        }),
+      );
+      const sessionId = `${CUSTOM_SESSION_PREFIX}${env.name}:${req.runId}:g${req.generation}:${randomBytes(3).toString('hex')}`;
+      sessions.set(sessionId, { runId: req.runId, session });
+      if (req.reason === 'worker_lost') {
+        await w.appendEvent(
+          sessionRestored(req.step, `The ${env.name} session was lost and opened again at ${session.url() || '…'}.`, {
+            generation: req.generation,
+            metadata: { note: 'session_restored', restored_url: session.url() || null },
+          }),
+        );
+      }
+      deps.log?.(`${env.name} session ${sessionId} opened for ${req.runId} (${req.reason})`);
+      return { sessionId, taskQueue: deps.sessionQueue, url: session.url() };
+    },
+
+    /** Closes the session; with `save` (a question) its location is kept for the re-open. */
+    async release(req: ReleaseInput): Promise<void> {
+      const held = sessions.get(req.sessionId);
+      if (!held) return;
+      if (req.save) {
+        const w = await files.writer(req.runId);
+        await w.writeRunState({ ...(await w.readRunState()), url: held.session.url() });
+      }
+      sessions.delete(req.sessionId);
+      await held.session.close();
+    },
+  };
+}
