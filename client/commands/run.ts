@@ -1,6 +1,7 @@
 // `cua run "<instruction>"`: start a task and follow it, one line per step; answer its questions from the terminal.
 import readline from 'node:readline';
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import { ENVIRONMENT_NAME } from '../../src/environments/plugin';
 import { loadConfig } from '../../src/runtime/config';
 import type { StepSummary, TaskResult, TaskStatus } from '../../workflows/contract';
 import { intFlag, parse, UsageError } from '../args';
@@ -10,7 +11,7 @@ import { newRunId, replyToTask } from '../tasks';
 import { watchTask } from '../watch';
 
 export const RUN_USAGE =
-  'npx cua run "<instruction>" [--env browser|desktop] [--url URL] [--max-steps N] [--profile fara-1.5|fara-7b]\n' +
+  'npx cua run "<instruction>" [--env browser|desktop|NAME] [--url URL] [--max-steps N] [--profile fara-1.5|fara-7b]\n' +
   '       [--id ID] [--detach] [--json]\n' +
   '       [--model-base-url URL] [--model NAME] [--auto-reply TEXT] [--ask-timeout SECONDS] [--images-kept N]\n' +
   '       [--token-budget N] [--max-invalid-replies N] [--terminate-on-parse-error] [--config FILE]';
@@ -124,8 +125,11 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   if (values.profile && values.profile !== 'fara-1.5' && values.profile !== 'fara-7b') {
     throw new UsageError(`--profile must be fara-1.5 or fara-7b, got '${values.profile}'`);
   }
-  if (values.env && values.env !== 'browser' && values.env !== 'desktop') {
-    throw new UsageError(`--env must be browser or desktop, got '${values.env}'`);
+  if (values.env && !ENVIRONMENT_NAME.test(values.env)) {
+    throw new UsageError(
+      `--env must be browser, desktop, or the name of an environment your workers host (lower-case letters, ` +
+        `digits, dashes), got '${values.env}'`,
+    );
   }
   if (values.env === 'desktop' && values.url) {
     throw new UsageError('--url is for the browser; a desktop task starts on an empty desktop (drop --url)');
@@ -137,7 +141,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
   const task: NewTask = {
     id: values.id ?? newRunId(),
     instruction,
-    ...(values.env ? { environment: values.env as 'browser' | 'desktop' } : {}),
+    ...(values.env ? { environment: values.env } : {}),
     ...(values.url ? { startUrl: values.url } : {}),
     ...(values['max-steps'] ? { maxSteps: intFlag(values['max-steps'], 'max-steps') } : {}),
     ...(values.profile ? { profile: values.profile as 'fara-1.5' | 'fara-7b' } : {}),

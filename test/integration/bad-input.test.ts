@@ -146,7 +146,10 @@ describe('CLI flags: exit 2 and one line naming the problem', () => {
     [['run', 'x', '--max-invalid-replies', '0'], /--max-invalid-replies must be a whole number ≥ 1/],
     [['run', 'x', '--bogus-flag'], /--bogus-flag/],
     [['list', '--status', 'nope'], /--status must be one of/],
-    [['run', 'x', '--env', 'vm'], /--env must be browser or desktop, got 'vm'/],
+    [
+      ['run', 'x', '--env', 'Big VM'],
+      /--env must be browser, desktop, or the name of an environment your workers host .*got 'Big VM'/,
+    ],
     [['run', 'x', '--env', 'desktop', '--url', 'https://example.com/'], /--url is for the browser/],
     [['demo', '--desktop', '--profile', 'fara-7b'], /--profile is for the browser demo/],
   ])('cua %j', async (args, pattern) => {
