@@ -167,7 +167,12 @@ describe('workflow input sent straight to the workflow: InvalidTaskInput naming 
     ['a field the workflow does not know', { runId: 'bad-extra', instruction: 'x', evil: 1 }, /evil|Unrecognized/],
     ['a step budget of a billion', { runId: 'bad-steps', instruction: 'x', maxSteps: 1e9 }, /maxSteps/],
     ['a file: model base URL', { runId: 'bad-url', instruction: 'x', model: { baseUrl: 'file:///x' } }, /baseUrl/],
-    ['an environment that does not exist', { runId: 'bad-env', instruction: 'x', environment: 'vm' }, /environment/],
+    // (A well-formed name no worker hosts fails at its open instead: custom-environment.test.ts.)
+    [
+      'an environment name that cannot be one',
+      { runId: 'bad-env', instruction: 'x', environment: 'Big VM!' },
+      /environment/,
+    ],
     [
       'a desktop screen of 10×10 pixels',
       { runId: 'bad-screen', instruction: 'x', environment: 'desktop', screen: { width: 10, height: 10 } },
