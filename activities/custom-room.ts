@@ -23,26 +23,32 @@ export interface StepTarget extends EnvironmentSession {
   lastChangeAt(): Promise<number | null>;
 }
 
-function stepTarget(s: EnvironmentSession): StepTarget {
-  // Each call goes to the session itself (its `this`), whatever the class keeps privately.
+function stepTarget(s: EnvironmentSession, lost: (err: Error) => never): StepTarget {
+  // Each call goes to the session itself (its `this`), whatever the class keeps privately; a session that says it
+  // is lost (EnvironmentSessionLostError) becomes a lost session for the workflow.
+  const g = <T>(call: () => Promise<T>): Promise<T> =>
+    call().catch((err: unknown) => {
+      if (err instanceof Error && err.name === 'EnvironmentSessionLostError') lost(err);
+      throw err;
+    });
   return {
-    leftClick: (x, y) => s.leftClick(x, y),
-    doubleClick: (x, y) => s.doubleClick(x, y),
-    tripleClick: (x, y) => s.tripleClick(x, y),
-    rightClick: (x, y) => s.rightClick(x, y),
-    mouseMove: (x, y) => s.mouseMove(x, y),
-    leftClickDrag: (x, y) => s.leftClickDrag(x, y),
-    type: (text, options) => s.type(text, options),
-    keys: (chord) => s.keys(chord),
-    scroll: (dx, dy) => s.scroll(dx, dy),
-    visitUrl: (url) => s.visitUrl(url),
-    historyBack: () => s.historyBack(),
-    wait: (seconds) => s.wait(seconds),
-    pageMarkdown: () => s.pageMarkdown(),
-    screenshot: () => s.screenshot(),
+    leftClick: (x, y) => g(() => s.leftClick(x, y)),
+    doubleClick: (x, y) => g(() => s.doubleClick(x, y)),
+    tripleClick: (x, y) => g(() => s.tripleClick(x, y)),
+    rightClick: (x, y) => g(() => s.rightClick(x, y)),
+    mouseMove: (x, y) => g(() => s.mouseMove(x, y)),
+    leftClickDrag: (x, y) => g(() => s.leftClickDrag(x, y)),
+    type: (text, options) => g(() => s.type(text, options)),
+    keys: (chord) => g(() => s.keys(chord)),
+    scroll: (dx, dy) => g(() => s.scroll(dx, dy)),
+    visitUrl: (url) => g(() => s.visitUrl(url)),
+    historyBack: () => g(() => s.historyBack()),
+    wait: (seconds) => g(() => s.wait(seconds)),
+    pageMarkdown: () => g(() => s.pageMarkdown()),
+    screenshot: () => g(() => s.screenshot()),
     url: () => s.url(),
     close: () => s.close(),
-    pageContext: () => (s.pageContext ? s.pageContext() : Promise.resolve(`Current URL: ${s.url()}`)),
+    pageContext: () => g(() => (s.pageContext ? s.pageContext() : Promise.resolve(`Current URL: ${s.url()}`))),
     waitForCaptcha: () => Promise.resolve(true),
     lastChangeAt: () => Promise.resolve(null),
   };
@@ -50,7 +56,14 @@ function stepTarget(s: EnvironmentSession): StepTarget {
 
 export function createCustomRoom(deps: ActivityDeps, files: RunFiles) {
   const sessions = (deps.customSessions ?? new CustomSessions()).byId;
-  const targets = new WeakMap<EnvironmentSession, StepTarget>();
+  const targets = new Map<string, StepTarget>();
+  /** A session that said it is lost: forgotten and closed; the workflow opens the environment again. */
+  const lose = (sessionId: string, session: EnvironmentSession, err: Error): never => {
+    sessions.delete(sessionId);
+    targets.delete(sessionId);
+    void session.close().catch(() => undefined);
+    throw new UnknownSessionError(`the session ${sessionId} was lost: ${err.message}`);
+  };
 
   const environmentOf = (name: string): CustomEnvironment => {
     const env = deps.environments?.get(name);
@@ -71,8 +84,12 @@ export function createCustomRoom(deps: ActivityDeps, files: RunFiles) {
     get(sessionId: string): StepTarget {
       const held = sessions.get(sessionId);
       if (!held) throw new UnknownSessionError(`No open session ${sessionId} (closed, or never opened here).`);
-      let target = targets.get(held.session);
-      if (!target) targets.set(held.session, (target = stepTarget(held.session)));
+      let target = targets.get(sessionId);
+      if (!target) {
+        const { session } = held;
+        target = stepTarget(session, (err) => lose(sessionId, session, err));
+        targets.set(sessionId, target);
+      }
       return target;
     },
 
@@ -86,6 +103,7 @@ export function createCustomRoom(deps: ActivityDeps, files: RunFiles) {
       for (const [id, held] of sessions) {
         if (held.runId !== req.runId) continue;
         sessions.delete(id);
+        targets.delete(id);
         await held.session.close().catch(() => undefined);
       }
       const url = req.restore
@@ -123,6 +141,7 @@ export function createCustomRoom(deps: ActivityDeps, files: RunFiles) {
         await w.writeRunState({ ...(await w.readRunState()), url: held.session.url() });
       }
       sessions.delete(req.sessionId);
+      targets.delete(req.sessionId);
       await held.session.close();
     },
   };

@@ -12,9 +12,10 @@ import type { Config, ConfigInput } from '../src/runtime/config';
 import { TemporalUnreachableError } from '../src/runtime/connect';
 import { createWorkerRuntime, installWorkerLogging } from '../worker/main';
 import type { ActionTarget } from '../src/agent/dispatch';
+import { EnvironmentSessionLostError } from '../src/environments/plugin';
 import type { CustomEnvironment, EnvironmentOpenRequest, EnvironmentSession } from '../src/environments/plugin';
 
-export { ConfigError, TemporalUnreachableError };
+export { ConfigError, EnvironmentSessionLostError, TemporalUnreachableError };
 export type { Config, ModelEndpoint, ModelEndpointRequest, ModelEndpointResolver };
 export type { ActionTarget, CustomEnvironment, EnvironmentOpenRequest, EnvironmentSession };
 /** The worker's configuration as an object: the shape of cua.config.json, every field optional. */

@@ -40,6 +40,15 @@ export interface CustomEnvironment {
   open(request: EnvironmentOpenRequest): Promise<EnvironmentSession>;
 }
 
+/**
+ * Thrown by a session whose screen is gone (a dropped connection, a machine that went away): the agent treats it as
+ * a lost session, opens the environment again (`restore: true`) and observes the step anew, as for a lost worker.
+ * Any other error from an action becomes text the model reads next step; from `screenshot()` it fails the task.
+ */
+export class EnvironmentSessionLostError extends Error {
+  override name = 'EnvironmentSessionLostError';
+}
+
 /** A custom environment's name, as the task input accepts it. */
 export const ENVIRONMENT_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 const BUILT_IN = new Set(['browser', 'desktop']);

@@ -12,6 +12,7 @@ import { NativeConnection, bundleWorkflowCode } from '@temporalio/worker';
 import { WorkflowFailedError } from '@temporalio/client';
 import { CHROMIUM_ARGS } from '../../src/infra/chromium';
 import { chromiumPath } from '../../src/infra/paths';
+import { EnvironmentSessionLostError } from '../../src/environments/plugin';
 import type { CustomEnvironment, EnvironmentSession } from '../../src/environments/plugin';
 import { ConfigError } from '../../src/runtime/config';
 import { readRun } from '../../src/trajectory/reader';
@@ -30,54 +31,66 @@ const calls: string[] = [];
 let opened: { runId: string; url: string | null; restore: boolean; screen: { width: number; height: number } }[] = [];
 let closed = 0;
 
-/** The application's environment: each session a page it drives with Playwright's mouse and keyboard. */
-const rawPage: CustomEnvironment = {
-  name: 'raw-page',
-  async open(req) {
-    opened.push({ runId: req.runId, url: req.url, restore: req.restore, screen: req.screen });
-    const context = await browser.newContext({ viewport: req.screen });
-    const page: Page = await context.newPage();
-    if (req.url) await page.goto(req.url);
-    const click = async (x: number, y: number, clickCount = 1, button: 'left' | 'right' = 'left') => {
-      calls.push(`click ${x},${y}${clickCount > 1 ? ` ×${clickCount}` : ''}${button === 'right' ? ' right' : ''}`);
-      await page.mouse.click(x, y, { clickCount, button });
-    };
-    const session: EnvironmentSession = {
-      leftClick: (x, y) => click(x, y),
-      doubleClick: (x, y) => click(x, y, 2),
-      tripleClick: (x, y) => click(x, y, 3),
-      rightClick: (x, y) => click(x, y, 1, 'right'),
-      mouseMove: (x, y) => page.mouse.move(x, y),
-      leftClickDrag: async () => {
-        throw new Error('drag is not supported by raw-page');
-      },
-      async type(text, options) {
-        calls.push(`type ${text}${options.pressEnter ? ' ⏎' : ''}`);
-        if (options.at) await page.mouse.click(options.at.x, options.at.y);
-        await page.keyboard.type(text);
-        if (!options.pressEnter) return;
-        const navigated = page.waitForEvent('framenavigated', { timeout: 5000 }).catch(() => undefined);
-        await page.keyboard.press('Enter');
-        await navigated;
-        await page.waitForLoadState();
-      },
-      keys: (chord) => page.keyboard.press(chord.join('+')),
-      scroll: (dx, dy) => page.mouse.wheel(dx, dy),
-      visitUrl: async (url) => void (await page.goto(url)),
-      historyBack: () => page.goBack(),
-      wait: (seconds) => page.waitForTimeout(seconds * 1000),
-      pageMarkdown: () => page.innerText('body'),
-      screenshot: () => page.screenshot({ type: 'png' }),
-      url: () => page.url(),
-      pageContext: async () => `raw-page at ${page.url()} (${await page.title()})`,
-      async close() {
-        closed += 1;
-        await context.close();
-      },
-    };
-    return session;
-  },
-};
+/**
+ * The application's environment: each session a page it drives with Playwright's mouse and keyboard. `loseAt`: the
+ * first session says it is lost at that screenshot (a dropped connection).
+ */
+function rawPageEnv(name: string, loseAt?: number): CustomEnvironment {
+  let sessionsOpened = 0;
+  return {
+    name,
+    async open(req) {
+      opened.push({ runId: req.runId, url: req.url, restore: req.restore, screen: req.screen });
+      const losing = loseAt !== undefined && ++sessionsOpened === 1;
+      let shots = 0;
+      const context = await browser.newContext({ viewport: req.screen });
+      const page: Page = await context.newPage();
+      if (req.url) await page.goto(req.url);
+      const click = async (x: number, y: number, clickCount = 1, button: 'left' | 'right' = 'left') => {
+        calls.push(`click ${x},${y}${clickCount > 1 ? ` ×${clickCount}` : ''}${button === 'right' ? ' right' : ''}`);
+        await page.mouse.click(x, y, { clickCount, button });
+      };
+      const session: EnvironmentSession = {
+        leftClick: (x, y) => click(x, y),
+        doubleClick: (x, y) => click(x, y, 2),
+        tripleClick: (x, y) => click(x, y, 3),
+        rightClick: (x, y) => click(x, y, 1, 'right'),
+        mouseMove: (x, y) => page.mouse.move(x, y),
+        leftClickDrag: async () => {
+          throw new Error('drag is not supported by raw-page');
+        },
+        async type(text, options) {
+          calls.push(`type ${text}${options.pressEnter ? ' ⏎' : ''}`);
+          if (options.at) await page.mouse.click(options.at.x, options.at.y);
+          await page.keyboard.type(text);
+          if (!options.pressEnter) return;
+          const navigated = page.waitForEvent('framenavigated', { timeout: 5000 }).catch(() => undefined);
+          await page.keyboard.press('Enter');
+          await navigated;
+          await page.waitForLoadState();
+        },
+        keys: (chord) => page.keyboard.press(chord.join('+')),
+        scroll: (dx, dy) => page.mouse.wheel(dx, dy),
+        visitUrl: async (url) => void (await page.goto(url)),
+        historyBack: () => page.goBack(),
+        wait: (seconds) => page.waitForTimeout(seconds * 1000),
+        pageMarkdown: () => page.innerText('body'),
+        screenshot: async () => {
+          if (losing && ++shots === loseAt) throw new EnvironmentSessionLostError('the kiosk dropped its connection');
+          return page.screenshot({ type: 'png' });
+        },
+        url: () => page.url(),
+        pageContext: async () => `raw-page at ${page.url()} (${await page.title()})`,
+        async close() {
+          closed += 1;
+          await context.close();
+        },
+      };
+      return session;
+    },
+  };
+}
+const rawPage = rawPageEnv('raw-page');
 
 beforeAll(async () => {
   h = await startHarness({ worker: false });
@@ -89,7 +102,7 @@ beforeAll(async () => {
       workflowsPath: path.resolve(__dirname, '../fixtures/workflows/with-app.ts'),
       logger: quietBundler,
     }),
-    environments: [rawPage],
+    environments: [rawPage, rawPageEnv('flaky-page', 2)],
     activities: { appNote: async (text: string) => `noted: ${text}` },
   });
   running = runtime.run().finally(() => connection.close());
@@ -152,6 +165,25 @@ describe('an environment of the application’s own (createAgentWorker environme
     expect(run.status).toBe('complete');
   }, 120_000);
 
+  it('opens it again when a session says it is lost, and decides the step anew', async () => {
+    calls.length = 0;
+    opened = [];
+    const task = input('click-then-finish', { environment: 'flaky-page' });
+    const handle = await h.client.workflow.start('agentTask', {
+      taskQueue: h.config.taskQueue,
+      workflowId: task.runId,
+      args: [task],
+    });
+    // The first session's second screenshot (the click's post screenshot) is lost; the click is decided again.
+    expect((await handle.result()) as TaskResult).toMatchObject({ status: 'complete', answer: 'clicked' });
+    expect(opened.map((o) => o.restore)).toEqual([false, true]);
+    expect(opened[1]?.url).toBe(`${h.site.url}/`);
+    expect(calls.filter((c) => c.startsWith('click'))).toHaveLength(2);
+    const run = await readRun(h.runDir(task.runId));
+    const restored = run.events.find((e) => (e.metadata as { note?: string }).note === 'session_restored');
+    expect(JSON.stringify(restored)).toContain('The flaky-page session was lost and opened again');
+  }, 60_000);
+
   it('fails a task naming an environment this worker does not host, at once and saying so', async () => {
     const task = input('ask-city', { environment: 'vnc' });
     const handle = await h.client.workflow.start('agentTask', {
@@ -165,7 +197,9 @@ describe('an environment of the application’s own (createAgentWorker environme
     );
     expect(err).toBeInstanceOf(WorkflowFailedError);
     const detail = (err as WorkflowFailedError).cause as { details?: unknown[]; message: string };
-    expect(detail.message).toMatch(/this worker hosts no environment 'vnc' \(it hosts browser, .*raw-page\)/);
+    expect(detail.message).toMatch(
+      /this worker hosts no environment 'vnc' \(it hosts browser, .*raw-page, flaky-page\)/,
+    );
     expect((detail.details?.[0] as TaskResult).endReason).toBe('browser');
   }, 60_000);
 
