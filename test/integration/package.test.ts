@@ -119,8 +119,8 @@ console.log('CONSUMER_RESULT ' + JSON.stringify(out));
 const TYPED = `
 import { createAgentClient, TaskNotWaitingError } from 'durable-cua/client';
 import type { AgentClient, TaskState, WatchEvent } from 'durable-cua/client';
-import { createAgentWorker, runAgentWorker } from 'durable-cua/worker';
-import type { ModelEndpointResolver } from 'durable-cua/worker';
+import { createAgentWorker, EnvironmentSessionLostError, runAgentWorker } from 'durable-cua/worker';
+import type { CustomEnvironment, EnvironmentSession, ModelEndpointResolver } from 'durable-cua/worker';
 import { replyUpdate, statusQuery } from 'durable-cua/contract';
 import type { TaskStatus } from 'durable-cua/contract';
 
@@ -134,6 +134,21 @@ export async function use(agent: AgentClient): Promise<string> {
   const s: TaskStatus | null = state.progress;
   return String(s?.step ?? replyUpdate.name ?? statusQuery.name) + (TaskNotWaitingError.name);
 }
+// An environment of the application's own: the session's type comes from the shipped declarations.
+const screen: CustomEnvironment = {
+  name: 'kiosk',
+  async open({ url, screen: size }): Promise<EnvironmentSession> {
+    const nothing = async () => undefined;
+    if (size.width < 1) throw new EnvironmentSessionLostError('no screen');
+    return {
+      leftClick: nothing, doubleClick: nothing, tripleClick: nothing, rightClick: nothing, mouseMove: nothing,
+      leftClickDrag: nothing, type: nothing, keys: nothing, scroll: nothing, visitUrl: nothing, historyBack: nothing,
+      wait: nothing, pageMarkdown: async () => '', screenshot: async () => Buffer.alloc(0), url: () => url ?? '',
+      close: async () => undefined,
+    };
+  },
+};
+export const worker = () => createAgentWorker({ environments: [screen], activities: { note: async (t: string) => t } });
 export const refs = [createAgentClient, createAgentWorker, runAgentWorker, resolver];
 `;
 
