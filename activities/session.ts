@@ -248,8 +248,9 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
         ),
       );
       return withHeartbeat(async () => {
-        const png = await env.screenshot();
-        const capturedAt = Date.now();
+        // When the capture began: a change after that may be missing from the post screenshot (observeNext).
+        const { png, startedAt: capturedAt } =
+          'timedScreenshot' in env ? await env.timedScreenshot() : { png: await env.screenshot(), startedAt: 0 };
         const shot = await w.saveScreenshot(req.step, 'post', png, req.generation);
         const url = env.url();
         const pageInfo = await env.pageContext();
@@ -284,7 +285,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
     await deps.checkpoint?.('observe', ref);
     if (next.captchaWaitMs > 0 && !(await env.waitForCaptcha(0))) return undefined;
     const changedAt = await env.lastChangeAt();
-    const changed = changedAt === null || changedAt > post.capturedAt;
+    const changed = changedAt === null || changedAt >= post.capturedAt;
     const png = changed ? await env.screenshot() : post.png;
     const url = changed ? env.url() : post.url;
     const pageInfo = changed ? await env.pageContext() : post.pageInfo;

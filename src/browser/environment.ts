@@ -328,11 +328,20 @@ export class BrowserEnvironment {
   }
 
   /** A PNG of the viewport, taken once the page has had a short chance to settle. */
-  screenshot(options: { settle?: boolean } = {}): Promise<Buffer> {
+  async screenshot(options: { settle?: boolean } = {}): Promise<Buffer> {
+    return (await this.timedScreenshot(options)).png;
+  }
+
+  /**
+   * A screenshot and when its capture began (epoch ms, after the settle): a DOM change at or after `startedAt` may be
+   * missing from it, which is what tells whether it may stand for the page a moment later (see lastChangeAt).
+   */
+  timedScreenshot(options: { settle?: boolean } = {}): Promise<{ png: Buffer; startedAt: number }> {
     return this.track(() =>
       this.controller.run(async (page) => {
         if (options.settle ?? true) await this.controller.settle(SCREENSHOT_SETTLE);
-        return capturePng(page);
+        const startedAt = Date.now();
+        return { png: await capturePng(page), startedAt };
       }, AFTER_DIALOG_LOOP),
     );
   }
