@@ -17,7 +17,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRunActivities(deps, files),
     ...createSessionActivities(deps, files),
     ...createDecideActivity(deps, files),
-    ...createEvalActivities(deps),
+    ...createEvalActivities(deps, files),
   };
 }
 

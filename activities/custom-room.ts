@@ -21,6 +21,8 @@ export interface StepTarget extends EnvironmentSession {
   waitForCaptcha(timeoutMs: number): Promise<boolean>;
   /** Unknown: the post screenshot is never reused as the next pre one (the workflow does not fold here anyway). */
   lastChangeAt(): Promise<number | null>;
+  /** The screenshot and when its capture began, as the browser gives them (BrowserEnvironment.timedScreenshot). */
+  timedScreenshot(): Promise<{ png: Buffer; startedAt: number }>;
 }
 
 function stepTarget(s: EnvironmentSession, lost: (err: Error) => never): StepTarget {
@@ -46,6 +48,10 @@ function stepTarget(s: EnvironmentSession, lost: (err: Error) => never): StepTar
     wait: (seconds) => g(() => s.wait(seconds)),
     pageMarkdown: () => g(() => s.pageMarkdown()),
     screenshot: () => g(() => s.screenshot()),
+    timedScreenshot: async () => {
+      const startedAt = Date.now();
+      return { png: await g(() => s.screenshot()), startedAt };
+    },
     url: () => s.url(),
     close: () => s.close(),
     pageContext: () => g(() => (s.pageContext ? s.pageContext() : Promise.resolve(`Current URL: ${s.url()}`))),
@@ -56,13 +62,10 @@ function stepTarget(s: EnvironmentSession, lost: (err: Error) => never): StepTar
 
 export function createCustomRoom(deps: ActivityDeps, files: RunFiles) {
   const sessions = (deps.customSessions ?? new CustomSessions()).byId;
-  const targets = new Map<string, StepTarget>();
-  /** A session that said it is lost: forgotten and closed; the workflow opens the environment again. */
-  const lose = (sessionId: string, session: EnvironmentSession, err: Error): never => {
+  /** Forgets a session and closes it (a close that fails is not the caller's failure). */
+  const forget = async (sessionId: string, session: EnvironmentSession): Promise<void> => {
     sessions.delete(sessionId);
-    targets.delete(sessionId);
-    void session.close().catch(() => undefined);
-    throw new UnknownSessionError(`the session ${sessionId} was lost: ${err.message}`);
+    await session.close().catch(() => undefined);
   };
 
   const environmentOf = (name: string): CustomEnvironment => {
@@ -84,13 +87,11 @@ export function createCustomRoom(deps: ActivityDeps, files: RunFiles) {
     get(sessionId: string): StepTarget {
       const held = sessions.get(sessionId);
       if (!held) throw new UnknownSessionError(`No open session ${sessionId} (closed, or never opened here).`);
-      let target = targets.get(sessionId);
-      if (!target) {
-        const { session } = held;
-        target = stepTarget(session, (err) => lose(sessionId, session, err));
-        targets.set(sessionId, target);
-      }
-      return target;
+      // A session that says it is lost is forgotten and closed; the workflow opens the environment again.
+      return stepTarget(held.session, (err) => {
+        void forget(sessionId, held.session);
+        throw new UnknownSessionError(`the session ${sessionId} was lost: ${err.message}`);
+      });
     },
 
     async open(
@@ -100,12 +101,7 @@ export function createCustomRoom(deps: ActivityDeps, files: RunFiles) {
       const env = environmentOf(input.environment);
       const w = await files.writer(req.runId);
       // A session this worker still holds for the run (a lost activity left it) goes first.
-      for (const [id, held] of sessions) {
-        if (held.runId !== req.runId) continue;
-        sessions.delete(id);
-        targets.delete(id);
-        await held.session.close().catch(() => undefined);
-      }
+      for (const [id, held] of sessions) if (held.runId === req.runId) await forget(id, held.session);
       const url = req.restore
         ? (((await w.readRunState()).url as string | undefined) ?? lastUrl(await w.events()) ?? input.startUrl ?? null)
         : (input.startUrl ?? null);
@@ -141,7 +137,6 @@ export function createCustomRoom(deps: ActivityDeps, files: RunFiles) {
         await w.writeRunState({ ...(await w.readRunState()), url: held.session.url() });
       }
       sessions.delete(req.sessionId);
-      targets.delete(req.sessionId);
       await held.session.close();
     },
   };

@@ -249,8 +249,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
       );
       return withHeartbeat(async () => {
         // When the capture began: a change after that may be missing from the post screenshot (observeNext).
-        const { png, startedAt: capturedAt } =
-          'timedScreenshot' in env ? await env.timedScreenshot() : { png: await env.screenshot(), startedAt: 0 };
+        const { png, startedAt: capturedAt } = await env.timedScreenshot();
         const shot = await w.saveScreenshot(req.step, 'post', png, req.generation);
         const url = env.url();
         const pageInfo = await env.pageContext();

@@ -5,6 +5,8 @@
 // worker, no credentials); every configured secret value is redacted from what is recorded, so a probe cannot carry a
 // typed password into the run folder. A probe that throws or takes too long is recorded as its error.
 
+import { sleep } from '../runtime/sleep';
+
 /** Where the results are kept in the run (beside task.json). */
 export const FINAL_PAGE_FILE = 'final_page.json';
 export const MAX_PROBES = 16;
@@ -43,13 +45,8 @@ export function probeExpression(script: string): string {
 /** Evaluates one expression in the page (the environment's `evaluate`). */
 export type PageEvaluator = (expression: string) => Promise<unknown>;
 
-function timeout(ms: number): { promise: Promise<never>; clear(): void } {
-  let timer: NodeJS.Timeout | undefined;
-  const promise = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`did not finish within ${ms} ms`)), ms);
-  });
-  return { promise, clear: () => clearTimeout(timer) };
-}
+/** What a probe's race yields when its time is up first. */
+const TIMED_OUT = Symbol('timed out');
 
 /**
  * Runs the probes one after another; never throws (a failure is that probe's result). `redact` scrubs secret values
@@ -62,12 +59,15 @@ export async function runProbes(
 ): Promise<ProbeResult[]> {
   const results: ProbeResult[] = [];
   for (const script of scripts.slice(0, MAX_PROBES)) {
-    const limit = timeout(opts.timeoutMs ?? PROBE_TIMEOUT_MS);
+    const ms = opts.timeoutMs ?? PROBE_TIMEOUT_MS;
+    const timer = new AbortController();
     try {
-      const got = (await Promise.race([evaluate(probeExpression(script)), limit.promise])) as {
-        truthy?: unknown;
-        value?: unknown;
-      } | null;
+      const raced = await Promise.race([
+        evaluate(probeExpression(script)),
+        sleep(ms, timer.signal).then(() => TIMED_OUT),
+      ]);
+      if (raced === TIMED_OUT) throw new Error(`did not finish within ${ms} ms`);
+      const got = raced as { truthy?: unknown; value?: unknown } | null;
       const truthy = got?.truthy === true;
       const json = opts.redact(JSON.stringify(got?.value ?? null) ?? 'null');
       let value: unknown;
@@ -91,7 +91,7 @@ export async function runProbes(
       const message = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
       results.push({ script, ok: false, truthy: false, error: opts.redact(message).slice(0, 500) });
     } finally {
-      limit.clear();
+      timer.abort();
     }
   }
   return results;

@@ -100,7 +100,7 @@ export function resolveSecrets(text: string, ctx: ResolveContext): SecretResolut
     if (!page.web || !spec.hosts.some((pattern) => hostMatches(page.host, pattern))) {
       return refused(name, `this page's host (${page.host}) is not one it may be typed on`);
     }
-    const value = spec.value ?? (spec.env !== undefined ? ctx.env[spec.env] : undefined);
+    const value = secretValue(spec, ctx.env);
     if (!value) {
       const source = spec.env !== undefined ? `its environment variable ${spec.env} is not set` : 'it has no value';
       return refused(name, `${source} on this worker`);
@@ -112,6 +112,11 @@ export function resolveSecrets(text: string, ctx: ResolveContext): SecretResolut
     text: text.replace(PLACEHOLDER, (_m, name: string) => values.get(name) ?? ''),
     values: [...values.values()],
   };
+}
+
+/** A secret's value: the config's own, or its environment variable's (undefined when neither is set). */
+function secretValue(spec: SecretSpec, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  return spec.value ?? (spec.env !== undefined ? env[spec.env] : undefined);
 }
 
 /** `text` with every occurrence of the values replaced by `[secret]` (for error messages from the typing). */
@@ -141,7 +146,7 @@ export function redactedError(err: unknown, values: readonly string[]): Error {
 export function knownSecretValues(secrets: SecretSpecs, env: Readonly<Record<string, string | undefined>>): string[] {
   const values = new Set<string>();
   for (const spec of Object.values(secrets)) {
-    const value = spec.value ?? (spec.env !== undefined ? env[spec.env] : undefined);
+    const value = secretValue(spec, env);
     if (!value) continue;
     values.add(value);
     values.add(JSON.stringify(value).slice(1, -1));
