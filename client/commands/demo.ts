@@ -127,6 +127,7 @@ async function temporal(
     port,
     uiPort,
     output: path.join(dataDir(), 'temporal-server.log'),
+    onRetry: say,
   });
   return { address: started.server.address, uiUrl: started.server.uiUrl };
 }

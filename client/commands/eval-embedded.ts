@@ -91,6 +91,7 @@ export async function evalBackend(opts: BackendOptions): Promise<EvalBackend> {
         port,
         ...(uiPort === null ? { headless: true } : { uiPort }),
         output: path.join(opts.dataDir, 'temporal-server.log'),
+        onRetry: (l) => print(`[eval] ${l}`),
       });
       started.push('a Temporal dev server');
     }

@@ -41,6 +41,7 @@ export async function serverCommand(argv: readonly string[]): Promise<number> {
     headless: !!values.headless,
     ...(values['ui-codec-endpoint'] ? { uiCodecEndpoint: values['ui-codec-endpoint'] } : {}),
     output: path.join(dataDir(), 'temporal-server.log'),
+    onRetry: (l) => console.log(l),
   });
   console.log(`Temporal dev server on ${server.address} (SQLite: ${dbFile})`);
   if (server.uiUrl) console.log(`Web UI: ${server.uiUrl}`);
@@ -80,6 +81,7 @@ export async function devCommand(argv: readonly string[]): Promise<number> {
     uiPort: Number(port) + 1000,
     ...(values['ui-codec-endpoint'] ? { uiCodecEndpoint: values['ui-codec-endpoint'] } : {}),
     output: path.join(dataDir(), 'temporal-server.log'),
+    onRetry: (l) => console.log(l),
   });
   console.log(`Temporal dev server on ${server.address}; Web UI: ${server.uiUrl}`);
   try {

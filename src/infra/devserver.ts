@@ -21,6 +21,8 @@ export interface DevServerOptions {
   output?: 'inherit' | string;
   /** Dynamic config values (`--dynamic-config-value key=json`), e.g. when to suggest continue-as-new. */
   dynamicConfig?: Record<string, number | string | boolean>;
+  /** Told when a start is tried again because the SQLite file was busy. */
+  onRetry?: (line: string) => void;
 }
 
 export interface DevServer {
@@ -61,14 +63,40 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The server's own words when another connection held its SQLite file as it started (it gives up at once). */
+const SQLITE_BUSY = /SQLITE_BUSY|database is locked/;
+/** Pauses before the next start when the SQLite file was busy: about 4 s in all. */
+const BUSY_RETRY_DELAYS_MS = [250, 500, 1000, 2000];
+
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
   const ip = opts.ip ?? '127.0.0.1';
   const port = opts.port ?? 7233;
-  const uiPort = opts.uiPort ?? port + 1000;
   if (await canConnect(ip, port)) {
     throw new DevServerError(`port ${ip}:${port} is already in use (is a Temporal server already running?)`);
   }
   fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
+  // The server does not wait for a busy SQLite file: it exits at once with SQLITE_BUSY when another connection holds
+  // it (seen on a loaded machine when a run starts on the data of one that just stopped). That start is tried again
+  // after a pause; any other early exit is final.
+  for (let attempt = 0; ; attempt++) {
+    const started = await startOnce(opts, ip, port);
+    if ('server' in started) return started.server;
+    const delay = BUSY_RETRY_DELAYS_MS[attempt];
+    if (!SQLITE_BUSY.test(started.lastWords) || delay === undefined) {
+      const tries = attempt > 0 ? ` (tried ${attempt + 1} times)` : '';
+      throw new DevServerError(`${started.failure}${tries}`);
+    }
+    opts.onRetry?.(`the SQLite file ${opts.dbFile} is busy; starting the Temporal dev server again in ${delay} ms`);
+    await new Promise((r) => setTimeout(r, delay));
+  }
+}
+
+async function startOnce(
+  opts: DevServerOptions,
+  ip: string,
+  port: number,
+): Promise<{ server: DevServer } | { failure: string; lastWords: string }> {
+  const uiPort = opts.uiPort ?? port + 1000;
   const args = ['server', 'start-dev', '--db-filename', opts.dbFile, '--ip', ip, '--port', String(port)];
   args.push(...(opts.headless ? ['--headless'] : ['--ui-port', String(uiPort)]));
   if (opts.uiCodecEndpoint && !opts.headless) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
@@ -78,8 +106,12 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   }
   args.push('--log-level', 'warn');
   let stdio: 'inherit' | ['ignore', number, number] = 'inherit';
-  if (opts.output && opts.output !== 'inherit') {
-    const fd = fs.openSync(opts.output, 'a');
+  const logFile = opts.output && opts.output !== 'inherit' ? opts.output : null;
+  // Where this attempt's output begins in the (appended) log, so its last words are its own.
+  let logStart = 0;
+  if (logFile) {
+    const fd = fs.openSync(logFile, 'a');
+    logStart = fs.fstatSync(fd).size;
     stdio = ['ignore', fd, fd];
   }
   const child = spawn(temporalCliPath(), args, { stdio });
@@ -98,13 +130,11 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   while (!(await canConnect(ip, port))) {
     if (exited) {
       // Its own last words say why (a port taken, a locked or corrupt SQLite file): include them when it logged to a file.
-      const tail =
-        opts.output && opts.output !== 'inherit' && fs.existsSync(opts.output)
-          ? fs.readFileSync(opts.output, 'utf8').trim().split('\n').slice(-3).join(' | ')
-          : '';
-      throw new DevServerError(
-        `the Temporal dev server exited during start (code ${child.exitCode})${tail ? `: ${tail}` : ''}`,
-      );
+      const lastWords = logFile ? lastLines(logFile, logStart) : '';
+      return {
+        failure: `the Temporal dev server exited during start (code ${child.exitCode})${lastWords ? `: ${lastWords}` : ''}`,
+        lastWords,
+      };
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -112,7 +142,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return {
+  const server: DevServer = {
     address: `${ip}:${port}`,
     uiUrl: opts.headless ? null : `http://${ip}:${uiPort}`,
     process: child,
@@ -125,6 +155,14 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
       clearTimeout(timer);
     },
   };
+  return { server };
+}
+
+/** The last three lines a log file gained from `from` on, joined into one line. */
+function lastLines(file: string, from: number): string {
+  if (!fs.existsSync(file)) return '';
+  const text = fs.readFileSync(file).subarray(from).toString('utf8');
+  return text.trim().split('\n').slice(-3).join(' | ');
 }
 
 /** The dev server accepts connections a moment before its namespace is ready. */

@@ -1,11 +1,12 @@
 // Starting the dev server: a server that cannot start says why in the one-line error (its own last log lines), and a
-// port that is taken is refused before anything starts.
+// port that is taken is refused before anything starts; a start that finds its SQLite file busy is tried again.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { DevServerError, freePort, startDevServer } from '../../src/infra/devserver';
+import { canConnect, DevServerError, freePort, startDevServer } from '../../src/infra/devserver';
 
 describe('startDevServer', () => {
   it('a server that exits while starting is reported with its own reason', async () => {
@@ -30,4 +31,70 @@ describe('startDevServer', () => {
       taken.close();
     }
   });
+
+  // Another connection holds the file (SQLite's own exclusive lock, taken by Python's sqlite3 module) for holdS
+  // seconds; resolves once the lock is held.
+  async function holdLock(dbFile: string, holdS: number): Promise<{ released: Promise<void> }> {
+    const script = [
+      'import sqlite3, sys, time',
+      'c = sqlite3.connect(sys.argv[1], isolation_level=None)',
+      "c.execute('BEGIN EXCLUSIVE')",
+      "print('held', flush=True)",
+      'time.sleep(float(sys.argv[2]))',
+      "c.execute('COMMIT')",
+    ].join('\n');
+    const child = spawn('python3', ['-c', script, dbFile, String(holdS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const released = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.once('data', () => resolve());
+      child.once('exit', (code) => reject(new Error(`python3 exited (${code}) before taking the lock`)));
+    });
+    return { released };
+  }
+
+  it('a start that finds the SQLite file busy is tried again and comes up once the file is free', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-devserver-'));
+    const dbFile = path.join(dir, 'temporal.sqlite');
+    const output = path.join(dir, 'server.log');
+    // The data of a run that has just stopped: a file the server made.
+    const first = await startDevServer({ dbFile, port: await freePort(), headless: true, output });
+    await first.stop();
+    const lock = await holdLock(dbFile, 1.2);
+    const retries: string[] = [];
+    const server = await startDevServer({
+      dbFile,
+      port: await freePort(),
+      headless: true,
+      output,
+      onRetry: (l) => retries.push(l),
+    });
+    try {
+      await lock.released;
+      expect(retries.length).toBeGreaterThanOrEqual(1);
+      expect(retries[0]).toContain(`the SQLite file ${dbFile} is busy`);
+      expect(fs.readFileSync(output, 'utf8')).toMatch(/SQLITE_BUSY|database is locked/);
+      const [host, port] = server.address.split(':');
+      expect(await canConnect(host ?? '', Number(port))).toBe(true);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+
+  it('a file that stays busy fails the start with the reason and the number of tries', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-devserver-'));
+    const dbFile = path.join(dir, 'temporal.sqlite');
+    const lock = await holdLock(dbFile, 6);
+    const retries: string[] = [];
+    const err = await startDevServer({
+      dbFile,
+      port: await freePort(),
+      headless: true,
+      output: path.join(dir, 'server.log'),
+      onRetry: (l) => retries.push(l),
+    }).catch((e) => e);
+    expect(err).toBeInstanceOf(DevServerError);
+    expect(String(err.message)).toMatch(/exited during start \(code \d+\): .*database is locked.*\(tried 5 times\)$/);
+    expect(retries).toHaveLength(4);
+    await lock.released;
+  }, 60_000);
 });

@@ -85,7 +85,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const display = opts.ui
     ? { headless: false, uiPort: await freePort(), uiCodecEndpoint: opts.uiCodecEndpoint }
     : { headless: true };
-  const server = await startDevServer({ dbFile, port, ...display, output: path.join(dir, 'server.log') });
+  const server = await startDevServer({
+    dbFile,
+    port,
+    ...display,
+    output: path.join(dir, 'server.log'),
+    onRetry: (l) => console.warn(l),
+  });
   const config = loadConfig({
     env: {
       TEMPORAL_ADDRESS: server.address,
@@ -144,7 +150,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     async restartServer(whileDown) {
       await h.server.stop();
       await whileDown?.();
-      h.server = await startDevServer({ dbFile, port, ...display, output: path.join(dir, 'server.log') });
+      h.server = await startDevServer({
+        dbFile,
+        port,
+        ...display,
+        output: path.join(dir, 'server.log'),
+        onRetry: (l) => console.warn(l),
+      });
       await waitForNamespace(client);
     },
     async close() {
