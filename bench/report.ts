@@ -1,5 +1,5 @@
 // Result shapes shared by the sections, the final measured-vs-target table, and the JSON files written to
-// bench/results/ (latest.json plus a timestamped copy).
+// bench/results/ (latest.json plus a timestamped copy for a full run; a file named after the sections for a part).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -66,13 +66,18 @@ export interface ResultsFile {
   failures: { section: SectionName; error: string; load: SectionResult['load'] }[];
 }
 
-/** Writes bench/results/latest.json and bench/results/<timestamp>.json; returns their paths. */
-export function writeResults(results: ResultsFile): string[] {
-  const dir = path.resolve(__dirname, 'results');
+/**
+ * Writes bench/results/<timestamp>.json, and latest.json when every section ran (a run of some sections, `--only`,
+ * is named after them, <sections>-<timestamp>.json, and leaves latest.json to the last full run); returns the paths.
+ */
+export function writeResults(results: ResultsFile, dir = path.resolve(__dirname, 'results')): string[] {
   fs.mkdirSync(dir, { recursive: true });
   const text = `${JSON.stringify(results, null, 2)}\n`;
   const stamp = results.startedAt.replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
-  const files = [path.join(dir, `${stamp}.json`), path.join(dir, 'latest.json')];
+  const full = SECTIONS.every((s) => results.options.only.includes(s));
+  const files = full
+    ? [path.join(dir, `${stamp}.json`), path.join(dir, 'latest.json')]
+    : [path.join(dir, `${results.options.only.join('+')}-${stamp}.json`)];
   for (const file of files) {
     const tmp = `${file}.tmp`;
     fs.writeFileSync(tmp, text);
