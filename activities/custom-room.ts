@@ -33,6 +33,15 @@ function stepTarget(s: EnvironmentSession, lost: (err: Error) => never): StepTar
       if (err instanceof Error && err.name === 'EnvironmentSessionLostError') lost(err);
       throw err;
     });
+  // What the step sees by (the screenshot, the page context): a session that cannot show its screen is in doubt
+  // whatever it throws, and is opened again (as the browser reloads a page it cannot capture); an action's error
+  // stays the action's, for the model to read.
+  const seen = <T>(what: string, call: () => Promise<T>): Promise<T> =>
+    g(call).catch((err: unknown) => {
+      if (err instanceof Error && err.name === 'UnknownSessionError') throw err;
+      const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      lost(new Error(`its ${what} failed (${text.split('\n')[0] ?? text})`));
+    });
   return {
     leftClick: (x, y) => g(() => s.leftClick(x, y)),
     doubleClick: (x, y) => g(() => s.doubleClick(x, y)),
@@ -47,14 +56,15 @@ function stepTarget(s: EnvironmentSession, lost: (err: Error) => never): StepTar
     historyBack: () => g(() => s.historyBack()),
     wait: (seconds) => g(() => s.wait(seconds)),
     pageMarkdown: () => g(() => s.pageMarkdown()),
-    screenshot: () => g(() => s.screenshot()),
+    screenshot: () => seen('screenshot', () => s.screenshot()),
     timedScreenshot: async () => {
       const startedAt = Date.now();
-      return { png: await g(() => s.screenshot()), startedAt };
+      return { png: await seen('screenshot', () => s.screenshot()), startedAt };
     },
     url: () => s.url(),
     close: () => s.close(),
-    pageContext: () => g(() => (s.pageContext ? s.pageContext() : Promise.resolve(`Current URL: ${s.url()}`))),
+    pageContext: () =>
+      seen('page context', () => (s.pageContext ? s.pageContext() : Promise.resolve(`Current URL: ${s.url()}`))),
     waitForCaptcha: () => Promise.resolve(true),
     lastChangeAt: () => Promise.resolve(null),
   };

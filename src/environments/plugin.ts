@@ -43,7 +43,9 @@ export interface CustomEnvironment {
 /**
  * Thrown by a session whose screen is gone (a dropped connection, a machine that went away): the agent treats it as
  * a lost session, opens the environment again (`restore: true`) and observes the step anew, as for a lost worker.
- * Any other error from an action becomes text the model reads next step; from `screenshot()` it fails the task.
+ * Any other error from an action becomes text the model reads next step; from `screenshot()` or `pageContext()`
+ * (a screen that cannot be shown) it also puts the session in doubt: it is closed and opened again the same way. A
+ * step re-opens at most 3 times; then the task ends as an environment failure (`browser`), naming the error.
  */
 export class EnvironmentSessionLostError extends Error {
   override name = 'EnvironmentSessionLostError';

@@ -32,16 +32,17 @@ let opened: { runId: string; url: string | null; restore: boolean; screen: { wid
 let closed = 0;
 
 /**
- * The application's environment: each session a page it drives with Playwright's mouse and keyboard. `loseAt`: the
- * first session says it is lost at that screenshot (a dropped connection).
+ * The application's environment: each session a page it drives with Playwright's mouse and keyboard. `fault`: the
+ * first session (or, `every`, each session) throws `error()` at screenshot number `at` (and, `every`, at each one
+ * after it).
  */
-function rawPageEnv(name: string, loseAt?: number): CustomEnvironment {
+function rawPageEnv(name: string, fault?: { at: number; error: () => Error; every?: boolean }): CustomEnvironment {
   let sessionsOpened = 0;
   return {
     name,
     async open(req) {
       opened.push({ runId: req.runId, url: req.url, restore: req.restore, screen: req.screen });
-      const losing = loseAt !== undefined && ++sessionsOpened === 1;
+      const losing = fault !== undefined && (++sessionsOpened === 1 || fault.every === true);
       let shots = 0;
       const context = await browser.newContext({ viewport: req.screen });
       const page: Page = await context.newPage();
@@ -76,7 +77,8 @@ function rawPageEnv(name: string, loseAt?: number): CustomEnvironment {
         wait: (seconds) => page.waitForTimeout(seconds * 1000),
         pageMarkdown: () => page.innerText('body'),
         screenshot: async () => {
-          if (losing && ++shots === loseAt) throw new EnvironmentSessionLostError('the kiosk dropped its connection');
+          shots += 1;
+          if (fault && losing && (shots === fault.at || (fault.every && shots > fault.at))) throw fault.error();
           return page.screenshot({ type: 'png' });
         },
         url: () => page.url(),
@@ -102,7 +104,15 @@ beforeAll(async () => {
       workflowsPath: path.resolve(__dirname, '../fixtures/workflows/with-app.ts'),
       logger: quietBundler,
     }),
-    environments: [rawPage, rawPageEnv('flaky-page', 2)],
+    environments: [
+      rawPage,
+      rawPageEnv('flaky-page', {
+        at: 2,
+        error: () => new EnvironmentSessionLostError('the kiosk dropped its connection'),
+      }),
+      rawPageEnv('glitchy-page', { at: 2, error: () => new Error('display not ready') }),
+      rawPageEnv('dark-page', { at: 1, error: () => new TypeError('no frame from the display'), every: true }),
+    ],
     activities: { appNote: async (text: string) => `noted: ${text}` },
   });
   running = runtime.run().finally(() => connection.close());
@@ -125,6 +135,21 @@ function input(script: string, extra: Record<string, unknown> = {}) {
     model: { endpoint: 'default', baseUrl: h.model.url, model: script },
     ...extra,
   });
+}
+
+/** Runs a task that must fail: its failure's message and details (the task result, with its end reason). */
+async function failureOf(task: ReturnType<typeof input>): Promise<{ details?: unknown[]; message: string }> {
+  const handle = await h.client.workflow.start('agentTask', {
+    taskQueue: h.config.taskQueue,
+    workflowId: task.runId,
+    args: [task],
+  });
+  const err = await handle.result().then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  return (err as WorkflowFailedError).cause as { details?: unknown[]; message: string };
 }
 
 describe('an environment of the application’s own (createAgentWorker environments)', () => {
@@ -184,21 +209,36 @@ describe('an environment of the application’s own (createAgentWorker environme
     expect(JSON.stringify(restored)).toContain('The flaky-page session was lost and opened again');
   }, 60_000);
 
-  it('fails a task naming an environment this worker does not host, at once and saying so', async () => {
-    const task = input('ask-city', { environment: 'vnc' });
+  it('opens it again when its screenshot throws any other error, and decides the step anew', async () => {
+    calls.length = 0;
+    opened = [];
+    const task = input('click-then-finish', { environment: 'glitchy-page' });
     const handle = await h.client.workflow.start('agentTask', {
       taskQueue: h.config.taskQueue,
       workflowId: task.runId,
       args: [task],
     });
-    const err = await handle.result().then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(WorkflowFailedError);
-    const detail = (err as WorkflowFailedError).cause as { details?: unknown[]; message: string };
+    expect((await handle.result()) as TaskResult).toMatchObject({ status: 'complete', answer: 'clicked' });
+    expect(opened.map((o) => o.restore)).toEqual([false, true]);
+    const run = await readRun(h.runDir(task.runId));
+    expect(run.events.some((e) => (e.metadata as { note?: string }).note === 'session_restored')).toBe(true);
+  }, 60_000);
+
+  it('ends the task as an environment failure, saying why, when its screen never comes back', async () => {
+    opened = [];
+    const task = input('click-then-finish', { environment: 'dark-page' });
+    const detail = await failureOf(task);
+    expect(detail.message).toMatch(/its screenshot failed \(TypeError: no frame from the display\)/);
+    expect((detail.details?.[0] as TaskResult).endReason).toBe('browser');
+    // The first open and three more, then the step gives up.
+    expect(opened.map((o) => o.restore)).toEqual([false, true, true, true]);
+  }, 60_000);
+
+  it('fails a task naming an environment this worker does not host, at once and saying so', async () => {
+    const task = input('ask-city', { environment: 'vnc' });
+    const detail = await failureOf(task);
     expect(detail.message).toMatch(
-      /this worker hosts no environment 'vnc' \(it hosts browser, .*raw-page, flaky-page\)/,
+      /this worker hosts no environment 'vnc' \(it hosts browser, .*raw-page, flaky-page, glitchy-page, dark-page\)/,
     );
     expect((detail.details?.[0] as TaskResult).endReason).toBe('browser');
   }, 60_000);
