@@ -1,16 +1,19 @@
 // The URL policy inside one browser context. Addresses the agent asks for are checked before the browser is sent
 // there (`admit`). When the policy restricts the web at all, every request is intercepted: documents (pages, frames,
 // popups, form posts, downloads) meet every rule, other requests the deny rules. Chromium follows redirects without
-// showing the hops to interception, so a document is fetched here with redirects off, each Location is checked before
-// anything is sent to it, and an allowed hop is handed to the browser as a tiny page that moves on to it (so the next
-// hop is intercepted too). With deny rules and a local browser, an egress proxy (egress-proxy.ts) also checks every
+// showing the hops to interception, so a document is fetched here with redirects off (document-fetch.ts: at the
+// address the policy checked, its size and time capped), each Location is checked before anything is sent to it, and
+// an allowed hop is handed to the browser as a tiny page that moves on to it (so the next hop is intercepted too). With deny rules and a local browser, an egress proxy (egress-proxy.ts) also checks every
 // connection at the address it connects to. Committed pages are checked once more (`watch`), downloads too.
 // Refusals are recorded; the environment turns a refused page into a PolicyBlockedError the model is told about.
-import type { APIResponse, BrowserContext, BrowserContextOptions, Page, Request, Route } from 'playwright';
+import type { BrowserContext, BrowserContextOptions, Page, Request, Route } from 'playwright';
 import { HostResolver } from '../policy/resolve';
 import type { Lookup } from '../policy/resolve';
 import { checkUrl, DEFAULT_URL_POLICY, restrictsWeb } from '../policy/url-policy';
 import type { LoadKind, UrlPolicy, Verdict } from '../policy/url-policy';
+import { DocumentTooLargeError, fetchDocument } from './document-fetch';
+import { DEFAULT_DOWNLOAD_LIMITS } from './downloads';
+import type { FetchedDocument } from './document-fetch';
 import { startEgressProxy } from './egress-proxy';
 import type { EgressDecision, EgressProxy } from './egress-proxy';
 import { PolicyBlockedError } from './errors';
@@ -26,12 +29,16 @@ export type GuardOptions = {
   egressProxy?: boolean;
   /** Host name lookup (tests inject one). */
   lookup?: Lookup;
+  /** Most bytes of one document fetched under interception (default: the download cap's default, 100 MiB). */
+  maxDocumentBytes?: number;
 };
 
 /** More hops than this in one chain is refused, as Chromium refuses it (ERR_TOO_MANY_REDIRECTS). */
 const MAX_REDIRECTS = 20;
 /** Cap on fetching one document ourselves; past it the load fails as timed out. */
 const FETCH_TIMEOUT_MS = 60_000;
+/** Cap on one document's (decoded) size when none is given: the download cap's default. */
+const MAX_DOCUMENT_BYTES = DEFAULT_DOWNLOAD_LIMITS.maxBytes;
 /** Pages of the browser's own making that no policy applies to. */
 const INTERNAL_SCHEMES = new Set(['about:', 'data:', 'blob:', 'chrome-error:', 'chrome-extension:', 'javascript:']);
 
@@ -86,8 +93,6 @@ function abortCode(error: unknown): string {
   return 'failed';
 }
 
-const isRedirect = (status: number): boolean => status >= 300 && status < 400 && status !== 304;
-
 /**
  * An egress proxy's decision on a connection to `url` (a tunnel's is `https://host:port/`): the policy's rules for
  * `kind`, and the address to connect to — the very one checked when private addresses are denied, so a second DNS
@@ -113,24 +118,28 @@ export class PolicyGuard {
   private blocks: BlockedLoad[] = [];
   /** Addresses we sent the browser on to from a redirect, with the hop count of their chain. */
   private readonly hops = new Map<string, number>();
+  /** The context attached (its cookies go with the documents fetched here). */
+  private context?: BrowserContext;
 
   constructor(
     readonly policy: UrlPolicy = DEFAULT_URL_POLICY,
     private readonly resolver: HostResolver = new HostResolver(),
     private readonly proxy?: EgressProxy,
+    private readonly maxDocumentBytes = MAX_DOCUMENT_BYTES,
   ) {}
 
   /** A guard for one session; starts its egress proxy when asked for and the policy has deny rules. */
   static async open(policy: UrlPolicy, options: GuardOptions = {}): Promise<PolicyGuard> {
     const resolver = new HostResolver(options.lookup);
     const wantsProxy = policy.denyPrivateAddresses || policy.denyHosts.length > 0;
-    if (!options.egressProxy || !wantsProxy) return new PolicyGuard(policy, resolver);
+    const maxBytes = options.maxDocumentBytes ?? MAX_DOCUMENT_BYTES;
+    if (!options.egressProxy || !wantsProxy) return new PolicyGuard(policy, resolver, undefined, maxBytes);
     const holder: { guard?: PolicyGuard } = {};
     const proxy = await startEgressProxy({
       decide: (url) => egressDecision(policy, resolver, url, 'request'),
       onBlocked: (url, reason) => holder.guard?.record({ url, reason, kind: 'request' }),
     });
-    holder.guard = new PolicyGuard(policy, resolver, proxy);
+    holder.guard = new PolicyGuard(policy, resolver, proxy, maxBytes);
     return holder.guard;
   }
 
@@ -152,6 +161,7 @@ export class PolicyGuard {
   /** Starts intercepting the context's requests (only when the policy restricts the web). */
   async attach(context: BrowserContext): Promise<void> {
     if (!restrictsWeb(this.policy)) return;
+    this.context = context;
     await context.route('**/*', async (route) => {
       try {
         await this.handle(route);
@@ -243,41 +253,65 @@ export class PolicyGuard {
     }
     const where = origin(request);
     const hop = this.takeHop(url);
+    const refuse = (reason: string): Promise<void> => {
+      this.record({ url, reason, ...where });
+      // A tab's own navigation is cancelled (it stays on its page); a frame or a redirected page shows why.
+      if (where.kind === 'page' && hop === 0) return route.abort('aborted');
+      return route.fulfill({ status: 403, contentType: 'text/html', body: blockedPageHtml(url, reason) });
+    };
     const verdict: Verdict =
       hop > MAX_REDIRECTS
         ? { ok: false, reason: `more than ${MAX_REDIRECTS} redirects` }
         : await this.check(url, 'document');
-    if (!verdict.ok) {
-      this.record({ url, reason: verdict.reason, ...where });
-      // A tab's own navigation is cancelled (it stays on its page); a frame or a redirected page shows why.
-      if (where.kind === 'page' && hop === 0) return route.abort('aborted');
-      return route.fulfill({ status: 403, contentType: 'text/html', body: blockedPageHtml(url, verdict.reason) });
-    }
+    if (!verdict.ok) return refuse(verdict.reason);
     // Only http(s) answers redirect (an allowed file: page is loaded by the browser itself).
     if (!/^https?:/i.test(url)) return route.fallback();
-    let response: APIResponse;
+    // The address to connect to: the one judged when private addresses are denied (a second DNS answer gets no chance).
+    const egress = await egressDecision(this.policy, this.resolver, url, 'document');
+    if (!egress.ok) return refuse(egress.reason);
+    let response: FetchedDocument;
     try {
-      response = await route.fetch({ maxRedirects: 0, timeout: FETCH_TIMEOUT_MS });
+      const cookies = (await this.context?.cookies(url)) ?? [];
+      response = await fetchDocument(
+        {
+          url,
+          method: request.method(),
+          headers: request.headers(),
+          body: request.postDataBuffer(),
+          cookie: cookies.map((c) => `${c.name}=${c.value}`).join('; '),
+        },
+        {
+          maxBytes: this.maxDocumentBytes,
+          timeoutMs: FETCH_TIMEOUT_MS,
+          ...(this.policy.denyPrivateAddresses ? { connectTo: egress.address } : {}),
+        },
+      );
     } catch (error) {
+      if (error instanceof DocumentTooLargeError) return refuse(error.message);
       return route.abort(abortCode(error));
     }
-    const location = response.headers()['location'];
-    if (!isRedirect(response.status()) || location === undefined) return route.fulfill({ response });
+    if (response.kind === 'response') {
+      return route.fulfill({ status: response.status, headers: response.headers, body: response.body });
+    }
+    // The cookies the hop set reach the browser with the page that stands for it.
+    const hopHeaders: Record<string, string> = {
+      'content-type': 'text/html',
+      ...(response.setCookie ? { 'set-cookie': response.setCookie } : {}),
+    };
     let next: string;
     try {
-      next = new URL(location, url).href;
+      next = new URL(response.location, url).href;
     } catch {
-      return route.fulfill({ response });
+      return route.fulfill({ status: response.status, headers: hopHeaders, body: '' });
     }
-    await response.dispose();
     const hopVerdict = await this.check(next, 'document');
     if (!hopVerdict.ok) {
       // The refused address is never contacted; the page that sent the browser there says why.
       this.record({ url: next, reason: hopVerdict.reason, ...where });
-      return route.fulfill({ status: 403, contentType: 'text/html', body: blockedPageHtml(next, hopVerdict.reason) });
+      return route.fulfill({ status: 403, headers: hopHeaders, body: blockedPageHtml(next, hopVerdict.reason) });
     }
     this.rememberHop(next, hop + 1);
-    return route.fulfill({ status: 200, contentType: 'text/html', body: redirectStubHtml(next) });
+    return route.fulfill({ status: 200, headers: hopHeaders, body: redirectStubHtml(next) });
   }
 
   private takeHop(url: string): number {

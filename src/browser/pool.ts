@@ -7,6 +7,7 @@ import type { EnvironmentOptions, StorageState } from './environment';
 import { BrowserClosedError, PoolFullError, UnknownSessionError } from './errors';
 import { launchBrowser } from './launch';
 import type { LaunchOptions } from './launch';
+import { DEFAULT_DOWNLOAD_LIMITS } from './downloads';
 import { PolicyGuard } from './policy-guard';
 import { DEFAULT_URL_POLICY } from '../policy/url-policy';
 import type { UrlPolicy } from '../policy/url-policy';
@@ -199,6 +200,11 @@ export class BrowserPool {
       guard = await PolicyGuard.open(options.urlPolicy ?? this.options.urlPolicy ?? DEFAULT_URL_POLICY, {
         egressProxy: this.options.egressProxy ?? this.options.launch?.cdpUrl === undefined,
         ...(this.options.lookup ? { lookup: this.options.lookup } : {}),
+        // A document fetched under interception is held to the session's download cap.
+        maxDocumentBytes:
+          options.environment?.maxDownloadBytes ??
+          this.options.defaults?.maxDownloadBytes ??
+          DEFAULT_DOWNLOAD_LIMITS.maxBytes,
       });
       context = await browser.newContext({
         viewport: options.viewport,

@@ -1,12 +1,13 @@
 // The URL policy in a real Chromium on local fixture servers: local files refused by default and never read; with
 // deny rules, links, redirect hops, frames, popups, form posts, downloads and subresources to a denied server refused
 // before it is contacted (its request log stays empty); private addresses refused after DNS, also where the egress
-// proxy connects; and a whole run whose model asks for file:///etc/hostname completes with the refusal fed back.
+// proxy connects; documents fetched under interception held to the download cap (also after decompression); and a whole run whose model asks for file:///etc/hostname completes with the refusal fed back.
 import fs from 'node:fs';
 import http from 'node:http';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentAction } from '../../src/actions/schemas';
 import { dispatchAction } from '../../src/agent/dispatch';
@@ -327,6 +328,53 @@ describe('deny rules', () => {
   it('https only refuses an http page', async () => {
     const httpsOnly = await open({ schemes: ['https'] });
     await expect(httpsOnly.visitUrl(site.url('/pages/target.html'))).rejects.toThrow(/the http: scheme is not allowed/);
+  });
+});
+
+describe('documents fetched under interception', () => {
+  const CAP = 5 * 1024 * 1024;
+  let env: BrowserEnvironment;
+  const act = (action: AgentAction): Promise<DispatchResult> =>
+    dispatchAction(action, { target: env, space: NORM1000, viewport: VIEWPORT, answerFromPage: async () => '' });
+
+  beforeAll(async () => {
+    const session = await pool.openSession({
+      viewport: VIEWPORT,
+      downloadsDir,
+      urlPolicy: UrlPolicySchema.parse({ denyHosts: [`127.0.0.1:${denied.port}`] }),
+      environment: { maxDownloadBytes: CAP },
+    });
+    sessions.push(session);
+    env = session.env;
+  });
+  afterAll(closeAll);
+
+  it('an endless download is cut off at the download cap, said in one line; nothing is saved; the session goes on', async () => {
+    const url = site.url('/hostile/bomb');
+    const result = await act({ action: 'visit_url', url });
+    expect(result.textObservation).toBe(
+      `blocked by policy: ${url}: the response is larger than 5 MiB, the download limit`,
+    );
+    expect(await readdir(downloadsDir)).toEqual([]);
+    await env.visitUrl(site.url('/pages/target.html?from=after-bomb'));
+    expect(env.url()).toBe(site.url('/pages/target.html?from=after-bomb'));
+  });
+
+  it('a compressed page is decoded for the browser; one that decodes past the cap is cut off all the same', async () => {
+    site.route('/gzipped', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
+      res.end(zlib.gzipSync('<!doctype html><h1>Packed page</h1>'));
+    });
+    site.route('/gzip-bomb', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
+      res.end(zlib.gzipSync(Buffer.alloc(CAP + 1024 * 1024, 0x20))); // about 6 KiB on the wire
+    });
+    await env.visitUrl(site.url('/gzipped'));
+    expect(await env.page.textContent('h1')).toBe('Packed page');
+    await expect(env.visitUrl(site.url('/gzip-bomb'))).rejects.toThrow(
+      /blocked by policy: .*\/gzip-bomb: the response is larger than 5 MiB/,
+    );
+    expect(env.url()).toBe(site.url('/gzipped'));
   });
 });
 
