@@ -82,7 +82,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     const started = await startOnce(opts, ip, port);
     if ('server' in started) return started.server;
     const delay = BUSY_RETRY_DELAYS_MS[attempt];
-    if (!SQLITE_BUSY.test(started.lastWords) || delay === undefined) {
+    if (!SQLITE_BUSY.test(started.output) || delay === undefined) {
       const tries = attempt > 0 ? ` (tried ${attempt + 1} times)` : '';
       throw new DevServerError(`${started.failure}${tries}`);
     }
@@ -95,7 +95,7 @@ async function startOnce(
   opts: DevServerOptions,
   ip: string,
   port: number,
-): Promise<{ server: DevServer } | { failure: string; lastWords: string }> {
+): Promise<{ server: DevServer } | { failure: string; output: string }> {
   const uiPort = opts.uiPort ?? port + 1000;
   const args = ['server', 'start-dev', '--db-filename', opts.dbFile, '--ip', ip, '--port', String(port)];
   args.push(...(opts.headless ? ['--headless'] : ['--ui-port', String(uiPort)]));
@@ -129,11 +129,12 @@ async function startOnce(
   const deadline = Date.now() + 60_000;
   while (!(await canConnect(ip, port))) {
     if (exited) {
-      // Its own last words say why (a port taken, a locked or corrupt SQLite file): include them when it logged to a file.
-      const lastWords = logFile ? lastLines(logFile, logStart) : '';
+      // Its own words say why (a port taken, a locked or corrupt SQLite file): include them when it logged to a file.
+      const output = logFile ? attemptOutput(logFile, logStart) : '';
+      const why = startFailureReason(output);
       return {
-        failure: `the Temporal dev server exited during start (code ${child.exitCode})${lastWords ? `: ${lastWords}` : ''}`,
-        lastWords,
+        failure: `the Temporal dev server exited during start (code ${child.exitCode})${why ? `: ${why}` : ''}`,
+        output,
       };
     }
     if (Date.now() > deadline) {
@@ -158,11 +159,20 @@ async function startOnce(
   return { server };
 }
 
-/** The last three lines a log file gained from `from` on, joined into one line. */
-function lastLines(file: string, from: number): string {
+/** What a log file gained from `from` on (one start's output). */
+function attemptOutput(file: string, from: number): string {
   if (!fs.existsSync(file)) return '';
-  const text = fs.readFileSync(file).subarray(from).toString('utf8');
-  return text.trim().split('\n').slice(-3).join(' | ');
+  return fs.readFileSync(file).subarray(from).toString('utf8');
+}
+
+/**
+ * Why a start failed, in one line: the server's own `Error: …` line (it may be followed by the warnings of its
+ * services stopping), or else its last three lines.
+ */
+export function startFailureReason(output: string): string {
+  const lines = output.trim().split('\n');
+  const error = lines.filter((l) => l.startsWith('Error:')).at(-1);
+  return error ?? lines.slice(-3).join(' | ');
 }
 
 /** The dev server accepts connections a moment before its namespace is ready. */
