@@ -16,6 +16,7 @@ import { dataConverterFor, encryptionSummary, workflowBundleConverterOptions } f
 import { ConfigError } from '../src/runtime/config';
 import type { Config } from '../src/runtime/config';
 import { describeLimits } from '../src/runtime/limits';
+import { DEFAULT_URL_POLICY, remoteBrowserGaps } from '../src/policy/url-policy';
 import { sleep } from '../src/runtime/sleep';
 import { isPoolFullType } from '../src/agent/failure-types';
 import { browserOpenQueue } from '../src/agent/queues';
@@ -238,6 +239,8 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
       `the pool has room, runs in ${config.runsDir}; ${limits}`,
   );
   if (config.encryption) log(encryptionSummary(config.encryption));
+  const gaps = config.browser.cdpUrl ? remoteBrowserGaps(config.urlPolicy ?? DEFAULT_URL_POLICY) : null;
+  if (gaps) log(`warning: ${gaps}`);
 
   let stopping: Promise<void> | undefined;
   const runs = Promise.all(workers.map((w) => w.run())).then(() => undefined);

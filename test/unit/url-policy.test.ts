@@ -7,6 +7,7 @@ import {
   checkUrl,
   DEFAULT_URL_POLICY,
   narrow,
+  remoteBrowserGaps,
   restrictsWeb,
   TaskUrlPolicySchema,
   UrlPolicySchema,
@@ -320,5 +321,18 @@ describe('visit_url addresses keep their scheme for the policy to judge', () => 
     ['localhost:3000/x', 'https://localhost:3000/x'],
   ])('%j → %j', (input, expected) => {
     expect(resolveVisitUrl(input)).toBe(expected);
+  });
+});
+
+describe('a browser over cdpUrl', () => {
+  it('is told what it does not get of a policy with deny rules, and nothing for one without', () => {
+    expect(remoteBrowserGaps(DEFAULT_URL_POLICY)).toBeNull();
+    expect(remoteBrowserGaps(UrlPolicySchema.parse({ allowHosts: ['example.com'] }))).toBeNull();
+    const both = remoteBrowserGaps(UrlPolicySchema.parse({ denyHosts: ['evil.test'], denyPrivateAddresses: true }));
+    expect(both).toMatch(/^the browser is reached over cdpUrl, so the URL policy's denyHosts and denyPrivateAddresses/);
+    expect(both).toContain('DNS rebinding');
+    expect(remoteBrowserGaps(UrlPolicySchema.parse({ denyPrivateAddresses: true }))).toMatch(
+      /policy's denyPrivateAddresses get no egress proxy/,
+    );
   });
 });
