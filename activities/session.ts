@@ -31,7 +31,7 @@ import {
   withHeartbeat,
 } from './support';
 import { copyDownloads } from './local-files';
-import { FINAL_PAGE_FILE, runProbes } from '../src/agent/final-page';
+import { FINAL_PAGE_FILE, probesNotRun, runProbes } from '../src/agent/final-page';
 import type { FinalPageRecord } from '../src/agent/final-page';
 import { knownSecretValues, redactSecrets } from '../src/agent/secrets';
 import type { ActivityDeps, RunFiles } from './support';
@@ -137,7 +137,11 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
     const env = pool.get(req.sessionId);
     const secrets = knownSecretValues(deps.config.secrets ?? {}, process.env);
     const redact = (text: string) => redactSecrets(text, secrets);
-    const probes = await withHeartbeat(() => runProbes((e) => env.evaluate(e), scripts, { redact }));
+    // Task-given script in a page that may hold a session signed in with the operator's secrets: only where the
+    // operator trusts the task starters (redaction cannot stop a script that encodes what it reads).
+    const probes = deps.config.browser.pageProbes
+      ? await withHeartbeat(() => runProbes((e) => env.evaluate(e), scripts, { redact }))
+      : probesNotRun(scripts);
     const record: FinalPageRecord = { url: redact(env.url()), recorded_at: new Date().toISOString(), probes };
     await files.store.writeAtomic(key, JSON.stringify(record, null, 2));
   };

@@ -107,8 +107,10 @@ export async function evalBackend(opts: BackendOptions): Promise<EvalBackend> {
     if (why !== null) {
       print(`[eval] starting a worker in this process ${why}; bundling the workflow code takes a few seconds`);
       installWorkerLogging('ERROR');
+      // With a Temporal server of its own, only this evaluation starts tasks there: its page_js checks may run.
+      const workerConfig = server ? { ...config, browser: { ...config.browser, pageProbes: true } } : config;
       const runtime = await createWorkerRuntime(
-        config,
+        workerConfig,
         opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : {},
       );
       worker = { runtime, running: runtime.run() };

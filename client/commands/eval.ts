@@ -24,7 +24,7 @@ import { dataDir } from '../../src/infra/paths';
 import { loadConfig } from '../../src/runtime/config';
 import type { Config } from '../../src/runtime/config';
 import { startScriptedModelServer } from '../../src/scripted/server';
-import { filterTasks, sitePlaceholders, TASK_SET_FORMATS, TaskSetError } from '../../src/eval/task-set';
+import { filterTasks, pageProbesOf, sitePlaceholders, TASK_SET_FORMATS, TaskSetError } from '../../src/eval/task-set';
 import type { EvalTask, TaskFilter, TaskSetFormat } from '../../src/eval/task-set';
 import { loadTaskSetFrom, storeKeyOf } from '../../src/eval/task-source';
 import { copyRun, openRunStore } from '../../src/trajectory/open-store';
@@ -365,6 +365,13 @@ export async function evalCommand(argv: readonly string[], deps: EvalCommandDeps
       });
     }
     const client = deps.client ?? (backend as EvalBackend).client;
+    const probing = tasks.filter((t) => pageProbesOf(t.checks).length > 0).length;
+    if (probing > 0 && !backend?.started.includes('a Temporal dev server')) {
+      print(
+        `[eval] ${probing} task(s) have page_js checks: workers run them only with browser.pageProbes on ` +
+          '(CUA_PAGE_PROBES=1); on a worker without it those checks fail as not run',
+      );
+    }
     await ensureEvaluationAttribute(client, config.temporal.namespace);
     let handle: WorkflowHandle<typeof evaluation>;
     try {

@@ -42,6 +42,16 @@ export function probeExpression(script: string): string {
   return `(async () => { const v = await (${script}\n); return { truthy: !!v, value: v === undefined ? null : v }; })()`;
 }
 
+/** What a probe records on a worker that does not run them (browser.pageProbes is off). */
+export const PROBES_OFF =
+  "not run: this worker does not run a task's page probes (browser.pageProbes is off; its operator turns it on, or " +
+  'sets CUA_PAGE_PROBES=1, for task starters they trust)';
+
+/** The record of probes a worker did not run: each one failed, saying why. */
+export function probesNotRun(scripts: readonly string[]): ProbeResult[] {
+  return scripts.slice(0, MAX_PROBES).map((script) => ({ script, ok: false, truthy: false, error: PROBES_OFF }));
+}
+
 /** Evaluates one expression in the page (the environment's `evaluate`). */
 export type PageEvaluator = (expression: string) => Promise<unknown>;
 

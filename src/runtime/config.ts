@@ -105,8 +105,15 @@ export const ConfigSchema = z.strictObject({
        * DEFAULT_TYPING_DELAY_MS; raise it for a site that drops keys typed quickly.
        */
       typingDelayMs: z.number().min(0).max(1000).optional(),
+      /**
+       * Run a task's final-page probes (`finalPageProbes`, an evaluation's `page_js` checks): JavaScript the task
+       * gives, in its last page, which may be a site the agent signed in to with your secrets. Off by default, so a
+       * task starter cannot script such a page; turn it on (or CUA_PAGE_PROBES=1) on workers whose task starters you
+       * trust. `cua eval` turns it on for the worker it starts together with its own Temporal server.
+       */
+      pageProbes: z.boolean().default(false),
     })
-    .default({ headless: true, idleTimeoutSeconds: 600, singleTab: true, maxDownloadMiB: 100 }),
+    .default({ headless: true, idleTimeoutSeconds: 600, singleTab: true, maxDownloadMiB: 100, pageProbes: false }),
   /** The desktop environment (src/desktop): one Xvfb display and bubblewrap sandbox per session. */
   desktop: z
     .strictObject({
@@ -217,6 +224,13 @@ function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Rec
   if (env.CUA_CDP_URL) section('browser').cdpUrl = env.CUA_CDP_URL;
   if (env.CUA_MAX_SESSIONS) section('browser').maxSessions = Number(env.CUA_MAX_SESSIONS);
   if (env.CUA_TYPING_DELAY_MS) section('browser').typingDelayMs = Number(env.CUA_TYPING_DELAY_MS);
+  if (env.CUA_PAGE_PROBES) {
+    const on = /^(1|true|on|yes)$/i.test(env.CUA_PAGE_PROBES);
+    if (!on && !/^(0|false|off|no)$/i.test(env.CUA_PAGE_PROBES)) {
+      throw new ConfigError(`CUA_PAGE_PROBES=${env.CUA_PAGE_PROBES}: say 1 (run page probes) or 0 (do not)`);
+    }
+    section('browser').pageProbes = on;
+  }
   if (env.CUA_MODEL_BASE_URL || env.CUA_MODEL) {
     const models = section('models') as Record<string, Record<string, unknown>>;
     const current = (models.default ??= {});

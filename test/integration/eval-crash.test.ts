@@ -31,7 +31,7 @@ afterAll(async () => {
 describe('an evaluation through a killed worker and a restarted server', () => {
   it('scores every task exactly once and runs no finished task again', async () => {
     const out = path.join(h.dir, 'eval-out');
-    const first = workers.spawn();
+    const first = workers.spawn({ CUA_PAGE_PROBES: '1' });
     const lines: string[] = [];
     const command = evalCommand(
       [TASKS, '--concurrency', '4', '--out', out, '--id', 'eval-crash', '--max-retries', '2'],
@@ -53,7 +53,7 @@ describe('an evaluation through a killed worker and a restarted server', () => {
     const running = `CuaEvaluation = 'eval-crash' AND WorkflowType = 'agentTask' AND ExecutionStatus = 'Running'`;
     for await (const wf of h.client.workflow.list({ query: running })) interrupted.add(wf.workflowId);
     await h.restartServer();
-    workers.spawn();
+    workers.spawn({ CUA_PAGE_PROBES: '1' });
     expect(await command).toBe(0);
 
     const results = JSON.parse(fs.readFileSync(path.join(out, 'eval-results.json'), 'utf8')) as EvalResultsFile;

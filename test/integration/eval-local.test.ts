@@ -16,7 +16,8 @@ const TASKS = path.resolve(__dirname, '../../eval/tasks/local.jsonl');
 
 describe('cua eval on the shipped task set', () => {
   let h: Harness;
-  useHarness((x) => (h = x));
+  // Workers whose operator runs the page_js checks (browser.pageProbes; off by default).
+  useHarness((x) => (h = x), { env: { CUA_PAGE_PROBES: '1' } });
 
   it('prints progress, writes both reports, and scores every task as its script is known to do', async () => {
     const out = path.join(h.dir, 'eval-out');
@@ -34,6 +35,10 @@ describe('cua eval on the shipped task set', () => {
     expect(code).toBe(0);
     expect(lines.some((l) => /^\[eval\] \d+\/14 done · \d running/.test(l))).toBe(true);
     expect(lines).toContain('[eval] success rate 61.5% (8/13 scored) · aborted 1 · pass@1 61.5% · mean 0.615');
+    expect(lines).toContain(
+      '[eval] 3 task(s) have page_js checks: workers run them only with browser.pageProbes on (CUA_PAGE_PROBES=1); ' +
+        'on a worker without it those checks fail as not run',
+    );
     const results = JSON.parse(fs.readFileSync(path.join(out, 'eval-results.json'), 'utf8')) as EvalResultsFile;
     expect(verdicts(results)).toEqual(EXPECTED);
     const byId = new Map(results.tasks.map((t) => [t.taskId, t.trials[0]!]));
@@ -79,4 +84,33 @@ describe('cua eval on the shipped task set', () => {
     }
     expect(tagged).toHaveLength(14 + 1 + 2);
   }, 300_000);
+});
+
+describe('page_js checks on a worker that does not run page probes (the default)', () => {
+  let h: Harness;
+  useHarness((x) => (h = x));
+
+  it('records them as not run, saying why, and the check fails', async () => {
+    const out = path.join(h.dir, 'eval-out');
+    const code = await evalCommand([TASKS, '--filter', 'fx-lisbon-price', '--out', out, '--id', 'eval-no-probes'], {
+      config: h.config,
+      client: h.client,
+      print: () => undefined,
+      pollMs: 300,
+      taskDefaults: { timing: FAST_TIMING },
+    });
+    expect(code).toBe(0);
+    const results = JSON.parse(fs.readFileSync(path.join(out, 'eval-results.json'), 'utf8')) as EvalResultsFile;
+    const trial = results.tasks[0]!.trials[0]!;
+    const checks = (await readRun(h.runDir(trial.runId))).verification.eval_rules?.metadata.checks as {
+      check: string;
+      passed: boolean;
+      detail: string;
+    }[];
+    expect(checks.find((c) => c.check.startsWith('on the final page'))).toMatchObject({
+      passed: false,
+      detail: expect.stringMatching(/^the script failed: not run: this worker does not run a task's page probes/),
+    });
+    expect(trial.score).toBe(0);
+  }, 120_000);
 });

@@ -49,7 +49,7 @@ beforeAll(async () => {
   };
   const configFile = path.join(tmp, 'cua.config.json');
   fs.writeFileSync(configFile, JSON.stringify({ store }));
-  h = await startHarness({ env: { CUA_CONFIG: configFile } });
+  h = await startHarness({ env: { CUA_CONFIG: configFile, CUA_PAGE_PROBES: '1' } });
 }, 120_000);
 
 afterAll(async () => {

@@ -40,7 +40,14 @@ describe('loadConfig: defaults', () => {
       temporal: { address: '127.0.0.1:7233', namespace: 'default' },
       taskQueue: 'cua-agent',
       models: {},
-      browser: { headless: true, maxSessions: 4, idleTimeoutSeconds: 600, singleTab: true, maxDownloadMiB: 100 },
+      browser: {
+        headless: true,
+        maxSessions: 4,
+        idleTimeoutSeconds: 600,
+        singleTab: true,
+        maxDownloadMiB: 100,
+        pageProbes: false,
+      },
       desktop: {
         maxSessions: 4,
         network: false,
@@ -76,6 +83,7 @@ describe('loadConfig: defaults', () => {
       idleTimeoutSeconds: 600,
       singleTab: true,
       maxDownloadMiB: 100,
+      pageProbes: false,
     });
   });
 });
@@ -140,6 +148,8 @@ describe('loadConfig: environment overrides', () => {
       { browser: { maxSessions: 16 }, worker: { maxConcurrentActivities: 34 } },
     ],
     ['CUA_TYPING_DELAY_MS (a number)', { CUA_TYPING_DELAY_MS: '100' }, { browser: { typingDelayMs: 100 } }],
+    ['CUA_PAGE_PROBES=1 turns page probes on', { CUA_PAGE_PROBES: '1' }, { browser: { pageProbes: true } }],
+    ['CUA_PAGE_PROBES=off keeps them off', { CUA_PAGE_PROBES: 'off' }, { browser: { pageProbes: false } }],
     [
       'CUA_MODEL_BASE_URL + CUA_MODEL create models.default',
       { CUA_MODEL_BASE_URL: 'http://127.0.0.1:8000/v1', CUA_MODEL: 'fara-7b' },
@@ -171,6 +181,13 @@ describe('loadConfig: environment overrides', () => {
     );
     expect(cfg.temporal).toEqual({ address: 'env.test:7233', namespace: 'file-ns' });
     expect(cfg.taskQueue).toBe('env-q');
+  });
+
+  it('CUA_PAGE_PROBES wins over the file, and a value that is not a yes or a no is refused in one line', () => {
+    expect(load({ browser: { pageProbes: true } }, { CUA_PAGE_PROBES: '0' }).browser.pageProbes).toBe(false);
+    expect(() => load({}, { CUA_PAGE_PROBES: 'maybe' })).toThrow(
+      'CUA_PAGE_PROBES=maybe: say 1 (run page probes) or 0 (do not)',
+    );
   });
 
   it('CUA_MAX_SESSIONS and CUA_TYPING_DELAY_MS win over the file', () => {
