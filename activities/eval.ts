@@ -18,7 +18,7 @@ import { CALL_KIND_HEADER, ENTRY_INDEX_HEADER, JUDGE_ITEM_HEADER } from '../src/
 import type { Event } from '../src/trajectory/schema';
 import { filterTasks, pageProbesOf, parseTaskSet, substituteSites, TaskSetError } from '../src/eval/task-set';
 import type { EvalTask } from '../src/eval/task-set';
-import { readTaskSetSources } from '../src/eval/task-source';
+import { readTaskSetSources, workerTaskSetFolders } from '../src/eval/task-source';
 import { FINAL_PAGE_FILE } from '../src/agent/final-page';
 import type { FinalPageRecord } from '../src/agent/final-page';
 import { openRunStore } from '../src/trajectory/open-store';
@@ -115,7 +115,11 @@ export function createEvalActivities(
    */
   async function tasksOf(ref: TaskSetRef): Promise<EvalTask[]> {
     try {
-      const { set, answers } = await readTaskSetSources(ref, () => files.store);
+      const { set, answers } = await readTaskSetSources(
+        ref,
+        () => files.store,
+        workerTaskSetFolders(deps.config.evaluation.taskSetDirs),
+      );
       const version = createHash('sha256')
         .update(set.text)
         .update('\0')

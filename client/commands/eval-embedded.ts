@@ -26,6 +26,8 @@ export interface BackendOptions {
   uiPort: number | null;
   /** A prebuilt workflow bundle (tests); default: bundled at start. */
   workflowBundle?: WorkflowBundleWithSourceMap;
+  /** The local files (task set, answers) a worker started here must read; store:KEY sources are not listed. */
+  localSources: string[];
 }
 
 export interface EvalBackend {
@@ -108,7 +110,14 @@ export async function evalBackend(opts: BackendOptions): Promise<EvalBackend> {
       print(`[eval] starting a worker in this process ${why}; bundling the workflow code takes a few seconds`);
       installWorkerLogging('ERROR');
       // With a Temporal server of its own, only this evaluation starts tasks there: its page_js checks may run.
-      const workerConfig = server ? { ...config, browser: { ...config.browser, pageProbes: true } } : config;
+      // It reads the set (and answers) the command was given, wherever they are.
+      const setDirs = opts.localSources.map((f) => path.dirname(path.resolve(f)));
+      const evaluation = { taskSetDirs: [...config.evaluation.taskSetDirs, ...setDirs] };
+      const workerConfig = {
+        ...config,
+        evaluation,
+        ...(server ? { browser: { ...config.browser, pageProbes: true } } : {}),
+      };
       const runtime = await createWorkerRuntime(
         workerConfig,
         opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : {},

@@ -26,7 +26,7 @@ import type { Config } from '../../src/runtime/config';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import { filterTasks, pageProbesOf, sitePlaceholders, TASK_SET_FORMATS, TaskSetError } from '../../src/eval/task-set';
 import type { EvalTask, TaskFilter, TaskSetFormat } from '../../src/eval/task-set';
-import { loadTaskSetFrom, storeKeyOf } from '../../src/eval/task-source';
+import { loadTaskSetFrom, storeKeyOf, workerTaskSetFolders } from '../../src/eval/task-source';
 import { copyRun, openRunStore } from '../../src/trajectory/open-store';
 import { S3RunStore } from '../../src/trajectory/s3-store';
 import { LocalRunStore } from '../../src/trajectory/store';
@@ -361,10 +361,22 @@ export async function evalCommand(argv: readonly string[], deps: EvalCommandDeps
         print,
         dataDir: deps.dataDir ?? dataDir(),
         uiPort: deps.uiPort === undefined ? 8233 : deps.uiPort,
+        localSources: [taskSet, ...(answers ? [answers] : [])].filter((s) => storeKeyOf(s) === null),
         ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : {}),
       });
     }
     const client = deps.client ?? (backend as EvalBackend).client;
+    const ownWorker = backend?.started.includes('a worker') ?? false;
+    const folders = workerTaskSetFolders(config.evaluation.taskSetDirs);
+    const unlisted = [taskSet, ...(answers ? [answers] : [])].filter(
+      (s) => storeKeyOf(s) === null && !folders.some((d) => s.startsWith(`${d}${path.sep}`)),
+    );
+    if (!ownWorker && unlisted.length > 0) {
+      print(
+        `[eval] the workers read ${unlisted.join(' and ')} only if its folder is in their evaluation.taskSetDirs ` +
+          '(beside the project eval/tasks); otherwise they refuse it: then give it as store:KEY',
+      );
+    }
     const probing = tasks.filter((t) => pageProbesOf(t.checks).length > 0).length;
     if (probing > 0 && !backend?.started.includes('a Temporal dev server')) {
       print(

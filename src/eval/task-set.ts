@@ -161,6 +161,18 @@ function hostOf(url: string | null): string | null {
   }
 }
 
+/**
+ * Where JSON.parse stopped, without the text around it (V8 quotes the input, and a worker may be pointed at a file
+ * that is not its operator's task set: its words must not come back in the error).
+ */
+function jsonFault(err: unknown): string {
+  const message = err instanceof Error ? err.message : '';
+  const at = /position (\d+)/.exec(message);
+  if (at) return `at character ${Number(at[1]) + 1}`;
+  if (/Unexpected end/i.test(message)) return 'it ends too early';
+  return 'an unexpected character';
+}
+
 /** The records of a JSON Lines file (blank lines and `//` comment lines skipped), each with its line number. */
 function jsonLines(file: string, text: string): { line: number; value: unknown }[] {
   const out: { line: number; value: unknown }[] = [];
@@ -170,7 +182,7 @@ function jsonLines(file: string, text: string): { line: number; value: unknown }
     try {
       out.push({ line: i + 1, value: JSON.parse(line) });
     } catch (err) {
-      throw new TaskSetError(`${file}:${i + 1}: not valid JSON (${(err as Error).message})`);
+      throw new TaskSetError(`${file}:${i + 1}: not valid JSON (${jsonFault(err)})`);
     }
   });
   return out;
@@ -183,7 +195,7 @@ function jsonArrayOrLines(file: string, text: string): { line: number; value: un
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new TaskSetError(`${file}: not valid JSON (${(err as Error).message})`);
+    throw new TaskSetError(`${file}: not valid JSON (${jsonFault(err)})`);
   }
   return (json as unknown[]).map((value, i) => ({ line: i + 1, value }));
 }

@@ -4,6 +4,7 @@
 // command (client side, to check the set before it starts) and the eval activities (worker side, to read it).
 import fs from 'node:fs';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../infra/paths';
 import type { RunStore } from '../trajectory/store';
 import { parseTaskSet, TaskSetError } from './task-set';
 import type { EvalTask, SourceText, TaskSetFormat } from './task-set';
@@ -23,14 +24,49 @@ export function storeKeyOf(source: string): string | null {
 /** The store is opened only when a source names it (a file-only command needs no store keys). */
 export type StoreOpener = () => RunStore;
 
+/**
+ * The folders a worker reads local task sets from (`within`), or null where any readable file may be named (the eval
+ * command reading its user's own file). A worker is told paths by whoever starts an evaluation, so outside these it
+ * reads nothing: not the file, not even whether it exists; a symbolic link out of them is refused too.
+ */
+export type LocalFolders = readonly string[] | null;
+
+/** The folders a worker reads local task sets from: the project's own eval/tasks, and those its config adds. */
+export function workerTaskSetFolders(extra: readonly string[]): string[] {
+  return [path.join(PROJECT_ROOT, 'eval', 'tasks'), ...extra.map((d) => path.resolve(d))];
+}
+
+async function assertWithin(source: string, within: readonly string[], what: string): Promise<void> {
+  const inside = (file: string, dirs: readonly string[]) =>
+    dirs.some((dir) => file === dir || file.startsWith(dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`));
+  const refuse = () =>
+    new TaskSetError(
+      `the ${what} ${source} is not in a folder this worker reads task sets from (${within.join(', ') || 'none'}): ` +
+        "give it as store:KEY, or add its folder to the worker's evaluation.taskSetDirs",
+    );
+  const dirs = within.map((d) => path.resolve(d));
+  if (!path.isAbsolute(source) || !inside(path.resolve(source), dirs)) throw refuse();
+  let real: string;
+  try {
+    real = await fs.promises.realpath(source);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new TaskSetError(`cannot read the ${what} ${source}: ${code}`);
+  }
+  const realDirs = await Promise.all(dirs.map((d) => fs.promises.realpath(d).catch(() => d)));
+  if (!inside(real, realDirs)) throw refuse();
+}
+
 /** A source's text: a file read from disk, or an object read from the run store; absent is a one-line TaskSetError. */
 export async function readSource(
   source: string,
   openStore: StoreOpener,
   what: 'task set' | 'reference answers',
+  within: LocalFolders = null,
 ): Promise<SourceText> {
   const key = storeKeyOf(source);
   if (key === null) {
+    if (within !== null) await assertWithin(source, within, what);
     try {
       return { name: path.basename(source), where: source, text: await fs.promises.readFile(source, 'utf8') };
     } catch (err) {
@@ -57,10 +93,11 @@ export interface TaskSetSource {
 export async function readTaskSetSources(
   ref: TaskSetSource,
   openStore: StoreOpener,
+  within: LocalFolders = null,
 ): Promise<{ set: SourceText; answers?: SourceText }> {
-  const set = await readSource(ref.path, openStore, 'task set');
+  const set = await readSource(ref.path, openStore, 'task set', within);
   if (!ref.answers) return { set };
-  return { set, answers: await readSource(ref.answers, openStore, 'reference answers') };
+  return { set, answers: await readSource(ref.answers, openStore, 'reference answers', within) };
 }
 
 /** Reads and parses a task set from a file or the run store (unfiltered). */

@@ -169,6 +169,16 @@ export const ConfigSchema = z.strictObject({
       maxConcurrentWorkflowTasks: z.number().int().min(1).optional(),
     })
     .default({}),
+  /** Evaluations this worker runs (src/eval). */
+  evaluation: z
+    .strictObject({
+      /**
+       * Folders beside the project's eval/tasks that local task sets (and answers files) may be read from; anything
+       * else must come as store:KEY. Whoever starts an evaluation names the file, so a worker reads no other.
+       */
+      taskSetDirs: z.array(z.string().min(1)).default([]),
+    })
+    .default({ taskSetDirs: [] }),
   /** Payload encryption (AES-256-GCM codec); absent: payloads are stored as plain JSON. See src/codec/. */
   encryption: EncryptionSchema.optional(),
 });

@@ -60,6 +60,7 @@ describe('loadConfig: defaults', () => {
         outputTailChars: 2000,
       },
       worker: { maxConcurrentActivities: 10, maxConcurrentWorkflowTasks: 8 },
+      evaluation: { taskSetDirs: [] },
       limits: { machine: DEV_BOX, derived: ['maxSessions', 'maxConcurrentActivities', 'maxConcurrentWorkflowTasks'] },
       runsDir: path.resolve(dataDir(), 'runs'),
       store: { kind: 'folder' },

@@ -243,3 +243,54 @@ describe('a task set in the run store (store:KEY)', () => {
     );
   });
 });
+
+describe('a worker reads local task sets only from its folders (whoever starts an evaluation names the file)', () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-eval-folders-'));
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const allowed = path.join(tmp, 'sets');
+  const outside = path.join(tmp, 'private');
+  fs.mkdirSync(allowed);
+  fs.mkdirSync(outside);
+  fs.copyFileSync(LOCAL, path.join(allowed, 'mine.jsonl'));
+  fs.copyFileSync(LOCAL, path.join(outside, 'theirs.jsonl'));
+  fs.writeFileSync(path.join(allowed, 'creds.jsonl'), 'aws_secret_access_key = AKIA-NOT-FOR-YOU\n');
+  fs.symlinkSync(path.join(outside, 'theirs.jsonl'), path.join(allowed, 'link.jsonl'));
+  const sites = { fixture: 'http://127.0.0.1:1', demo: 'http://127.0.0.1:2', scripted: 'http://127.0.0.1:3/v1' };
+  const acts = (taskSetDirs: string[]) =>
+    createEvalActivities({
+      config: configFromObject({ runsDir: path.join(tmp, 'runs'), evaluation: { taskSetDirs } }),
+    });
+  const count = (a: ReturnType<typeof acts>, file: string) =>
+    a.evalTaskCount({ taskSet: { path: file, sites, filter: {} }, options: {} }).catch((e: unknown) => e);
+  const refusal = (file: string) =>
+    `the task set ${file} is not in a folder this worker reads task sets from (` +
+    `${path.resolve(__dirname, '../../eval/tasks')}, ${allowed}): give it as store:KEY, or add its folder to the ` +
+    "worker's evaluation.taskSetDirs";
+
+  it("reads the project's eval/tasks and the configured folders", async () => {
+    expect(await count(acts([]), LOCAL)).toBe(14);
+    expect(await count(acts([allowed]), path.join(allowed, 'mine.jsonl'))).toBe(14);
+  });
+
+  it.each([
+    ['a file elsewhere', () => path.join(outside, 'theirs.jsonl')],
+    ['a file that does not exist (its existence is not told)', () => path.join(outside, 'nothing.jsonl')],
+    ['a system file', () => '/etc/passwd'],
+    ['a path climbing out', () => path.join(allowed, '..', 'private', 'theirs.jsonl')],
+    ['a relative path', () => 'eval/tasks/local.jsonl'],
+  ])('refuses %s, without reading it, and does not retry', async (_name, file) => {
+    const err = await count(acts([allowed]), file());
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect(err).toMatchObject({ nonRetryable: true, type: 'TaskSetError', message: refusal(file()) });
+  });
+
+  it('refuses a symbolic link out of its folders', async () => {
+    const link = path.join(allowed, 'link.jsonl');
+    expect(await count(acts([allowed]), link)).toMatchObject({ type: 'TaskSetError', message: refusal(link) });
+  });
+
+  it('a file that is not a task set is refused without quoting its words', async () => {
+    const err = (await count(acts([allowed]), path.join(allowed, 'creds.jsonl'))) as Error;
+    expect(err.message).toBe('creds.jsonl:1: not valid JSON (an unexpected character)');
+  });
+});
