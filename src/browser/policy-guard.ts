@@ -3,8 +3,9 @@
 // popups, form posts, downloads) meet every rule, other requests the deny rules. Chromium follows redirects without
 // showing the hops to interception, so a document is fetched here with redirects off (document-fetch.ts: at the
 // address the policy checked, its size and time capped), each Location is checked before anything is sent to it, and
-// an allowed hop is handed to the browser as a tiny page that moves on to it (so the next hop is intercepted too). With deny rules and a local browser, an egress proxy (egress-proxy.ts) also checks every
-// connection at the address it connects to. Committed pages are checked once more (`watch`), downloads too.
+// an allowed hop is handed to the browser as a tiny page that moves on to it (so the next hop is intercepted too).
+// With deny rules and a local browser, an egress proxy (egress-proxy.ts) also checks every connection at the address
+// it connects to. Committed pages are checked once more (`watch`), downloads too.
 // Refusals are recorded; the environment turns a refused page into a PolicyBlockedError the model is told about.
 import type { BrowserContext, BrowserContextOptions, Page, Request, Route } from 'playwright';
 import { HostResolver } from '../policy/resolve';
