@@ -260,16 +260,16 @@ export class PolicyGuard {
       if (where.kind === 'page' && hop === 0) return route.abort('aborted');
       return route.fulfill({ status: 403, contentType: 'text/html', body: blockedPageHtml(url, reason) });
     };
-    const verdict: Verdict =
-      hop > MAX_REDIRECTS
-        ? { ok: false, reason: `more than ${MAX_REDIRECTS} redirects` }
-        : await this.check(url, 'document');
+    if (hop > MAX_REDIRECTS) return refuse(`more than ${MAX_REDIRECTS} redirects`);
+    // Only http(s) answers redirect: an allowed file: page is loaded by the browser itself.
+    if (!/^https?:/i.test(url)) {
+      const verdict = await this.check(url, 'document');
+      return verdict.ok ? route.fallback() : refuse(verdict.reason);
+    }
+    // One verdict with the address to fetch from: the one judged when private addresses are denied (a second DNS
+    // answer gets no chance).
+    const verdict = await egressDecision(this.policy, this.resolver, url, 'document');
     if (!verdict.ok) return refuse(verdict.reason);
-    // Only http(s) answers redirect (an allowed file: page is loaded by the browser itself).
-    if (!/^https?:/i.test(url)) return route.fallback();
-    // The address to connect to: the one judged when private addresses are denied (a second DNS answer gets no chance).
-    const egress = await egressDecision(this.policy, this.resolver, url, 'document');
-    if (!egress.ok) return refuse(egress.reason);
     let response: FetchedDocument;
     try {
       const cookies = (await this.context?.cookies(url)) ?? [];
@@ -284,7 +284,7 @@ export class PolicyGuard {
         {
           maxBytes: this.maxDocumentBytes,
           timeoutMs: FETCH_TIMEOUT_MS,
-          ...(this.policy.denyPrivateAddresses ? { connectTo: egress.address } : {}),
+          connectTo: verdict.address,
         },
       );
     } catch (error) {
