@@ -26,7 +26,7 @@ import type { Config } from '../../src/runtime/config';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import { filterTasks, pageProbesOf, sitePlaceholders, TASK_SET_FORMATS, TaskSetError } from '../../src/eval/task-set';
 import type { EvalTask, TaskFilter, TaskSetFormat } from '../../src/eval/task-set';
-import { loadTaskSetFrom, storeKeyOf, workerTaskSetFolders } from '../../src/eval/task-source';
+import { isInside, loadTaskSetFrom, storeKeyOf, workerTaskSetFolders } from '../../src/eval/task-source';
 import { copyRun, openRunStore } from '../../src/trajectory/open-store';
 import { S3RunStore } from '../../src/trajectory/s3-store';
 import { LocalRunStore } from '../../src/trajectory/store';
@@ -369,7 +369,7 @@ export async function evalCommand(argv: readonly string[], deps: EvalCommandDeps
     const ownWorker = backend?.started.includes('a worker') ?? false;
     const folders = workerTaskSetFolders(config.evaluation.taskSetDirs);
     const unlisted = [taskSet, ...(answers ? [answers] : [])].filter(
-      (s) => storeKeyOf(s) === null && !folders.some((d) => s.startsWith(`${d}${path.sep}`)),
+      (s) => storeKeyOf(s) === null && !isInside(s, folders),
     );
     if (!ownWorker && unlisted.length > 0) {
       print(

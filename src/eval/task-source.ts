@@ -36,16 +36,19 @@ export function workerTaskSetFolders(extra: readonly string[]): string[] {
   return [path.join(PROJECT_ROOT, 'eval', 'tasks'), ...extra.map((d) => path.resolve(d))];
 }
 
+/** Whether the (absolute, resolved) path `file` is one of `dirs` or inside one of them. */
+export function isInside(file: string, dirs: readonly string[]): boolean {
+  return dirs.some((dir) => file === dir || file.startsWith(dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`));
+}
+
 async function assertWithin(source: string, within: readonly string[], what: string): Promise<void> {
-  const inside = (file: string, dirs: readonly string[]) =>
-    dirs.some((dir) => file === dir || file.startsWith(dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`));
   const refuse = () =>
     new TaskSetError(
       `the ${what} ${source} is not in a folder this worker reads task sets from (${within.join(', ') || 'none'}): ` +
         "give it as store:KEY, or add its folder to the worker's evaluation.taskSetDirs",
     );
   const dirs = within.map((d) => path.resolve(d));
-  if (!path.isAbsolute(source) || !inside(path.resolve(source), dirs)) throw refuse();
+  if (!path.isAbsolute(source) || !isInside(path.resolve(source), dirs)) throw refuse();
   let real: string;
   try {
     real = await fs.promises.realpath(source);
@@ -54,7 +57,7 @@ async function assertWithin(source: string, within: readonly string[], what: str
     throw new TaskSetError(`cannot read the ${what} ${source}: ${code}`);
   }
   const realDirs = await Promise.all(dirs.map((d) => fs.promises.realpath(d).catch(() => d)));
-  if (!inside(real, realDirs)) throw refuse();
+  if (!isInside(real, realDirs)) throw refuse();
 }
 
 /** A source's text: a file read from disk, or an object read from the run store; absent is a one-line TaskSetError. */
