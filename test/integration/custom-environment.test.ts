@@ -190,39 +190,31 @@ describe('an environment of the application’s own (createAgentWorker environme
     expect(run.status).toBe('complete');
   }, 120_000);
 
-  it('opens it again when a session says it is lost, and decides the step anew', async () => {
-    calls.length = 0;
-    opened = [];
-    const task = input('click-then-finish', { environment: 'flaky-page' });
-    const handle = await h.client.workflow.start('agentTask', {
-      taskQueue: h.config.taskQueue,
-      workflowId: task.runId,
-      args: [task],
-    });
-    // The first session's second screenshot (the click's post screenshot) is lost; the click is decided again.
-    expect((await handle.result()) as TaskResult).toMatchObject({ status: 'complete', answer: 'clicked' });
-    expect(opened.map((o) => o.restore)).toEqual([false, true]);
-    expect(opened[1]?.url).toBe(`${h.site.url}/`);
-    expect(calls.filter((c) => c.startsWith('click'))).toHaveLength(2);
-    const run = await readRun(h.runDir(task.runId));
-    const restored = run.events.find((e) => (e.metadata as { note?: string }).note === 'session_restored');
-    expect(JSON.stringify(restored)).toContain('The flaky-page session was lost and opened again');
-  }, 60_000);
-
-  it('opens it again when its screenshot throws any other error, and decides the step anew', async () => {
-    calls.length = 0;
-    opened = [];
-    const task = input('click-then-finish', { environment: 'glitchy-page' });
-    const handle = await h.client.workflow.start('agentTask', {
-      taskQueue: h.config.taskQueue,
-      workflowId: task.runId,
-      args: [task],
-    });
-    expect((await handle.result()) as TaskResult).toMatchObject({ status: 'complete', answer: 'clicked' });
-    expect(opened.map((o) => o.restore)).toEqual([false, true]);
-    const run = await readRun(h.runDir(task.runId));
-    expect(run.events.some((e) => (e.metadata as { note?: string }).note === 'session_restored')).toBe(true);
-  }, 60_000);
+  // The first session's second screenshot (the click's post screenshot) fails; the click is decided again.
+  it.each([
+    ['says it is lost (EnvironmentSessionLostError)', 'flaky-page'],
+    ['throws any other error from its screenshot', 'glitchy-page'],
+  ])(
+    'opens it again when a session %s, and decides the step anew',
+    async (_how, environment) => {
+      calls.length = 0;
+      opened = [];
+      const task = input('click-then-finish', { environment });
+      const handle = await h.client.workflow.start('agentTask', {
+        taskQueue: h.config.taskQueue,
+        workflowId: task.runId,
+        args: [task],
+      });
+      expect((await handle.result()) as TaskResult).toMatchObject({ status: 'complete', answer: 'clicked' });
+      expect(opened.map((o) => o.restore)).toEqual([false, true]);
+      expect(opened[1]?.url).toBe(`${h.site.url}/`);
+      expect(calls.filter((c) => c.startsWith('click'))).toHaveLength(2);
+      const run = await readRun(h.runDir(task.runId));
+      const restored = run.events.find((e) => (e.metadata as { note?: string }).note === 'session_restored');
+      expect(JSON.stringify(restored)).toContain(`The ${environment} session was lost and opened again`);
+    },
+    60_000,
+  );
 
   it('ends the task as an environment failure, saying why, when its screen never comes back', async () => {
     opened = [];
