@@ -8,6 +8,7 @@ import https from 'node:https';
 import net from 'node:net';
 import zlib from 'node:zlib';
 import type { Transform } from 'node:stream';
+import { mib } from './downloads';
 
 export interface DocumentRequest {
   url: string;
@@ -44,11 +45,6 @@ const isRedirect = (status: number): boolean => status >= 300 && status < 400 &&
 const DROPPED_REQUEST = new Set(['host', 'cookie', 'connection', 'keep-alive', 'proxy-connection', 'content-length']);
 /** Response headers not passed to the browser: they describe the wire form, which the browser gets decoded. */
 const DROPPED_RESPONSE = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
-
-function mib(bytes: number): string {
-  const value = bytes / (1024 * 1024);
-  return Number.isInteger(value) ? String(value) : value.toFixed(1);
-}
 
 function decoder(encoding: string | undefined): Transform | null {
   switch (encoding?.trim().toLowerCase()) {
@@ -121,9 +117,7 @@ export function fetchDocument(req: DocumentRequest, limits: DocumentLimits): Pro
       body.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (size > limits.maxBytes) {
-          finish(
-            new DocumentTooLargeError(`the response is larger than ${mib(limits.maxBytes)} MiB, the download limit`),
-          );
+          finish(new DocumentTooLargeError(`the response is larger than ${mib(limits.maxBytes)}, the download limit`));
           res.destroy();
           decode?.destroy();
           return;

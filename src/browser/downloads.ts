@@ -49,7 +49,8 @@ async function freePath(dir: string, name: string): Promise<string> {
   }
 }
 
-function mib(bytes: number): string {
+/** A size as the download limits say it: `100 MiB`, `1.5 MiB`. */
+export function mib(bytes: number): string {
   return `${Number((bytes / (1024 * 1024)).toFixed(2))} MiB`;
 }
 
