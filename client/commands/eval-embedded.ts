@@ -84,7 +84,7 @@ export async function evalBackend(opts: BackendOptions): Promise<EvalBackend> {
   try {
     if (!(await canConnect(host.replace(/^\[|\]$/g, ''), port))) {
       if (!LOCAL_HOSTS.has(host)) throw new TemporalUnreachableError(config.temporal.address, 'no answer');
-      ensureTools((l) => print(`[eval] ${l}`));
+      ensureTools((l) => print(`[eval] ${l}`), ['demo']);
       let uiPort = opts.uiPort;
       if (uiPort !== null && (await canConnect('127.0.0.1', uiPort))) uiPort = await freePort();
       print(`[eval] no Temporal server at ${config.temporal.address}: starting one in this process (SQLite ${dbFile})`);

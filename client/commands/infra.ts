@@ -1,4 +1,5 @@
 // `cua server | worker | dev | scripted-model`: the long-running processes.
+import fs from 'node:fs';
 import path from 'node:path';
 import { dataDir } from '../../src/infra/paths';
 import { startDevServer } from '../../src/infra/devserver';
@@ -92,18 +93,35 @@ export async function devCommand(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
+/** The script names (file names without .json) in a folder, or undefined when it is not a readable folder. */
+function scriptNames(dir: string): string[] | undefined {
+  try {
+    return fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => f.slice(0, -'.json'.length))
+      .sort();
+  } catch {
+    return undefined;
+  }
+}
+
 export const SCRIPTED_USAGE = 'npx cua scripted-model --scripts DIR [--port P]   (a TEST DOUBLE, not a model)';
 export async function scriptedModelCommand(argv: readonly string[]): Promise<number> {
   const { values } = parse(argv, { ...help, port: { type: 'string' }, scripts: { type: 'string' } }, SCRIPTED_USAGE);
   if (values.help) return (console.log(`usage: ${SCRIPTED_USAGE}`), 0);
   if (!values.scripts) throw new UsageError(`--scripts DIR is required\nusage: ${SCRIPTED_USAGE}`);
+  const scriptsDir = path.resolve(values.scripts);
+  const scripts = scriptNames(scriptsDir);
+  if (scripts === undefined) throw new UsageError(`--scripts ${values.scripts}: no such folder (${scriptsDir})`);
+  if (scripts.length === 0) throw new UsageError(`--scripts ${values.scripts}: the folder has no *.json scripts`);
   const server = await startScriptedModelServer({
-    scriptsDir: path.resolve(values.scripts),
+    scriptsDir,
     port: intFlag(values.port, 'port', 0) ?? 0,
     log: (l) => console.log(l),
   });
   console.log(
-    `scripted model (test double) on ${server.url}; the request's "model" names a script in ${values.scripts}`,
+    `scripted model (test double) on ${server.url}; the request's "model" names a script in ${values.scripts} (${scripts.length}: ${scripts.slice(0, 5).join(', ')}${scripts.length > 5 ? ', …' : ''})`,
   );
   await waitForSignal();
   await server.close();

@@ -14,9 +14,9 @@ import { Client, Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { canConnect, freePort, SEARCH_ATTRIBUTE_FLAGS } from './devserver';
+import { postgresBinDir, temporalServerDir, TEMPORAL_SERVER_VERSION } from './build-cache';
 import { PROJECT_ROOT, ToolNotFoundError } from './paths';
 
-export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
 /** The database user the server connects as (trust authentication on 127.0.0.1 only). */
 const DB_USER = 'temporal';
 
@@ -25,24 +25,6 @@ export class ClusterError extends Error {
     super(message);
     this.name = new.target.name;
   }
-}
-
-function cacheDir(): string {
-  return process.env.CUA_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'durable-cua');
-}
-
-/** The built server, its SQL tool, schema files and config folder (CUA_TEMPORAL_SERVER_DIR, else the build cache). */
-export function temporalServerDir(): string {
-  const dir =
-    process.env.CUA_TEMPORAL_SERVER_DIR ?? path.join(cacheDir(), `temporal-server-${TEMPORAL_SERVER_VERSION}`);
-  const needed = ['bin/temporal-server', 'bin/temporal-sql-tool', 'schema/postgresql/v12/temporal/versioned'];
-  if (!needed.every((f) => fs.existsSync(path.join(dir, f)))) {
-    throw new ToolNotFoundError(
-      `The Temporal server ${TEMPORAL_SERVER_VERSION} (${dir})`,
-      'Run `bash scripts/temporal-server.sh` (builds it with Go, about 10 min once).',
-    );
-  }
-  return dir;
 }
 
 /** Builds the Temporal server into the cache when it is missing (scripts/temporal-server.sh prints its progress). */
@@ -58,31 +40,6 @@ export function ensureTemporalServer(log: (line: string) => void = (l) => consol
     if (r.status !== 0) throw new ClusterError(`scripts/temporal-server.sh failed (exit ${r.status})`);
     return temporalServerDir();
   }
-}
-
-/** PostgreSQL's server programs: CUA_PG_BIN, else Debian's newest /usr/lib/postgresql/<n>/bin, else PATH. */
-export function postgresBinDir(): string {
-  const candidates: string[] = [];
-  if (process.env.CUA_PG_BIN) candidates.push(process.env.CUA_PG_BIN);
-  const debian = '/usr/lib/postgresql';
-  if (fs.existsSync(debian)) {
-    const versions = fs
-      .readdirSync(debian)
-      .filter((v) => /^\d+$/.test(v))
-      .sort((a, b) => Number(b) - Number(a));
-    candidates.push(...versions.map((v) => path.join(debian, v, 'bin')));
-  }
-  candidates.push(...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean));
-  const found = candidates.find(
-    (d) => fs.existsSync(path.join(d, 'initdb')) && fs.existsSync(path.join(d, 'postgres')),
-  );
-  if (!found) {
-    throw new ToolNotFoundError(
-      'PostgreSQL (initdb, postgres)',
-      'Install it: sudo apt-get install -y postgresql (or set CUA_PG_BIN to its bin folder).',
-    );
-  }
-  return found;
 }
 
 /** PostgreSQL refuses to run as root: as root, its programs run as the `postgres` system user. */

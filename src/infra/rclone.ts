@@ -8,23 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { canConnect, freePort } from './devserver';
-import { ToolNotFoundError } from './paths';
-
-export const RCLONE_VERSION = 'v1.76.0';
-
-/** The cache scripts/rclone.sh builds into (CUA_CACHE_DIR, default ~/.cache/durable-cua). */
-function cacheDir(): string {
-  return process.env.CUA_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'durable-cua');
-}
-
-/** rclone v1.76.0 (`serve s3` needs ≥ 1.65; Debian's is 1.60): CUA_RCLONE_BIN, else the build cache. */
-export function rclonePath(): string {
-  const candidates = [process.env.CUA_RCLONE_BIN, path.join(cacheDir(), 'bin', `rclone-${RCLONE_VERSION}`, 'rclone')];
-  const found = candidates.find((c): c is string => !!c && fs.existsSync(c));
-  if (!found)
-    throw new ToolNotFoundError(`rclone ${RCLONE_VERSION}`, 'Run `bash scripts/rclone.sh` (or set CUA_RCLONE_BIN).');
-  return found;
-}
+import { rclonePath } from './build-cache';
 
 export interface S3Server {
   /** e.g. http://127.0.0.1:41234 */

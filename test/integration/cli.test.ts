@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CancelledFailure } from '@temporalio/common';
@@ -56,10 +57,13 @@ function cliEnv(): NodeJS.ProcessEnv {
 }
 
 /** Runs `cua <args>` to its end; stdin gets `stdin` (or nothing) and is then closed. */
-function cua(args: string[], opts: { stdin?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+function cua(
+  args: string[],
+  opts: { stdin?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliResult> {
   const timeoutMs = opts.timeoutMs ?? 60_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CUA_BIN, ...args], { cwd: ROOT, env: cliEnv() });
+    const child = spawn(process.execPath, [CUA_BIN, ...args], { cwd: ROOT, env: opts.env ?? cliEnv() });
     children.add(child);
     let stdout = '';
     let stderr = '';
@@ -108,6 +112,41 @@ describe('cua basics', () => {
     for (const word of ['Usage: npx cua', 'run', 'reply', 'status', 'list', 'cancel', 'show']) {
       expect(help.stdout).toContain(word);
     }
+  });
+
+  it('--help names both agents and how to start each', async () => {
+    const help = await cua(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/the browser agent[^\n]*\n\s+npx cua demo\s/);
+    expect(help.stdout).toContain('npx cua run "<task>" --url URL');
+    expect(help.stdout).toMatch(/the desktop agent[^\n]*\n\s+npx cua demo --desktop\s/);
+    expect(help.stdout).toContain('npx cua run "<task>" --env desktop');
+  });
+
+  it('--config FILE before the command is the config of the command that follows', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-cli-config-'));
+    const good = path.join(dir, 'good.json');
+    fs.writeFileSync(good, JSON.stringify({ temporal: { address: h.server.address } }));
+    const bad = path.join(dir, 'bad.json');
+    fs.writeFileSync(bad, '{ "temporal": ');
+    const env = { ...cliEnv(), TEMPORAL_ADDRESS: '' }; // only the file names the server
+    const listed = await cua(['--config', good, 'list', '--json'], { env });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(lastJson<unknown[]>(listed.stdout)).toEqual(expect.any(Array));
+    expect((await cua([`--config=${good}`, 'list', '--json'], { env })).code).toBe(0);
+    expectOneLineError(await cua(['--config', bad, 'list'], { env }), /config file .*bad\.json is not valid JSON/);
+    const missing = await cua(['--config', path.join(dir, 'nope.json'), 'list']);
+    expect(missing.code).toBe(2);
+    expectOneLineError(missing, /--config .*nope\.json: no such file/);
+    expectOneLineError(await cua(['--config']), /--config needs a file/);
+  });
+
+  it('scripted-model with a missing --scripts folder fails in one line instead of starting', async () => {
+    const res = await cua(['scripted-model', '--scripts', '/nonexistent/scripts', '--port', '0']);
+    expect(res.code).toBe(2);
+    expectOneLineError(res, /--scripts \/nonexistent\/scripts: no such folder/);
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-cli-scripts-'));
+    expectOneLineError(await cua(['scripted-model', '--scripts', empty]), /has no \*\.json scripts/);
   });
 
   it('an unknown command exits 2 with a one-line error', async () => {

@@ -12,7 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTask, validateTaskInput } from '../../client/tasks';
-import { ensureTemporalServer, startCluster } from '../../src/infra/cluster';
+import { startCluster } from '../../src/infra/cluster';
 import type { TemporalCluster } from '../../src/infra/cluster';
 import { startS3Server } from '../../src/infra/rclone';
 import type { S3Server } from '../../src/infra/rclone';
@@ -44,7 +44,6 @@ let configFile: string;
 const workers = new WorkerProcesses(() => host);
 
 beforeAll(async () => {
-  ensureTemporalServer();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-cluster-it-'));
   cluster = await startCluster();
   s3 = await startS3Server();
@@ -70,7 +69,7 @@ beforeAll(async () => {
   };
   client = new Client({ connection: await Connection.connect({ address: cluster.address }) });
   await workers.prepare();
-}, 20 * 60_000); // a cold machine builds the Temporal server first (about 5-10 min)
+}, 180_000); // PostgreSQL, schemas and the server start here; test/global-setup.ts builds the server before any test
 
 afterAll(async () => {
   workers.killAll();
