@@ -19,10 +19,13 @@ import {
   toolOutput,
   userReply,
 } from '../../src/trajectory/events';
+import type { RunRecord } from '../../src/trajectory/reader';
 import type { Event } from '../../src/trajectory/schema';
+import { TaskSchema } from '../../src/trajectory/schema';
 import { buildSteps, stepSummaries } from '../../src/trajectory/steps';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
-import { preScreenshots } from '../../src/viewer/model';
+import { renderTrajectoryHtml } from '../../src/viewer/html';
+import { buildTrajectoryView, preScreenshots } from '../../src/viewer/model';
 
 const T = { timestamp: '2026-07-20T10:00:00.000Z' };
 const PNG = new Uint8Array([137, 80, 78, 71, 1, 2, 3]);
@@ -139,6 +142,36 @@ describe('a folder with the start page reads as one without it', () => {
     expect(rows[1]?.user_messages).toEqual([{ message_type: 'critical_point_response', content: 'Lisbon' }]);
     // The viewer shows the screenshot each decision was made on: step 1's own, not the start page.
     expect(preScreenshots(run(withStart))).toEqual(['screenshot_1_pre.png', 'screenshot_2_pre.png']);
+  });
+
+  it('the HTML report (cua view) shows the same steps with or without it', () => {
+    const record = (events: Event[]): RunRecord => ({
+      runId: 'run-1',
+      location: '/tmp/run-1',
+      task: TaskSchema.parse({
+        task_id: 'run-1',
+        instruction: 'Find the price.',
+        environment_config: { start_url: 'http://site/', viewport: { width: 1440, height: 900 } },
+        metadata: { profile: 'fara-1.5' },
+      }),
+      events,
+      status: 'running',
+      fileStatus: 'running',
+      outcome: null,
+      verification: {},
+      metadata: { stats: {}, run_id: 'run-1', created_at: T.timestamp },
+      runState: {},
+      warnings: [],
+    });
+    const page = (withStart: boolean) => {
+      const view = buildTrajectoryView(record(run(withStart)), () => undefined);
+      return { view, html: renderTrajectoryHtml(view, new Map()) };
+    };
+    expect(page(true).view.steps.map((s) => [s.number, s.actionName, s.screenshot])).toEqual([
+      [1, 'ask_user_question', 'screenshot_1_pre.png'],
+      [2, 'pause_and_memorize_fact', 'screenshot_2_pre.png'],
+    ]);
+    expect(page(true)).toEqual(page(false));
   });
 
   it('the model’s rebuilt history and memorised facts are the same with or without it', () => {
