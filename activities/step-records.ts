@@ -19,13 +19,14 @@ export interface Seen {
 /**
  * The start page (step 0), recorded by step 1's observe from the capture it took anyway: `screenshot_0_pre.png` with
  * a copy as `screenshot_0_post.png` (the original pairs every pre file with a post one) and one environment
- * observation naming the pre file. Only while the run has no environment observation yet, so it comes before step
- * 1's own and is written once: a retried observe finds it (or step 1's pre) there, and a run that an older worker
- * began without one does not get a start page after the fact.
+ * observation naming the pre file. Only while the stream ends with the task message, so that it comes right after
+ * it, as the original has it, and is written once: a retried observe finds it (or step 1's pre) after the task; a run
+ * an older worker began gets none after the fact, and neither does one whose session was lost before its first
+ * observe (the session_restored note is there first).
  */
 export async function recordStartPage(w: TrajectoryWriter, seen: Seen): Promise<void> {
-  const events = await w.events();
-  if (events.some((e) => e.type === 'observation' && e.observation_type === 'environment')) return;
+  const last = (await w.events()).at(-1);
+  if (last?.type !== 'observation' || last.observation_type !== 'user_message' || last.message_type !== 'task') return;
   const shot = await w.saveScreenshot(0, 'pre', seen.png);
   await w.saveScreenshot(0, 'post', seen.png);
   await w.appendEvent(startObservation({ screenshot_path: shot, url: seen.url, page_info: seen.pageInfo }));

@@ -74,11 +74,17 @@ describe('recordStartPage', () => {
     expect((await w.events())[1]).toMatchObject({ url: 'http://site/' });
   });
 
-  it('is not added to a run that already looked at its page (begun by an older worker)', async () => {
+  it.each([
+    ['a run an older worker began without one', preObservation(1, { screenshot_path: 'screenshot_1_pre.png' }, T)],
+    [
+      'a run whose session was lost before its first observe',
+      sessionRestored(1, 'The browser session was lost and restored.', { ...T, generation: 1 }),
+    ],
+  ])('is not added to %s: only right after the task message', async (_what, first) => {
     const w = await newRun();
-    await w.appendEvent(preObservation(1, { screenshot_path: 'screenshot_1_pre.png' }, T));
+    await w.appendEvent(first);
     await recordStartPage(w, seen);
-    expect(await ids(w)).toEqual(['user-0000-task-g0', 'step-0001-pre-g0']);
+    expect(await ids(w)).toEqual(['user-0000-task-g0', first.id]);
     await expect(fs.access(path.join(root, 'run-1', 'screenshot_0_pre.png'))).rejects.toThrow();
   });
 });
@@ -182,17 +188,5 @@ describe('a folder with the start page reads as one without it', () => {
       { kind: 'observation', screenshot: 'screenshot_1_pre.png', url: 'http://site/' },
     ]);
     expect(memorizedFacts(run(true))).toEqual(['€120']);
-  });
-
-  it('a session restored before the first observe puts the start page after its note, still before step 1', () => {
-    const events: Event[] = [
-      taskMessage('go', T),
-      sessionRestored(1, 'The browser session was lost and restored.', { ...T, generation: 1 }),
-      startObservation({ screenshot_path: 'screenshot_0_pre.png', url: 'http://site/' }, T),
-      preObservation(1, page(1, 'http://site/'), { ...T, generation: 1 }),
-      act(1, 'terminate', { answer: 'done' }, 1),
-    ];
-    expect(stepSummaries(events).map((r) => [r.step, r.generation, r.url])).toEqual([[1, 1, 'http://site/']]);
-    expect(historyForStep(events, 1, 1).at(-1)).toMatchObject({ screenshot: 'screenshot_1_pre.png' });
   });
 });
