@@ -21,6 +21,7 @@ import type { Event } from '../src/trajectory/schema';
 import type { TrajectoryWriter } from '../src/trajectory/writer';
 import { callModel, endpointFor, recordedPre, taskUrlPolicy, nonRetryable, withHeartbeat } from './support';
 import { restoreHome, saveHome } from './local-files';
+import { recordStartPage } from './step-records';
 import type { ActivityDeps, RunFiles } from './support';
 import type { ActInput, ActResult, ObserveResult, OpenSessionInput, ReleaseInput, StepRef } from './types';
 
@@ -118,8 +119,10 @@ export function createDesktopRoom(deps: ActivityDeps, files: RunFiles) {
         const recorded = await recordedPre(w, req);
         if (recorded) return recorded;
         await deps.checkpoint?.('observe', req);
-        const screenshot = await w.saveScreenshot(req.step, 'pre', await session.screenshot(), req.generation);
+        const png = await session.screenshot();
         const pageInfo = await windowsLine(session);
+        if (req.step === 1) await recordStartPage(w, { png, url: '', pageInfo });
+        const screenshot = await w.saveScreenshot(req.step, 'pre', png, req.generation);
         await w.appendEvent(
           preObservation(
             req.step,

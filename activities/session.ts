@@ -31,6 +31,8 @@ import {
   withHeartbeat,
 } from './support';
 import { copyDownloads } from './local-files';
+import { recordStartPage } from './step-records';
+import type { Seen } from './step-records';
 import { FINAL_PAGE_FILE, probesNotRun, runProbes } from '../src/agent/final-page';
 import type { FinalPageRecord } from '../src/agent/final-page';
 import { knownSecretValues, redactSecrets } from '../src/agent/secrets';
@@ -180,7 +182,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
       await pool.close(req.sessionId);
     },
 
-    /** Pre screenshot, URL and page context of a step (after the captcha gate). */
+    /** Pre screenshot, URL and page context of a step (after the captcha gate); step 1's is the start page too. */
     async observe(req: StepRef & { sessionId: string; captchaWaitMs?: number }): Promise<ObserveResult> {
       if (onDesktop(req.sessionId)) return desktop.observe(req);
       const w = await files.writer(req.runId);
@@ -191,8 +193,9 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
         await deps.checkpoint?.('observe', req);
         // The captcha gate: open at once unless a remote browser announced a solve in progress.
         const captchaTimedOut = req.captchaWaitMs ? !(await env.waitForCaptcha(req.captchaWaitMs)) : false;
-        const png = await env.screenshot();
-        const pre = await recordPre(w, req, { png, url: env.url(), pageInfo: await env.pageContext() });
+        const seen = { png: await env.screenshot(), url: env.url(), pageInfo: await env.pageContext() };
+        if (req.step === 1) await recordStartPage(w, seen);
+        const pre = await recordPre(w, req, seen);
         return { ...pre, captchaTimedOut };
       });
     },
@@ -298,11 +301,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
 }
 
 /** A step's pre observation in the run folder: its screenshot and the event naming it, URL and page context. */
-async function recordPre(
-  w: TrajectoryWriter,
-  ref: StepRef,
-  seen: { png: Buffer; url: string; pageInfo: string },
-): Promise<{ url: string; screenshot: string }> {
+async function recordPre(w: TrajectoryWriter, ref: StepRef, seen: Seen): Promise<{ url: string; screenshot: string }> {
   const screenshot = await w.saveScreenshot(ref.step, 'pre', seen.png, ref.generation);
   await w.appendEvent(
     preObservation(

@@ -1,12 +1,36 @@
-// What decide records the same way for both agents: a reply capped for the record, and a step that changes nothing
-// (a stop, or an invalid reply) written as its tool output and a post screenshot that is the pre one.
+// What the activities record the same way for every environment: the start page (step 0) at the first observe, a
+// reply capped for the record, and a step that changes nothing (a stop, or an invalid reply) written as its tool
+// output and a post screenshot that is the pre one.
 import { TEXT_OBSERVATION_KEY } from '../src/agent/history';
 import { MAX_REPLY_CHARS } from '../src/model/parse';
-import { postObservation, toolOutput } from '../src/trajectory/events';
+import { postObservation, startObservation, toolOutput } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
 import type { Event } from '../src/trajectory/schema';
 import type { TrajectoryWriter } from '../src/trajectory/writer';
 import type { DecideResult, StepRef } from './types';
+
+/** What an observe saw: the screenshot, and the URL and page context it was taken with. */
+export interface Seen {
+  png: Uint8Array;
+  url: string;
+  pageInfo: string;
+}
+
+/**
+ * The start page (step 0), recorded by step 1's observe from the capture it took anyway: `screenshot_0_pre.png` with
+ * a copy as `screenshot_0_post.png` (the original pairs every pre file with a post one) and one environment
+ * observation naming the pre file. Only while the stream ends with the task message, so that it comes right after
+ * it, as the original has it, and is written once: a retried observe finds it (or step 1's pre) after the task; a run
+ * an older worker began gets none after the fact, and neither does one whose session was lost before its first
+ * observe (the session_restored note is there first).
+ */
+export async function recordStartPage(w: TrajectoryWriter, seen: Seen): Promise<void> {
+  const last = (await w.events()).at(-1);
+  if (last?.type !== 'observation' || last.observation_type !== 'user_message' || last.message_type !== 'task') return;
+  const shot = await w.saveScreenshot(0, 'pre', seen.png);
+  await w.saveScreenshot(0, 'post', seen.png);
+  await w.appendEvent(startObservation({ screenshot_path: shot, url: seen.url, page_info: seen.pageInfo }));
+}
 
 /** The reply as recorded (and replayed into later prompts): a reply too long to read keeps only its head. */
 export function forTheRecord(text: string): string {

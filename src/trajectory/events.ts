@@ -106,6 +106,17 @@ export function preObservation(step: number, page: PageState, stamp: Stamp = {})
   });
 }
 
+/**
+ * The start page: the run's first look at its environment, before step 1 (step 0's pre observation, always
+ * generation 0, so one per run). The original records it right after the task message as `screenshot_0_pre.png`.
+ */
+export function startObservation(
+  page: PageState,
+  stamp: Omit<Stamp, 'generation' | 'call'> = {},
+): EnvironmentObservation {
+  return preObservation(0, page, { ...stamp, generation: 0 });
+}
+
 export function actionEvent(step: number, fields: ActionFields, stamp: Stamp = {}): Action {
   return ActionSchema.parse({
     type: 'action',

@@ -9,7 +9,8 @@
 //   reply     (scope user) the user's answer to ask_user_question at that step, user_message `critical_point_response`
 //   restored  a session_restored note (tool_output, action_id null) before a re-observation
 //   feedback  retry feedback to the model (user_message `retry_feedback`), e.g. after a parse failure
-//   pre       environment observation before the step's action (pre screenshot, URL, page info)
+//   pre       environment observation before the step's action (pre screenshot, URL, page info); at step 0 the
+//             start page, the run's first environment observation, before step 1 (screenshot_0_pre.png)
 //   action    the action the model chose
 //   tool      the action's text result (tool_output, action_id = the action)
 //   post      environment observation after the action (post screenshot, action_id = the action)

@@ -19,6 +19,7 @@ export {
   preObservation,
   retryFeedback,
   sessionRestored,
+  startObservation,
   taskMessage,
   toolOutput,
   userReply,

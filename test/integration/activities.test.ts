@@ -78,6 +78,7 @@ describe('activities run twice (retries) write once', () => {
     const ids = run.events.map((e) => e.id);
     expect(ids).toEqual([
       'user-0000-task-g0',
+      'step-0000-pre-g0', // the start page, written once by the first observe
       'step-0001-pre-g0',
       'step-0001-action-g0',
       'step-0001-tool-g0',
@@ -87,8 +88,17 @@ describe('activities run twice (retries) write once', () => {
       'step-0002-tool-g0',
       'step-0002-post-g0',
     ]);
-    // The stop step's post screenshot is a copy of its pre screenshot.
     const dir = path.join(runsDir, runId);
+    // The start page is step 1's first capture, as screenshot_0_pre.png and its copy screenshot_0_post.png.
+    expect(run.events[1]).toMatchObject({
+      action_id: null,
+      screenshot_path: 'screenshot_0_pre.png',
+      url: `${site.url}/`,
+    });
+    const first = fs.readFileSync(path.join(dir, 'screenshot_1_pre.png'));
+    expect(fs.readFileSync(path.join(dir, 'screenshot_0_pre.png'))).toEqual(first);
+    expect(fs.readFileSync(path.join(dir, 'screenshot_0_post.png'))).toEqual(first);
+    // The stop step's post screenshot is a copy of its pre screenshot.
     expect(fs.readFileSync(path.join(dir, 'screenshot_2_post.png'))).toEqual(
       fs.readFileSync(path.join(dir, 'screenshot_2_pre.png')),
     );

@@ -182,6 +182,8 @@ describe('an environment of the application’s own (createAgentWorker environme
     const run = await readRun(h.runDir(task.runId));
     const envObs = run.events.filter((e) => e.type === 'observation' && e.observation_type === 'environment');
     expect(envObs.length).toBeGreaterThanOrEqual(4);
+    // The start page (step 0) first, from the session's first screenshot, as a browser run has it.
+    expect(envObs[0]).toMatchObject({ id: 'step-0000-pre-g0', screenshot_path: 'screenshot_0_pre.png' });
     expect(envObs.map((e) => (e as { page_info?: string }).page_info)).toContain(
       `raw-page at ${h.site.url}/ (Harbor Hotels)`,
     );

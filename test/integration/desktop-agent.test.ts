@@ -161,7 +161,16 @@ describe('the desktop agent', () => {
     ]);
     expect((await readRun(h.runDir(runId))).warnings).toEqual([]);
     const shots = fs.readdirSync(h.runDir(runId)).filter((f) => f.endsWith('.png'));
-    expect(shots).toEqual(expect.arrayContaining(['screenshot_1_pre.png', 'screenshot_1_post.png']));
+    expect(shots).toEqual(
+      expect.arrayContaining([
+        'screenshot_0_pre.png',
+        'screenshot_0_post.png',
+        'screenshot_1_pre.png',
+        'screenshot_1_post.png',
+      ]),
+    );
+    // The desktop as the turn loop first saw it, before turn 1: the start page, as a browser run has.
+    expect(all.slice(0, 3).map((e) => e.id)).toEqual(['user-0000-task-g0', 'step-0000-pre-g0', 'step-0001-pre-g0']);
     // After the pause a new desktop was started; the model was told what was lost.
     expect(
       all.some(
