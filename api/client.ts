@@ -92,6 +92,8 @@ export interface TaskState {
   failure: string | null;
   /** Every worker's sessions were in use at the task's last attempt to open one; it starts when one frees up. */
   waitingForSession: TaskView['waitingForSession'];
+  /** The step's model call is slow or being retried: which try, how long so far, the last try's error. */
+  waitingForModel: TaskView['waitingForModel'];
 }
 
 /** The state of a task from the client's view of it (exported for the CLI's `status`). */
@@ -112,6 +114,7 @@ export function taskState(id: string, view: TaskView): TaskState {
     result: r,
     failure: view.failure,
     waitingForSession: view.waitingForSession,
+    waitingForModel: view.waitingForModel,
   };
 }
 

@@ -109,6 +109,60 @@ export interface TaskView {
   failure: string | null;
   /** The task is queued for a browser or desktop: every worker's sessions were in use at its last attempt. */
   waitingForSession: { attempts: number; since: string | null } | null;
+  /** The step's model call is slow or being retried (see `waitingForModel`). */
+  waitingForModel: ModelWait | null;
+}
+
+/** A model call that is slow or failed and is tried again: which try, how long the step has waited, the last error. */
+export interface ModelWait {
+  /** The try under way (1 for the first). */
+  attempt: number;
+  /** How many tries the task's retry policy allows (null: no limit). */
+  maxAttempts: number | null;
+  /** Seconds since the step's first try was scheduled. */
+  waitedSeconds: number;
+  /** The last failed try's one-line reason (null on the first try). */
+  lastError: string | null;
+}
+
+/** A model call that takes this long is reported as a wait (a normal Fara step answers within a few seconds). */
+export const MODEL_SLOW_AFTER_MS = 10_000;
+
+const timestampMs = (t: { seconds?: unknown; nanos?: number | null } | null | undefined): number | null =>
+  t?.seconds !== undefined && t.seconds !== null ? Number(t.seconds) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : null;
+
+/**
+ * From a running workflow's pending activities (and its status, which tells when the step's first try began: a
+ * retried activity's scheduled time is its latest try's): is its model call slow, or failing and tried again?
+ */
+export function waitingForModel(
+  desc: WorkflowExecutionDescription,
+  status: Pick<TaskStatus, 'modelCallSince'> | null,
+  now = Date.now(),
+): ModelWait | null {
+  for (const a of desc.raw.pendingActivities ?? []) {
+    if (a.activityType?.name !== 'decide') continue;
+    const since = status?.modelCallSince ? Date.parse(status.modelCallSince) : NaN;
+    const scheduledMs = Number.isFinite(since) ? since : timestampMs(a.scheduledTime);
+    const waitedMs = scheduledMs === null ? 0 : Math.max(0, now - scheduledMs);
+    const attempt = a.attempt ?? 1;
+    if (attempt <= 1 && waitedMs < MODEL_SLOW_AFTER_MS) continue;
+    const max = a.maximumAttempts ?? 0;
+    return {
+      attempt,
+      maxAttempts: max > 0 ? max : null,
+      waitedSeconds: Math.round(waitedMs / 1000),
+      lastError: a.lastFailure?.message?.split('\n')[0] ?? null,
+    };
+  }
+  return null;
+}
+
+/** The line `cua status` and `cua run` print for a model wait. */
+export function modelWaitLine(w: ModelWait): string {
+  const of = w.maxAttempts ? ` of ${w.maxAttempts}` : '';
+  const last = w.lastError ? `; the last try: ${w.lastError}` : '';
+  return `waiting for the model: try ${w.attempt}${of}, ${w.waitedSeconds} s so far${last}`;
 }
 
 /** An open not picked up by any worker for this long is queued for a free browser (a normal open starts at once). */
@@ -174,10 +228,17 @@ export async function viewTask(client: Client, id: string): Promise<TaskView> {
   const workflowStatus = desc.status.name;
   if (isOpen(desc)) {
     const status = await handle.query(statusQuery);
-    return { status, workflowStatus, result: null, failure: null, waitingForSession: waitingForSession(desc) };
+    return {
+      status,
+      workflowStatus,
+      result: null,
+      failure: null,
+      waitingForSession: waitingForSession(desc),
+      waitingForModel: waitingForModel(desc, status),
+    };
   }
   const { result, failure } = await closedOutcome(handle);
-  return { status: null, workflowStatus, result, failure, waitingForSession: null };
+  return { status: null, workflowStatus, result, failure, waitingForSession: null, waitingForModel: null };
 }
 
 /** The result of a task once it has ended (waits for it); TaskFailedError when its workflow ended without one. */

@@ -5,7 +5,7 @@ import { sleep } from '../src/runtime/sleep';
 import type { WorkflowHandle } from '@temporalio/client';
 import { statusQuery } from '../workflows/contract';
 import type { StepSummary, TaskResult, TaskStatus } from '../workflows/contract';
-import { closedOutcome, describeTask, isOpen, querySteps, waitingForSession } from './tasks';
+import { closedOutcome, describeTask, isOpen, querySteps, waitingForModel, waitingForSession } from './tasks';
 import type { TaskView } from './tasks';
 
 export type WatchEvent =
@@ -20,6 +20,8 @@ export type WatchEvent =
       status: TaskStatus;
       /** Every worker's sessions were in use at the task's last attempt to open one; it starts when one frees up. */
       waitingForSession: TaskView['waitingForSession'];
+      /** The step's model call is slow or being retried: which try, how long so far, the last error. */
+      waitingForModel: TaskView['waitingForModel'];
     }
   | {
       type: 'end';
@@ -47,9 +49,12 @@ function rowKeys(steps: readonly StepSummary[]): string[] {
   });
 }
 
-/** What makes a status worth an event: the run status, the question, queued or not (steps have their own events). */
-function statusKey(s: TaskStatus, waiting: TaskView['waitingForSession']): string {
-  return JSON.stringify([s.status, s.question?.id ?? null, !!waiting, s.endReason]);
+/**
+ * What makes a status worth an event: the run status, the question, queued or not, a model wait and its try (steps
+ * have their own events).
+ */
+function statusKey(s: TaskStatus, waiting: TaskView['waitingForSession'], model: TaskView['waitingForModel']): string {
+  return JSON.stringify([s.status, s.question?.id ?? null, !!waiting, s.endReason, model?.attempt ?? 0]);
 }
 
 /**
@@ -84,10 +89,11 @@ export async function* watchTask(handle: WorkflowHandle, opts: WatchOptions = {}
     yield* newSteps(await querySteps(handle).catch(() => []));
     if (status) {
       const waiting = waitingForSession(desc);
-      const key = statusKey(status, waiting);
+      const model = waitingForModel(desc, status);
+      const key = statusKey(status, waiting, model);
       if (key !== lastStatus) {
         lastStatus = key;
-        yield { type: 'status', status, waitingForSession: waiting };
+        yield { type: 'status', status, waitingForSession: waiting, waitingForModel: model };
       }
     }
     await sleep(pollMs, opts.signal);

@@ -238,7 +238,15 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
       }
       if (decision === 'disable-gate') state.captchaGateOff = true;
     }
+    // The Temporal UI's Current Details say so while the model is deciding (and, when it is slow or failing, for how
+    // long); the tries and the last error are on the pending decide activity. Metadata only: replay is unchanged.
+    task.modelCallSince = new Date().toISOString();
+    setCurrentDetails(
+      `**Step ${state.step}: waiting for the model** since ${task.modelCallSince.slice(11, 19)} UTC\n\nIts tries and the last try's error: Pending Activities (decide).`,
+    );
     const decision = await model(`step ${state.step} · decide`).decide(ref);
+    task.modelCallSince = null;
+    setCurrentDetails('');
     if (decision.kind === 'invalid') {
       // Not a failure: the error was recorded as the step's observation and the model reads it next step.
       const row = task.record(decision, obs.url);

@@ -141,6 +141,8 @@ export interface TaskStatus {
   sessionGeneration: number;
   /** Model replies in a row that were no valid action so far. */
   invalidReplies: number;
+  /** When the step's model call began (ISO time, its first try), while one is under way; absent otherwise. */
+  modelCallSince?: string;
 }
 
 export interface StepSummary {

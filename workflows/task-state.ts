@@ -58,6 +58,8 @@ export class TaskState {
   answer: string | null = null;
   error: string | null = null;
   endReason: EndReason | null = null;
+  /** When the step's model call began (its first try), while one is under way. */
+  modelCallSince: string | null = null;
   /** The decision whose act is under way; if its worker is lost, its effect is unknown and it is superseded. */
   private pendingAct: StepSummary | null = null;
 
@@ -113,6 +115,7 @@ export class TaskState {
       endReason: this.endReason,
       sessionGeneration: s.generation,
       invalidReplies: s.invalidReplies ?? 0,
+      ...(this.modelCallSince ? { modelCallSince: this.modelCallSince } : {}),
     };
   }
 

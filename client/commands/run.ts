@@ -7,7 +7,7 @@ import type { StepSummary, TaskResult, TaskStatus } from '../../workflows/contra
 import { intFlag, parse, UsageError } from '../args';
 import { agentClientFor, parseTask } from '../../api/client';
 import type { NewTask } from '../../api/client';
-import { newRunId, replyToTask } from '../tasks';
+import { modelWaitLine, newRunId, replyToTask } from '../tasks';
 import { watchTask } from '../watch';
 
 export const RUN_USAGE =
@@ -105,6 +105,7 @@ export async function followTask(
         "waiting for a session: every worker's browsers/desktops are in use; the task starts when one frees up",
       );
     }
+    if (event.waitingForModel && !opts.json) opts.print(modelWaitLine(event.waitingForModel));
     if (status.status !== 'waiting_for_user' || !status.question || answered.has(status.question.id)) continue;
     const reply = await opts.ask(status.question.text);
     if (reply === null) return { result: null, waiting: status, failure: null };

@@ -4,6 +4,7 @@ import { RUN_STATUSES } from '../../workflows/contract';
 import type { RunStatus } from '../../workflows/contract';
 import { agentClientFor } from '../../api/client';
 import { one, parse, UsageError } from '../args';
+import { modelWaitLine } from '../tasks';
 
 const common = {
   json: { type: 'boolean' },
@@ -37,6 +38,7 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
     result: state.result,
     failure: state.failure,
     waitingForSession: state.waitingForSession,
+    waitingForModel: state.waitingForModel,
   };
   if (values.json) {
     console.log(JSON.stringify({ id, ...view }));
@@ -52,6 +54,7 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
           `${w.since ? `, since ${w.since}` : ''}); it starts when one frees up`,
       );
     }
+    if (view.waitingForModel) console.log(`  ${modelWaitLine(view.waitingForModel)}`);
     if (s.lastUrl) console.log(`  url:         ${s.lastUrl}`);
     if (s.lastAction) console.log(`  last action: ${s.lastAction}`);
     if (s.invalidReplies) console.log(`  invalid model replies in a row: ${s.invalidReplies}`);

@@ -8,6 +8,7 @@ export const FAILURE_TYPES = {
   // The model endpoint
   ModelRequestError: 'model_endpoint',
   ModelUnavailableError: 'model_endpoint',
+  ModelTimeoutError: 'model_endpoint',
   ModelOutputError: 'invalid_replies',
   // The browser environment
   NavigationError: 'browser',

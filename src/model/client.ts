@@ -1,6 +1,7 @@
 // The OpenAI-compatible chat client (vLLM serving Fara, Azure, OpenAI, Ollama, LM Studio, our scripted
 // test double). Classifies failures so the workflow retries what can succeed later and nothing else.
 import OpenAI from 'openai';
+import { DEFAULT_MODEL_TIMEOUT_SECONDS } from './timeouts';
 
 export interface ModelEndpoint {
   baseUrl: string;
@@ -9,6 +10,8 @@ export interface ModelEndpoint {
   /** Sampling temperature; Fara is usually run at 0. */
   temperature?: number;
   maxTokens?: number;
+  /** The longest one call may take, from sending the request to the last byte of the answer (default 120 s). */
+  timeoutSeconds?: number;
 }
 
 export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -46,6 +49,17 @@ export class ModelUnavailableError extends Error {
   }
 }
 
+/** The endpoint took longer than the call's limit: it may be overloaded or hung. Worth retrying. */
+export class ModelTimeoutError extends ModelUnavailableError {
+  constructor(endpoint: ModelEndpoint, limitMs: number) {
+    super(
+      `model endpoint ${endpoint.baseUrl} sent no answer within ${Math.round(limitMs / 1000)} s (the call's limit, ` +
+        `models.<name>.timeoutSeconds): it may be overloaded or hung`,
+    );
+    this.name = new.target.name;
+  }
+}
+
 export interface CompleteOptions {
   signal?: AbortSignal;
   headers?: Record<string, string>;
@@ -63,12 +77,23 @@ export class ModelClient {
       baseURL: endpoint.baseUrl,
       apiKey: endpoint.apiKey || 'not-needed',
       maxRetries: 0, // Temporal's retry policy owns retries
-      timeout: 10 * 60 * 1000,
+      timeout: this.timeoutMs() + 5_000, // ours (complete's own timer) comes first and says what happened
     });
+  }
+
+  private timeoutMs(): number {
+    return (this.endpoint.timeoutSeconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS) * 1000;
   }
 
   async complete(messages: ChatMessage[], opts: CompleteOptions = {}): Promise<Completion> {
     let response: OpenAI.Chat.Completions.ChatCompletion;
+    // The call's own limit, from the request to the last byte of the answer, beside the caller's cancellation.
+    const limit = new AbortController();
+    const timer = setTimeout(
+      () => limit.abort(new ModelTimeoutError(this.endpoint, this.timeoutMs())),
+      this.timeoutMs(),
+    );
+    const signal = opts.signal ? AbortSignal.any([opts.signal, limit.signal]) : limit.signal;
     try {
       response = await this.client.chat.completions.create(
         {
@@ -79,10 +104,13 @@ export class ModelClient {
           ...(opts.tools ? { tools: opts.tools } : {}),
           ...(opts.toolChoice ? { tool_choice: opts.toolChoice } : {}),
         },
-        { signal: opts.signal, headers: opts.headers },
+        { signal, headers: opts.headers },
       );
     } catch (err) {
+      if (limit.signal.aborted && !opts.signal?.aborted) throw limit.signal.reason as ModelTimeoutError;
       throw classify(err, this.endpoint);
+    } finally {
+      clearTimeout(timer);
     }
     const choice = response.choices?.[0];
     if (!choice) throw new ModelUnavailableError(`model ${this.endpoint.model} returned no choices`);

@@ -172,5 +172,6 @@ export function resolveModelEndpoint(choice: EndpointChoice, rules: EndpointRule
   if (apiKey) endpoint.apiKey = apiKey;
   if (configured?.temperature !== undefined) endpoint.temperature = configured.temperature;
   if (configured?.maxTokens !== undefined) endpoint.maxTokens = configured.maxTokens;
+  if (configured?.timeoutSeconds !== undefined) endpoint.timeoutSeconds = configured.timeoutSeconds;
   return endpoint;
 }

@@ -11,6 +11,7 @@ import { isHostPattern, SECRET_NAME } from '../agent/secrets';
 import { deriveLimits, thisMachine } from './limits';
 import type { LimitName, MachineShape, WorkerLimits } from './limits';
 import type { ModelEndpointResolver } from '../model/endpoint-policy';
+import { MAX_MODEL_TIMEOUT_SECONDS } from '../model/timeouts';
 
 const EndpointSchema = z.strictObject({
   baseUrl: z.url(),
@@ -18,6 +19,8 @@ const EndpointSchema = z.strictObject({
   apiKey: z.string().optional(),
   temperature: z.number().min(0).max(2).optional(),
   maxTokens: z.number().int().positive().optional(),
+  /** The longest one model call may take (default 120 s; see src/model/client.ts). */
+  timeoutSeconds: z.number().positive().max(MAX_MODEL_TIMEOUT_SECONDS).optional(),
   /** A system prompt file replacing ours (e.g. the model's training prompt); see src/model/prompt.ts placeholders. */
   promptFile: z.string().min(1).optional(),
 });

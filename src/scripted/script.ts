@@ -6,6 +6,8 @@ import { z } from 'zod';
 export const FaultSchema = z.union([
   z.strictObject({ status: z.number().int().min(400).max(599), message: z.string().optional() }),
   z.strictObject({ empty: z.literal(true) }),
+  /** Accepts the request and sends nothing, until the caller gives up (an overloaded or hung GPU server). */
+  z.strictObject({ hang: z.literal(true) }),
 ]);
 
 const common = {

@@ -292,6 +292,7 @@ export async function startScriptedModelServer(opts: {
     log(`scripted-model ${script}[${index}]${what}${fault ? ` fault ${JSON.stringify(fault)}` : ''}`);
     if (fault) {
       if ('status' in fault) return sendError(res, fault.status, fault.message ?? `scripted fault ${fault.status}`);
+      if ('hang' in fault) return new Promise<void>((resolve) => res.once('close', resolve));
       return sendJson(res, 200, { ...completion(script, ''), choices: [] });
     }
     if (entry.delay_ms && !side) await new Promise((r) => setTimeout(r, entry.delay_ms));

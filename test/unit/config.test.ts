@@ -261,6 +261,18 @@ describe('loadConfig: errors', () => {
       {},
       /models\.m\.temperature/,
     ],
+    [
+      'a model call limit past what fetch waits for',
+      { models: { m: { baseUrl: 'http://a.test', model: 'm', timeoutSeconds: 301 } } },
+      {},
+      /models\.m\.timeoutSeconds: .*<=300/,
+    ],
+    [
+      'a model call limit of zero',
+      { models: { m: { baseUrl: 'http://a.test', model: 'm', timeoutSeconds: 0 } } },
+      {},
+      /models\.m\.timeoutSeconds/,
+    ],
     ['an empty task queue', { taskQueue: '' }, {}, /taskQueue/],
   ])('%s → ConfigError', (_name, content, env, message) => {
     const run = () => load(content, env);
