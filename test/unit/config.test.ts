@@ -58,6 +58,7 @@ describe('loadConfig: defaults', () => {
         maxCommandTimeoutSeconds: 120,
         outputHeadChars: 2000,
         outputTailChars: 2000,
+        endOnNoCall: true,
       },
       worker: { maxConcurrentActivities: 10, maxConcurrentWorkflowTasks: 8 },
       evaluation: { taskSetDirs: [] },
@@ -262,6 +263,7 @@ describe('loadConfig: errors', () => {
       /models\.m\.temperature/,
     ],
     ['an empty task queue', { taskQueue: '' }, {}, /taskQueue/],
+    ['a desktop endOnNoCall that is no boolean', { desktop: { endOnNoCall: 'yes' } }, {}, /desktop\.endOnNoCall/],
   ])('%s → ConfigError', (_name, content, env, message) => {
     const run = () => load(content, env);
     expect(run).toThrow(ConfigError);
