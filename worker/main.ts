@@ -151,6 +151,7 @@ function desktopPoolFor(config: Config, log: (line: string) => void): DesktopPoo
   }
   return new DesktopPool({
     maxSessions: config.desktop.maxSessions,
+    idleTimeoutMs: config.desktop.idleTimeoutSeconds * 1000,
     ...(config.desktop.sandboxUid !== undefined ? { sandboxUid: config.desktop.sandboxUid } : {}),
     log,
   });

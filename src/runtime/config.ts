@@ -120,6 +120,11 @@ export const ConfigSchema = z.strictObject({
       /** At most this many desktops at once on this worker (each is an X server plus its apps). */
       maxSessions: z.number().int().min(0).max(64).default(4),
       /**
+       * A desktop no activity used for this long is closed, freeing its place (one whose task ended without closing
+       * it, or that a lost activity left behind); its task, if it comes back, gets a new desktop with the same home.
+       */
+      idleTimeoutSeconds: z.number().positive().default(600),
+      /**
        * What sandboxed programs may reach. false (default): nothing — the sandbox has its own empty network namespace.
        * 'policy': the same empty namespace, and one way out: an HTTP(S) proxy (the sandbox's http_proxy & co.) that
        * applies `urlPolicy` narrowed by the task's to every connection. true: the host's network, with no policy —
@@ -152,6 +157,7 @@ export const ConfigSchema = z.strictObject({
     })
     .default({
       maxSessions: 4,
+      idleTimeoutSeconds: 600,
       network: false,
       apps: ['xterm'],
       typingChunk: 50,

@@ -1,10 +1,13 @@
 // A worker's desktop settings, on the real parts: the workflow on the dev server, workers with real desktops (Xvfb,
 // openbox in a bubblewrap sandbox) started by the test with the settings under test, and the scripted model.
 // desktop.endOnNoCall: a reply that calls no tool ends the task with its text as the answer, or (off) is invalid.
+// Lifetimes: a desktop unused for desktop.idleTimeoutSeconds is closed and its place freed; a run opening a new
+// desktop gets its older one on this worker closed; so a pool full of desktops left behind no longer hangs tasks.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NativeConnection } from '@temporalio/worker';
+import { DesktopClosedError, DesktopPool, DesktopPoolFullError } from '../../src/desktop';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import type { Config } from '../../src/runtime/config';
@@ -14,7 +17,9 @@ import type { TaskInputArgs, TaskResult } from '../../workflows/contract';
 import { startTask, validateTaskInput } from '../../client/tasks';
 import { createWorkerRuntime } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';
-import { FAST_TIMING, startHarness, workflowBundle } from './harness';
+import type { WorkerOptions } from '../../worker/main';
+import { processAlive } from '../fixtures/desktop/helpers';
+import { FAST_TIMING, eventually, startHarness, workflowBundle } from './harness';
 import type { Harness } from './harness';
 
 let h: Harness;
@@ -23,7 +28,7 @@ let scriptsDir: string;
 
 type Call = { name: string; arguments: Record<string, unknown> };
 /** A reply with tool calls (native), or a plain text reply (`raw`). */
-type Entry = { content?: string; tool_calls: Call[] } | { raw: string };
+type Entry = ({ content?: string; tool_calls: Call[] } | { raw: string }) & { delay_ms?: number };
 
 function script(name: string, entries: Entry[]): string {
   fs.writeFileSync(path.join(scriptsDir, `${name}.json`), JSON.stringify({ entries }, null, 2));
@@ -39,7 +44,10 @@ interface TestWorker {
 }
 
 let workerCount = 0;
-async function startWorker(desktop: Partial<Config['desktop']>): Promise<TestWorker> {
+async function startWorker(
+  desktop: Partial<Config['desktop']>,
+  opts: Pick<WorkerOptions, 'checkpoint'> = {},
+): Promise<TestWorker> {
   const queue = `desk-worker-${process.pid}-${++workerCount}`;
   const config: Config = { ...h.config, taskQueue: queue, desktop: { ...h.config.desktop, apps: [], ...desktop } };
   const connection = await NativeConnection.connect({ address: h.server.address });
@@ -48,6 +56,7 @@ async function startWorker(desktop: Partial<Config['desktop']>): Promise<TestWor
     connection,
     workflowBundle: await workflowBundle(),
     log: (line) => lines.push(line),
+    ...opts,
   });
   const running = runtime.run().finally(() => connection.close());
   return {
@@ -136,6 +145,117 @@ describe('desktop.endOnNoCall', () => {
       const asked = actionRequests(name);
       expect(asked).toHaveLength(4);
       expect(asked[3]?.allText).toContain('Your reply did not call any tool');
+    } finally {
+      await worker.stop();
+    }
+  }, 120_000);
+});
+
+describe('desktop lifetimes: the pool', () => {
+  const home = (name: string) => path.join(h.dir, 'pool-homes', name);
+
+  it('closes a desktop unused for the idle timeout (not one busy with a command), and its place is free again', async () => {
+    const lines: string[] = [];
+    const pool = new DesktopPool({
+      maxSessions: 1,
+      idleTimeoutMs: 1000,
+      sweepIntervalMs: 50,
+      defaults: { apps: [] },
+      log: (l) => lines.push(l),
+    });
+    try {
+      const { sessionId, session } = await pool.open({ homeDir: home('idle') });
+      const { display } = session.processes();
+      // Busy for twice the idle timeout: a running command is use.
+      expect((await session.runCommand('sleep 2; echo slept', { timeoutMs: 10_000 })).output).toBe('slept\n');
+      expect(pool.has(sessionId)).toBe(true);
+      await expect(pool.open({ homeDir: home('next') })).rejects.toBeInstanceOf(DesktopPoolFullError);
+      // Then unused: closed by the sweep, its X server gone, its place free.
+      const closed = `[desktop pool] closed ${sessionId} (unused for 1 s)`;
+      await eventually(async () => lines.includes(closed), 10_000, 'the idle desktop to be closed');
+      expect([pool.size, pool.has(sessionId), session.alive(), processAlive(display)]).toEqual([
+        0,
+        false,
+        false,
+        false,
+      ]);
+      await expect(session.screenshot()).rejects.toBeInstanceOf(DesktopClosedError);
+      const next = await pool.open({ homeDir: home('next') });
+      expect(pool.sessionIds()).toEqual([next.sessionId]);
+    } finally {
+      await pool.closeAll();
+    }
+  }, 60_000);
+
+  it("opening a desktop for a run first closes the run's older one; another run still finds the pool full", async () => {
+    const pool = new DesktopPool({ maxSessions: 1, defaults: { apps: [] } });
+    try {
+      const old = await pool.open({ homeDir: home('run-a') }, { owner: 'run-a' });
+      const again = await pool.open({ homeDir: home('run-a') }, { owner: 'run-a' });
+      expect([pool.has(old.sessionId), old.session.alive()]).toEqual([false, false]);
+      expect(pool.sessionIds()).toEqual([again.sessionId]);
+      await expect(pool.open({ homeDir: home('run-b') }, { owner: 'run-b' })).rejects.toBeInstanceOf(
+        DesktopPoolFullError,
+      );
+      expect(again.session.alive()).toBe(true);
+    } finally {
+      await pool.closeAll();
+    }
+  }, 60_000);
+});
+
+describe('desktop lifetimes: tasks on a worker with one desktop', () => {
+  const quick = (answer: string): Entry[] => [
+    { content: 'Checking.', tool_calls: [{ name: 'run_command', arguments: { command: 'echo ok' } }] },
+    { content: 'Done.', tool_calls: [{ name: 'stop', arguments: { answer } }] },
+  ];
+
+  it('a desktop left by a task that was terminated is closed when unused, and the next task gets its place', async () => {
+    const worker = await startWorker({ maxSessions: 1, idleTimeoutSeconds: 2 });
+    try {
+      const desktops = worker.runtime.desktops as DesktopPool;
+      // The first task is terminated while its model thinks: nothing releases its desktop.
+      const slow = script('left-behind', [
+        quick('never')[0] as Entry,
+        { ...(quick('never')[1] as Entry), delay_ms: 60_000 },
+      ]);
+      const first = await start(worker, slow);
+      await eventually(async () => actionRequests(slow).length === 2, 60_000, 'the second turn to be asked');
+      await first.terminate('the test leaves its desktop behind');
+      const [leftBehind] = desktops.sessionIds();
+      expect(desktops.size).toBe(1);
+      // The pool is full with it; the next task waits for the place, then gets it.
+      const result = (await (
+        await start(worker, script('after-left-behind', quick('got a desktop')))
+      ).result()) as TaskResult;
+      expect(result).toMatchObject({ status: 'complete', answer: 'got a desktop' });
+      expect(worker.lines).toContain(`[desktop pool] closed ${leftBehind} (unused for 2 s)`);
+    } finally {
+      await worker.stop();
+    }
+  }, 120_000);
+
+  it('a desktop that failed mid-step on a live worker is closed when its run opens a new one', async () => {
+    // The first observe of step 2 fails as a desktop gone would, though the worker and the pool still hold it.
+    const worker = await startWorker(
+      { maxSessions: 1 },
+      {
+        checkpoint: async (point, req) => {
+          if (point === 'observe' && req.step === 2 && req.generation === 0) {
+            throw new DesktopClosedError('the test says this desktop is gone');
+          }
+        },
+      },
+    );
+    try {
+      const desktops = worker.runtime.desktops as DesktopPool;
+      const handle = await start(worker, script('lost-mid-step', quick('reopened')));
+      const first = await eventually(async () => desktops.sessionIds()[0], 60_000, 'the first desktop');
+      const result = (await handle.result()) as TaskResult;
+      expect(result).toMatchObject({ status: 'complete', answer: 'reopened' });
+      expect(worker.lines).toContain(`[desktop pool] closed ${first} (its run opened a new desktop)`);
+      const run = await readRun(h.runDir(handle.workflowId));
+      expect(run.events.some((e) => (e.metadata as { note?: string }).note === 'session_restored')).toBe(true);
     } finally {
       await worker.stop();
     }

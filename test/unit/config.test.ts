@@ -50,6 +50,7 @@ describe('loadConfig: defaults', () => {
       },
       desktop: {
         maxSessions: 4,
+        idleTimeoutSeconds: 600,
         network: false,
         apps: ['xterm'],
         typingChunk: 50,
@@ -264,6 +265,8 @@ describe('loadConfig: errors', () => {
     ],
     ['an empty task queue', { taskQueue: '' }, {}, /taskQueue/],
     ['a desktop endOnNoCall that is no boolean', { desktop: { endOnNoCall: 'yes' } }, {}, /desktop\.endOnNoCall/],
+    ['a zero desktop idle timeout', { desktop: { idleTimeoutSeconds: 0 } }, {}, /desktop\.idleTimeoutSeconds/],
+    ['a desktop idle timeout in words', { desktop: { idleTimeoutSeconds: '10m' } }, {}, /desktop\.idleTimeoutSeconds/],
   ])('%s → ConfigError', (_name, content, env, message) => {
     const run = () => load(content, env);
     expect(run).toThrow(ConfigError);
