@@ -3,6 +3,7 @@
 // desktop.endOnNoCall: a reply that calls no tool ends the task with its text as the answer, or (off) is invalid.
 // Lifetimes: a desktop unused for desktop.idleTimeoutSeconds is closed and its place freed; a run opening a new
 // desktop gets its older one on this worker closed; so a pool full of desktops left behind no longer hangs tasks.
+// At start a worker process prints what the model may do in each environment it hosts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,9 +21,12 @@ import type { WorkerRuntime } from '../../worker/main';
 import type { WorkerOptions } from '../../worker/main';
 import { processAlive } from '../fixtures/desktop/helpers';
 import { FAST_TIMING, eventually, startHarness, workflowBundle } from './harness';
+import { READY_LINE } from './worker-process';
+import { WorkerProcesses } from './worker-processes';
 import type { Harness } from './harness';
 
 let h: Harness;
+const processes = new WorkerProcesses(() => h);
 let model: ScriptedModelServer;
 let scriptsDir: string;
 
@@ -93,6 +97,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  processes.killAll();
   await model?.close();
   await h?.close();
 });
@@ -260,4 +265,26 @@ describe('desktop lifetimes: tasks on a worker with one desktop', () => {
       await worker.stop();
     }
   }, 120_000);
+});
+
+describe('the tool lists at start', () => {
+  it("a worker process prints each hosted environment's actions and tools before it polls", async () => {
+    await processes.prepare();
+    const child = processes.spawn();
+    const log = () => fs.readFileSync(processes.logFile(child), 'utf8');
+    await eventually(async () => log().includes(READY_LINE), 60_000, 'the worker process to poll');
+    await processes.kill(child);
+    const lines = log().split('\n');
+    expect(lines).toContain(
+      'desktop tools (10): stop, run_command, run_background_command, send_key, type_text, click, double_click, ' +
+        'right_click, drag, ask_user',
+    );
+    expect(lines.find((l) => l.startsWith('browser actions (fara-1.5, 18): '))).toMatch(/left_click, .*terminate$/);
+    expect(lines.find((l) => l.startsWith('browser actions (fara-7b, 11): '))).toMatch(/left_click, .*terminate$/);
+    // Printed once each, with the worker's other start lines, before it polls.
+    const at = (prefix: string) => lines.findIndex((l) => l.startsWith(prefix));
+    expect(lines.filter((l) => l.startsWith('desktop tools'))).toHaveLength(1);
+    expect(at('worker ready')).toBeLessThan(at('desktop tools'));
+    expect(at('desktop tools')).toBeLessThan(at(READY_LINE));
+  }, 90_000);
 });
