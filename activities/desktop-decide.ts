@@ -6,6 +6,7 @@ import { INVALID_REPLY_ACTION, agentState, conversationEntry } from '../src/agen
 import {
   DEFAULT_MEMORY_TOKEN_BUDGET,
   DESKTOP_TOOLS,
+  noCallOutcome,
   checkCall,
   describeMessages,
   desktopMessages,
@@ -30,6 +31,12 @@ import type { ActivityDeps, RunFiles } from './support';
 import type { DecideCall, DecideResult, StepRef } from './types';
 
 type ActionEvent = Extract<Event, { type: 'action' }>;
+
+/**
+ * Metadata of a turn whose reply called no tool and so ended the task (desktop.endOnNoCall): its action is the stop
+ * the reply stands for, while `tool_calls` stays as the model gave it (none).
+ */
+export const FINAL_REPLY_KEY = 'final_reply';
 
 export async function decideDesktop(deps: ActivityDeps, files: RunFiles, req: StepRef): Promise<DecideResult> {
   const w = await files.writer(req.runId);
@@ -89,7 +96,26 @@ export async function decideDesktop(deps: ActivityDeps, files: RunFiles, req: St
   };
   const first = read.calls[0];
   if (!first) {
-    const error = read.error ?? 'Your reply called no tool.';
+    const outcome = noCallOutcome(completion.text, d.endOnNoCall);
+    if (outcome.kind === 'final') {
+      // The model's last word: recorded as a stop with its text as the answer (act records the tool output).
+      const stop = checkCall('stop', { answer: outcome.answer });
+      const event = actionEvent(
+        req.step,
+        {
+          action_name: stop.name,
+          content: { action: stop.name, arguments: { ...stop.arguments, thoughts: read.thoughts } },
+          action_nl_description: `${summarizeCall(stop)} (the reply called no tool: its text is the answer)`,
+          agent_state: agentState(DESKTOP_AGENT, []),
+          llm_conversation: { messages: conversation },
+          grounding: null,
+        },
+        { generation: req.generation, metadata: { ...metadata, [FINAL_REPLY_KEY]: true } },
+      );
+      await w.appendEvent(event);
+      return decisionFromRecord(event);
+    }
+    const { error, errorType } = outcome;
     const fields: ActionFields = {
       action_name: INVALID_REPLY_ACTION,
       content: { action: INVALID_REPLY_ACTION, arguments: { thoughts: read.thoughts } },
@@ -100,7 +126,7 @@ export async function decideDesktop(deps: ActivityDeps, files: RunFiles, req: St
     };
     const event = actionEvent(req.step, fields, {
       generation: req.generation,
-      metadata: { ...metadata, invalid_reply: { error, error_type: 'NoToolCall', detail: error } },
+      metadata: { ...metadata, invalid_reply: { error, error_type: errorType, detail: error } },
     });
     await w.appendEvent(event);
     const decision = invalidDecision(event, error);
@@ -155,13 +181,22 @@ function decideCall(call: DesktopCall, thoughts: string): DecideCall {
 
 /** The turn's decision from its recorded first action (a retried decide, or the fresh record). */
 function decisionFromRecord(event: ActionEvent): DecideResult {
-  const meta = (event.metadata ?? {}) as { invalid_reply?: { error?: unknown }; tool_calls?: unknown };
+  const meta = (event.metadata ?? {}) as {
+    invalid_reply?: { error?: unknown };
+    tool_calls?: unknown;
+    [FINAL_REPLY_KEY]?: unknown;
+  };
   if (meta.invalid_reply) {
     const error = typeof meta.invalid_reply.error === 'string' ? meta.invalid_reply.error : 'invalid reply';
     return invalidDecision(event, error);
   }
-  const thoughts = (event.content.arguments as { thoughts?: string } | undefined)?.thoughts ?? '';
-  const listed = Array.isArray(meta.tool_calls) ? (meta.tool_calls as { name?: unknown; arguments?: unknown }[]) : [];
+  const { thoughts = '', ...args } = (event.content.arguments ?? {}) as { thoughts?: string; [k: string]: unknown };
+  const listed =
+    meta[FINAL_REPLY_KEY] === true
+      ? [{ name: event.action_name, arguments: args }]
+      : Array.isArray(meta.tool_calls)
+        ? (meta.tool_calls as { name?: unknown; arguments?: unknown }[])
+        : [];
   const calls = listed.map((c) => checkCall(String(c.name ?? ''), (c.arguments ?? {}) as Record<string, unknown>));
   const decided = calls.map((c, i) => decideCall(c, i === 0 ? thoughts : ''));
   const first = decided[0];

@@ -69,21 +69,25 @@ export function createDesktopRoom(deps: ActivityDeps, files: RunFiles) {
       await restoreHome(files, req.runId, homeDir);
       const screen = desktopScreen(input);
       const urlPolicy = taskUrlPolicy(deps.config, input);
-      const { sessionId } = await desktops.open({
-        homeDir,
-        width: screen.width,
-        height: screen.height,
-        network: d.network,
-        urlPolicy,
-        apps: d.apps,
-        typingChunk: d.typingChunk,
-        typingDelayMs: d.typingDelayMs,
-        commandTimeoutMs: d.commandTimeoutSeconds * 1000,
-        maxCommandTimeoutMs: d.maxCommandTimeoutSeconds * 1000,
-        outputHeadChars: d.outputHeadChars,
-        outputTailChars: d.outputTailChars,
-        ...(deps.log ? { log: deps.log } : {}),
-      });
+      // Owned by the run: a desktop it still holds here (left by a lost activity) is closed first.
+      const { sessionId } = await desktops.open(
+        {
+          homeDir,
+          width: screen.width,
+          height: screen.height,
+          network: d.network,
+          urlPolicy,
+          apps: d.apps,
+          typingChunk: d.typingChunk,
+          typingDelayMs: d.typingDelayMs,
+          commandTimeoutMs: d.commandTimeoutSeconds * 1000,
+          maxCommandTimeoutMs: d.maxCommandTimeoutSeconds * 1000,
+          outputHeadChars: d.outputHeadChars,
+          outputTailChars: d.outputTailChars,
+          ...(deps.log ? { log: deps.log } : {}),
+        },
+        { owner: req.runId },
+      );
       if (req.reason !== 'start') {
         const why =
           req.reason === 'worker_lost'

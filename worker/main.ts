@@ -21,6 +21,7 @@ import { sleep } from '../src/runtime/sleep';
 import { isPoolFullType } from '../src/agent/failure-types';
 import { browserOpenQueue } from '../src/agent/queues';
 import { roomSlotSupplier } from './open-slots';
+import { toolListLines } from './tool-lists';
 import { CustomSessions, environmentRegistry } from '../src/environments/plugin';
 import type { CustomEnvironment } from '../src/environments/plugin';
 import type { WorkerLimits } from '../src/runtime/limits';
@@ -151,6 +152,7 @@ function desktopPoolFor(config: Config, log: (line: string) => void): DesktopPoo
   }
   return new DesktopPool({
     maxSessions: config.desktop.maxSessions,
+    idleTimeoutMs: config.desktop.idleTimeoutSeconds * 1000,
     ...(config.desktop.sandboxUid !== undefined ? { sandboxUid: config.desktop.sandboxUid } : {}),
     log,
   });
@@ -202,7 +204,6 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     checkpoint: opts.checkpoint,
   });
   const activities = withOwnActivities(ours, opts.activities);
-  if (environments.size) log(`environments beside the browser: ${[...environments.keys()].join(', ')}`);
   const common = {
     connection,
     namespace: config.temporal.namespace,
@@ -238,6 +239,9 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     `worker ready: shared queue ${config.taskQueue}, session queue ${sessionQueue}, opens on ${openQueue} while ` +
       `the pool has room, runs in ${config.runsDir}; ${limits}`,
   );
+  for (const line of toolListLines({ desktop: desktops !== undefined, environments: [...environments.keys()] })) {
+    log(line);
+  }
   if (config.encryption) log(encryptionSummary(config.encryption));
   const gaps = config.browser.cdpUrl ? remoteBrowserGaps(config.urlPolicy ?? DEFAULT_URL_POLICY) : null;
   if (gaps) log(`warning: ${gaps}`);

@@ -20,6 +20,7 @@ import { PolicyGuard } from './policy-guard';
 import { isRecoverable } from './recovery';
 import { delay, lastMutationInPage, POINTER_SETTLE, SCREENSHOT_SETTLE, SCROLL_SETTLE } from './settle';
 import type { SettleOptions, SettleReport } from './settle';
+import { IdleClock } from '../runtime/session-lifetimes';
 
 /** How long to wait for the browser to report a popup the page is known to have opened. */
 const POPUP_REPORT_CAP_MS = 5_000;
@@ -65,8 +66,7 @@ function addReports(a: SettleReport, b: SettleReport): SettleReport {
 export class BrowserEnvironment {
   readonly captcha: CaptchaGate;
   private readonly singleTab: boolean;
-  private busy = 0;
-  private lastActivity = Date.now();
+  private readonly clock = new IdleClock();
 
   constructor(
     readonly controller: BrowserController,
@@ -100,17 +100,11 @@ export class BrowserEnvironment {
 
   /** Milliseconds since the last operation ended; 0 while one is running. */
   idleFor(): number {
-    return this.busy > 0 ? 0 : Date.now() - this.lastActivity;
+    return this.clock.idleFor();
   }
 
-  private async track<T>(work: () => Promise<T>): Promise<T> {
-    this.busy += 1;
-    try {
-      return await work();
-    } finally {
-      this.busy -= 1;
-      this.lastActivity = Date.now();
-    }
+  private track<T>(work: () => Promise<T>): Promise<T> {
+    return this.clock.track(work);
   }
 
   /**

@@ -12,6 +12,7 @@ import { PolicyGuard } from './policy-guard';
 import { DEFAULT_URL_POLICY } from '../policy/url-policy';
 import type { UrlPolicy } from '../policy/url-policy';
 import type { Lookup } from '../policy/resolve';
+import { SessionLifetimes } from '../runtime/session-lifetimes';
 
 export type PoolOptions = {
   launch?: LaunchOptions;
@@ -23,7 +24,7 @@ export type PoolOptions = {
    * once with PoolFullError. Each waiter holds an activity slot, so this stays well under the worker's slots.
    */
   maxWaiters?: number;
-  /** Sessions with no operation for this long are closed. */
+  /** Sessions with no operation for this long are closed (src/runtime/session-lifetimes.ts). */
   idleTimeoutMs?: number;
   /** How often idle sessions are looked for; defaults to a quarter of the idle timeout (at most 30 s). */
   sweepIntervalMs?: number;
@@ -78,16 +79,18 @@ export const SAME_TAB_SEARCH_COOKIE = {
 export class BrowserPool {
   private browser: Promise<Browser> | undefined;
   private readonly sessions = new Map<string, BrowserEnvironment>();
-  private readonly owners = new Map<string, string>();
+  /** Owners and idle clocks of the open sessions; closes the idle ones. */
+  private readonly lifetimes: SessionLifetimes;
   /** Openers waiting for a place, first come first served: a freed place is handed to the first, never raced for. */
   private readonly waiters: Array<() => void> = [];
   private opening = 0;
   /** Called whenever a place may have come free (a session closed, an open ended): see onRoom. */
   private readonly roomListeners = new Set<() => void>();
-  private sweeper: NodeJS.Timeout | undefined;
   private shutDown = false;
 
-  constructor(private readonly options: PoolOptions = {}) {}
+  constructor(private readonly options: PoolOptions = {}) {
+    this.lifetimes = new SessionLifetimes(options, (id) => this.close(id));
+  }
 
   get size(): number {
     return this.sessions.size;
@@ -188,10 +191,7 @@ export class BrowserPool {
    * line for a place (as long as fewer than `maxWaiters` already wait).
    */
   async openSession(options: OpenSessionOptions, wait: PoolWait = {}): Promise<Session> {
-    if (options.owner !== undefined) {
-      const stale = [...this.owners].filter(([, owner]) => owner === options.owner).map(([id]) => id);
-      await Promise.all(stale.map((id) => this.close(id)));
-    }
+    await this.lifetimes.closeOwnedBy(options.owner);
     await this.takePlace(wait);
     let context: BrowserContext | undefined;
     let guard: PolicyGuard | undefined;
@@ -227,8 +227,7 @@ export class BrowserPool {
       if (options.url !== undefined) await env.visitUrl(options.url);
       const sessionId = randomUUID();
       this.sessions.set(sessionId, env);
-      if (options.owner !== undefined) this.owners.set(sessionId, options.owner);
-      this.startSweeper();
+      this.lifetimes.add(sessionId, () => env.idleFor(), options.owner);
       return { sessionId, env };
     } catch (error) {
       await context?.close().catch(() => undefined);
@@ -256,7 +255,7 @@ export class BrowserPool {
     const env = this.sessions.get(sessionId);
     if (!env) return;
     this.sessions.delete(sessionId);
-    this.owners.delete(sessionId);
+    this.lifetimes.delete(sessionId);
     this.opening += 1; // the place stays taken while the context closes (closing costs the CPU a new one needs)
     try {
       await env.close();
@@ -267,28 +266,15 @@ export class BrowserPool {
   }
 
   /** Closes sessions idle for longer than the timeout; returns their ids. */
-  async closeIdle(): Promise<string[]> {
-    const limit = this.options.idleTimeoutMs;
-    if (limit === undefined) return [];
-    const idle = [...this.sessions].filter(([, env]) => env.idleFor() >= limit).map(([id]) => id);
-    await Promise.all(idle.map((id) => this.close(id)));
-    return idle;
-  }
-
-  private startSweeper(): void {
-    const limit = this.options.idleTimeoutMs;
-    if (limit === undefined || this.sweeper) return;
-    const every = this.options.sweepIntervalMs ?? Math.min(30_000, Math.max(50, Math.floor(limit / 4)));
-    this.sweeper = setInterval(() => void this.closeIdle(), every);
-    this.sweeper.unref();
+  closeIdle(): Promise<string[]> {
+    return this.lifetimes.closeIdle();
   }
 
   /** Closes every session and the browser; the pool cannot be used afterwards. */
   async shutdown(): Promise<void> {
     this.shutDown = true;
     for (const grant of this.waiters.splice(0)) grant(); // each then fails at getBrowser: the pool is shut down
-    if (this.sweeper) clearInterval(this.sweeper);
-    this.sweeper = undefined;
+    this.lifetimes.stop();
     await Promise.all([...this.sessions.keys()].map((id) => this.close(id)));
     const browser = this.browser ? await this.browser.catch(() => undefined) : undefined;
     this.browser = undefined;

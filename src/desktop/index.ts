@@ -3,7 +3,7 @@
 export { DesktopSession } from './session';
 export type { DesktopNetwork, DesktopOptions } from './session';
 export { DesktopPool } from './pool';
-export type { DesktopPoolOptions } from './pool';
+export type { DesktopOpenOptions, DesktopPoolOptions } from './pool';
 export { DEFAULT_COMMAND_LIMITS, BACKGROUND_DIR } from './commands';
 export type { BackgroundProcess, CommandLimits, CommandResult } from './commands';
 export type { MouseButton, ScrollDirection, TypingOptions } from './input';

@@ -1,11 +1,14 @@
-// The worker's desktop sessions: ids, a session limit, closing one or all, and a process exit hook that kills
+// The worker's desktop sessions: ids, a session limit, closing one or all, their lifetimes (a desktop idle past a
+// limit is closed; opening one for a run first closes the run's older one), and a process exit hook that kills
 // whatever is still running when Node exits.
 import { randomBytes } from 'node:crypto';
+import { SessionLifetimes } from '../runtime/session-lifetimes';
+import type { LifetimeEnd, LifetimeOptions } from '../runtime/session-lifetimes';
 import { DesktopPoolFullError, UnknownDesktopSessionError } from './errors';
 import { DesktopSession } from './session';
 import type { DesktopOptions } from './session';
 
-export type DesktopPoolOptions = {
+export type DesktopPoolOptions = LifetimeOptions & {
   maxSessions: number;
   /** Options every session starts from; `open`'s options override them. */
   defaults?: Partial<DesktopOptions>;
@@ -17,14 +20,21 @@ export type DesktopPoolOptions = {
   log?: (line: string) => void;
 };
 
+/** What opening a desktop is for: `owner`, the run it belongs to (its older desktop here is closed first). */
+export type DesktopOpenOptions = { owner?: string };
+
 export class DesktopPool {
   private readonly sessions = new Map<string, DesktopSession>();
+  /** Owners and idle clocks of the open desktops; closes the idle ones. */
+  private readonly lifetimes: SessionLifetimes;
   private opening = 0;
   private readonly onExit = (): void => {
     for (const session of this.sessions.values()) session.killNow();
   };
 
-  constructor(private readonly options: DesktopPoolOptions) {}
+  constructor(private readonly options: DesktopPoolOptions) {
+    this.lifetimes = new SessionLifetimes(options, (id, why) => this.close(id, why));
+  }
 
   /** Open sessions (not counting those still starting). */
   get size(): number {
@@ -39,8 +49,15 @@ export class DesktopPool {
     return [...this.sessions.keys()];
   }
 
-  /** Opens a session; throws DesktopPoolFullError when `maxSessions` are open or starting. */
-  async open(options: DesktopOptions): Promise<{ sessionId: string; session: DesktopSession }> {
+  /**
+   * Opens a session; throws DesktopPoolFullError when `maxSessions` are open or starting. A desktop still held for
+   * the same owner (one a lost activity left behind) is closed first, so its place is not waited for.
+   */
+  async open(
+    options: DesktopOptions,
+    { owner }: DesktopOpenOptions = {},
+  ): Promise<{ sessionId: string; session: DesktopSession }> {
+    await this.lifetimes.closeOwnedBy(owner);
     if (this.sessions.size + this.opening >= this.options.maxSessions) {
       throw new DesktopPoolFullError(`the desktop pool is full (${this.options.maxSessions} sessions)`);
     }
@@ -56,7 +73,8 @@ export class DesktopPool {
       const sessionId = `desk-${randomBytes(6).toString('hex')}`;
       if (this.sessions.size === 0) process.on('exit', this.onExit);
       this.sessions.set(sessionId, session);
-      this.options.log?.(`[desktop pool] opened ${sessionId} on ${session.display}`);
+      this.lifetimes.add(sessionId, () => session.idleFor(), owner);
+      this.options.log?.(`[desktop pool] opened ${sessionId} on ${session.display}${owner ? ` for ${owner}` : ''}`);
       return { sessionId, session };
     } finally {
       this.opening--;
@@ -74,17 +92,31 @@ export class DesktopPool {
     return session;
   }
 
-  /** Closes one session; an unknown id is a no-op (closing is idempotent). */
-  async close(sessionId: string): Promise<void> {
+  /** Closes one session; an unknown id is a no-op (closing is idempotent). `why`: the pool closes it on its own. */
+  async close(sessionId: string, why?: LifetimeEnd): Promise<void> {
     const session = this.sessions.get(sessionId);
     if (!session) return;
     this.sessions.delete(sessionId);
+    this.lifetimes.delete(sessionId);
     if (this.sessions.size === 0) process.off('exit', this.onExit);
     await session.close();
-    this.options.log?.(`[desktop pool] closed ${sessionId}`);
+    const reason =
+      why === 'idle'
+        ? ` (unused for ${Math.round((this.options.idleTimeoutMs ?? 0) / 1000)} s)`
+        : why === 'replaced'
+          ? ' (its run opened a new desktop)'
+          : '';
+    this.options.log?.(`[desktop pool] closed ${sessionId}${reason}`);
   }
 
+  /** Closes the desktops unused for the idle timeout or longer; returns their ids. */
+  closeIdle(): Promise<string[]> {
+    return this.lifetimes.closeIdle();
+  }
+
+  /** Closes every desktop and stops the idle sweep (until the next open). */
   async closeAll(): Promise<void> {
+    this.lifetimes.stop();
     await Promise.all(this.sessionIds().map((id) => this.close(id)));
   }
 }

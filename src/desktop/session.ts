@@ -15,6 +15,7 @@ import { DesktopInput } from './input';
 import type { MouseButton, ScrollDirection, TypingOptions } from './input';
 import { Sandbox, sandboxHostUser } from './sandbox';
 import { captureScreen } from './screenshot';
+import { IdleClock } from '../runtime/session-lifetimes';
 import { pollUntil } from './wait';
 import { listWindows, windowManagerRunning } from './windows';
 import type { DesktopWindow } from './windows';
@@ -63,6 +64,7 @@ export class DesktopSession {
   /** The host uid of the sandbox: its processes run as it; what they write in the home belongs to it. */
   readonly sandboxUid: number;
   private closing: Promise<void> | undefined;
+  private readonly clock = new IdleClock();
 
   private constructor(
     private readonly xdisplay: XDisplay,
@@ -128,65 +130,53 @@ export class DesktopSession {
 
   /** A PNG of the whole screen (width × height). */
   async screenshot(): Promise<Buffer> {
-    this.ensureOpen();
-    return captureScreen(this.xdisplay);
+    return this.use(() => captureScreen(this.xdisplay));
   }
 
   async click(x: number, y: number, button: MouseButton = 'left', count = 1): Promise<void> {
-    this.ensureOpen();
-    return this.input.click(x, y, button, count);
+    return this.use(() => this.input.click(x, y, button, count));
   }
 
   async doubleClick(x: number, y: number): Promise<void> {
-    this.ensureOpen();
-    return this.input.doubleClick(x, y);
+    return this.use(() => this.input.doubleClick(x, y));
   }
 
   async rightClick(x: number, y: number): Promise<void> {
-    this.ensureOpen();
-    return this.input.rightClick(x, y);
+    return this.use(() => this.input.rightClick(x, y));
   }
 
   async move(x: number, y: number): Promise<void> {
-    this.ensureOpen();
-    return this.input.move(x, y);
+    return this.use(() => this.input.move(x, y));
   }
 
   async drag(x1: number, y1: number, x2: number, y2: number): Promise<void> {
-    this.ensureOpen();
-    return this.input.drag(x1, y1, x2, y2);
+    return this.use(() => this.input.drag(x1, y1, x2, y2));
   }
 
   async scroll(x: number, y: number, direction: ScrollDirection, amount = 3): Promise<void> {
-    this.ensureOpen();
-    return this.input.scroll(x, y, direction, amount);
+    return this.use(() => this.input.scroll(x, y, direction, amount));
   }
 
   /** One or more chords separated by spaces: "Enter", "ctrl+s", "ctrl+a Delete". */
   async key(keys: string): Promise<void> {
-    this.ensureOpen();
-    return this.input.key(keys);
+    return this.use(() => this.input.key(keys));
   }
 
   async type(text: string, options?: TypingOptions): Promise<void> {
-    this.ensureOpen();
-    return this.input.type(text, options);
+    return this.use(() => this.input.type(text, options));
   }
 
   async runCommand(command: string, options?: { timeoutMs?: number }): Promise<CommandResult> {
-    this.ensureOpen();
-    return this.commands.runCommand(command, options);
+    return this.use(() => this.commands.runCommand(command, options));
   }
 
   async runBackground(command: string): Promise<BackgroundProcess> {
-    this.ensureOpen();
-    return this.commands.runBackground(command);
+    return this.use(() => this.commands.runBackground(command));
   }
 
   /** Visible top-level windows. */
   async windows(): Promise<DesktopWindow[]> {
-    this.ensureOpen();
-    return listWindows(this.display);
+    return this.use(() => listWindows(this.display));
   }
 
   /** Host path of the egress proxy's socket in network mode 'policy' (for diagnostics and leak checks). */
@@ -216,6 +206,17 @@ export class DesktopSession {
     this.sandbox.killNow();
     this.egress?.killNow();
     this.xdisplay.killNow();
+  }
+
+  /** Milliseconds since the last operation on the desktop ended; 0 while one runs (the pool's idle sweep). */
+  idleFor(): number {
+    return this.clock.idleFor();
+  }
+
+  /** One operation on the open desktop, timed by the idle clock. */
+  private use<T>(work: () => Promise<T>): Promise<T> {
+    this.ensureOpen();
+    return this.clock.track(work);
   }
 
   private ensureOpen(): void {

@@ -123,6 +123,11 @@ export const ConfigSchema = z.strictObject({
       /** At most this many desktops at once on this worker (each is an X server plus its apps). */
       maxSessions: z.number().int().min(0).max(64).default(4),
       /**
+       * A desktop no activity used for this long is closed, freeing its place (one whose task ended without closing
+       * it, or that a lost activity left behind); its task, if it comes back, gets a new desktop with the same home.
+       */
+      idleTimeoutSeconds: z.number().positive().default(600),
+      /**
        * What sandboxed programs may reach. false (default): nothing — the sandbox has its own empty network namespace.
        * 'policy': the same empty namespace, and one way out: an HTTP(S) proxy (the sandbox's http_proxy & co.) that
        * applies `urlPolicy` narrowed by the task's to every connection. true: the host's network, with no policy —
@@ -142,6 +147,12 @@ export const ConfigSchema = z.strictObject({
       outputTailChars: z.number().int().min(100).default(2000),
       /** The host uid/gid a root worker runs each sandbox as (never 0); absent: DEFAULT_SANDBOX_HOST_UID (61000). */
       sandboxUid: z.number().int().min(1).max(4294967294).optional(),
+      /**
+       * A reply that calls no tool ends the task with its text as the answer (true, default: with native function
+       * calling, plain text is the model's last word). false: it is an invalid reply the model is told about. An
+       * empty reply, or one that looks like a call that could not be read, is an invalid reply either way.
+       */
+      endOnNoCall: z.boolean().default(true),
       /** The endpoint (a name in `models`) that describes the screen; absent: the task's endpoint. */
       visionEndpoint: z.string().min(1).optional(),
       /** The endpoint (a name in `models`) that points at an element described in words; absent: the vision one. */
@@ -149,6 +160,7 @@ export const ConfigSchema = z.strictObject({
     })
     .default({
       maxSessions: 4,
+      idleTimeoutSeconds: 600,
       network: false,
       apps: ['xterm'],
       typingChunk: 50,
@@ -157,6 +169,7 @@ export const ConfigSchema = z.strictObject({
       maxCommandTimeoutSeconds: 120,
       outputHeadChars: 2000,
       outputTailChars: 2000,
+      endOnNoCall: true,
     }),
   /**
    * What the browser may load (src/policy/url-policy.ts): schemes (default http, https; about:blank always),

@@ -1,5 +1,5 @@
 // A worker in its own process, for crash tests and the resume benchmark: started by the test, killed with SIGKILL,
-// replaced by another. Prints READY_LINE once it polls.
+// replaced by another. Prints the worker's own lines as `cua worker` does, and READY_LINE once it polls.
 // Env: TEMPORAL_ADDRESS, CUA_RUNS_DIR, CUA_TASK_QUEUE (as any worker), CUA_TEST_BUNDLE (prebuilt workflow code),
 // and optionally CUA_TEST_HOLD="<point>:<step>" + CUA_TEST_MARKER=<file>: at that checkpoint the activity writes
 // the marker file and then holds (the test kills the process while it holds).
@@ -16,6 +16,7 @@ async function main(): Promise<void> {
   const marker = process.env.CUA_TEST_MARKER;
   const bundle = process.env.CUA_TEST_BUNDLE;
   const runtime = await createWorkerRuntime(config, {
+    log: (line) => console.log(line),
     ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
     checkpoint: async (point, req) => {
       if (!hold || `${point}:${req.step}` !== hold || req.generation !== 0) return;

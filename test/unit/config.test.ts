@@ -50,6 +50,7 @@ describe('loadConfig: defaults', () => {
       },
       desktop: {
         maxSessions: 4,
+        idleTimeoutSeconds: 600,
         network: false,
         apps: ['xterm'],
         typingChunk: 50,
@@ -58,6 +59,7 @@ describe('loadConfig: defaults', () => {
         maxCommandTimeoutSeconds: 120,
         outputHeadChars: 2000,
         outputTailChars: 2000,
+        endOnNoCall: true,
       },
       worker: { maxConcurrentActivities: 10, maxConcurrentWorkflowTasks: 8 },
       evaluation: { taskSetDirs: [] },
@@ -274,6 +276,9 @@ describe('loadConfig: errors', () => {
       /models\.m\.timeoutSeconds/,
     ],
     ['an empty task queue', { taskQueue: '' }, {}, /taskQueue/],
+    ['a desktop endOnNoCall that is no boolean', { desktop: { endOnNoCall: 'yes' } }, {}, /desktop\.endOnNoCall/],
+    ['a zero desktop idle timeout', { desktop: { idleTimeoutSeconds: 0 } }, {}, /desktop\.idleTimeoutSeconds/],
+    ['a desktop idle timeout in words', { desktop: { idleTimeoutSeconds: '10m' } }, {}, /desktop\.idleTimeoutSeconds/],
   ])('%s → ConfigError', (_name, content, env, message) => {
     const run = () => load(content, env);
     expect(run).toThrow(ConfigError);

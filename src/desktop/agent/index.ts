@@ -14,6 +14,8 @@ export {
 export type { DesktopCall, DesktopTool, DesktopToolName } from './tools';
 export { MAX_CALLS_PER_REPLY, NO_TOOL_CALL_ERROR, readToolCalls } from './parse';
 export type { ReplyCalls, ReplyInput } from './parse';
+export { EMPTY_REPLY_ERROR, attemptedCall, finalWords, noCallOutcome } from './no-call';
+export type { NoCallOutcome } from './no-call';
 export { describeMessages, groundingMessages, readDescription, systemPrompt } from './prompt';
 export type { DescribeInput, Description, GroundingInput, SystemPromptInput } from './prompt';
 export { parsePoint } from './grounding';

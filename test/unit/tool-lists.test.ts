@@ -1,0 +1,37 @@
+// Specification of the worker's start lines listing each hosted environment's actions or tools.
+import { describe, expect, it } from 'vitest';
+import { toolListLines } from '../../worker/tool-lists';
+
+const FARA15 =
+  'browser actions (fara-1.5, 18): key, type, mouse_move, left_click, left_click_drag, right_click, double_click, ' +
+  'triple_click, scroll, hscroll, visit_url, history_back, web_search, read_page_answer_question, ' +
+  'pause_and_memorize_fact, ask_user_question, wait, terminate';
+const FARA7B =
+  'browser actions (fara-7b, 11): key, type, mouse_move, left_click, scroll, visit_url, web_search, history_back, ' +
+  'pause_and_memorize_fact, wait, terminate';
+const DESKTOP =
+  'desktop tools (10): stop, run_command, run_background_command, send_key, type_text, click, double_click, ' +
+  'right_click, drag, ask_user';
+
+describe('toolListLines', () => {
+  it.each<[string, Parameters<typeof toolListLines>[0], string[]]>([
+    ['browser only', { desktop: false, environments: [] }, [FARA15, FARA7B]],
+    ['browser and desktop', { desktop: true, environments: [] }, [FARA15, FARA7B, DESKTOP]],
+    [
+      'with environments of the application',
+      { desktop: true, environments: ['raw-page', 'vnc'] },
+      [
+        FARA15,
+        FARA7B,
+        DESKTOP,
+        "environments beside the browser: raw-page, vnc (each takes the browser actions of the task's profile)",
+      ],
+    ],
+  ])('%s', (_case, hosted, lines) => {
+    expect(toolListLines(hosted)).toEqual(lines);
+  });
+
+  it('prints one line per environment, none of them wrapped', () => {
+    for (const line of toolListLines({ desktop: true, environments: ['x'] })) expect(line).not.toContain('\n');
+  });
+});
