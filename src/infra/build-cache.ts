@@ -29,7 +29,6 @@ export function temporalServerDir(): string {
   return dir;
 }
 
-
 /** rclone v1.76.0 (`serve s3` needs ≥ 1.65; Debian's is 1.60): CUA_RCLONE_BIN, else the build cache. */
 export function rclonePath(): string {
   const candidates = [process.env.CUA_RCLONE_BIN, path.join(cacheDir(), 'bin', `rclone-${RCLONE_VERSION}`, 'rclone')];

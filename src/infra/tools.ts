@@ -47,7 +47,12 @@ function missingOf(part: SetupPart): ToolNotFoundError[] {
       const support = desktopSupport();
       return support.ok
         ? []
-        : [new ToolNotFoundError(`The desktop programs (${support.missing.join(', ')})`, `Install: ${support.aptLine}`)];
+        : [
+            new ToolNotFoundError(
+              `The desktop programs (${support.missing.join(', ')})`,
+              `Install: ${support.aptLine}`,
+            ),
+          ];
     }
     case 'tests': {
       const missing = notFound([testServerPath]);
