@@ -9,17 +9,11 @@ cache="${CUA_CACHE_DIR:-$HOME/.cache/durable-cua}"
 bin="$cache/bin/rclone-$RCLONE_VERSION"
 say() { printf '[rclone] %s\n' "$*" >&2; }
 ready() { [ -x "$bin/rclone" ] && "$bin/rclone" version 2>/dev/null | head -1 | grep -Eqx "rclone ${RCLONE_VERSION}(-DEV)?"; }
-# One build at a time (two setups at once would write the same binary): the second waits, then finds it ready.
-mkdir -p "$cache"
-exec 9>"$cache/.rclone.lock"
-if ! ready && ! flock -n 9; then
-  say "another setup is building rclone; waiting for it"
-  flock 9
-fi
+# shellcheck source=scripts/go-build-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/go-build-lib.sh"
+take_build_lock rclone "rclone $RCLONE_VERSION"
 if ! ready; then
-  go="$(command -v go || true)"
-  [ -n "$go" ] || [ ! -x /usr/local/go/bin/go ] || go=/usr/local/go/bin/go
-  [ -n "$go" ] || { say "ERROR: Go is needed to build rclone $RCLONE_VERSION (install Go or put it on PATH)"; exit 1; }
+  go="$(find_go "rclone $RCLONE_VERSION")"
   say "building rclone $RCLONE_VERSION with go install into $bin (about 5 min on 2 cores, once)"
   started=$(date +%s)
   mkdir -p "$bin"

@@ -13,18 +13,11 @@ ready() {
   [ -x "$dir/bin/temporal-server" ] && [ -x "$dir/bin/temporal-sql-tool" ] &&
     [ -d "$dir/schema/postgresql/v12/temporal/versioned" ] && [ -f "$dir/config/development-postgres12.yaml" ]
 }
-# One build at a time (two setups at once, say a test run beside CI, would share the .partial folder): the second
-# waits for the first and then finds the cache ready.
-mkdir -p "$cache"
-exec 9>"$cache/.temporal-server.lock"
-if ! ready && ! flock -n 9; then
-  say "another setup is building the Temporal server; waiting for it"
-  flock 9
-fi
+# shellcheck source=scripts/go-build-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/go-build-lib.sh"
+take_build_lock temporal-server "the Temporal server $TEMPORAL_SERVER_VERSION"
 if ! ready; then
-  go="$(command -v go || true)"
-  [ -n "$go" ] || [ ! -x /usr/local/go/bin/go ] || go=/usr/local/go/bin/go
-  [ -n "$go" ] || { say "ERROR: Go is needed to build the Temporal server $TEMPORAL_SERVER_VERSION (install Go or put it on PATH)"; exit 1; }
+  go="$(find_go "the Temporal server $TEMPORAL_SERVER_VERSION")"
   say "building the Temporal server $TEMPORAL_SERVER_VERSION and its SQL tool with go install into $dir (about 4 to 11 min on 2 cores, once)"
   started=$(date +%s)
   tmp="$dir.partial"
