@@ -180,6 +180,7 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     idleTimeoutMs: config.browser.idleTimeoutSeconds * 1000,
     defaults: {
       maxDownloadBytes: config.browser.maxDownloadMiB * 1024 * 1024,
+      readyCapMs: config.browser.pageReadyTimeoutSeconds * 1000,
       ...(config.browser.typingDelayMs !== undefined ? { typingDelayMs: config.browser.typingDelayMs } : {}),
     },
   });

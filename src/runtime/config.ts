@@ -100,6 +100,11 @@ export const ConfigSchema = z.strictObject({
       /** A download larger than this is cancelled and its partial file removed. */
       maxDownloadMiB: z.number().positive().default(100),
       /**
+       * Before each operation the page gets this long to reach DOMContentLoaded; a page still loading then is stopped
+       * (window.stop) and the operation goes on with what has arrived.
+       */
+      pageReadyTimeoutSeconds: z.number().positive().max(600).default(60),
+      /**
        * Milliseconds between key presses when typing a text under 100 characters (longer texts: at most 10 ms). Keys
        * are always pressed one by one, so pages reacting per key (debounced suggestions) still see every key. Absent:
        * DEFAULT_TYPING_DELAY_MS; raise it for a site that drops keys typed quickly.
@@ -113,7 +118,14 @@ export const ConfigSchema = z.strictObject({
        */
       pageProbes: z.boolean().default(false),
     })
-    .default({ headless: true, idleTimeoutSeconds: 600, singleTab: true, maxDownloadMiB: 100, pageProbes: false }),
+    .default({
+      headless: true,
+      idleTimeoutSeconds: 600,
+      singleTab: true,
+      maxDownloadMiB: 100,
+      pageReadyTimeoutSeconds: 60,
+      pageProbes: false,
+    }),
   /** The desktop environment (src/desktop): one Xvfb display and bubblewrap sandbox per session. */
   desktop: z
     .strictObject({

@@ -110,6 +110,79 @@ describe('settling', () => {
   });
 });
 
+describe('page ready', () => {
+  // A page whose DOMContentLoaded waits for a parser-blocking script the server holds for ?ms= milliseconds.
+  beforeAll(() => {
+    server.route('/held', (_req, res, url) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(
+        '<!doctype html><title>Held</title><p id="before">before</p>' +
+          `<script src="/held-script?ms=${Number(url.searchParams.get('ms'))}"></script><p id="after">after</p>`,
+      );
+    });
+    server.route('/held-script', (_req, res, url) => {
+      const timer = setTimeout(
+        () => {
+          res.writeHead(200, { 'content-type': 'text/javascript' });
+          res.end("document.title = 'loaded';");
+        },
+        Number(url.searchParams.get('ms')),
+      );
+      res.on('close', () => clearTimeout(timer));
+    });
+  });
+
+  /** A session with the given page-ready cap whose visits settle quickly (the wait measured is the next operation's). */
+  const withCap = (readyCapMs: number) =>
+    pool.openSession({
+      viewport: VIEWPORT,
+      downloadsDir,
+      environment: { readyCapMs, settle: { loadCapMs: 100, networkCapMs: 100, domCapMs: 100, maxMs: 300 } },
+    });
+
+  it('waits for DOMContentLoaded up to the cap, then stops the load and goes on', async () => {
+    const { sessionId, env: held } = await withCap(800);
+    try {
+      await held.visitUrl(server.url('/held?ms=30000'));
+      const started = Date.now();
+      await held.controller.ensureReady();
+      const waited = Date.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(700);
+      expect(waited).toBeLessThan(5_000);
+      // Stopped: the rest of the document was never parsed, and the page answers at once.
+      expect(await held.page.locator('#after').count()).toBe(0);
+      const again = Date.now();
+      expect((await held.screenshot()).subarray(1, 4).toString('latin1')).toBe('PNG');
+      expect(Date.now() - again).toBeLessThan(3_000);
+    } finally {
+      await pool.close(sessionId);
+    }
+  });
+
+  it('a page that reaches DOMContentLoaded within the cap is waited for, not stopped', async () => {
+    const { sessionId, env: held } = await withCap(10_000);
+    try {
+      await held.visitUrl(server.url('/held?ms=1500'));
+      const started = Date.now();
+      await held.controller.ensureReady();
+      expect(Date.now() - started).toBeGreaterThanOrEqual(800);
+      expect(await held.page.textContent('#after')).toBe('after');
+      expect(await held.page.title()).toBe('loaded');
+    } finally {
+      await pool.close(sessionId);
+    }
+  });
+
+  it('the cap is 60 s unless given', async () => {
+    const { sessionId, env: plain } = await pool.openSession({ viewport: VIEWPORT, downloadsDir });
+    try {
+      expect(plain.controller.readyCapMs).toBe(60_000);
+    } finally {
+      await pool.close(sessionId);
+    }
+  });
+});
+
 describe('recovery', () => {
   it('a crashed page is recovered and the action succeeds', async () => {
     await env.visitUrl(server.url('/pages/events.html'));

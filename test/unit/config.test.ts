@@ -46,6 +46,7 @@ describe('loadConfig: defaults', () => {
         idleTimeoutSeconds: 600,
         singleTab: true,
         maxDownloadMiB: 100,
+        pageReadyTimeoutSeconds: 60,
         pageProbes: false,
       },
       desktop: {
@@ -84,6 +85,7 @@ describe('loadConfig: defaults', () => {
       idleTimeoutSeconds: 600,
       singleTab: true,
       maxDownloadMiB: 100,
+      pageReadyTimeoutSeconds: 60,
       pageProbes: false,
     });
   });
@@ -127,6 +129,11 @@ describe('loadConfig: file values', () => {
   it('the typing delay is absent unless configured (the environment then uses its default)', () => {
     expect(load({}).browser.typingDelayMs).toBeUndefined();
     expect(load({ browser: { typingDelayMs: 0 } }).browser.typingDelayMs).toBe(0);
+  });
+
+  it('the page-ready wait is 60 s unless configured', () => {
+    expect(load({}).browser.pageReadyTimeoutSeconds).toBe(60);
+    expect(load({ browser: { pageReadyTimeoutSeconds: 0.5 } }).browser.pageReadyTimeoutSeconds).toBe(0.5);
   });
 
   it('resolves a relative runsDir to an absolute path', () => {
@@ -254,6 +261,9 @@ describe('loadConfig: errors', () => {
     ['a non-numeric CUA_MAX_SESSIONS', {}, { CUA_MAX_SESSIONS: 'many' }, /browser\.maxSessions/],
     ['a non-numeric CUA_TYPING_DELAY_MS', {}, { CUA_TYPING_DELAY_MS: 'fast' }, /browser\.typingDelayMs/],
     ['a negative typing delay', { browser: { typingDelayMs: -1 } }, {}, /browser\.typingDelayMs/],
+    ['a zero page-ready wait', { browser: { pageReadyTimeoutSeconds: 0 } }, {}, /browser\.pageReadyTimeoutSeconds/],
+    ['a page-ready wait of an hour', { browser: { pageReadyTimeoutSeconds: 3600 } }, {}, /pageReadyTimeoutSeconds/],
+    ['a page-ready wait in words', { browser: { pageReadyTimeoutSeconds: '60s' } }, {}, /pageReadyTimeoutSeconds/],
     ['zero activity slots', { worker: { maxConcurrentActivities: 0 } }, {}, /worker\.maxConcurrentActivities/],
     [
       'a temperature out of range',
