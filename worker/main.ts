@@ -13,7 +13,7 @@ import { BrowserPool } from '../src/browser/pool';
 import { DesktopPool, desktopSupport } from '../src/desktop';
 import { connectionOptions, TemporalUnreachableError } from '../src/runtime/connect';
 import { dataConverterFor, encryptionSummary, workflowBundleConverterOptions } from '../src/codec/data-converter';
-import { ConfigError } from '../src/runtime/config';
+import { captchaSignalsOn, ConfigError } from '../src/runtime/config';
 import type { Config } from '../src/runtime/config';
 import { describeLimits } from '../src/runtime/limits';
 import { DEFAULT_URL_POLICY, remoteBrowserGaps } from '../src/policy/url-policy';
@@ -181,6 +181,7 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     defaults: {
       maxDownloadBytes: config.browser.maxDownloadMiB * 1024 * 1024,
       readyCapMs: config.browser.pageReadyTimeoutSeconds * 1000,
+      captchaSignals: captchaSignalsOn(config.browser),
       ...(config.browser.typingDelayMs !== undefined ? { typingDelayMs: config.browser.typingDelayMs } : {}),
     },
   });

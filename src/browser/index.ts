@@ -20,13 +20,14 @@ export { isRecoverable } from './recovery';
 export { blockedPageHtml, PolicyGuard } from './policy-guard';
 export type { BlockedLoad, GuardOptions } from './policy-guard';
 export {
+  CAPTCHA_RESUME_DELAY_MS,
   CAPTCHA_SOLVING_FINISHED,
   CAPTCHA_SOLVING_STARTED,
   CaptchaGate,
   DEFAULT_CAPTCHA_POLICY,
   decideCaptchaTimeout,
 } from './captcha';
-export type { CaptchaPolicy, CaptchaTimeoutDecision } from './captcha';
+export type { CaptchaGateOptions, CaptchaPolicy, CaptchaTimeoutDecision } from './captcha';
 export {
   BrowserClosedError,
   BrowserError,

@@ -105,6 +105,12 @@ export const ConfigSchema = z.strictObject({
        */
       pageReadyTimeoutSeconds: z.number().positive().max(600).default(60),
       /**
+       * The captcha gate listens to pages' console messages announcing a solve (`browserbase-solving-started` and
+       * `-finished`). Absent: on for a remote browser (cdpUrl), which may solve captchas; off for one launched here,
+       * whose gate is then always open (a page printing the messages cannot hold a task).
+       */
+      captchaSignals: z.boolean().optional(),
+      /**
        * Milliseconds between key presses when typing a text under 100 characters (longer texts: at most 10 ms). Keys
        * are always pressed one by one, so pages reacting per key (debounced suggestions) still see every key. Absent:
        * DEFAULT_TYPING_DELAY_MS; raise it for a site that drops keys typed quickly.
@@ -209,6 +215,11 @@ export type Config = Omit<ParsedConfig, 'browser' | 'worker'> & {
    */
   modelEndpointResolver?: ModelEndpointResolver;
 };
+
+/** Whether the captcha gate listens for solving messages in this worker's browser (see `browser.captchaSignals`). */
+export function captchaSignalsOn(browser: Pick<Config['browser'], 'captchaSignals' | 'cdpUrl'>): boolean {
+  return browser.captchaSignals ?? browser.cdpUrl !== undefined;
+}
 
 export class ConfigError extends Error {
   constructor(message: string) {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { dataDir } from '../../src/infra/paths';
 import type { Config } from '../../src/runtime/config';
-import { ConfigError, loadConfig } from '../../src/runtime/config';
+import { captchaSignalsOn, ConfigError, loadConfig } from '../../src/runtime/config';
 import { deriveLimits, thisMachine } from '../../src/runtime/limits';
 import type { MachineShape } from '../../src/runtime/limits';
 
@@ -136,6 +136,15 @@ describe('loadConfig: file values', () => {
     expect(load({ browser: { pageReadyTimeoutSeconds: 0.5 } }).browser.pageReadyTimeoutSeconds).toBe(0.5);
   });
 
+  it.each<[string, Record<string, unknown>, boolean]>([
+    ['a browser launched here: off', {}, false],
+    ['a remote browser over cdpUrl: on', { cdpUrl: 'http://127.0.0.1:9222' }, true],
+    ['configured on for a browser launched here', { captchaSignals: true }, true],
+    ['configured off for a remote browser', { cdpUrl: 'http://127.0.0.1:9222', captchaSignals: false }, false],
+  ])('the captcha gate listens for solving messages: %s', (_name, browser, on) => {
+    expect(captchaSignalsOn(load({ browser }).browser)).toBe(on);
+  });
+
   it('resolves a relative runsDir to an absolute path', () => {
     expect(load({ runsDir: 'rel/runs' }).runsDir).toBe(path.resolve('rel/runs'));
   });
@@ -263,6 +272,7 @@ describe('loadConfig: errors', () => {
     ['a negative typing delay', { browser: { typingDelayMs: -1 } }, {}, /browser\.typingDelayMs/],
     ['a zero page-ready wait', { browser: { pageReadyTimeoutSeconds: 0 } }, {}, /browser\.pageReadyTimeoutSeconds/],
     ['a page-ready wait of an hour', { browser: { pageReadyTimeoutSeconds: 3600 } }, {}, /pageReadyTimeoutSeconds/],
+    ['captchaSignals that is not a boolean', { browser: { captchaSignals: 'yes' } }, {}, /browser\.captchaSignals/],
     ['a page-ready wait in words', { browser: { pageReadyTimeoutSeconds: '60s' } }, {}, /pageReadyTimeoutSeconds/],
     ['zero activity slots', { worker: { maxConcurrentActivities: 0 } }, {}, /worker\.maxConcurrentActivities/],
     [
