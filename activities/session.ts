@@ -85,6 +85,8 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
           ...(url ? { url } : {}),
           urlPolicy,
           owner: req.runId,
+          // A provider's session is tried again when a captcha solve on its first page does not end in this time.
+          captchaWaitMs: input.captcha.waitSeconds * 1000,
         },
         {
           timeoutMs: POOL_WAIT_MS,
@@ -158,6 +160,8 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
         // A full pool is retried for as long as it takes (the retry policy has no attempt limit); anything else
         // becomes final after OPEN_ATTEMPTS, so a browser that cannot start fails the task instead of hanging it.
         const name = err instanceof Error ? err.name : '';
+        // A browser provider has already tried its attempts, each from scratch.
+        if (name === 'BrowserProviderError') nonRetryable(err);
         if (!isPoolFullType(name) && activityAttempt() >= OPEN_ATTEMPTS) nonRetryable(err);
         throw err;
       }

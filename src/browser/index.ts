@@ -1,5 +1,5 @@
-// Public surface of the browser layer: environment, controller, pool, URL policy guard, key table, typed errors,
-// captcha policy.
+// Public surface of the browser layer: environment, controller, pool (and its Browserbase provider), URL policy guard,
+// key table, typed errors, captcha policy.
 export { BrowserEnvironment, adaptiveTypingDelay } from './environment';
 export { bingSearchUrl, normalizeUrl } from './navigation';
 export { describeViewport } from './pageContext';
@@ -8,6 +8,9 @@ export { BrowserController } from './controller';
 export type { ControllerOptions, PopupCapture, Viewport } from './controller';
 export { BrowserPool, SAME_TAB_SEARCH_COOKIE } from './pool';
 export type { OpenSessionOptions, PoolOptions, Session } from './pool';
+export type { BrowserProvider, ProvidedBrowser } from './provider';
+export { BrowserbaseProvider } from './browserbase';
+export type { BrowserbaseOptions, BrowserbaseTiming } from './browserbase';
 export { CHROMIUM_ARGS, chromiumPath, launchBrowser } from './launch';
 export type { LaunchOptions } from './launch';
 export { KEY_NAME_TABLE, normalizeChord, normalizeKey, routeChord } from './keys';
@@ -31,6 +34,7 @@ export type { CaptchaGateOptions, CaptchaPolicy, CaptchaTimeoutDecision } from '
 export {
   BrowserClosedError,
   BrowserError,
+  BrowserProviderError,
   CaptchaTimeoutError,
   DialogLoopError,
   DownloadLimitError,
