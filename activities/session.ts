@@ -19,7 +19,7 @@ import type { StepTarget } from './custom-room';
 import { IN_LINE_DETAIL, isPoolFullType, OPEN_ATTEMPTS } from '../src/agent/failure-types';
 import {
   activityAttempt,
-  activitySignal,
+  activityDeadlineSignal,
   heartbeatDetails,
   callModel,
   endpointFor,
@@ -51,6 +51,8 @@ const STORAGE_STATE_FILE = 'browser_state.json';
  * room on another worker). Waiting here hands a freed browser on at once; a retry would find it up to 5 s later.
  */
 const POOL_WAIT_MS = 30_000;
+/** An open stops this long before its activity's timeout, so a browser it was still trying to get is released. */
+const OPEN_CLEANUP_MS = 10_000;
 
 export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
   const { pool } = deps;
@@ -90,7 +92,8 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
         },
         {
           timeoutMs: POOL_WAIT_MS,
-          signal: activitySignal(),
+          // A provider's retries (Browserbase) stop in time to release their session before the open times out.
+          signal: activityDeadlineSignal(OPEN_CLEANUP_MS),
           // Shown on the pending activity: `cua status` and the client's view say the task waits for a browser.
           onQueued: (waiting) => heartbeatDetails({ [IN_LINE_DETAIL]: waiting }),
         },

@@ -58,8 +58,8 @@ export class BrowserbaseClient {
   }
 
   /** A new session in the account's project: its id and the CDP URL to connect to. */
-  async createSession(signal?: AbortSignal): Promise<BrowserbaseSession> {
-    const body = await this.post('/v1/sessions', { projectId: this.account.projectId }, 'creating a session', signal);
+  async createSession(): Promise<BrowserbaseSession> {
+    const body = await this.post('/v1/sessions', { projectId: this.account.projectId }, 'creating a session');
     const parsed = CreatedSessionSchema.safeParse(body);
     if (!parsed.success) {
       const what = parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
@@ -77,15 +77,14 @@ export class BrowserbaseClient {
     );
   }
 
-  private async post(pathname: string, payload: unknown, what: string, signal?: AbortSignal): Promise<unknown> {
-    const timeout = AbortSignal.timeout(this.timeoutMs);
+  private async post(pathname: string, payload: unknown, what: string): Promise<unknown> {
     let response: Response;
     try {
       response = await fetch(`${this.baseUrl}${pathname}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-bb-api-key': this.account.apiKey },
         body: JSON.stringify(payload),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (err) {
       const why = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);

@@ -61,8 +61,8 @@ export class BrowserbaseProvider implements BrowserProvider {
   }
 
   /** A new Browserbase session, connected; a session that cannot be connected to is released at once. */
-  async acquire(signal?: AbortSignal): Promise<ProvidedBrowser> {
-    const session = await this.client.createSession(signal);
+  async acquire(): Promise<ProvidedBrowser> {
+    const session = await this.client.createSession();
     let browser: Browser;
     try {
       browser = await launchBrowser({ cdpUrl: session.connectUrl });

@@ -262,12 +262,18 @@ export class BrowserPool {
       if (this.shutDown) throw new BrowserClosedError('The browser pool has been shut down.');
       let provided: ProvidedBrowser | undefined;
       try {
-        provided = await provider.acquire(signal);
+        // Not abortable: a create cut off in flight could leave a session nobody knows the id of, to release.
+        provided = await provider.acquire();
+        if (signal?.aborted) throw new BrowserClosedError('the open was cancelled or ran out of time');
         const env = await this.openIn(provided.browser, options, true);
-        await this.passCaptchaGate(env, options.captchaWaitMs).catch(async (error: unknown) => {
+        try {
+          await this.passCaptchaGate(env, options.captchaWaitMs, signal);
+          // Too late: whoever asked (an activity past its time) has gone; the session would be nobody's.
+          if (signal?.aborted) throw new BrowserClosedError('the open was cancelled or ran out of time');
+        } catch (error) {
           await env.close();
           throw error;
-        });
+        }
         return { env, provided };
       } catch (error) {
         failure = error;
@@ -278,7 +284,12 @@ export class BrowserPool {
       // What is told (log, failure) is the error's first line without credentials; its cause is kept out of it, as a
       // connection's call log may quote the connect URL.
       const why = provider.hide(firstLine(failure));
-      if (signal?.aborted) throw new BrowserProviderError(`${provider.name}: opening a session was cancelled (${why})`);
+      if (signal?.aborted) {
+        throw new BrowserProviderError(
+          `${provider.name}: stopped opening a session after ${attempt} of ${provider.attempts} attempts ` +
+            `(cancelled or out of time); the last failed: ${why}`,
+        );
+      }
       if (attempt < provider.attempts) {
         const waitMs = provider.retryDelayMs(attempt, failure);
         this.options.log?.(
@@ -294,9 +305,16 @@ export class BrowserPool {
     );
   }
 
-  /** Waits for a captcha solve the first page started; a gate still closed after `waitMs` fails the attempt. */
-  private async passCaptchaGate(env: BrowserEnvironment, waitMs = 0): Promise<void> {
-    if (waitMs <= 0 || (await env.waitForCaptcha(waitMs))) return;
+  /**
+   * Waits for a captcha solve the first page started; a gate still closed after `waitMs` fails the attempt, and so
+   * does `signal` aborting meanwhile.
+   */
+  private async passCaptchaGate(env: BrowserEnvironment, waitMs = 0, signal?: AbortSignal): Promise<void> {
+    if (waitMs <= 0 || env.captcha.isOpen || signal?.aborted) return;
+    const aborted = new Promise<false>((resolve) =>
+      signal?.addEventListener('abort', () => resolve(false), { once: true }),
+    );
+    if (await Promise.race([env.waitForCaptcha(waitMs), aborted])) return;
     throw new CaptchaTimeoutError(`the captcha on ${env.url()} was not solved within ${Math.round(waitMs / 1000)}s`);
   }
 

@@ -18,8 +18,8 @@ export interface BrowserProvider {
   readonly name: string;
   /** How many times a session is tried, each from scratch (a new browser, set up, first page, captcha gate). */
   readonly attempts: number;
-  /** Starts a browser for one session; errors name no credential. */
-  acquire(signal?: AbortSignal): Promise<ProvidedBrowser>;
+  /** Starts a browser for one session (bounded in time by the provider); errors name no credential. */
+  acquire(): Promise<ProvidedBrowser>;
   /** How long to wait before attempt `attempt + 1` after attempt `attempt` failed with `error`. */
   retryDelayMs(attempt: number, error: unknown): number;
   /** `text` (an error's, for a log line or a failure) without the provider's credentials. */

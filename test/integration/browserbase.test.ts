@@ -265,4 +265,32 @@ describe('the captcha gate through Browserbase', () => {
       await pool.shutdown();
     }
   });
+
+  it('an open cancelled (or out of time) while it waits for a solve stops at once and releases its session', async () => {
+    const { pool } = poolOn();
+    const before = bb.requests.length;
+    const first = bb.sessions.length;
+    const stop = new AbortController();
+    try {
+      const opening = pool.openSession(
+        { ...SESSION, url: site.url('/captcha/stuck'), captchaWaitMs: 60_000 },
+        { signal: stop.signal },
+      );
+      // At the gate: its first page (which announces a solve that never ends) has been asked for.
+      const asked = site.requests.length;
+      await expect
+        .poll(() => site.requests.slice(asked).includes('GET /captcha/stuck'), { timeout: 20_000 })
+        .toBe(true);
+      const started = Date.now();
+      stop.abort();
+      await expect(opening).rejects.toThrow(
+        /^Browserbase: stopped opening a session after 1 of 5 attempts \(cancelled or out of time\)/,
+      );
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(timeline(before)).toEqual(['create', `release ${first}`]);
+      expect(pool.busy).toBe(0);
+    } finally {
+      await pool.shutdown();
+    }
+  });
 });
