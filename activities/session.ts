@@ -176,15 +176,18 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
       if (custom.owns(req.sessionId)) return custom.release(req);
       if (!pool.has(req.sessionId)) return;
       if (!req.save) await probeFinalPage(req); // the task ended: the last page's state, before the browser goes
-      if (req.save) {
-        const env = pool.get(req.sessionId);
-        // Cookies and localStorage, into the run store (owner-only in a folder store, like the rest of the run).
-        const state = await env.saveStorageState();
-        await files.store.writeAtomic(`${req.runId}/${STORAGE_STATE_FILE}`, JSON.stringify(state));
-        const w = await files.writer(req.runId);
-        await w.writeRunState({ ...(await w.readRunState()), url: env.url() });
-      }
-      await pool.close(req.sessionId);
+      // Heartbeating: a remote browser's state and a provider's release (Browserbase's API) take round trips.
+      await withHeartbeat(async () => {
+        if (req.save) {
+          const env = pool.get(req.sessionId);
+          // Cookies and localStorage, into the run store (owner-only in a folder store, like the rest of the run).
+          const state = await env.saveStorageState();
+          await files.store.writeAtomic(`${req.runId}/${STORAGE_STATE_FILE}`, JSON.stringify(state));
+          const w = await files.writer(req.runId);
+          await w.writeRunState({ ...(await w.readRunState()), url: env.url() });
+        }
+        await pool.close(req.sessionId);
+      });
     },
 
     /** Pre screenshot, URL and page context of a step (after the captcha gate). */

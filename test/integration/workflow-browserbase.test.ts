@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPTCHA_SOLVING_FINISHED, CAPTCHA_SOLVING_STARTED } from '../../src/browser';
 import { failedResult } from '../../client/tasks';
 import type { TaskResult } from '../../workflows/contract';
-import { failureOf, startHarness } from './harness';
+import { FAST_TIMING, failureOf, startHarness } from './harness';
 import type { Harness } from './harness';
 import { startBrowserbaseStandIn } from '../fixtures/browserbase/server';
 import type { BrowserbaseStandIn } from '../fixtures/browserbase/server';
@@ -65,6 +65,18 @@ describe('a worker on Browserbase', () => {
     const recorded = `${history}\n${runFolderText(handle.workflowId)}`;
     expect(recorded).not.toContain(bb.apiKey);
     expect(recorded).not.toContain('signingKey');
+  }, 120_000);
+
+  it('a release slower than the heartbeat timeout does not fail the task', async () => {
+    const before = bb.sessions.length;
+    bb.holdReleases(FAST_TIMING.heartbeatSeconds * 1000 + 2_000);
+    try {
+      const handle = await h.start({ script: 'click-then-finish' });
+      expect(await handle.result()).toMatchObject({ status: 'complete', answer: 'clicked' });
+    } finally {
+      bb.holdReleases(0);
+    }
+    expect(bb.sessions.slice(before).map((s) => s.status)).toEqual(['COMPLETED']);
   }, 120_000);
 
   it('releases the session of a task that fails', async () => {
