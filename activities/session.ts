@@ -19,7 +19,7 @@ import type { StepTarget } from './custom-room';
 import { IN_LINE_DETAIL, isPoolFullType, OPEN_ATTEMPTS } from '../src/agent/failure-types';
 import {
   activityAttempt,
-  activitySignal,
+  activityDeadlineSignal,
   heartbeatDetails,
   callModel,
   endpointFor,
@@ -53,6 +53,8 @@ const STORAGE_STATE_FILE = 'browser_state.json';
  * room on another worker). Waiting here hands a freed browser on at once; a retry would find it up to 5 s later.
  */
 const POOL_WAIT_MS = 30_000;
+/** An open stops this long before its activity's timeout, so a browser it was still trying to get is released. */
+const OPEN_CLEANUP_MS = 10_000;
 
 export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
   const { pool } = deps;
@@ -87,10 +89,13 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
           ...(url ? { url } : {}),
           urlPolicy,
           owner: req.runId,
+          // A provider's session is tried again when a captcha solve on its first page does not end in this time.
+          captchaWaitMs: input.captcha.waitSeconds * 1000,
         },
         {
           timeoutMs: POOL_WAIT_MS,
-          signal: activitySignal(),
+          // A provider's retries (Browserbase) stop in time to release their session before the open times out.
+          signal: activityDeadlineSignal(OPEN_CLEANUP_MS),
           // Shown on the pending activity: `cua status` and the client's view say the task waits for a browser.
           onQueued: (waiting) => heartbeatDetails({ [IN_LINE_DETAIL]: waiting }),
         },
@@ -160,6 +165,8 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
         // A full pool is retried for as long as it takes (the retry policy has no attempt limit); anything else
         // becomes final after OPEN_ATTEMPTS, so a browser that cannot start fails the task instead of hanging it.
         const name = err instanceof Error ? err.name : '';
+        // A browser provider has already tried its attempts, each from scratch.
+        if (name === 'BrowserProviderError') nonRetryable(err);
         if (!isPoolFullType(name) && activityAttempt() >= OPEN_ATTEMPTS) nonRetryable(err);
         throw err;
       }
@@ -171,15 +178,18 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
       if (custom.owns(req.sessionId)) return custom.release(req);
       if (!pool.has(req.sessionId)) return;
       if (!req.save) await probeFinalPage(req); // the task ended: the last page's state, before the browser goes
-      if (req.save) {
-        const env = pool.get(req.sessionId);
-        // Cookies and localStorage, into the run store (owner-only in a folder store, like the rest of the run).
-        const state = await env.saveStorageState();
-        await files.store.writeAtomic(`${req.runId}/${STORAGE_STATE_FILE}`, JSON.stringify(state));
-        const w = await files.writer(req.runId);
-        await w.writeRunState({ ...(await w.readRunState()), url: env.url() });
-      }
-      await pool.close(req.sessionId);
+      // Heartbeating: a remote browser's state and a provider's release (Browserbase's API) take round trips.
+      await withHeartbeat(async () => {
+        if (req.save) {
+          const env = pool.get(req.sessionId);
+          // Cookies and localStorage, into the run store (owner-only in a folder store, like the rest of the run).
+          const state = await env.saveStorageState();
+          await files.store.writeAtomic(`${req.runId}/${STORAGE_STATE_FILE}`, JSON.stringify(state));
+          const w = await files.writer(req.runId);
+          await w.writeRunState({ ...(await w.readRunState()), url: env.url() });
+        }
+        await pool.close(req.sessionId);
+      });
     },
 
     /** Pre screenshot, URL and page context of a step (after the captcha gate); step 1's is the start page too. */

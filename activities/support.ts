@@ -92,6 +92,18 @@ export function activitySignal(): AbortSignal | undefined {
 }
 
 /**
+ * activitySignal, and also aborted `marginMs` before the activity's start-to-close timeout (counted from this call, at
+ * its start): work that retries by itself stops while there is time to clean up, instead of being timed out by the
+ * server (which this worker hears of only through heartbeats) and going on unseen.
+ */
+export function activityDeadlineSignal(marginMs: number): AbortSignal | undefined {
+  const ctx = currentContext();
+  if (!ctx) return undefined;
+  const left = ctx.info.startToCloseTimeoutMs - marginMs;
+  return left > 0 ? AbortSignal.any([ctx.cancellationSignal, AbortSignal.timeout(left)]) : ctx.cancellationSignal;
+}
+
+/**
  * The run folders this worker touches: one cached writer per run (it reads only what other writers appended), in the
  * configured store (config `store`: the folder under `runsDir` by default, or a shared S3 bucket). `dir` is the run's
  * local folder all the same: what is not in the store yet (browser storage state, downloads, the desktop's home

@@ -9,11 +9,13 @@ import type { WorkflowBundleOption } from '@temporalio/worker';
 import type { Browser } from 'playwright';
 import { createActivities } from '../activities/catalog';
 import type { ActivityDeps } from '../activities/catalog';
+import { BrowserbaseProvider } from '../src/browser/browserbase';
 import { BrowserPool } from '../src/browser/pool';
+import type { BrowserProvider } from '../src/browser/provider';
 import { DesktopPool, desktopSupport } from '../src/desktop';
 import { connectionOptions, TemporalUnreachableError } from '../src/runtime/connect';
 import { dataConverterFor, encryptionSummary, workflowBundleConverterOptions } from '../src/codec/data-converter';
-import { ConfigError } from '../src/runtime/config';
+import { captchaSignalsOn, ConfigError } from '../src/runtime/config';
 import type { Config } from '../src/runtime/config';
 import { describeLimits } from '../src/runtime/limits';
 import { DEFAULT_URL_POLICY, remoteBrowserGaps } from '../src/policy/url-policy';
@@ -158,6 +160,16 @@ function desktopPoolFor(config: Config, log: (line: string) => void): DesktopPoo
   });
 }
 
+/** The browser provider the config names (Browserbase), or undefined for the worker's own Chromium. */
+function browserProviderFor(config: Config, log: (line: string) => void): BrowserProvider | undefined {
+  if (config.browser.provider !== 'browserbase') return undefined;
+  const { apiKey, projectId, baseUrl } = config.browser.browserbase ?? {};
+  // The config schema requires both; a Config built by hand may lack them.
+  if (!apiKey || !projectId)
+    throw new ConfigError("browser.provider 'browserbase' needs browserbase.apiKey and projectId");
+  return new BrowserbaseProvider({ apiKey, projectId, ...(baseUrl ? { baseUrl } : {}), log });
+}
+
 const limitsOf = (config: Config): WorkerLimits => ({ maxSessions: config.browser.maxSessions, ...config.worker });
 
 export async function createWorkerRuntime(config: Config, opts: WorkerOptions = {}): Promise<WorkerRuntime> {
@@ -171,8 +183,13 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
       ? await connectWhenReachable(config, log, typeof wait === 'object' ? wait.signal : undefined)
       : await connectWorker(config));
   const sessionQueue = `${config.taskQueue}-session-${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const provider = browserProviderFor(config, log);
+  if (provider && opts.browser) {
+    throw new ConfigError("a worker given a browser of its own cannot also use browser.provider 'browserbase'");
+  }
   const pool = new BrowserPool({
     ...(opts.browser ? { browser: opts.browser } : {}),
+    ...(provider ? { provider, log } : {}),
     launch: {
       ...(config.browser.executablePath ? { executablePath: config.browser.executablePath } : {}),
       ...(config.browser.cdpUrl ? { cdpUrl: config.browser.cdpUrl } : {}),
@@ -182,6 +199,8 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     idleTimeoutMs: config.browser.idleTimeoutSeconds * 1000,
     defaults: {
       maxDownloadBytes: config.browser.maxDownloadMiB * 1024 * 1024,
+      readyCapMs: config.browser.pageReadyTimeoutSeconds * 1000,
+      captchaSignals: captchaSignalsOn(config.browser),
       ...(config.browser.typingDelayMs !== undefined ? { typingDelayMs: config.browser.typingDelayMs } : {}),
     },
   });
@@ -243,7 +262,9 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     log(line);
   }
   if (config.encryption) log(encryptionSummary(config.encryption));
-  const gaps = config.browser.cdpUrl ? remoteBrowserGaps(config.urlPolicy ?? DEFAULT_URL_POLICY) : null;
+  const remote =
+    config.browser.provider === 'browserbase' ? 'a Browserbase session' : config.browser.cdpUrl && 'cdpUrl';
+  const gaps = remote ? remoteBrowserGaps(config.urlPolicy ?? DEFAULT_URL_POLICY, remote) : null;
   if (gaps) log(`warning: ${gaps}`);
 
   let stopping: Promise<void> | undefined;

@@ -17,6 +17,7 @@ export const FAILURE_TYPES = {
   PageRecoveryError: 'browser',
   BrowserError: 'browser',
   PoolFullError: 'browser',
+  BrowserProviderError: 'browser',
   CaptchaTimeout: 'captcha',
   CaptchaTimeoutError: 'captcha',
   // The desktop environment

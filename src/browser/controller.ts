@@ -16,7 +16,7 @@ export type ControllerOptions = {
   viewport: Viewport;
   downloadsDir: string;
   settle?: Partial<SettleOptions>;
-  /** Cap on waiting for DOM content before an operation; past it the page is told to stop loading. */
+  /** Cap on waiting for DOM content before an operation (default DEFAULT_PAGE_READY_MS); past it the page is stopped. */
   readyCapMs?: number;
   navTimeoutMs?: number;
   /** A download larger than this is cancelled (default 100 MiB). */
@@ -31,6 +31,9 @@ export type ControllerOptions = {
  */
 export const DIALOG_LOOP_COUNT = 10;
 export const DIALOG_LOOP_WINDOW_MS = 3_000;
+
+/** How long an operation waits for its page's DOM content before it stops the load (window.stop) and goes on. */
+export const DEFAULT_PAGE_READY_MS = 60_000;
 
 /** Popups collected while armed; `take` returns the newest one still open, `next` waits for one (capped). */
 export type PopupCapture = { take(): Page | undefined; next(capMs: number): Promise<Page | undefined>; stop(): void };
@@ -92,6 +95,11 @@ export class BrowserController {
 
   get page(): Page {
     return this.current;
+  }
+
+  /** The page-ready cap in milliseconds. */
+  get readyCapMs(): number {
+    return this.options.readyCapMs ?? DEFAULT_PAGE_READY_MS;
   }
 
   get isClosed(): boolean {
@@ -186,7 +194,10 @@ export class BrowserController {
     return loop;
   }
 
-  /** Makes a page fit for an operation: front, right viewport, DOM content loaded (capped, then stopped). */
+  /**
+   * Makes a page fit for an operation: front, right viewport, DOM content loaded. A page still without it after the
+   * cap (`readyCapMs`) is told to stop loading, and the operation goes on with what has arrived.
+   */
   async ensureReady(page: Page = this.current): Promise<void> {
     if (this.closed) throw new BrowserClosedError('This browser session has been closed.');
     if (page.isClosed()) throw new Error('Target page, context or browser has been closed');
@@ -196,7 +207,7 @@ export class BrowserController {
     const { width, height } = this.options.viewport;
     if (size?.width !== width || size.height !== height) await page.setViewportSize({ width, height });
     try {
-      await page.waitForLoadState('domcontentloaded', { timeout: this.options.readyCapMs ?? 15_000 });
+      await page.waitForLoadState('domcontentloaded', { timeout: this.readyCapMs });
     } catch {
       await page.evaluate(() => window.stop()).catch(() => undefined);
     }

@@ -44,6 +44,13 @@ export type EnvironmentOptions = ControllerOptions & {
   typingDelayMs?: number;
   /** Builds the URL for a `web_search` given plain words. */
   searchUrl?: (query: string) => string;
+  /**
+   * The captcha gate listens to the pages' console for the solving messages (a browser that solves captchas, such as
+   * Browserbase's). Default false: the gate is always open, and no page can close it.
+   */
+  captchaSignals?: boolean;
+  /** After a solve finished, the gate waits this long before waiting for the page (default CAPTCHA_RESUME_DELAY_MS). */
+  captchaResumeMs?: number;
 };
 
 export type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
@@ -75,9 +82,10 @@ export class BrowserEnvironment {
     readonly guard: PolicyGuard = new PolicyGuard(),
   ) {
     this.singleTab = options.singleTab ?? true;
-    this.captcha = new CaptchaGate(async (page) => {
-      await page.waitForLoadState('domcontentloaded', { timeout: 10_000 });
-      await this.controller.settle();
+    this.captcha = new CaptchaGate({
+      listen: options.captchaSignals ?? false,
+      ...(options.captchaResumeMs === undefined ? {} : { resumeDelayMs: options.captchaResumeMs }),
+      readyCapMs: controller.readyCapMs,
     });
     controller.onPage((page) => this.captcha.attach(page));
     controller.onPage((page) => guard.watch(page));

@@ -64,3 +64,6 @@ export class CaptchaTimeoutError extends BrowserError {}
 
 /** Text could not be read from a page or its PDF. */
 export class PageTextError extends BrowserError {}
+
+/** A browser provider (Browserbase) gave no working session within its attempts. */
+export class BrowserProviderError extends BrowserError {}

@@ -1,5 +1,5 @@
-// Public surface of the browser layer: environment, controller, pool, URL policy guard, key table, typed errors,
-// captcha policy.
+// Public surface of the browser layer: environment, controller, pool (and its Browserbase provider), URL policy guard,
+// key table, typed errors, captcha policy.
 export { BrowserEnvironment, adaptiveTypingDelay } from './environment';
 export { bingSearchUrl, normalizeUrl } from './navigation';
 export { describeViewport } from './pageContext';
@@ -8,6 +8,9 @@ export { BrowserController } from './controller';
 export type { ControllerOptions, PopupCapture, Viewport } from './controller';
 export { BrowserPool, SAME_TAB_SEARCH_COOKIE } from './pool';
 export type { OpenSessionOptions, PoolOptions, Session } from './pool';
+export type { BrowserProvider, ProvidedBrowser } from './provider';
+export { BrowserbaseProvider } from './browserbase';
+export type { BrowserbaseOptions, BrowserbaseTiming } from './browserbase';
 export { CHROMIUM_ARGS, chromiumPath, launchBrowser } from './launch';
 export type { LaunchOptions } from './launch';
 export { KEY_NAME_TABLE, normalizeChord, normalizeKey, routeChord } from './keys';
@@ -20,16 +23,18 @@ export { isRecoverable } from './recovery';
 export { blockedPageHtml, PolicyGuard } from './policy-guard';
 export type { BlockedLoad, GuardOptions } from './policy-guard';
 export {
+  CAPTCHA_RESUME_DELAY_MS,
   CAPTCHA_SOLVING_FINISHED,
   CAPTCHA_SOLVING_STARTED,
   CaptchaGate,
   DEFAULT_CAPTCHA_POLICY,
   decideCaptchaTimeout,
 } from './captcha';
-export type { CaptchaPolicy, CaptchaTimeoutDecision } from './captcha';
+export type { CaptchaGateOptions, CaptchaPolicy, CaptchaTimeoutDecision } from './captcha';
 export {
   BrowserClosedError,
   BrowserError,
+  BrowserProviderError,
   CaptchaTimeoutError,
   DialogLoopError,
   DownloadLimitError,

@@ -1,10 +1,20 @@
 // The worker's browser pool: one Chromium per process, one isolated context per session (with its URL policy), a
 // session limit with a first-come queue for a freed place, idle sessions closed after a timeout, and a clean shutdown.
+// With a browser provider (Browserbase) each session has a browser of its own instead, tried again from scratch when
+// it fails to open, and ended with the session.
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext } from 'playwright';
 import { BrowserEnvironment } from './environment';
 import type { EnvironmentOptions, StorageState } from './environment';
-import { BrowserClosedError, PoolFullError, UnknownSessionError } from './errors';
+import {
+  BrowserClosedError,
+  BrowserError,
+  BrowserProviderError,
+  CaptchaTimeoutError,
+  PolicyBlockedError,
+  PoolFullError,
+  UnknownSessionError,
+} from './errors';
 import { launchBrowser } from './launch';
 import type { LaunchOptions } from './launch';
 import { DEFAULT_DOWNLOAD_LIMITS } from './downloads';
@@ -12,12 +22,21 @@ import { PolicyGuard } from './policy-guard';
 import { DEFAULT_URL_POLICY } from '../policy/url-policy';
 import type { UrlPolicy } from '../policy/url-policy';
 import type { Lookup } from '../policy/resolve';
+import type { BrowserProvider, ProvidedBrowser } from './provider';
+import { sleep } from '../runtime/sleep';
 import { SessionLifetimes } from '../runtime/session-lifetimes';
 
 export type PoolOptions = {
   launch?: LaunchOptions;
   /** Use this already-running browser instead of launching one; the pool then never closes it. */
   browser?: Browser;
+  /**
+   * A browser of the provider's for each session (instead of `launch`/`browser`), worked in its default context and
+   * ended with the session; a session that fails to open is tried again from scratch, as the provider says.
+   */
+  provider?: BrowserProvider;
+  /** Where a provider's failed attempts are told (the worker's log). */
+  log?: (line: string) => void;
   maxSessions?: number;
   /**
    * How many openers may wait for a place at once when the pool is full (default: maxSessions); more are refused at
@@ -34,8 +53,8 @@ export type PoolOptions = {
   urlPolicy?: UrlPolicy;
   /**
    * Send the traffic of sessions whose policy has deny rules through a local egress proxy that checks the address it
-   * connects to. Default: on for a browser launched here, off for a remote one (`launch.cdpUrl`), which cannot
-   * reach this machine's 127.0.0.1.
+   * connects to. Default: on for a browser launched here, off for a remote one (`launch.cdpUrl`, a provider's),
+   * which cannot reach this machine's 127.0.0.1.
    */
   egressProxy?: boolean;
   /** Host name lookup for the URL policy (tests inject one). */
@@ -58,6 +77,11 @@ export type OpenSessionOptions = {
    * any this pool still holds for it: one a lost activity left behind (a missed heartbeat, a retried open).
    */
   owner?: string;
+  /**
+   * With a provider: after the first page, wait this long for the captcha gate (a solve the provider started there);
+   * a gate still closed then fails the attempt. 0 or absent: no wait.
+   */
+  captchaWaitMs?: number;
 };
 
 /**
@@ -67,6 +91,13 @@ export type OpenSessionOptions = {
 export type PoolWait = { timeoutMs?: number; signal?: AbortSignal; onQueued?: (waiting: number) => void };
 
 export type Session = { sessionId: string; env: BrowserEnvironment };
+
+/** What Playwright's `serviceWorkers: 'block'` does, for a context it was not created with (a provider's default one). */
+const BLOCK_SERVICE_WORKERS =
+  'if (self.ServiceWorkerContainer) ServiceWorkerContainer.prototype.register = async () => undefined;';
+
+const firstLine = (err: unknown): string =>
+  ((err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '').trim();
 
 /** Keeps Bing's result links in the same tab (fewer popups for the single-tab agent). */
 export const SAME_TAB_SEARCH_COOKIE = {
@@ -81,6 +112,8 @@ export class BrowserPool {
   private readonly sessions = new Map<string, BrowserEnvironment>();
   /** Owners and idle clocks of the open sessions; closes the idle ones. */
   private readonly lifetimes: SessionLifetimes;
+  /** The provider's browser of each session opened through one, ended with it. */
+  private readonly provided = new Map<string, ProvidedBrowser>();
   /** Openers waiting for a place, first come first served: a freed place is handed to the first, never raced for. */
   private readonly waiters: Array<() => void> = [];
   private opening = 0;
@@ -193,12 +226,112 @@ export class BrowserPool {
   async openSession(options: OpenSessionOptions, wait: PoolWait = {}): Promise<Session> {
     await this.lifetimes.closeOwnedBy(options.owner);
     await this.takePlace(wait);
+    try {
+      const provider = this.options.provider;
+      const { env, provided } = provider
+        ? await this.openProvided(provider, options, wait.signal)
+        : { env: await this.openIn(await this.getBrowser(), options, false), provided: undefined };
+      if (this.shutDown) {
+        await env.close();
+        await provided?.release();
+        throw new BrowserClosedError('The browser pool has been shut down.');
+      }
+      const sessionId = randomUUID();
+      this.sessions.set(sessionId, env);
+      if (provided) this.provided.set(sessionId, provided);
+      this.lifetimes.add(sessionId, () => env.idleFor(), options.owner);
+      return { sessionId, env };
+    } finally {
+      this.opening -= 1;
+      this.handOver();
+    }
+  }
+
+  /**
+   * A session in a browser of the provider's, tried up to its attempts, each from scratch: a new browser, set up, the
+   * first page, the captcha gate. A failed attempt's browser is released before the next one is asked for.
+   */
+  private async openProvided(
+    provider: BrowserProvider,
+    options: OpenSessionOptions,
+    signal?: AbortSignal,
+  ): Promise<{ env: BrowserEnvironment; provided: ProvidedBrowser }> {
+    let failure: unknown;
+    for (let attempt = 1; attempt <= provider.attempts; attempt++) {
+      if (this.shutDown) throw new BrowserClosedError('The browser pool has been shut down.');
+      let provided: ProvidedBrowser | undefined;
+      try {
+        // Not abortable: a create cut off in flight could leave a session nobody knows the id of, to release.
+        provided = await provider.acquire();
+        if (signal?.aborted) throw new BrowserClosedError('the open was cancelled or ran out of time');
+        const env = await this.openIn(provided.browser, options, true);
+        try {
+          await this.passCaptchaGate(env, options.captchaWaitMs, signal);
+          // Too late: whoever asked (an activity past its time) has gone; the session would be nobody's.
+          if (signal?.aborted) throw new BrowserClosedError('the open was cancelled or ran out of time');
+        } catch (error) {
+          await env.close();
+          throw error;
+        }
+        return { env, provided };
+      } catch (error) {
+        failure = error;
+        await provided?.release();
+        // A start page the policy refuses is refused in any browser.
+        if (error instanceof PolicyBlockedError) throw error;
+      }
+      // What is told (log, failure) is the error's first line without credentials; its cause is kept out of it, as a
+      // connection's call log may quote the connect URL.
+      const why = provider.hide(firstLine(failure));
+      if (signal?.aborted) {
+        throw new BrowserProviderError(
+          `${provider.name}: stopped opening a session after ${attempt} of ${provider.attempts} attempts ` +
+            `(cancelled or out of time); the last failed: ${why}`,
+        );
+      }
+      if (attempt < provider.attempts) {
+        const waitMs = provider.retryDelayMs(attempt, failure);
+        this.options.log?.(
+          `${provider.name}: attempt ${attempt} of ${provider.attempts} to open a session failed (${why}); ` +
+            `trying again in ${waitMs / 1000} s`,
+        );
+        await sleep(waitMs, signal);
+      }
+    }
+    throw new BrowserProviderError(
+      `${provider.name}: no browser session after ${provider.attempts} attempts; the last failed: ` +
+        provider.hide(firstLine(failure)),
+    );
+  }
+
+  /**
+   * Waits for a captcha solve the first page started; a gate still closed after `waitMs` fails the attempt, and so
+   * does `signal` aborting meanwhile.
+   */
+  private async passCaptchaGate(env: BrowserEnvironment, waitMs = 0, signal?: AbortSignal): Promise<void> {
+    if (waitMs <= 0 || env.captcha.isOpen || signal?.aborted) return;
+    const aborted = new Promise<false>((resolve) =>
+      signal?.addEventListener('abort', () => resolve(false), { once: true }),
+    );
+    if (await Promise.race([env.waitForCaptcha(waitMs), aborted])) return;
+    throw new CaptchaTimeoutError(`the captcha on ${env.url()} was not solved within ${Math.round(waitMs / 1000)}s`);
+  }
+
+  /**
+   * Sets up a session in `browser`: its URL policy, a context (a new one, or with `adoptDefault` the browser's
+   * default one, as a provider's browser is meant to be used), the environment and the first page. On failure closes
+   * what it opened.
+   */
+  private async openIn(
+    browser: Browser,
+    options: OpenSessionOptions,
+    adoptDefault: boolean,
+  ): Promise<BrowserEnvironment> {
     let context: BrowserContext | undefined;
     let guard: PolicyGuard | undefined;
     try {
-      const browser = await this.getBrowser();
       guard = await PolicyGuard.open(options.urlPolicy ?? this.options.urlPolicy ?? DEFAULT_URL_POLICY, {
-        egressProxy: this.options.egressProxy ?? this.options.launch?.cdpUrl === undefined,
+        egressProxy: this.options.egressProxy ?? (this.options.launch?.cdpUrl === undefined && !this.options.provider),
         ...(this.options.lookup ? { lookup: this.options.lookup } : {}),
         // A document fetched under interception is held to the session's download cap.
         maxDocumentBytes:
@@ -206,12 +339,8 @@ export class BrowserPool {
           this.options.defaults?.maxDownloadBytes ??
           DEFAULT_DOWNLOAD_LIMITS.maxBytes,
       });
-      context = await browser.newContext({
-        viewport: options.viewport,
-        acceptDownloads: true,
-        ...(options.storageState === undefined ? {} : { storageState: options.storageState }),
-        ...guard.contextOptions(),
-      });
+      const existing = adoptDefault ? browser.contexts()[0] : undefined;
+      context = existing ? await adoptContext(existing, options, guard) : await newContext(browser, options, guard);
       await guard.attach(context);
       await context.addCookies([{ ...SAME_TAB_SEARCH_COOKIE }]);
       const env = await BrowserEnvironment.create(
@@ -225,17 +354,11 @@ export class BrowserPool {
         guard,
       );
       if (options.url !== undefined) await env.visitUrl(options.url);
-      const sessionId = randomUUID();
-      this.sessions.set(sessionId, env);
-      this.lifetimes.add(sessionId, () => env.idleFor(), options.owner);
-      return { sessionId, env };
+      return env;
     } catch (error) {
       await context?.close().catch(() => undefined);
       await guard?.close().catch(() => undefined);
       throw error;
-    } finally {
-      this.opening -= 1;
-      this.handOver();
     }
   }
 
@@ -254,11 +377,14 @@ export class BrowserPool {
   async close(sessionId: string): Promise<void> {
     const env = this.sessions.get(sessionId);
     if (!env) return;
+    const provided = this.provided.get(sessionId);
     this.sessions.delete(sessionId);
     this.lifetimes.delete(sessionId);
+    this.provided.delete(sessionId);
     this.opening += 1; // the place stays taken while the context closes (closing costs the CPU a new one needs)
     try {
       await env.close();
+      await provided?.release();
     } finally {
       this.opening -= 1;
       this.handOver();
@@ -280,4 +406,31 @@ export class BrowserPool {
     this.browser = undefined;
     await browser?.close().catch(() => undefined);
   }
+}
+
+/** A new context for a session in the shared browser, with its viewport, saved state and URL policy options. */
+function newContext(browser: Browser, options: OpenSessionOptions, guard: PolicyGuard): Promise<BrowserContext> {
+  return browser.newContext({
+    viewport: options.viewport,
+    acceptDownloads: true,
+    ...(options.storageState === undefined ? {} : { storageState: options.storageState }),
+    ...guard.contextOptions(),
+  });
+}
+
+/**
+ * A provider's default context made the session's: what newContext would have been given, applied afterwards (the
+ * viewport is set on each page by the controller).
+ */
+async function adoptContext(
+  context: BrowserContext,
+  options: OpenSessionOptions,
+  guard: PolicyGuard,
+): Promise<BrowserContext> {
+  const { proxy, permissions, serviceWorkers } = guard.contextOptions();
+  if (proxy) throw new BrowserError("A provider's browser cannot be sent through this worker's egress proxy.");
+  if (serviceWorkers === 'block') await context.addInitScript({ content: BLOCK_SERVICE_WORKERS });
+  if (permissions) await context.grantPermissions(permissions);
+  if (options.storageState !== undefined) await context.setStorageState(options.storageState);
+  return context;
 }

@@ -172,21 +172,27 @@ export function restrictsWeb(policy: UrlPolicy): boolean {
 
 /** One line for logs: what the policy allows. */
 /**
- * What a browser reached over `cdpUrl` does not get of this policy, or null when nothing is missing: the egress proxy
- * (deny rules checked where each connection is made) needs a browser launched here.
+ * What a remote browser (reached over `cdpUrl`, or a Browserbase session) does not get of this policy, or null when
+ * nothing is missing: the egress proxy (deny rules checked where each connection is made) needs a browser launched
+ * here.
  */
-export function remoteBrowserGaps(policy: UrlPolicy): string | null {
+export function remoteBrowserGaps(
+  policy: UrlPolicy,
+  remote: 'cdpUrl' | 'a Browserbase session' = 'cdpUrl',
+): string | null {
   const rules = [
     ...(policy.denyHosts.length ? ['denyHosts'] : []),
     ...(policy.denyPrivateAddresses ? ['denyPrivateAddresses'] : []),
   ];
   if (!rules.length) return null;
   return (
-    `the browser is reached over cdpUrl, so the URL policy's ${rules.join(' and ')} get no egress proxy: pages are ` +
+    `the browser is ${remote === 'cdpUrl' ? 'reached over cdpUrl' : remote}, so the URL policy's ${rules.join(' and ')} ` +
+    'get no egress proxy: pages are ' +
     "fetched by this worker and other requests checked before they are sent, but the browser's own connections " +
     '(sub-resources, their redirects, WebSockets) are not checked where they connect, so a name that resolves ' +
     'differently a second time (DNS rebinding) can reach a denied address (docs/SECURITY.md); launch the browser ' +
-    'on the worker (no cdpUrl) for these rules to hold at every connection'
+    `on the worker (${remote === 'cdpUrl' ? 'no cdpUrl' : "browser.provider 'chromium', no cdpUrl"}) for these rules ` +
+    'to hold at every connection'
   );
 }
 

@@ -67,6 +67,36 @@ const StoreSchema = z.discriminatedUnion('kind', [
 ]);
 export type StoreConfig = z.infer<typeof StoreSchema>;
 
+/**
+ * Browserbase sessions for the browser (`browser.provider: "browserbase"`). The API key is the worker's, like a
+ * model's: from this file or BROWSERBASE_API_KEY, sent only to `baseUrl`, never put in a task's history or a log.
+ */
+const BrowserbaseSchema = z.strictObject({
+  apiKey: z.string().min(1).optional(),
+  projectId: z.string().min(1).optional(),
+  /** The sessions API (default https://api.browserbase.com); http(s). */
+  baseUrl: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).optional(),
+});
+
+/** Cross-field rules of the browser section, each with its own path and a one-line message. */
+function checkBrowserProvider(
+  browser: { provider: string; cdpUrl?: string | undefined; browserbase?: z.infer<typeof BrowserbaseSchema> },
+  ctx: z.RefinementCtx,
+): void {
+  const issue = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+  if (browser.provider !== 'browserbase') {
+    if (browser.browserbase) issue(['browserbase'], "is set but browser.provider is not 'browserbase'");
+    return;
+  }
+  if (browser.cdpUrl !== undefined) issue(['cdpUrl'], "cannot be used with browser.provider 'browserbase'");
+  if (!browser.browserbase?.apiKey) {
+    issue(['browserbase', 'apiKey'], "is required with browser.provider 'browserbase' (or BROWSERBASE_API_KEY)");
+  }
+  if (!browser.browserbase?.projectId) {
+    issue(['browserbase', 'projectId'], "is required with browser.provider 'browserbase' (or BROWSERBASE_PROJECT_ID)");
+  }
+}
+
 export const ConfigSchema = z.strictObject({
   temporal: z
     .strictObject({
@@ -95,6 +125,12 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       executablePath: z.string().optional(),
       cdpUrl: z.string().optional(),
+      /**
+       * Where the browser comes from. 'chromium' (default): the worker's own, Debian's Chromium launched here, or the
+       * browser at cdpUrl. 'browserbase': a Browserbase session per task session (`browserbase` below).
+       */
+      provider: z.enum(['chromium', 'browserbase']).default('chromium'),
+      browserbase: BrowserbaseSchema.optional(),
       headless: z.boolean().default(true),
       /** Absent: derived from the machine's cores and memory (src/runtime/limits.ts). */
       maxSessions: z.number().int().min(1).max(256).optional(),
@@ -102,6 +138,17 @@ export const ConfigSchema = z.strictObject({
       singleTab: z.boolean().default(true),
       /** A download larger than this is cancelled and its partial file removed. */
       maxDownloadMiB: z.number().positive().default(100),
+      /**
+       * Before each operation the page gets this long to reach DOMContentLoaded; a page still loading then is stopped
+       * (window.stop) and the operation goes on with what has arrived.
+       */
+      pageReadyTimeoutSeconds: z.number().positive().max(600).default(60),
+      /**
+       * The captcha gate listens to pages' console messages announcing a solve (`browserbase-solving-started` and
+       * `-finished`). Absent: on for a remote browser (cdpUrl, Browserbase), which may solve captchas; off for one
+       * launched here, whose gate is then always open (a page printing the messages cannot hold a task).
+       */
+      captchaSignals: z.boolean().optional(),
       /**
        * Milliseconds between key presses when typing a text under 100 characters (longer texts: at most 10 ms). Keys
        * are always pressed one by one, so pages reacting per key (debounced suggestions) still see every key. Absent:
@@ -116,7 +163,16 @@ export const ConfigSchema = z.strictObject({
        */
       pageProbes: z.boolean().default(false),
     })
-    .default({ headless: true, idleTimeoutSeconds: 600, singleTab: true, maxDownloadMiB: 100, pageProbes: false }),
+    .superRefine(checkBrowserProvider)
+    .default({
+      provider: 'chromium',
+      headless: true,
+      idleTimeoutSeconds: 600,
+      singleTab: true,
+      maxDownloadMiB: 100,
+      pageReadyTimeoutSeconds: 60,
+      pageProbes: false,
+    }),
   /** The desktop environment (src/desktop): one Xvfb display and bubblewrap sandbox per session. */
   desktop: z
     .strictObject({
@@ -214,6 +270,11 @@ export type Config = Omit<ParsedConfig, 'browser' | 'worker'> & {
   modelEndpointResolver?: ModelEndpointResolver;
 };
 
+/** Whether the captcha gate listens for solving messages in this worker's browser (see `browser.captchaSignals`). */
+export function captchaSignalsOn(browser: Pick<Config['browser'], 'captchaSignals' | 'cdpUrl' | 'provider'>): boolean {
+  return browser.captchaSignals ?? (browser.cdpUrl !== undefined || browser.provider === 'browserbase');
+}
+
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
@@ -248,6 +309,14 @@ function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Rec
   if (env.CUA_RUNS_DIR) (out as Record<string, unknown>).runsDir = env.CUA_RUNS_DIR;
   if (env.CUA_CHROMIUM) section('browser').executablePath = env.CUA_CHROMIUM;
   if (env.CUA_CDP_URL) section('browser').cdpUrl = env.CUA_CDP_URL;
+  if (env.CUA_BROWSER_PROVIDER) section('browser').provider = env.CUA_BROWSER_PROVIDER;
+  if (section('browser').provider === 'browserbase') {
+    // Only for a Browserbase worker: another program's BROWSERBASE_* variables do not configure one that is not.
+    const browserbase = (section('browser').browserbase ??= {}) as Record<string, unknown>;
+    if (env.BROWSERBASE_API_KEY) browserbase.apiKey = env.BROWSERBASE_API_KEY;
+    if (env.BROWSERBASE_PROJECT_ID) browserbase.projectId = env.BROWSERBASE_PROJECT_ID;
+    if (env.BROWSERBASE_BASE_URL) browserbase.baseUrl = env.BROWSERBASE_BASE_URL;
+  }
   if (env.CUA_MAX_SESSIONS) section('browser').maxSessions = Number(env.CUA_MAX_SESSIONS);
   if (env.CUA_TYPING_DELAY_MS) section('browser').typingDelayMs = Number(env.CUA_TYPING_DELAY_MS);
   if (env.CUA_PAGE_PROBES) {

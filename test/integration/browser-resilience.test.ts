@@ -6,6 +6,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BrowserPool,
+  CAPTCHA_RESUME_DELAY_MS,
   CAPTCHA_SOLVING_FINISHED,
   CAPTCHA_SOLVING_STARTED,
   DEFAULT_CAPTCHA_POLICY,
@@ -26,6 +27,24 @@ let downloadsDir: string;
 
 beforeAll(async () => {
   server = await startFixtureServer();
+  // A page whose DOMContentLoaded waits for a parser-blocking script the server holds for ?ms= milliseconds.
+  server.route('/held', (_req, res, url) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(
+      '<!doctype html><title>Held</title><p id="before">before</p>' +
+        `<script src="/held-script?ms=${Number(url.searchParams.get('ms'))}"></script><p id="after">after</p>`,
+    );
+  });
+  server.route('/held-script', (_req, res, url) => {
+    const timer = setTimeout(
+      () => {
+        res.writeHead(200, { 'content-type': 'text/javascript' });
+        res.end("document.title = 'loaded';");
+      },
+      Number(url.searchParams.get('ms')),
+    );
+    res.on('close', () => clearTimeout(timer));
+  });
   downloadsDir = await mkdtemp(path.join(os.tmpdir(), 'cua-downloads-'));
   pool = new BrowserPool({ maxSessions: 3 });
   ({ env } = await pool.openSession({ viewport: VIEWPORT, downloadsDir }));
@@ -106,6 +125,58 @@ describe('settling', () => {
       expect(click.settle.ms).toBeLessThan(1_500);
     } finally {
       await pool.close(busy.sessionId);
+    }
+  });
+});
+
+describe('page ready', () => {
+  /** A session with the given page-ready cap whose visits settle quickly (the wait measured is the next operation's). */
+  const withCap = (readyCapMs: number) =>
+    pool.openSession({
+      viewport: VIEWPORT,
+      downloadsDir,
+      environment: { readyCapMs, settle: { loadCapMs: 100, networkCapMs: 100, domCapMs: 100, maxMs: 300 } },
+    });
+
+  it('waits for DOMContentLoaded up to the cap, then stops the load and goes on', async () => {
+    const { sessionId, env: held } = await withCap(800);
+    try {
+      await held.visitUrl(server.url('/held?ms=30000'));
+      const started = Date.now();
+      await held.controller.ensureReady();
+      const waited = Date.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(700);
+      expect(waited).toBeLessThan(5_000);
+      // Stopped: the rest of the document was never parsed, and the page answers at once.
+      expect(await held.page.locator('#after').count()).toBe(0);
+      const again = Date.now();
+      expect((await held.screenshot()).subarray(1, 4).toString('latin1')).toBe('PNG');
+      expect(Date.now() - again).toBeLessThan(3_000);
+    } finally {
+      await pool.close(sessionId);
+    }
+  });
+
+  it('a page that reaches DOMContentLoaded within the cap is waited for, not stopped', async () => {
+    const { sessionId, env: held } = await withCap(10_000);
+    try {
+      await held.visitUrl(server.url('/held?ms=1500'));
+      const started = Date.now();
+      await held.controller.ensureReady();
+      expect(Date.now() - started).toBeGreaterThanOrEqual(800);
+      expect(await held.page.textContent('#after')).toBe('after');
+      expect(await held.page.title()).toBe('loaded');
+    } finally {
+      await pool.close(sessionId);
+    }
+  });
+
+  it('the cap is 60 s unless given', async () => {
+    const { sessionId, env: plain } = await pool.openSession({ viewport: VIEWPORT, downloadsDir });
+    try {
+      expect(plain.controller.readyCapMs).toBe(60_000);
+    } finally {
+      await pool.close(sessionId);
     }
   });
 });
@@ -229,15 +300,82 @@ describe('captcha gate', () => {
     expect(decideCaptchaTimeout(policy, timeouts)).toBe(decision);
   });
 
-  it('closes on the solving-started console message and opens after solving-finished and a settle', async () => {
+  /** A session whose gate listens to the solving messages (as for a remote browser), with a short resume delay. */
+  const listening = (captchaResumeMs?: number) =>
+    pool.openSession({
+      viewport: VIEWPORT,
+      downloadsDir,
+      environment: { captchaSignals: true, ...(captchaResumeMs === undefined ? {} : { captchaResumeMs }) },
+    });
+  const say = (target: BrowserEnvironment, message: string) => target.page.evaluate((m) => console.log(m), message);
+
+  it('a browser launched here ignores the solving messages: its gate stays open', async () => {
+    expect(env.captcha.listens).toBe(false);
     await env.visitUrl(server.url('/pages/target.html'));
-    expect(await env.waitForCaptcha(10)).toBe(true);
-    await env.page.evaluate((m) => console.log(m), CAPTCHA_SOLVING_STARTED);
-    await expect.poll(() => env.captcha.isOpen).toBe(false);
-    expect(await env.waitForCaptcha(50)).toBe(false);
-    const opened = env.waitForCaptcha(10_000);
-    await env.page.evaluate((m) => console.log(m), CAPTCHA_SOLVING_FINISHED);
-    expect(await opened).toBe(true);
+    const heard = env.page.waitForEvent('console', (m) => m.text() === CAPTCHA_SOLVING_STARTED);
+    await say(env, CAPTCHA_SOLVING_STARTED);
+    await heard;
+    expect(env.captcha.isOpen).toBe(true);
+    expect(await env.waitForCaptcha(0)).toBe(true);
+  });
+
+  it('a listening gate closes on solving-started and opens 3 s after solving-finished (the default)', async () => {
+    const { sessionId, env: remote } = await listening();
+    try {
+      await remote.visitUrl(server.url('/pages/target.html'));
+      expect(await remote.waitForCaptcha(10)).toBe(true);
+      await say(remote, CAPTCHA_SOLVING_STARTED);
+      await expect.poll(() => remote.captcha.isOpen).toBe(false);
+      expect(await remote.waitForCaptcha(50)).toBe(false);
+      const opened = remote.waitForCaptcha(10_000);
+      const finishedAt = Date.now();
+      await say(remote, CAPTCHA_SOLVING_FINISHED);
+      expect(await opened).toBe(true);
+      const waited = Date.now() - finishedAt;
+      expect(waited).toBeGreaterThanOrEqual(CAPTCHA_RESUME_DELAY_MS - 50);
+      expect(waited).toBeLessThan(CAPTCHA_RESUME_DELAY_MS + 2_000);
+    } finally {
+      await pool.close(sessionId);
+    }
+  });
+
+  it('after the delay the gate waits for the DOMContentLoaded of the page the solve went to', async () => {
+    const { sessionId, env: remote } = await listening(300);
+    try {
+      await remote.visitUrl(server.url('/pages/target.html'));
+      await say(remote, CAPTCHA_SOLVING_STARTED);
+      await expect.poll(() => remote.captcha.isOpen).toBe(false);
+      const opened = remote.waitForCaptcha(20_000);
+      const finishedAt = Date.now();
+      // Solved: the page goes on to one whose DOMContentLoaded is held for 2 s.
+      await remote.page.evaluate(
+        ([m, to]) => {
+          console.log(m);
+          location.href = to;
+        },
+        [CAPTCHA_SOLVING_FINISHED, server.url('/held?ms=2000')] as const,
+      );
+      expect(await opened).toBe(true);
+      expect(Date.now() - finishedAt).toBeGreaterThanOrEqual(1_900);
+      expect(await remote.page.title()).toBe('loaded');
+    } finally {
+      await pool.close(sessionId);
+    }
+  });
+
+  it('a solve that starts again during the delay keeps the gate closed', async () => {
+    const { sessionId, env: remote } = await listening(300);
+    try {
+      await remote.visitUrl(server.url('/pages/target.html'));
+      await say(remote, CAPTCHA_SOLVING_STARTED);
+      await say(remote, CAPTCHA_SOLVING_FINISHED);
+      await say(remote, CAPTCHA_SOLVING_STARTED);
+      expect(await remote.waitForCaptcha(1_500)).toBe(false);
+      await say(remote, CAPTCHA_SOLVING_FINISHED);
+      expect(await remote.waitForCaptcha(5_000)).toBe(true);
+    } finally {
+      await pool.close(sessionId);
+    }
   });
 });
 

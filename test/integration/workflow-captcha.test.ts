@@ -1,11 +1,21 @@
-// The captcha gate's three-level policy, driven by a page that announces a solve that never finishes.
-import { describe, expect, it } from 'vitest';
+// The captcha gate's three-level policy, driven by a page that announces a solve that never finishes, on a worker whose
+// gate listens to the solving messages (browser.captchaSignals, as for a remote browser that solves captchas).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskResult } from '../../workflows/contract';
-import { useHarness } from './use-harness';
+import { startHarness } from './harness';
 import type { Harness } from './harness';
 
 let h: Harness;
-useHarness((x) => (h = x));
+
+beforeAll(async () => {
+  h = await startHarness({ worker: false });
+  h.config.browser.captchaSignals = true;
+  await h.startWorker();
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+});
 
 describe('captcha gate', () => {
   it('fails the task on the first timeout by default (raise)', async () => {
@@ -49,5 +59,23 @@ describe('captcha gate', () => {
       return observed ? [observed.captchaTimedOut] : [];
     });
     expect(timedOut).toEqual([true, true, false]);
+  }, 120_000);
+});
+
+describe('a worker whose browser is launched here (captchaSignals absent)', () => {
+  it('never closes the gate: a page announcing a solve cannot hold or fail the task', async () => {
+    await h.stopWorker();
+    delete h.config.browser.captchaSignals;
+    await h.startWorker();
+    const handle = await h.start({
+      script: 'captcha-wait',
+      startUrl: `${h.site.url}/captcha`,
+      captcha: { waitSeconds: 30, raiseOnTimeout: true, timeoutLimit: 2 },
+    });
+    const started = Date.now();
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'complete', steps: 3 });
+    // No step waited out the 30 s gate.
+    expect(Date.now() - started).toBeLessThan(20_000);
   }, 120_000);
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { dataDir } from '../../src/infra/paths';
 import type { Config } from '../../src/runtime/config';
-import { ConfigError, loadConfig } from '../../src/runtime/config';
+import { captchaSignalsOn, ConfigError, loadConfig } from '../../src/runtime/config';
 import { deriveLimits, thisMachine } from '../../src/runtime/limits';
 import type { MachineShape } from '../../src/runtime/limits';
 
@@ -41,11 +41,13 @@ describe('loadConfig: defaults', () => {
       taskQueue: 'cua-agent',
       models: {},
       browser: {
+        provider: 'chromium',
         headless: true,
         maxSessions: 4,
         idleTimeoutSeconds: 600,
         singleTab: true,
         maxDownloadMiB: 100,
+        pageReadyTimeoutSeconds: 60,
         pageProbes: false,
       },
       desktop: {
@@ -81,11 +83,13 @@ describe('loadConfig: defaults', () => {
     const cfg = load({ temporal: { address: 'temporal.test:7233' }, browser: { headless: false } });
     expect(cfg.temporal).toEqual({ address: 'temporal.test:7233', namespace: 'default' });
     expect(cfg.browser).toEqual({
+      provider: 'chromium',
       headless: false,
       maxSessions: 4,
       idleTimeoutSeconds: 600,
       singleTab: true,
       maxDownloadMiB: 100,
+      pageReadyTimeoutSeconds: 60,
       pageProbes: false,
     });
   });
@@ -131,6 +135,21 @@ describe('loadConfig: file values', () => {
     expect(load({ browser: { typingDelayMs: 0 } }).browser.typingDelayMs).toBe(0);
   });
 
+  it('the page-ready wait is 60 s unless configured', () => {
+    expect(load({}).browser.pageReadyTimeoutSeconds).toBe(60);
+    expect(load({ browser: { pageReadyTimeoutSeconds: 0.5 } }).browser.pageReadyTimeoutSeconds).toBe(0.5);
+  });
+
+  it.each<[string, Record<string, unknown>, boolean]>([
+    ['a browser launched here: off', {}, false],
+    ['a remote browser over cdpUrl: on', { cdpUrl: 'http://127.0.0.1:9222' }, true],
+    ['configured on for a browser launched here', { captchaSignals: true }, true],
+    ['configured off for a remote browser', { cdpUrl: 'http://127.0.0.1:9222', captchaSignals: false }, false],
+    ['Browserbase: on', { provider: 'browserbase', browserbase: { apiKey: 'k', projectId: 'p' } }, true],
+  ])('the captcha gate listens for solving messages: %s', (_name, browser, on) => {
+    expect(captchaSignalsOn(load({ browser }).browser)).toBe(on);
+  });
+
   it('resolves a relative runsDir to an absolute path', () => {
     expect(load({ runsDir: 'rel/runs' }).runsDir).toBe(path.resolve('rel/runs'));
   });
@@ -151,6 +170,21 @@ describe('loadConfig: environment overrides', () => {
       { browser: { maxSessions: 16 }, worker: { maxConcurrentActivities: 34 } },
     ],
     ['CUA_TYPING_DELAY_MS (a number)', { CUA_TYPING_DELAY_MS: '100' }, { browser: { typingDelayMs: 100 } }],
+    [
+      'CUA_BROWSER_PROVIDER with the BROWSERBASE_ variables',
+      {
+        CUA_BROWSER_PROVIDER: 'browserbase',
+        BROWSERBASE_API_KEY: 'bb_key',
+        BROWSERBASE_PROJECT_ID: 'proj',
+        BROWSERBASE_BASE_URL: 'http://127.0.0.1:4000',
+      },
+      {
+        browser: {
+          provider: 'browserbase',
+          browserbase: { apiKey: 'bb_key', projectId: 'proj', baseUrl: 'http://127.0.0.1:4000' },
+        },
+      },
+    ],
     ['CUA_PAGE_PROBES=1 turns page probes on', { CUA_PAGE_PROBES: '1' }, { browser: { pageProbes: true } }],
     ['CUA_PAGE_PROBES=off keeps them off', { CUA_PAGE_PROBES: 'off' }, { browser: { pageProbes: false } }],
     [
@@ -191,6 +225,17 @@ describe('loadConfig: environment overrides', () => {
     expect(() => load({}, { CUA_PAGE_PROBES: 'maybe' })).toThrow(
       'CUA_PAGE_PROBES=maybe: say 1 (run page probes) or 0 (do not)',
     );
+  });
+
+  it("the BROWSERBASE_ variables fill in or replace the file's browserbase section, only for a Browserbase worker", () => {
+    const file = { browser: { provider: 'browserbase', browserbase: { apiKey: 'file-key', projectId: 'file-proj' } } };
+    expect(load(file, { BROWSERBASE_API_KEY: 'env-key' }).browser.browserbase).toEqual({
+      apiKey: 'env-key',
+      projectId: 'file-proj',
+    });
+    const chromium = load({}, { BROWSERBASE_API_KEY: 'k', BROWSERBASE_PROJECT_ID: 'p' }).browser;
+    expect(chromium.provider).toBe('chromium');
+    expect(chromium.browserbase).toBeUndefined();
   });
 
   it('CUA_MAX_SESSIONS and CUA_TYPING_DELAY_MS win over the file', () => {
@@ -256,6 +301,53 @@ describe('loadConfig: errors', () => {
     ['a non-numeric CUA_MAX_SESSIONS', {}, { CUA_MAX_SESSIONS: 'many' }, /browser\.maxSessions/],
     ['a non-numeric CUA_TYPING_DELAY_MS', {}, { CUA_TYPING_DELAY_MS: 'fast' }, /browser\.typingDelayMs/],
     ['a negative typing delay', { browser: { typingDelayMs: -1 } }, {}, /browser\.typingDelayMs/],
+    ['a zero page-ready wait', { browser: { pageReadyTimeoutSeconds: 0 } }, {}, /browser\.pageReadyTimeoutSeconds/],
+    ['a page-ready wait of an hour', { browser: { pageReadyTimeoutSeconds: 3600 } }, {}, /pageReadyTimeoutSeconds/],
+    ['an unknown browser provider', { browser: { provider: 'firefox' } }, {}, /browser\.provider: Invalid option/],
+    [
+      'Browserbase without a key or project',
+      { browser: { provider: 'browserbase' } },
+      {},
+      /browser\.browserbase\.apiKey: is required with browser\.provider 'browserbase' \(or BROWSERBASE_API_KEY\); browser\.browserbase\.projectId: is required/,
+    ],
+    [
+      'Browserbase without a project (key from the environment)',
+      { browser: { provider: 'browserbase' } },
+      { BROWSERBASE_API_KEY: 'k' },
+      /browser\.browserbase\.projectId: is required with browser\.provider 'browserbase' \(or BROWSERBASE_PROJECT_ID\)$/,
+    ],
+    [
+      'Browserbase and cdpUrl',
+      {
+        browser: {
+          provider: 'browserbase',
+          cdpUrl: 'http://127.0.0.1:9222',
+          browserbase: { apiKey: 'k', projectId: 'p' },
+        },
+      },
+      {},
+      /browser\.cdpUrl: cannot be used with browser\.provider 'browserbase'/,
+    ],
+    [
+      'a browserbase section for a Chromium worker',
+      { browser: { browserbase: { apiKey: 'k', projectId: 'p' } } },
+      {},
+      /browser\.browserbase: is set but browser\.provider is not 'browserbase'/,
+    ],
+    [
+      'a Browserbase base URL that is not http(s)',
+      { browser: { provider: 'browserbase', browserbase: { apiKey: 'k', projectId: 'p', baseUrl: 'ftp://bb.test' } } },
+      {},
+      /browser\.browserbase\.baseUrl: an http\(s\) URL/,
+    ],
+    [
+      'an unknown browserbase key',
+      { browser: { provider: 'browserbase', browserbase: { apiKey: 'k', projectId: 'p', region: 'eu' } } },
+      {},
+      /browser\.browserbase: Unrecognized key: "region"/,
+    ],
+    ['captchaSignals that is not a boolean', { browser: { captchaSignals: 'yes' } }, {}, /browser\.captchaSignals/],
+    ['a page-ready wait in words', { browser: { pageReadyTimeoutSeconds: '60s' } }, {}, /pageReadyTimeoutSeconds/],
     ['zero activity slots', { worker: { maxConcurrentActivities: 0 } }, {}, /worker\.maxConcurrentActivities/],
     [
       'a temperature out of range',
@@ -283,6 +375,13 @@ describe('loadConfig: errors', () => {
     const run = () => load(content, env);
     expect(run).toThrow(ConfigError);
     expect(run).toThrow(message);
+  });
+
+  it('an error in the browserbase section does not quote the API key', () => {
+    const run = () =>
+      load({ browser: { provider: 'browserbase', browserbase: { apiKey: 'bb_live_secret', projectId: 7 } } });
+    expect(run).toThrow(/browser\.browserbase\.projectId/);
+    expect(run).not.toThrow(/bb_live_secret/);
   });
 
   it('ConfigError carries its class name', () => {

@@ -335,4 +335,10 @@ describe('a browser over cdpUrl', () => {
       /policy's denyPrivateAddresses get no egress proxy/,
     );
   });
+
+  it('a Browserbase session is told the same, named as such', () => {
+    const gaps = remoteBrowserGaps(UrlPolicySchema.parse({ denyHosts: ['evil.test'] }), 'a Browserbase session');
+    expect(gaps).toMatch(/^the browser is a Browserbase session, so the URL policy's denyHosts get no egress proxy/);
+    expect(gaps).toMatch(/launch the browser on the worker \(browser\.provider 'chromium', no cdpUrl\)/);
+  });
 });
