@@ -67,12 +67,14 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
         // A retry after the action was recorded: answer from the record, never ask the model again.
         decision = decisionFromRecord(recorded, profile);
       } else {
-        const promptFile = deps.config.models[input.model.endpoint]?.promptFile;
+        const settings = deps.config.models[input.model.endpoint];
+        const promptFile = settings?.promptFile;
         const override = promptFile
           ? await loadPromptOverride(promptFile).catch((err) => nonRetryable(err))
           : undefined;
         const messages = await buildChatMessages(historyForStep(events, req.step, req.generation), {
           systemPrompt: buildSystemPrompt({ profile, screen: resized, ...(override ? { override } : {}) }),
+          nudge: settings?.stepPrompt ?? profile.stepPrompt,
           maxImages: input.imagesKept,
           tokenBudget: input.tokenBudget,
           // Through the run store (a folder, or S3 for workers on several machines); cached once resized.

@@ -7,8 +7,10 @@ import type { Event } from '../trajectory/schema';
 /** Metadata key on a tool_output that carries the text fed into the next step's prompt. */
 export const TEXT_OBSERVATION_KEY = 'text_observation';
 
+type EnvironmentEvent = Extract<Event, { observation_type: 'environment' }>;
+
 interface StepEvents {
-  pre: Map<number, Extract<Event, { observation_type: 'environment' }>>;
+  pre: Map<number, EnvironmentEvent>;
   action: Map<number, Extract<Event, { type: 'action' }>>;
   tool: Map<number, Extract<Event, { observation_type: 'tool_output' }>>;
   reply?: string;
@@ -66,35 +68,38 @@ function carry(s: StepEvents | undefined): { textObservation?: string; userReply
   };
 }
 
+/** What the model saw at a step: its screenshot (as `screenshot`) and the page URL, when they were recorded. */
+function seenAt(pre: EnvironmentEvent | undefined): { screenshot?: string; url?: string } {
+  return {
+    ...(pre?.screenshot_path ? { screenshot: pre.screenshot_path } : {}),
+    ...(pre?.url ? { url: pre.url } : {}),
+  };
+}
+
 /**
- * The history for deciding `step` in session `generation`: the task, then for each earlier step its observation
- * and the model's answer (the final generation only), then the current observation.
+ * The history for deciding `step` in session `generation`: the task together with the first step's screenshot (one
+ * user message, as the original opens its chat: no URL line, no step sentence), the model's answer to it, then for
+ * each later step its observation and answer (the final generation only), the current step's observation last.
  */
 export function historyForStep(events: readonly Event[], step: number, generation: number): HistoryTurn[] {
   const { task, steps } = index(events);
   if (task === null) throw new HistoryError('the run has no task message (user-0000-task-g0)');
-  const turns: HistoryTurn[] = [{ kind: 'task', text: task }];
+  const turn = (s: number, pre: EnvironmentEvent | undefined): HistoryTurn => {
+    const { screenshot } = seenAt(pre);
+    if (s === 1) return { kind: 'task', text: task, ...(screenshot ? { screenshot } : {}) };
+    return { kind: 'observation', ...seenAt(pre), ...carry(steps.get(s - 1)) };
+  };
+  const turns: HistoryTurn[] = [];
   for (let s = 1; s < step; s++) {
     const ev = steps.get(s);
     const action = ev && ev.action.size ? latest(ev.action) : undefined;
     if (!ev || !action) throw new HistoryError(`step ${s} has no recorded action`);
-    const pre = ev.pre.get(action[0]) ?? latest(ev.pre)?.[1];
-    turns.push({
-      kind: 'observation',
-      ...(pre?.screenshot_path ? { screenshot: pre.screenshot_path } : {}),
-      ...(pre?.url ? { url: pre.url } : {}),
-      ...carry(steps.get(s - 1)),
-    });
+    turns.push(turn(s, ev.pre.get(action[0]) ?? latest(ev.pre)?.[1]));
     turns.push({ kind: 'assistant', text: rawResponse(action[1]) });
   }
   const current = steps.get(step)?.pre.get(generation);
   if (!current) throw new HistoryError(`step ${step} has no observation for session generation ${generation}`);
-  turns.push({
-    kind: 'observation',
-    ...(current.screenshot_path ? { screenshot: current.screenshot_path } : {}),
-    ...(current.url ? { url: current.url } : {}),
-    ...carry(steps.get(step - 1)),
-  });
+  turns.push(turn(step, current));
   return turns;
 }
 

@@ -20,6 +20,11 @@ const EndpointSchema = z.strictObject({
   maxTokens: z.number().int().positive().optional(),
   /** A system prompt file replacing ours (e.g. the model's training prompt); see src/model/prompt.ts placeholders. */
   promptFile: z.string().min(1).optional(),
+  /** The sentence after each screenshot (absent: the profile's, Fara's own; see src/model/context.ts). */
+  stepPrompt: z
+    .string()
+    .refine((s) => s.trim() !== '', 'must not be empty')
+    .optional(),
 });
 
 /** Per-task model overrides (`cua run --model-base-url/--model`); absent: allowed, to any URL (never with our keys). */

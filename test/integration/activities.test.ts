@@ -134,6 +134,49 @@ describe('activities run twice (retries) write once', () => {
   }, 60_000);
 });
 
+describe('what decide sends the model', () => {
+  /** Decides steps 1 and 2 of a click-then-finish run with the given endpoint settings; the two requests. */
+  const twoSteps = async (runId: string, endpoint: Record<string, unknown>) => {
+    const config = loadConfig({
+      env: { CUA_RUNS_DIR: runsDir },
+      file: writeJson(path.join(runsDir, `${runId}.config.json`), {
+        models: { default: { baseUrl: model.url, model: 'click-then-finish', ...endpoint } },
+      }),
+    });
+    const own = createActivities({ config, pool, sessionQueue: 'q-test' });
+    await own.startRun(
+      TaskInputSchema.parse({ runId, instruction: 'Click the search box.', startUrl: `${site.url}/` }),
+    );
+    const session = await own.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    const before = model.requests.length;
+    await own.observe(ref);
+    const decided = await own.decide(ref);
+    await own.act({ ...ref, action: decided.action, next: { step: 2, captchaWaitMs: 0 } });
+    await own.decide({ ...ref, step: 2 });
+    await own.releaseSession({ runId, sessionId: session.sessionId, save: false });
+    return model.requests.slice(before);
+  };
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ["Fara's own sentence by default", {}, 'Here is the next screenshot. Think about what to do next.'],
+    [
+      "the endpoint's stepPrompt",
+      { stepPrompt: 'Your move: pick the next action.' },
+      'Your move: pick the next action.',
+    ],
+  ])(
+    'step 1 is the task with the first screenshot in one message; step 2 ends with %s',
+    async (_name, endpoint, sentence) => {
+      const [first, second] = await twoSteps(`acts-sentence-${Object.keys(endpoint).length}`, endpoint);
+      expect(first).toMatchObject({ index: 0, messageCount: 2, imageCount: 1, lastUserText: 'Click the search box.' });
+      expect(second?.index).toBe(1);
+      expect(second?.lastUserText).toBe(`Current URL: ${site.url}/\n${sentence}`);
+    },
+    60_000,
+  );
+});
+
 function writeJson(file: string, value: unknown): string {
   fs.writeFileSync(file, JSON.stringify(value));
   return file;

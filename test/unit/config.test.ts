@@ -129,6 +129,14 @@ describe('loadConfig: file values', () => {
     expect(load({ browser: { typingDelayMs: 0 } }).browser.typingDelayMs).toBe(0);
   });
 
+  it("keeps an endpoint's stepPrompt as written (absent: the profile's sentence is used)", () => {
+    const cfg = load({
+      models: { m: { baseUrl: 'http://a.test', model: 'm', stepPrompt: 'Next screenshot. What now? ' } },
+    });
+    expect(cfg.models.m?.stepPrompt).toBe('Next screenshot. What now? ');
+    expect(load({ models: { m: { baseUrl: 'http://a.test', model: 'm' } } }).models.m?.stepPrompt).toBeUndefined();
+  });
+
   it('resolves a relative runsDir to an absolute path', () => {
     expect(load({ runsDir: 'rel/runs' }).runsDir).toBe(path.resolve('rel/runs'));
   });
@@ -262,6 +270,12 @@ describe('loadConfig: errors', () => {
       /models\.m\.temperature/,
     ],
     ['an empty task queue', { taskQueue: '' }, {}, /taskQueue/],
+    [
+      'a blank stepPrompt',
+      { models: { m: { baseUrl: 'http://a.test', model: 'm', stepPrompt: '  ' } } },
+      {},
+      /models\.m\.stepPrompt: must not be empty/,
+    ],
   ])('%s → ConfigError', (_name, content, env, message) => {
     const run = () => load(content, env);
     expect(run).toThrow(ConfigError);
