@@ -72,8 +72,15 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
         const override = promptFile
           ? await loadPromptOverride(promptFile).catch((err) => nonRetryable(err))
           : undefined;
+        const identity = input.identity ?? settings?.identity;
+        let systemPrompt: string;
+        try {
+          systemPrompt = buildSystemPrompt({ profile, screen: resized, identity, ...(override ? { override } : {}) });
+        } catch (err) {
+          nonRetryable(err, 'InvalidTaskInput'); // startRun refuses what it can see; a config changed since
+        }
         const messages = await buildChatMessages(historyForStep(events, req.step, req.generation), {
-          systemPrompt: buildSystemPrompt({ profile, screen: resized, ...(override ? { override } : {}) }),
+          systemPrompt,
           nudge: settings?.stepPrompt ?? profile.stepPrompt,
           maxImages: input.imagesKept,
           tokenBudget: input.tokenBudget,

@@ -1,14 +1,19 @@
 // Run-folder activities on the shared queue: start a run, pause it for a question, record a reply, finish it.
+import { endpointProfileIssue } from '../src/model/endpoint-prompt';
 import { taskMessage, userReply } from '../src/trajectory/events';
 import { TrajectoryWriter } from '../src/trajectory/writer';
 import { desktopScreen } from './desktop-session';
 import type { TaskInput } from '../workflows/contract';
+import { nonRetryable } from './support';
 import type { ActivityDeps, RunFiles } from './support';
 import type { FinalizeInput, RecordReplyInput } from './types';
 
 export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
   return {
-    /** Creates (or, on a retry, reopens) the run folder and records the task. */
+    /**
+     * Creates (or, on a retry, reopens) the run folder and records the task; then refuses (InvalidTaskInput) a task
+     * its endpoint's prompt settings do not fit (another profile's endpoint or identity).
+     */
     async startRun(input: TaskInput): Promise<void> {
       const { writer: w } = await TrajectoryWriter.openOrCreate(files.store, input.runId, {
         task_id: input.runId,
@@ -24,6 +29,9 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       const state = await w.readRunState();
       if (!state.input) await w.writeRunState({ ...state, input });
       await w.appendEvent(taskMessage(input.instruction));
+      const settings = input.environment === 'desktop' ? undefined : deps.config.models[input.model.endpoint];
+      const issue = settings && endpointProfileIssue(input.model.endpoint, settings, input.profile, input.identity);
+      if (issue) nonRetryable(new Error(issue), 'InvalidTaskInput');
     },
 
     /** Marks the run as waiting for the user and writes a data_point.json snapshot (a pause). */

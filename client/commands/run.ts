@@ -12,7 +12,7 @@ import { watchTask } from '../watch';
 
 export const RUN_USAGE =
   'npx cua run "<instruction>" [--env browser|desktop|NAME] [--url URL] [--max-steps N] [--profile fara-1.5|fara-7b]\n' +
-  '       [--id ID] [--detach] [--json]\n' +
+  '       [--identity NAME] [--id ID] [--detach] [--json]\n' +
   '       [--model-base-url URL] [--model NAME] [--auto-reply TEXT] [--ask-timeout SECONDS] [--images-kept N]\n' +
   '       [--token-budget N] [--max-invalid-replies N] [--terminate-on-parse-error] [--config FILE]';
 
@@ -21,6 +21,7 @@ const OPTIONS = {
   url: { type: 'string' },
   'max-steps': { type: 'string' },
   profile: { type: 'string' },
+  identity: { type: 'string' },
   id: { type: 'string' },
   detach: { type: 'boolean' },
   json: { type: 'boolean' },
@@ -145,6 +146,7 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     ...(values.url ? { startUrl: values.url } : {}),
     ...(values['max-steps'] ? { maxSteps: intFlag(values['max-steps'], 'max-steps') } : {}),
     ...(values.profile ? { profile: values.profile as 'fara-1.5' | 'fara-7b' } : {}),
+    ...(values.identity !== undefined ? { identity: values.identity } : {}),
     ...(values['auto-reply'] ? { autoReply: values['auto-reply'] } : {}),
     ...(askTimeout ? { askTimeoutSeconds: askTimeout } : {}),
     ...(values['terminate-on-parse-error'] ? { terminateOnParseError: true } : {}),

@@ -11,21 +11,40 @@ import { isHostPattern, SECRET_NAME } from '../agent/secrets';
 import { deriveLimits, thisMachine } from './limits';
 import type { LimitName, MachineShape, WorkerLimits } from './limits';
 import type { ModelEndpointResolver } from '../model/endpoint-policy';
+import { identityError } from '../model/identities';
+import { PROFILE_NAMES } from '../actions/profiles';
 
-const EndpointSchema = z.strictObject({
-  baseUrl: z.url(),
-  model: z.string().min(1),
-  apiKey: z.string().optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  maxTokens: z.number().int().positive().optional(),
-  /** A system prompt file replacing ours (e.g. the model's training prompt); see src/model/prompt.ts placeholders. */
-  promptFile: z.string().min(1).optional(),
-  /** The sentence after each screenshot (absent: the profile's, Fara's own; see src/model/context.ts). */
-  stepPrompt: z
-    .string()
-    .refine((s) => s.trim() !== '', 'must not be empty')
-    .optional(),
-});
+const EndpointSchema = z
+  .strictObject({
+    baseUrl: z.url(),
+    model: z.string().min(1),
+    apiKey: z.string().optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    maxTokens: z.number().int().positive().optional(),
+    /** A system prompt file replacing ours (e.g. the model's training prompt); see src/model/prompt.ts placeholders. */
+    promptFile: z.string().min(1).optional(),
+    /** The sentence after each screenshot (absent: the profile's, Fara's own; see src/model/context.ts). */
+    stepPrompt: z
+      .string()
+      .refine((s) => s.trim() !== '', 'must not be empty')
+      .optional(),
+    /**
+     * Who the model is told it is (src/model/identities.ts): a registry name, or a text of its own of at least 20
+     * characters. A task may name another registry identity of its profile (`identity`), never give a text.
+     */
+    identity: z.string().min(1).optional(),
+    /**
+     * The profile this endpoint's model speaks. Its identity and prompt file are checked against it when the worker
+     * starts (absent: against the profile of a registry identity, else fara-1.5, the tasks' default), and a task of
+     * another profile is refused when it starts.
+     */
+    profile: z.enum(PROFILE_NAMES).optional(),
+  })
+  .superRefine((endpoint, ctx) => {
+    if (endpoint.identity === undefined) return;
+    const error = identityError(endpoint.identity, { profile: endpoint.profile, custom: true });
+    if (error) ctx.addIssue({ code: 'custom', path: ['identity'], message: error.message });
+  });
 
 /** Per-task model overrides (`cua run --model-base-url/--model`); absent: allowed, to any URL (never with our keys). */
 const ModelOverridesSchema = z.strictObject({

@@ -135,18 +135,23 @@ describe('activities run twice (retries) write once', () => {
 });
 
 describe('what decide sends the model', () => {
-  /** Decides steps 1 and 2 of a click-then-finish run with the given endpoint settings; the two requests. */
-  const twoSteps = async (runId: string, endpoint: Record<string, unknown>) => {
+  /** Activities of a worker whose default endpoint is the scripted model with these settings. */
+  const withEndpoint = (runId: string, endpoint: Record<string, unknown>) => {
     const config = loadConfig({
       env: { CUA_RUNS_DIR: runsDir },
       file: writeJson(path.join(runsDir, `${runId}.config.json`), {
         models: { default: { baseUrl: model.url, model: 'click-then-finish', ...endpoint } },
       }),
     });
-    const own = createActivities({ config, pool, sessionQueue: 'q-test' });
-    await own.startRun(
-      TaskInputSchema.parse({ runId, instruction: 'Click the search box.', startUrl: `${site.url}/` }),
-    );
+    return createActivities({ config, pool, sessionQueue: 'q-test' });
+  };
+  const task = (runId: string, extra: Record<string, unknown> = {}) =>
+    TaskInputSchema.parse({ runId, instruction: 'Click the search box.', startUrl: `${site.url}/`, ...extra });
+
+  /** Decides steps 1 and 2 of a click-then-finish run with the given endpoint settings; the two requests. */
+  const twoSteps = async (runId: string, endpoint: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+    const own = withEndpoint(runId, endpoint);
+    await own.startRun(task(runId, extra));
     const session = await own.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
     const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
     const before = model.requests.length;
@@ -175,6 +180,43 @@ describe('what decide sends the model', () => {
     },
     60_000,
   );
+  const CUSTOM = 'You are Scout, a browsing assistant for the travel desk.';
+  it.each<[string, Record<string, unknown>, Record<string, unknown>, string]>([
+    ["the endpoint's own text", { identity: CUSTOM }, {}, CUSTOM],
+    ["the endpoint's registry name", { identity: 'fara_qwen3vl' }, {}, 'You are Fara'],
+    [
+      "the task's registry name over the endpoint's",
+      { identity: CUSTOM },
+      { identity: 'fara_qwen3vl' },
+      'You are Fara',
+    ],
+  ])(
+    'the system prompt opens with the identity chosen: %s',
+    async (_name, endpoint, extra, opening) => {
+      const runId = `acts-identity-${Math.random().toString(36).slice(2, 8)}`;
+      const [first] = await twoSteps(runId, endpoint, extra);
+      expect(first?.allText.startsWith(opening)).toBe(true);
+      expect(first?.allText.includes('Qwen3-VL-8B-Instruct')).toBe(opening !== CUSTOM);
+    },
+    60_000,
+  );
+
+  it("a task its endpoint's identity does not fit is refused when it starts (InvalidTaskInput)", async () => {
+    const runId = 'acts-identity-refused';
+    const own = withEndpoint(runId, { identity: 'fara_7b' });
+    const err = await own.startRun(task(runId)).then(
+      () => null,
+      (e: unknown) => e as ApplicationFailure,
+    );
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect(err).toMatchObject({ type: 'InvalidTaskInput', nonRetryable: true });
+    expect(err?.message).toBe(
+      `model endpoint 'default': identity "fara_7b" is fara-7b's, not fara-1.5's; fara-1.5's identities: ` +
+        'fara_qwen35, fara_qwen3vl (models.default.identity)',
+    );
+    // The same endpoint serves a fara-7b task.
+    await expect(own.startRun(task('acts-identity-7b', { profile: 'fara-7b' }))).resolves.toBeUndefined();
+  }, 60_000);
 });
 
 function writeJson(file: string, value: unknown): string {

@@ -12,16 +12,9 @@ import { PROFILE_NAMES, getProfile } from '../../src/actions/profiles';
 import type { ProfileName } from '../../src/actions/profiles';
 import type { ScreenSize } from '../../src/actions/tool-schema';
 import { smartResize } from '../../src/image/smart-resize';
-import { PromptFileError, UnknownIdentityError } from '../../src/model/errors';
-import {
-  CRITICAL_POINTS,
-  DEFAULT_IDENTITY,
-  IDENTITIES,
-  allowedActionsInPrompt,
-  buildSystemPrompt,
-  loadPromptOverride,
-  resolveIdentity,
-} from '../../src/model/prompt';
+import { IdentityProfileError, PromptFileError, UnknownIdentityError } from '../../src/model/errors';
+import { DEFAULT_IDENTITY, IDENTITIES, identityError, resolveIdentity } from '../../src/model/identities';
+import { CRITICAL_POINTS, allowedActionsInPrompt, buildSystemPrompt, loadPromptOverride } from '../../src/model/prompt';
 import { TaskInputSchema } from '../../workflows/contract';
 
 /** The viewport a task gets by default. */
@@ -124,15 +117,44 @@ describe('identities', () => {
   });
 
   it.each([
-    ['fara-1.5', 'fara_qwen99'],
-    ['fara-1.5', 'fara_7b'],
-    ['fara-7b', 'fara_qwen35'],
-  ] as const)('%s rejects identity %s', (name, identity) => {
-    expect(() => resolveIdentity(name, identity)).toThrow(UnknownIdentityError);
+    ['fara-1.5', 'fara_qwen99', UnknownIdentityError],
+    ['fara-1.5', 'fara_7b', IdentityProfileError],
+    ['fara-7b', 'fara_qwen35', IdentityProfileError],
+  ] as const)('%s rejects identity %s', (name, identity, type) => {
+    expect(() => resolveIdentity(name, identity)).toThrow(type);
   });
 
   it('lists the known identities of the profile in the error', () => {
     expect(() => resolveIdentity('fara-1.5', 'nope')).toThrow(/fara_qwen35, fara_qwen3vl/);
+  });
+
+  const CUSTOM = 'You are a careful browsing assistant.';
+  it.each<[string, string, Parameters<typeof identityError>[1], string | null]>([
+    ['a name of the profile', 'fara_qwen3vl', { profile: 'fara-1.5', custom: false }, null],
+    ['any profile’s name when none is given', 'fara_7b', { custom: true }, null],
+    [
+      "another profile's name",
+      'fara_7b',
+      { profile: 'fara-1.5', custom: true },
+      `identity "fara_7b" is fara-7b's, not fara-1.5's; fara-1.5's identities: fara_qwen35, fara_qwen3vl`,
+    ],
+    ['a custom text where custom texts are allowed', CUSTOM, { profile: 'fara-7b', custom: true }, null],
+    [
+      'a custom text where only names are (a task)',
+      CUSTOM,
+      { profile: 'fara-7b', custom: false },
+      'unknown identity "You are a careful browsing assistant."; known identities: fara_7b; a custom identity text ' +
+        'can be set only in the worker config (models.<name>.identity)',
+    ],
+    [
+      'a short unknown text (a mistyped name)',
+      'fara_qwen36',
+      { custom: true },
+      'unknown identity "fara_qwen36"; known identities: fara_qwen35, fara_qwen3vl, fara_7b (a custom identity ' +
+        'text needs at least 20 characters)',
+    ],
+  ])('identityError: %s', (_name, identity, rules, message) => {
+    expect(identityError(identity, rules)?.message ?? null).toBe(message);
   });
 });
 
