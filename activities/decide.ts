@@ -12,7 +12,10 @@ import { InvalidActionArgumentsError, ModelOutputError, UnknownActionError } fro
 import { invalidReplyFeedback } from '../src/model/feedback';
 import { parseModelOutput, replyAsText } from '../src/model/parse';
 import type { ParsedOutput } from '../src/model/parse';
-import { buildSystemPrompt, loadPromptOverride } from '../src/model/prompt';
+import { buildSystemPrompt, loadPromptOverride, promptActions } from '../src/model/prompt';
+import type { ScreenSize } from '../src/actions/tool-schema';
+import type { Config } from '../src/runtime/config';
+import type { TaskInput } from '../workflows/contract';
 import { actionEvent } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
 import type { Event } from '../src/trajectory/schema';
@@ -68,17 +71,7 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
         decision = decisionFromRecord(recorded, profile);
       } else {
         const settings = deps.config.models[input.model.endpoint];
-        const promptFile = settings?.promptFile;
-        const override = promptFile
-          ? await loadPromptOverride(promptFile).catch((err) => nonRetryable(err))
-          : undefined;
-        const identity = input.identity ?? settings?.identity;
-        let systemPrompt: string;
-        try {
-          systemPrompt = buildSystemPrompt({ profile, screen: resized, identity, ...(override ? { override } : {}) });
-        } catch (err) {
-          nonRetryable(err, 'InvalidTaskInput'); // startRun refuses what it can see; a config changed since
-        }
+        const { systemPrompt, allowed } = await systemPromptOf(settings, input, profile, resized);
         const messages = await buildChatMessages(historyForStep(events, req.step, req.generation), {
           systemPrompt,
           nudge: settings?.stepPrompt ?? profile.stepPrompt,
@@ -95,12 +88,14 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
         const reply = { text: completion.text, ...(completion.toolCalls ? { toolCalls: completion.toolCalls } : {}) };
         const rawText = forTheRecord(replyAsText(reply));
         const facts = memorizedFacts(events);
+        const tools = { name: profile.name, allowedActions: allowed }; // agent_state.tools_available
         const stamp = { generation: req.generation };
         let parsed: ParsedOutput | ModelOutputError;
         try {
           parsed = parseModelOutput(reply, profile, {
             terminateOnParseError: input.terminateOnParseError,
             screen: resized,
+            allowedActions: allowed,
           });
         } catch (err) {
           if (!(err instanceof ModelOutputError)) throw err;
@@ -120,7 +115,7 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
             written: parsed.written,
             thoughts: parsed.thoughts ?? '',
             error,
-            profile,
+            profile: tools,
             facts,
             completion,
             rawText,
@@ -137,7 +132,7 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
           const fields = decisionFields({
             action: parsed.action,
             thoughts: parsed.thoughts,
-            profile,
+            profile: tools,
             facts,
             completion,
             rawText,
@@ -150,6 +145,31 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
       return decision;
     },
   };
+}
+
+type EndpointSettings = Config['models'][string];
+
+/**
+ * The system prompt of a step (ours, or the endpoint's prompt file filled in) and the actions the model may use: a
+ * prompt file's `"enum"` list, when it offers fewer than the profile (src/model/prompt.ts promptActions). What
+ * startRun checked can still fail here when the file changed since: then the task ends (InvalidTaskInput).
+ */
+async function systemPromptOf(
+  settings: EndpointSettings | undefined,
+  input: TaskInput,
+  profile: ModelProfile,
+  screen: ScreenSize,
+): Promise<{ systemPrompt: string; allowed: readonly string[] }> {
+  const override = settings?.promptFile
+    ? await loadPromptOverride(settings.promptFile).catch((err) => nonRetryable(err))
+    : undefined;
+  try {
+    const identity = input.identity ?? settings?.identity;
+    const systemPrompt = buildSystemPrompt({ profile, screen, identity, ...(override ? { override } : {}) });
+    return { systemPrompt, allowed: override ? promptActions(systemPrompt, profile).allowed : profile.allowedActions };
+  } catch (err) {
+    nonRetryable(err, 'InvalidTaskInput');
+  }
 }
 
 /** The action event's metadata: how the reply was read, when that was not the canonical form. */

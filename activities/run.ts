@@ -1,5 +1,6 @@
 // Run-folder activities on the shared queue: start a run, pause it for a question, record a reply, finish it.
-import { endpointProfileIssue } from '../src/model/endpoint-prompt';
+import { endpointProfileIssue, promptFileActions } from '../src/model/endpoint-prompt';
+import { PromptActionsError } from '../src/model/errors';
 import { taskMessage, userReply } from '../src/trajectory/events';
 import { TrajectoryWriter } from '../src/trajectory/writer';
 import { desktopScreen } from './desktop-session';
@@ -12,7 +13,8 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
   return {
     /**
      * Creates (or, on a retry, reopens) the run folder and records the task; then refuses (InvalidTaskInput) a task
-     * its endpoint's prompt settings do not fit (another profile's endpoint or identity).
+     * its endpoint's prompt settings do not fit: another declared profile, another profile's identity, a prompt file
+     * offering actions the task's profile lacks (or a prompt file that cannot be read: PromptFileError).
      */
     async startRun(input: TaskInput): Promise<void> {
       const { writer: w } = await TrajectoryWriter.openOrCreate(files.store, input.runId, {
@@ -29,9 +31,19 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       const state = await w.readRunState();
       if (!state.input) await w.writeRunState({ ...state, input });
       await w.appendEvent(taskMessage(input.instruction));
-      const settings = input.environment === 'desktop' ? undefined : deps.config.models[input.model.endpoint];
-      const issue = settings && endpointProfileIssue(input.model.endpoint, settings, input.profile, input.identity);
+      const name = input.model.endpoint;
+      const settings = input.environment === 'desktop' ? undefined : deps.config.models[name];
+      const issue = settings && endpointProfileIssue(name, settings, input.profile, input.identity);
       if (issue) nonRetryable(new Error(issue), 'InvalidTaskInput');
+      if (settings?.promptFile) {
+        await promptFileActions(settings.promptFile, input.profile).catch((err: unknown) => {
+          if (!(err instanceof PromptActionsError)) nonRetryable(err); // PromptFileError: end reason input
+          nonRetryable(
+            new Error(`model endpoint '${name}': ${err.message} (models.${name}.promptFile)`),
+            'InvalidTaskInput',
+          );
+        });
+      }
     },
 
     /** Marks the run as waiting for the user and writes a data_point.json snapshot (a pause). */

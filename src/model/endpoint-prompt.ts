@@ -1,8 +1,12 @@
 // The prompt settings of a model endpoint (the worker config's `models.<name>`: profile, identity, prompt file),
 // checked against a profile: the endpoint's own when the worker starts, and the task's when a task starts, so a
 // task that cannot run on its endpoint's settings fails at once with a one-line reason instead of at its first step.
+import { getProfile } from '../actions/profiles';
 import type { ProfileName } from '../actions/profiles';
+import { smartResize } from '../image/smart-resize';
 import { identityError, identityProfile } from './identities';
+import { buildSystemPrompt, loadPromptOverride, promptActions } from './prompt';
+import type { PromptActions } from './prompt';
 
 /** The part of an endpoint's configuration that shapes its prompt. */
 export interface EndpointPromptSettings {
@@ -39,4 +43,29 @@ export function endpointProfileIssue(
   if (taskIdentity !== undefined || settings.identity === undefined) return null;
   const error = identityError(settings.identity, { profile, custom: true });
   return error ? `model endpoint '${name}': ${error.message} (models.${name}.identity)` : null;
+}
+
+/**
+ * The actions a prompt file lets a model of `profile` use (src/model/prompt.ts promptActions), the file rendered as
+ * for a task with the default viewport (the action list does not depend on the screen). Throws PromptFileError
+ * (unreadable) or PromptActionsError (it offers an action the profile lacks).
+ */
+export async function promptFileActions(file: string, profile: ProfileName): Promise<PromptActions> {
+  const model = getProfile(profile);
+  const override = await loadPromptOverride(file);
+  const screen = smartResize(900, 1440, { factor: model.resizeFactor });
+  return promptActions(buildSystemPrompt({ profile: model, screen, override }), model);
+}
+
+/** The one line a worker says at start about a prompt file that narrows the actions (or lists none), or null. */
+export function promptActionsNotice(name: string, profile: ProfileName, actions: PromptActions): string | null {
+  const all = getProfile(profile).allowedActions.length;
+  const where = `models.${name}.promptFile`;
+  if (!actions.listed)
+    return `${where}: the prompt lists no "enum" of actions; the model may use all ${all} of ${profile}'s`;
+  if (actions.left.length === 0) return null;
+  return (
+    `${where}: the prompt offers ${actions.allowed.length} of ${profile}'s ${all} actions, and the model may use ` +
+    `only those (left out: ${actions.left.join(', ')})`
+  );
 }

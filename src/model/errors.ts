@@ -100,6 +100,20 @@ export class PromptFileError extends Error {
   }
 }
 
+/** A prompt (file) offers actions the runtime cannot carry out for its profile. */
+export class PromptActionsError extends Error {
+  constructor(
+    readonly profile: string,
+    readonly unknown: readonly string[],
+    readonly known: readonly string[],
+  ) {
+    super(
+      `the prompt offers ${unknown.join(', ')}, which ${profile} lacks (${profile}'s actions: ${known.join(', ')})`,
+    );
+    this.name = new.target.name;
+  }
+}
+
 /** Shortened for a message: a custom identity text can be paragraphs long. */
 function quoted(text: string): string {
   const one = text.replace(/\s+/g, ' ');

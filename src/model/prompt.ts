@@ -4,7 +4,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { ModelProfile, ProfileName } from '../actions/profiles';
 import type { ScreenSize } from '../actions/tool-schema';
-import { PromptFileError } from './errors';
+import { PromptActionsError, PromptFileError } from './errors';
 import { resolveIdentity } from './identities';
 import { formatJson } from './toolcall';
 
@@ -104,6 +104,30 @@ export function allowedActionsInPrompt(prompt: string): string[] | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The actions a rendered prompt lets the model use, measured against the profile's (what the runtime can do). */
+export interface PromptActions {
+  /** The actions the model may use: the prompt's `"enum"` list, or the profile's when the prompt lists none. */
+  allowed: readonly string[];
+  /** The profile's actions the prompt leaves out (the narrowing), in the profile's order. */
+  left: readonly string[];
+  /** False when the prompt has no `"enum"` list (the profile's actions stand). */
+  listed: boolean;
+}
+
+/**
+ * The prompt is the whitelist, as in the original: the actions its `"enum"` list offers are the ones the model may
+ * use. One the profile lacks (the runtime could not carry it out) is a PromptActionsError naming both lists; fewer
+ * than the profile's narrow the allowed set. A prompt with no list leaves the profile's actions allowed.
+ */
+export function promptActions(prompt: string, profile: Pick<ModelProfile, 'name' | 'allowedActions'>): PromptActions {
+  const offered = allowedActionsInPrompt(prompt);
+  if (offered === undefined) return { allowed: profile.allowedActions, left: [], listed: false };
+  const unknown = offered.filter((a) => !profile.allowedActions.includes(a));
+  if (unknown.length > 0) throw new PromptActionsError(profile.name, unknown, profile.allowedActions);
+  const allowed = [...new Set(offered)];
+  return { allowed, left: profile.allowedActions.filter((a) => !allowed.includes(a)), listed: true };
 }
 
 /**

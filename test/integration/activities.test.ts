@@ -12,7 +12,9 @@ import { BrowserPool } from '../../src/browser/pool';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import { readRun } from '../../src/trajectory/reader';
-import { loadConfig } from '../../src/runtime/config';
+import { ConfigError, loadConfig } from '../../src/runtime/config';
+import { TemporalUnreachableError } from '../../src/runtime/connect';
+import { createWorkerRuntime } from '../../worker/main';
 import { TaskInputSchema } from '../../workflows/contract';
 import { startFixtureSite } from '../fixtures/site/server';
 import type { FixtureSite } from '../fixtures/site/server';
@@ -216,6 +218,82 @@ describe('what decide sends the model', () => {
     );
     // The same endpoint serves a fara-7b task.
     await expect(own.startRun(task('acts-identity-7b', { profile: 'fara-7b' }))).resolves.toBeUndefined();
+  }, 60_000);
+});
+
+describe("a prompt file's action list (the prompt is the whitelist)", () => {
+  const narrowed = () => {
+    const promptFile = path.join(runsDir, `narrow-${Math.random().toString(36).slice(2, 8)}.txt`);
+    fs.writeFileSync(promptFile, 'Use the tool.\n{"type": "string", "enum": ["scroll", "terminate"]}\n');
+    return promptFile;
+  };
+  const configWith = (endpoint: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    loadConfig({
+      env: { CUA_RUNS_DIR: runsDir },
+      file: writeJson(path.join(runsDir, `narrow-${Math.random().toString(36).slice(2, 8)}.json`), {
+        models: { default: { baseUrl: model.url, model: 'click-then-finish', ...endpoint } },
+        ...extra,
+      }),
+    });
+
+  it("an action the prompt leaves out is an invalid reply the model is told about; the event's tools are the prompt's", async () => {
+    const own = createActivities({ config: configWith({ promptFile: narrowed() }), pool, sessionQueue: 'q-test' });
+    const runId = 'acts-narrow-1';
+    await own.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl: `${site.url}/` }));
+    const session = await own.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    await own.observe(ref);
+    const decided = await own.decide(ref); // the script clicks: left_click, which the prompt does not offer
+    await own.releaseSession({ runId, sessionId: session.sessionId, save: false });
+    expect(decided).toMatchObject({
+      kind: 'invalid',
+      actionName: 'left_click',
+      text: '"left_click" is not an available action. No action was taken. Use one of: scroll, terminate.',
+    });
+    const action = (await readRun(path.join(runsDir, runId))).events.find((e) => e.type === 'action');
+    expect(action?.type === 'action' && action.agent_state.tools_available).toEqual(['scroll', 'terminate']);
+  }, 60_000);
+
+  it('a task whose profile lacks an action of the prompt is refused when it starts', async () => {
+    const promptFile = path.join(runsDir, 'fara15-only.txt');
+    fs.writeFileSync(promptFile, '{"enum": ["left_click", "double_click", "terminate"]}');
+    const own = createActivities({ config: configWith({ promptFile }), pool, sessionQueue: 'q-test' });
+    await expect(
+      own.startRun(TaskInputSchema.parse({ runId: 'acts-narrow-15', instruction: 'x', startUrl: `${site.url}/` })),
+    ).resolves.toBeUndefined();
+    const err = await own
+      .startRun(TaskInputSchema.parse({ runId: 'acts-narrow-7b', instruction: 'x', profile: 'fara-7b' }))
+      .then(
+        () => null,
+        (e: unknown) => e as ApplicationFailure,
+      );
+    expect(err).toMatchObject({ type: 'InvalidTaskInput', nonRetryable: true });
+    expect(err?.message).toMatch(
+      /^model endpoint 'default': the prompt offers double_click, which fara-7b lacks \(fara-7b's actions: key, type, .*, terminate\) \(models\.default\.promptFile\)$/,
+    );
+  }, 60_000);
+
+  it('a worker says at start, in one line, that its prompt file narrows the actions; one that cannot serve stops it', async () => {
+    // Nothing listens on this port: the start gets past the prompt check, then fails to connect.
+    const nowhere = { temporal: { address: '127.0.0.1:9' } };
+    const lines: string[] = [];
+    const started = createWorkerRuntime(configWith({ promptFile: narrowed() }, nowhere), {
+      log: (l) => lines.push(l),
+    });
+    await expect(started).rejects.toBeInstanceOf(TemporalUnreachableError);
+    expect(lines.filter((l) => l.includes('promptFile'))).toEqual([
+      expect.stringMatching(
+        /^models\.default\.promptFile: the prompt offers 2 of fara-1\.5's 18 actions, and the model may use only those \(left out: key, type, mouse_move, left_click, .*, wait\)$/,
+      ),
+    ]);
+
+    const bad = path.join(runsDir, 'bad-actions.txt');
+    fs.writeFileSync(bad, '{"enum": ["left_click", "teleport"]}');
+    const refused = createWorkerRuntime(configWith({ promptFile: bad }, nowhere), { log: () => undefined });
+    await expect(refused).rejects.toBeInstanceOf(ConfigError);
+    await expect(refused).rejects.toThrow(
+      /^models\.default\.promptFile: the prompt offers teleport, which fara-1\.5 lacks/,
+    );
   }, 60_000);
 });
 

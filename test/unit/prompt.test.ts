@@ -9,12 +9,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILE_NAMES, getProfile } from '../../src/actions/profiles';
-import type { ProfileName } from '../../src/actions/profiles';
+import type { ModelProfile, ProfileName } from '../../src/actions/profiles';
 import type { ScreenSize } from '../../src/actions/tool-schema';
 import { smartResize } from '../../src/image/smart-resize';
-import { IdentityProfileError, PromptFileError, UnknownIdentityError } from '../../src/model/errors';
+import {
+  IdentityProfileError,
+  PromptActionsError,
+  PromptFileError,
+  UnknownIdentityError,
+} from '../../src/model/errors';
 import { DEFAULT_IDENTITY, IDENTITIES, identityError, resolveIdentity } from '../../src/model/identities';
-import { CRITICAL_POINTS, allowedActionsInPrompt, buildSystemPrompt, loadPromptOverride } from '../../src/model/prompt';
+import {
+  CRITICAL_POINTS,
+  allowedActionsInPrompt,
+  buildSystemPrompt,
+  loadPromptOverride,
+  promptActions,
+} from '../../src/model/prompt';
 import { TaskInputSchema } from '../../workflows/contract';
 
 /** The viewport a task gets by default. */
@@ -257,5 +268,47 @@ describe('allowedActionsInPrompt', () => {
     ['"enum": [broken', undefined],
   ])('%s -> %j', (text, expected) => {
     expect(allowedActionsInPrompt(text)).toEqual(expected);
+  });
+});
+
+describe('the actions a prompt offers (the prompt is the whitelist)', () => {
+  const FARA15: ModelProfile = getProfile('fara-1.5');
+  const FARA7B: ModelProfile = getProfile('fara-7b');
+  const withEnum = (actions: string[]) => `A prompt of my own.\n{"enum": ${JSON.stringify(actions)}}`;
+
+  it.each(PROFILE_NAMES)('the built-in prompt of %s offers exactly its actions', (name) => {
+    const profile = getProfile(name);
+    const prompt = buildSystemPrompt({ profile, screen: screenOf(name) });
+    expect(promptActions(prompt, profile)).toEqual({ allowed: profile.allowedActions, left: [], listed: true });
+  });
+
+  it('a prompt that offers fewer narrows the allowed set, in its order', () => {
+    expect(promptActions(withEnum(['terminate', 'left_click', 'type']), FARA15)).toEqual({
+      allowed: ['terminate', 'left_click', 'type'],
+      left: FARA15.allowedActions.filter((a) => !['terminate', 'left_click', 'type'].includes(a)),
+      listed: true,
+    });
+  });
+
+  it('a prompt with no "enum" list leaves the profile\'s actions', () => {
+    expect(promptActions('Just words.', FARA7B)).toEqual({ allowed: FARA7B.allowedActions, left: [], listed: false });
+  });
+
+  it.each<[string, string[], ModelProfile, string]>([
+    [
+      'an action no profile has',
+      ['left_click', 'fly_to'],
+      FARA15,
+      `the prompt offers fly_to, which fara-1.5 lacks (fara-1.5's actions: ${FARA15.allowedActions.join(', ')})`,
+    ],
+    [
+      'a Fara-1.5 action for fara-7b',
+      ['left_click', 'double_click'],
+      FARA7B,
+      `the prompt offers double_click, which fara-7b lacks (fara-7b's actions: ${FARA7B.allowedActions.join(', ')})`,
+    ],
+  ])('%s is a PromptActionsError naming both sides', (_name, actions, profile, message) => {
+    expect(() => promptActions(withEnum(actions), profile)).toThrow(PromptActionsError);
+    expect(() => promptActions(withEnum(actions), profile)).toThrow(message);
   });
 });
