@@ -1,4 +1,5 @@
 // Run-folder activities on the shared queue: start a run, pause it for a question, record a reply, finish it.
+import { lastObservationText } from '../src/agent/history';
 import { endpointProfileIssue, promptFileActions } from '../src/model/endpoint-prompt';
 import { PromptActionsError } from '../src/model/errors';
 import { taskMessage, userReply } from '../src/trajectory/events';
@@ -7,7 +8,7 @@ import { desktopScreen } from './desktop-session';
 import type { TaskInput } from '../workflows/contract';
 import { nonRetryable } from './support';
 import type { ActivityDeps, RunFiles } from './support';
-import type { FinalizeInput, RecordReplyInput } from './types';
+import type { FinalizeInput, FinalizeResult, RecordReplyInput } from './types';
 
 export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
   return {
@@ -59,11 +60,19 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       await w.writeStatus('running');
     },
 
-    async finalize(req: FinalizeInput): Promise<void> {
+    /**
+     * Records how the task ended and writes data_point.json. A task whose step budget ran out (and has no answer)
+     * gets the last step's observation text as its answer, as in the original (its status stays max_rounds);
+     * returns the answer recorded.
+     */
+    async finalize(req: FinalizeInput): Promise<FinalizeResult> {
       const w = await files.writer(req.runId);
-      await w.writeStatus(req.status, req.answer, req.reason ?? undefined, req.endReason);
+      const answer =
+        req.status === 'max_rounds' && req.answer === null ? lastObservationText(await w.events()) : req.answer;
+      await w.writeStatus(req.status, answer, req.reason ?? undefined, req.endReason);
       await w.writeDataPoint();
       files.forget(req.runId);
+      return { answer };
     },
   };
 }

@@ -138,7 +138,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     task.status = final;
     task.endReason = why;
     task.publish();
-    await shared(`finalize · ${final}`).finalize({
+    const recorded = await shared(`finalize · ${final}`).finalize({
       runId: input.runId,
       status: final,
       answer: task.answer,
@@ -146,6 +146,8 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
       endReason: why,
       steps: state.step,
     });
+    // A used-up step budget is answered with the last observation's text (histories recorded before: no result).
+    if (recorded) task.answer = recorded.answer;
   };
 
   /** Ask the user and wait (durably) for the reply; false if the ask timed out. */

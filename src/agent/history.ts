@@ -115,6 +115,21 @@ export function memorizedFacts(events: readonly Event[]): string[] {
   return facts;
 }
 
+/**
+ * The text the last step's action left (the original's answer when its step budget runs out): its text observation
+ * (a page answer, a failure the model read), else its tool output, else its error; null when no action left text.
+ * Notes of restored sessions (no action_id) do not count.
+ */
+export function lastObservationText(events: readonly Event[]): string | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i];
+    if (e?.type !== 'observation' || e.observation_type !== 'tool_output' || e.action_id === null) continue;
+    const fed = e.metadata[TEXT_OBSERVATION_KEY];
+    return (typeof fed === 'string' && fed !== '' ? fed : e.output || e.error) || null;
+  }
+  return null;
+}
+
 /** The URL of the newest environment observation, for restoring a session. */
 export function lastUrl(events: readonly Event[]): string | null {
   for (let i = events.length - 1; i >= 0; i--) {

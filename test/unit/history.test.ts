@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import { buildChatMessages } from '../../src/model/context';
 import type { HistoryTurn } from '../../src/model/context';
-import { HistoryError, historyForStep, lastUrl, memorizedFacts } from '../../src/agent/history';
+import { HistoryError, historyForStep, lastObservationText, lastUrl, memorizedFacts } from '../../src/agent/history';
 import {
   actionEvent,
   postObservation,
@@ -276,5 +276,46 @@ describe('lastUrl', () => {
     ],
   ])('%s', (_name, events, expected) => {
     expect(lastUrl(events)).toBe(expected);
+  });
+});
+
+describe('lastObservationText (the answer of a run whose step budget ran out)', () => {
+  const out = (n: number, result: { output: string; error?: string }, metadata: Record<string, unknown> = {}) =>
+    toolOutput(n, aid(n), result, gen(0, metadata));
+  it.each<[string, Event[], string | null]>([
+    ['no step yet', [TASK, pre(1)], null],
+    [
+      "the last step's tool output",
+      [TASK, ...step(1), pre(2), act(2), out(2, { output: 'I scrolled down' })],
+      'I scrolled down',
+    ],
+    [
+      'its text observation when it has one (a page answer)',
+      [TASK, ...step(1), out(1, { output: 'Open 9-5.' }, { text_observation: 'Open 9-5.' })],
+      'Open 9-5.',
+    ],
+    [
+      'a failed action: the text the model read',
+      [
+        TASK,
+        pre(1),
+        act(1),
+        out(1, { output: 'left_click(500, 340)', error: 'boom' }, { text_observation: 'The action failed: boom' }),
+      ],
+      'The action failed: boom',
+    ],
+    [
+      'an invalid reply: its error',
+      [TASK, pre(1), act(1), out(1, { output: '', error: 'Your reply had no tool call.' })],
+      'Your reply had no tool call.',
+    ],
+    [
+      "a restored session's note does not count",
+      [TASK, ...step(1, { text: 'fed' }), sessionRestored(2, 'The browser session was lost and restored.', gen(1))],
+      'fed',
+    ],
+    ['an action that left no text', [TASK, pre(1), act(1), out(1, { output: '' })], null],
+  ])('%s', (_name, events, expected) => {
+    expect(lastObservationText(events)).toBe(expected);
   });
 });
