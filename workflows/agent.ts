@@ -19,6 +19,7 @@ import {
 } from '@temporalio/workflow';
 import type { DecideCall, ObserveResult, OpenSessionInput, SessionRef } from '../activities/types';
 import { decideCaptchaTimeout } from '../src/agent/captcha-policy';
+import { autoReplyText } from '../src/agent/reply';
 import { endReasonOfFailure } from '../src/agent/end-reason';
 import { isSessionLostType } from '../src/agent/failure-types';
 import { browserOpenQueue } from '../src/agent/queues';
@@ -155,8 +156,9 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     state.questionCount += 1;
     const question = { id: `q${state.questionCount}`, text, step: state.step };
     task.question = question;
-    if (input.autoReply) {
-      task.pendingReply = { text: input.autoReply, questionId: question.id };
+    const autoReply = autoReplyText(input.autoReply);
+    if (autoReply !== undefined) {
+      task.pendingReply = { text: autoReply, questionId: question.id };
     } else {
       task.status = 'waiting_for_user';
       task.publish();

@@ -68,7 +68,11 @@ const TaskInputFields = z.strictObject({
   /** Estimated-token cap for one model call (image ≈ 1500, text ≈ len/4+1); 0 = off (the default). */
   tokenBudget: z.number().int().min(0).default(0),
   viewport: ViewportSchema.default({ width: 1440, height: 900 }),
-  autoReply: z.string().min(1).optional(),
+  /**
+   * Answer every question without waiting: with this text, or with `true` a standing approval (go on, making nothing
+   * up; src/agent/reply.ts STANDING_APPROVAL). false or absent: questions wait for a reply.
+   */
+  autoReply: z.union([z.string().min(1), z.boolean()]).optional(),
   /** How long to wait for a reply to a question, in seconds (absent = forever). */
   askTimeoutSeconds: z.number().positive().optional(),
   model: ModelChoiceSchema.default({ endpoint: 'default' }),

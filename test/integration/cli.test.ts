@@ -10,6 +10,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { TaskResult, TaskStatus } from '../../workflows/contract';
 import { statusQuery } from '../../workflows/contract';
 import { followTask } from '../../client/commands/run';
+import { STANDING_APPROVAL } from '../../src/agent/reply';
+import { readRun } from '../../src/trajectory/reader';
 import { eventually, startHarness, untilWaiting } from './harness';
 import type { Harness } from './harness';
 
@@ -166,6 +168,34 @@ describe('cua run', () => {
     expect(result).toMatchObject({ status: 'complete', steps: 4, answer: 'Searched Lisbon as you asked.' });
     const after = h.model.requests.find((r) => r.script === 'ask-city' && r.index === 1 && !r.subcall);
     expect(after?.lastUserText).toContain('Lisbon');
+  }, 150_000);
+
+  it('--auto-reply with no text answers the question with the standing approval, and the task completes', async () => {
+    const id = `cli-auto-${stamp}`;
+    const res = await cua(
+      [
+        'run',
+        ASK_INSTRUCTION,
+        '--url',
+        `${h.site.url}/`,
+        ...modelFlags('ask-city'),
+        '--id',
+        id,
+        '--json',
+        '--auto-reply',
+      ],
+      { timeoutMs: 120_000 },
+    );
+    expect(res.code, res.stderr).toBe(0);
+    expect(lastJson<{ result: TaskResult }>(res.stdout).result).toMatchObject({ status: 'complete', steps: 4 });
+    const run = await readRun(h.runDir(id));
+    const replies = run.events.flatMap((e) =>
+      e.type === 'observation' && e.observation_type === 'user_message' && e.message_type === 'critical_point_response'
+        ? [e.content]
+        : [],
+    );
+    expect(replies).toEqual([STANDING_APPROVAL]);
+    expect(STANDING_APPROVAL).toMatch(/made up/);
   }, 150_000);
 
   it('followTask asks a question once, even while the workflow is still recording the reply', async () => {
