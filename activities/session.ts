@@ -7,7 +7,7 @@ import { lastUrl, TEXT_OBSERVATION_KEY } from '../src/agent/history';
 import { PolicyBlockedError } from '../src/browser/errors';
 import type { BrowserEnvironment, StorageState } from '../src/browser/environment';
 import { NORM1000, resizedPixelsSpace } from '../src/coords/viewport';
-import type { ChatMessage } from '../src/model/client';
+import { pageQuestionMessages } from '../src/agent/page-question';
 import { SUBCALL_INDEX_HEADER } from '../src/scripted/server';
 import { postObservation, preObservation, sessionRestored, toolOutput } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
@@ -231,7 +231,8 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
           resolveSecrets: secretResolver(deps.config, env),
           answerFromPage: async (question, pageText) => {
             if (!client) return '';
-            const completion = await callModel(client, pageQuestionMessages(question, pageText), {
+            const limit = deps.config.browser.readPageMaxChars;
+            const completion = await callModel(client, pageQuestionMessages(question, pageText, limit), {
               [SUBCALL_INDEX_HEADER]: String(req.step - 1),
             });
             return completion.text.trim();
@@ -312,19 +313,4 @@ async function recordPre(
     ),
   );
   return { url: seen.url, screenshot };
-}
-
-/** The sub-call of read_page_answer_question: the page's text and the question, no screenshot. */
-function pageQuestionMessages(question: string, pageText: string): ChatMessage[] {
-  const limit = 60_000;
-  const text =
-    pageText.length > limit ? `${pageText.slice(0, limit)}\n[page text cut at ${limit} characters]` : pageText;
-  return [
-    {
-      role: 'system',
-      content:
-        'You answer a question using only the text of a web page. Answer briefly; say so if the page does not contain the answer.',
-    },
-    { role: 'user', content: `Page text:\n\n${text}\n\nQuestion: ${question}` },
-  ];
 }

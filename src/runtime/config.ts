@@ -12,6 +12,7 @@ import { deriveLimits, thisMachine } from './limits';
 import type { LimitName, MachineShape, WorkerLimits } from './limits';
 import type { ModelEndpointResolver } from '../model/endpoint-policy';
 import { identityError } from '../model/identities';
+import { DEFAULT_READ_PAGE_MAX_CHARS } from '../agent/page-question';
 import { PROFILE_NAMES } from '../actions/profiles';
 
 const EndpointSchema = z
@@ -136,8 +137,17 @@ export const ConfigSchema = z.strictObject({
        * trust. `cua eval` turns it on for the worker it starts together with its own Temporal server.
        */
       pageProbes: z.boolean().default(false),
+      /** read_page_answer_question sends at most this many characters of the page's text to its model sub-call. */
+      readPageMaxChars: z.number().int().min(1000).max(1_000_000).default(DEFAULT_READ_PAGE_MAX_CHARS),
     })
-    .default({ headless: true, idleTimeoutSeconds: 600, singleTab: true, maxDownloadMiB: 100, pageProbes: false }),
+    .default({
+      headless: true,
+      idleTimeoutSeconds: 600,
+      singleTab: true,
+      maxDownloadMiB: 100,
+      pageProbes: false,
+      readPageMaxChars: DEFAULT_READ_PAGE_MAX_CHARS,
+    }),
   /** The desktop environment (src/desktop): one Xvfb display and bubblewrap sandbox per session. */
   desktop: z
     .strictObject({

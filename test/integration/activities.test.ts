@@ -16,6 +16,8 @@ import { ConfigError, loadConfig } from '../../src/runtime/config';
 import { TemporalUnreachableError } from '../../src/runtime/connect';
 import { createWorkerRuntime } from '../../worker/main';
 import { TaskInputSchema } from '../../workflows/contract';
+import { startFixtureServer } from '../fixtures/browser/server';
+import type { FixtureServer } from '../fixtures/browser/server';
 import { startFixtureSite } from '../fixtures/site/server';
 import type { FixtureSite } from '../fixtures/site/server';
 import { SCRIPTS_DIR } from './harness';
@@ -294,6 +296,47 @@ describe("a prompt file's action list (the prompt is the whitelist)", () => {
     await expect(refused).rejects.toThrow(
       /^models\.default\.promptFile: the prompt offers teleport, which fara-1\.5 lacks/,
     );
+  }, 60_000);
+});
+
+describe('read_page_answer_question: its model sub-call', () => {
+  let pages: FixtureServer;
+  beforeAll(async () => {
+    pages = await startFixtureServer();
+    const words = Array.from({ length: 1200 }, (_v, i) => `lorem${i}`).join(' '); // about 10,000 characters
+    pages.route('/long', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><title>Long</title><p>${words}</p>`);
+    });
+  });
+  afterAll(() => pages?.close());
+
+  /** Runs step 1 (the read) of a read-page run on /long with this worker config; the sub-call request and result. */
+  const readStep = async (runId: string, extra: Record<string, unknown>) => {
+    const config = loadConfig({
+      env: { CUA_RUNS_DIR: runsDir },
+      file: writeJson(path.join(runsDir, `${runId}.config.json`), {
+        models: { default: { baseUrl: model.url, model: 'read-page' } },
+        ...extra,
+      }),
+    });
+    const own = createActivities({ config, pool, sessionQueue: 'q-test' });
+    await own.startRun(TaskInputSchema.parse({ runId, instruction: 'What is listed?', startUrl: pages.url('/long') }));
+    const session = await own.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    await own.observe(ref);
+    const decided = await own.decide(ref);
+    const before = model.requests.length;
+    const acted = await own.act({ ...ref, action: decided.action });
+    await own.releaseSession({ runId, sessionId: session.sessionId, save: false });
+    return { sub: model.requests.slice(before).find((r) => r.subcall), acted };
+  };
+
+  it('sends the page text cut at browser.readPageMaxChars', async () => {
+    const { sub, acted } = await readStep('acts-read-cut', { browser: { readPageMaxChars: 1000 } });
+    expect(acted.textObservation).toBe("It lists the word 'lorem' many times.");
+    expect(sub?.allText).toContain('[page text cut at 1000 characters]');
+    expect(sub?.allText).not.toContain('lorem1199');
   }, 60_000);
 });
 

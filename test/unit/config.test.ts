@@ -47,6 +47,7 @@ describe('loadConfig: defaults', () => {
         singleTab: true,
         maxDownloadMiB: 100,
         pageProbes: false,
+        readPageMaxChars: 20_000,
       },
       desktop: {
         maxSessions: 4,
@@ -85,6 +86,7 @@ describe('loadConfig: defaults', () => {
       singleTab: true,
       maxDownloadMiB: 100,
       pageProbes: false,
+      readPageMaxChars: 20_000,
     });
   });
 });
@@ -135,6 +137,11 @@ describe('loadConfig: file values', () => {
     });
     expect(cfg.models.m?.stepPrompt).toBe('Next screenshot. What now? ');
     expect(load({ models: { m: { baseUrl: 'http://a.test', model: 'm' } } }).models.m?.stepPrompt).toBeUndefined();
+  });
+
+  it("read_page_answer_question's page text cut: 20,000 characters unless configured", () => {
+    expect(load({}).browser.readPageMaxChars).toBe(20_000);
+    expect(load({ browser: { readPageMaxChars: 60_000 } }).browser.readPageMaxChars).toBe(60_000);
   });
 
   it('resolves a relative runsDir to an absolute path', () => {
@@ -270,6 +277,13 @@ describe('loadConfig: errors', () => {
       /models\.m\.temperature/,
     ],
     ['an empty task queue', { taskQueue: '' }, {}, /taskQueue/],
+    ['a page text cut under 1000', { browser: { readPageMaxChars: 500 } }, {}, /browser\.readPageMaxChars: Too small/],
+    [
+      'a page text cut that is no whole number',
+      { browser: { readPageMaxChars: 2e4 + 0.5 } },
+      {},
+      /browser\.readPageMaxChars/,
+    ],
     [
       'a blank stepPrompt',
       { models: { m: { baseUrl: 'http://a.test', model: 'm', stepPrompt: '  ' } } },
