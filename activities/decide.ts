@@ -1,5 +1,6 @@
 // The decide activity (shared queue): rebuild the chat from the run folder, call the model, parse, record the
-// action. A retry answers from the record and never calls the model twice for one step.
+// action (one whose tool calls a model is left for act to record with that call). A retry answers from the record
+// and never calls the model twice for one step.
 import type { AgentAction } from '../src/actions/schemas';
 import { historyForStep, memorizedFacts } from '../src/agent/history';
 import { INVALID_REPLY_ACTION, decisionFields, invalidDecisionFields } from '../src/agent/decision';
@@ -20,7 +21,8 @@ import { actionEvent } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
 import type { Event } from '../src/trajectory/schema';
 import { decideDesktop } from './desktop-decide';
-import { forTheRecord, recordStopStep } from './step-records';
+import { ACTIONS_WITH_SUB_CALLS } from '../src/agent/page-question';
+import { deferAction, deferredAction, forTheRecord, recordStopStep } from './step-records';
 import { callModel, debugLog, endpointFor, nonRetryable, screenOf, withHeartbeat } from './support';
 import type { ActivityDeps, RunFiles } from './support';
 import type { DecideResult, StepRef } from './types';
@@ -64,7 +66,9 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
       const { profile, resized } = screenOf(input);
       const actionId = eventId({ step: req.step, kind: 'action', generation: req.generation });
       const events = await w.events();
-      const recorded = events.find((e): e is Extract<Event, { type: 'action' }> => e.id === actionId);
+      const recorded =
+        events.find((e): e is Extract<Event, { type: 'action' }> => e.id === actionId) ??
+        (await deferredAction(w, actionId));
       let decision: DecideResult;
       if (recorded) {
         // A retry after the action was recorded: answer from the record, never ask the model again.
@@ -137,7 +141,10 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
             completion,
             rawText,
           });
-          await w.appendEvent(actionEvent(req.step, fields, { ...stamp, metadata: readAs }));
+          const event = actionEvent(req.step, fields, { ...stamp, metadata: readAs });
+          // An action whose tool calls a model is recorded by act, with that call (tool_sub_calls).
+          if (ACTIONS_WITH_SUB_CALLS.includes(event.action_name)) await deferAction(w, event);
+          else await w.appendEvent(event);
           decision = decisionOf(parsed.action, fields.content.arguments ?? {});
         }
       }

@@ -7,8 +7,7 @@ import { lastUrl, TEXT_OBSERVATION_KEY } from '../src/agent/history';
 import { PolicyBlockedError } from '../src/browser/errors';
 import type { BrowserEnvironment, StorageState } from '../src/browser/environment';
 import { NORM1000, resizedPixelsSpace } from '../src/coords/viewport';
-import { pageQuestionMessages } from '../src/agent/page-question';
-import { SUBCALL_INDEX_HEADER } from '../src/scripted/server';
+import { ACTIONS_WITH_SUB_CALLS } from '../src/agent/page-question';
 import { postObservation, preObservation, sessionRestored, toolOutput } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
 import type { TrajectoryWriter } from '../src/trajectory/writer';
@@ -21,8 +20,6 @@ import {
   activityAttempt,
   activitySignal,
   heartbeatDetails,
-  callModel,
-  endpointFor,
   nonRetryable,
   recordedPre,
   screenOf,
@@ -31,6 +28,8 @@ import {
   withHeartbeat,
 } from './support';
 import { copyDownloads } from './local-files';
+import { pageQuestioner } from './page-subcall';
+import { flushDeferred, recordDeferred } from './step-records';
 import { FINAL_PAGE_FILE, probesNotRun, runProbes } from '../src/agent/final-page';
 import type { FinalPageRecord } from '../src/agent/final-page';
 import { knownSecretValues, redactSecrets } from '../src/agent/secrets';
@@ -152,6 +151,8 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
      * the queue its observe/act must go to. A start URL the policy refuses fails at once (NavigationError, not retried).
      */
     async openSession(req: OpenSessionInput): Promise<OpenSessionResult> {
+      // A decision whose act never recorded it (its tool calls a model; see step-records.ts) is kept, cut off.
+      if (req.reason === 'worker_lost') await flushDeferred(await files.writer(req.runId));
       try {
         return await open(req);
       } catch (err) {
@@ -222,24 +223,21 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
         };
       }
       const env = targetOf(req.sessionId);
-      const client = action.action === 'read_page_answer_question' ? endpointFor(deps.config, input) : undefined;
+      const subCalls = ACTIONS_WITH_SUB_CALLS.includes(action.action)
+        ? await pageQuestioner(deps, input, w, { ...req, actionId: ids('action') })
+        : undefined;
       const result = await withHeartbeat(() =>
         dispatchAction(action, {
           target: env,
           space: profile.coordinateSpace === 'norm1000' ? NORM1000 : resizedPixelsSpace(resized.width, resized.height),
           viewport: input.viewport,
           resolveSecrets: secretResolver(deps.config, env),
-          answerFromPage: async (question, pageText) => {
-            if (!client) return '';
-            const limit = deps.config.browser.readPageMaxChars;
-            const completion = await callModel(client, pageQuestionMessages(question, pageText, limit), {
-              [SUBCALL_INDEX_HEADER]: String(req.step - 1),
-            });
-            return completion.text.trim();
-          },
+          answerFromPage: subCalls?.answerFromPage ?? (async () => ''),
         }),
       );
       await withHeartbeat(async () => deps.checkpoint?.('act', req));
+      // The action decide left for act (its tool called a model) goes into the stream with that call.
+      if (subCalls) await recordDeferred(w, ids('action'), subCalls.calls);
       await withHeartbeat(() => copyDownloads(files, req.runId)); // into a shared store (S3), before the step counts
       await w.appendEvent(
         toolOutput(

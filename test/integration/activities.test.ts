@@ -12,6 +12,7 @@ import { BrowserPool } from '../../src/browser/pool';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import { readRun } from '../../src/trajectory/reader';
+import { toolSubCallsOf } from '../../src/trajectory/steps';
 import { ConfigError, loadConfig } from '../../src/runtime/config';
 import { TemporalUnreachableError } from '../../src/runtime/connect';
 import { createWorkerRuntime } from '../../worker/main';
@@ -331,6 +332,61 @@ describe('read_page_answer_question: its model sub-call', () => {
     await own.releaseSession({ runId, sessionId: session.sessionId, save: false });
     return { sub: model.requests.slice(before).find((r) => r.subcall), acted };
   };
+
+  it('records the call on the action (tool_sub_calls): model, prompt size, reply, duration', async () => {
+    const { acted } = await readStep('acts-read-record', {});
+    expect(acted.textObservation).toBe("It lists the word 'lorem' many times.");
+    const run = await readRun(path.join(runsDir, 'acts-read-record'));
+    expect(run.events.map((e) => e.id)).toEqual([
+      'user-0000-task-g0',
+      'step-0001-pre-g0',
+      'step-0001-action-g0',
+      'step-0001-tool-g0',
+      'step-0001-post-g0',
+    ]);
+    const action = run.events[2];
+    expect(action?.type).toBe('action');
+    const calls = action?.type === 'action' ? toolSubCallsOf(action) : [];
+    expect(calls).toEqual([
+      {
+        tool: 'read_page_answer_question',
+        model: 'read-page',
+        prompt_chars: expect.any(Number),
+        page_chars: expect.any(Number),
+        duration_ms: expect.any(Number),
+        reply: "It lists the word 'lorem' many times.",
+        error: '',
+        messages: [expect.objectContaining({ raw_response: "It lists the word 'lorem' many times." })],
+      },
+    ]);
+    expect(calls[0]?.page_chars).toBeGreaterThan(9000);
+    expect(calls[0]?.prompt_chars).toBeGreaterThan(calls[0]?.page_chars ?? 0);
+  }, 60_000);
+
+  it('a decided read whose act never ran is still recorded, before the restore note; a retried decide answers from it', async () => {
+    const config = loadConfig({
+      env: { CUA_RUNS_DIR: runsDir },
+      file: writeJson(path.join(runsDir, 'acts-read-lost.config.json'), {
+        models: { default: { baseUrl: model.url, model: 'read-page' } },
+      }),
+    });
+    const own = createActivities({ config, pool, sessionQueue: 'q-test' });
+    const runId = 'acts-read-lost';
+    await own.startRun(TaskInputSchema.parse({ runId, instruction: 'What is listed?', startUrl: pages.url('/long') }));
+    const session = await own.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    await own.observe(ref);
+    const asked = model.requests.length;
+    const decided = await own.decide(ref);
+    expect(await own.decide(ref)).toEqual(decided); // from the deferred record
+    expect(model.requests.length - asked).toBe(1);
+    // The worker is lost before act: the next session opens in generation 1.
+    await own.releaseSession({ runId, sessionId: session.sessionId, save: false });
+    const again = await own.openSession({ runId, generation: 1, restore: true, reason: 'worker_lost', step: 1 });
+    await own.releaseSession({ runId, sessionId: again.sessionId, save: false });
+    const ids = (await readRun(path.join(runsDir, runId))).events.map((e) => e.id);
+    expect(ids).toEqual(['user-0000-task-g0', 'step-0001-pre-g0', 'step-0001-action-g0', 'step-0001-restored-g1']);
+  }, 60_000);
 
   it('sends the page text cut at browser.readPageMaxChars', async () => {
     const { sub, acted } = await readStep('acts-read-cut', { browser: { readPageMaxChars: 1000 } });

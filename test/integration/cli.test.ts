@@ -311,11 +311,20 @@ describe('cua list and show', () => {
     for (const action of ['left_click', 'type', 'read_page_answer_question', 'terminate']) {
       expect(text.stdout).toContain(action);
     }
+    // The page question of step 4 has its line under the step: model, prompt size, duration, reply.
+    const table = lines(text.stdout);
+    const read = table.findIndex((l) => /^\s+4\s+read_page_answer_question/.test(l));
+    expect(table[read + 1]).toMatch(
+      /^ {6}model call: book-lisbon · [\d,]+ characters of prompt, page text [\d,]+ characters · \d+ ms → .*€120 per night/,
+    );
 
     const json = await cua(['show', ids.book, '--json']);
     expect(json.code, json.stderr).toBe(0);
-    const run = lastJson<{ status: string; steps: { action_name: string }[] }>(json.stdout);
+    const run = lastJson<{ status: string; steps: { action_name: string; sub_calls: { model: string }[] }[] }>(
+      json.stdout,
+    );
     expect(run.status).toBe('complete');
+    expect(run.steps.map((s) => s.sub_calls.map((c) => c.model))).toEqual([[], [], [], ['book-lisbon'], []]);
     expect(run.steps.map((s) => s.action_name)).toEqual([
       'left_click',
       'type',
