@@ -1,5 +1,6 @@
 // The decide activity (shared queue): rebuild the chat from the run folder, call the model, parse, record the
-// action. A retry answers from the record and never calls the model twice for one step.
+// action (one whose tool calls a model is left for act to record with that call). A retry answers from the record
+// and never calls the model twice for one step.
 import type { AgentAction } from '../src/actions/schemas';
 import { historyForStep, memorizedFacts } from '../src/agent/history';
 import { INVALID_REPLY_ACTION, decisionFields, invalidDecisionFields } from '../src/agent/decision';
@@ -12,12 +13,16 @@ import { InvalidActionArgumentsError, ModelOutputError, UnknownActionError } fro
 import { invalidReplyFeedback } from '../src/model/feedback';
 import { parseModelOutput, replyAsText } from '../src/model/parse';
 import type { ParsedOutput } from '../src/model/parse';
-import { buildSystemPrompt, loadPromptOverride } from '../src/model/prompt';
+import { buildSystemPrompt, loadPromptOverride, promptActions } from '../src/model/prompt';
+import type { ScreenSize } from '../src/actions/tool-schema';
+import type { Config } from '../src/runtime/config';
+import type { TaskInput } from '../workflows/contract';
 import { actionEvent } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
 import type { Event } from '../src/trajectory/schema';
 import { decideDesktop } from './desktop-decide';
-import { forTheRecord, recordStopStep } from './step-records';
+import { ACTIONS_WITH_SUB_CALLS } from '../src/agent/page-question';
+import { deferAction, deferredAction, forTheRecord, recordStopStep } from './step-records';
 import { callModel, debugLog, endpointFor, nonRetryable, screenOf, withHeartbeat } from './support';
 import type { ActivityDeps, RunFiles } from './support';
 import type { DecideResult, StepRef } from './types';
@@ -61,18 +66,19 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
       const { profile, resized } = screenOf(input);
       const actionId = eventId({ step: req.step, kind: 'action', generation: req.generation });
       const events = await w.events();
-      const recorded = events.find((e): e is Extract<Event, { type: 'action' }> => e.id === actionId);
+      const recorded =
+        events.find((e): e is Extract<Event, { type: 'action' }> => e.id === actionId) ??
+        (await deferredAction(w, actionId));
       let decision: DecideResult;
       if (recorded) {
         // A retry after the action was recorded: answer from the record, never ask the model again.
         decision = decisionFromRecord(recorded, profile);
       } else {
-        const promptFile = deps.config.models[input.model.endpoint]?.promptFile;
-        const override = promptFile
-          ? await loadPromptOverride(promptFile).catch((err) => nonRetryable(err))
-          : undefined;
+        const settings = deps.config.models[input.model.endpoint];
+        const { systemPrompt, allowed } = await systemPromptOf(settings, input, profile, resized);
         const messages = await buildChatMessages(historyForStep(events, req.step, req.generation), {
-          systemPrompt: buildSystemPrompt({ profile, screen: resized, ...(override ? { override } : {}) }),
+          systemPrompt,
+          nudge: settings?.stepPrompt ?? profile.stepPrompt,
           maxImages: input.imagesKept,
           tokenBudget: input.tokenBudget,
           // Through the run store (a folder, or S3 for workers on several machines); cached once resized.
@@ -86,12 +92,14 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
         const reply = { text: completion.text, ...(completion.toolCalls ? { toolCalls: completion.toolCalls } : {}) };
         const rawText = forTheRecord(replyAsText(reply));
         const facts = memorizedFacts(events);
+        const tools = { name: profile.name, allowedActions: allowed }; // agent_state.tools_available
         const stamp = { generation: req.generation };
         let parsed: ParsedOutput | ModelOutputError;
         try {
           parsed = parseModelOutput(reply, profile, {
             terminateOnParseError: input.terminateOnParseError,
             screen: resized,
+            allowedActions: allowed,
           });
         } catch (err) {
           if (!(err instanceof ModelOutputError)) throw err;
@@ -111,7 +119,7 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
             written: parsed.written,
             thoughts: parsed.thoughts ?? '',
             error,
-            profile,
+            profile: tools,
             facts,
             completion,
             rawText,
@@ -128,12 +136,15 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
           const fields = decisionFields({
             action: parsed.action,
             thoughts: parsed.thoughts,
-            profile,
+            profile: tools,
             facts,
             completion,
             rawText,
           });
-          await w.appendEvent(actionEvent(req.step, fields, { ...stamp, metadata: readAs }));
+          const event = actionEvent(req.step, fields, { ...stamp, metadata: readAs });
+          // An action whose tool calls a model is recorded by act, with that call (tool_sub_calls).
+          if (ACTIONS_WITH_SUB_CALLS.includes(event.action_name)) await deferAction(w, event);
+          else await w.appendEvent(event);
           decision = decisionOf(parsed.action, fields.content.arguments ?? {});
         }
       }
@@ -141,6 +152,31 @@ export function createDecideActivity(deps: ActivityDeps, files: RunFiles) {
       return decision;
     },
   };
+}
+
+type EndpointSettings = Config['models'][string];
+
+/**
+ * The system prompt of a step (ours, or the endpoint's prompt file filled in) and the actions the model may use: a
+ * prompt file's `"enum"` list, when it offers fewer than the profile (src/model/prompt.ts promptActions). What
+ * startRun checked can still fail here when the file changed since: then the task ends (InvalidTaskInput).
+ */
+async function systemPromptOf(
+  settings: EndpointSettings | undefined,
+  input: TaskInput,
+  profile: ModelProfile,
+  screen: ScreenSize,
+): Promise<{ systemPrompt: string; allowed: readonly string[] }> {
+  const override = settings?.promptFile
+    ? await loadPromptOverride(settings.promptFile).catch((err) => nonRetryable(err))
+    : undefined;
+  try {
+    const identity = input.identity ?? settings?.identity;
+    const systemPrompt = buildSystemPrompt({ profile, screen, identity, ...(override ? { override } : {}) });
+    return { systemPrompt, allowed: override ? promptActions(systemPrompt, profile).allowed : profile.allowedActions };
+  } catch (err) {
+    nonRetryable(err, 'InvalidTaskInput');
+  }
 }
 
 /** The action event's metadata: how the reply was read, when that was not the canonical form. */

@@ -1,14 +1,22 @@
 // Run-folder activities on the shared queue: start a run, pause it for a question, record a reply, finish it.
+import { lastObservationText } from '../src/agent/history';
+import { endpointProfileIssue, promptFileActions } from '../src/model/endpoint-prompt';
+import { PromptActionsError } from '../src/model/errors';
 import { taskMessage, userReply } from '../src/trajectory/events';
 import { TrajectoryWriter } from '../src/trajectory/writer';
 import { desktopScreen } from './desktop-session';
 import type { TaskInput } from '../workflows/contract';
+import { nonRetryable } from './support';
 import type { ActivityDeps, RunFiles } from './support';
-import type { FinalizeInput, RecordReplyInput } from './types';
+import type { FinalizeInput, FinalizeResult, RecordReplyInput } from './types';
 
 export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
   return {
-    /** Creates (or, on a retry, reopens) the run folder and records the task. */
+    /**
+     * Creates (or, on a retry, reopens) the run folder and records the task; then refuses (InvalidTaskInput) a task
+     * its endpoint's prompt settings do not fit: another declared profile, another profile's identity, a prompt file
+     * offering actions the task's profile lacks (or a prompt file that cannot be read: PromptFileError).
+     */
     async startRun(input: TaskInput): Promise<void> {
       const { writer: w } = await TrajectoryWriter.openOrCreate(files.store, input.runId, {
         task_id: input.runId,
@@ -24,6 +32,19 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       const state = await w.readRunState();
       if (!state.input) await w.writeRunState({ ...state, input });
       await w.appendEvent(taskMessage(input.instruction));
+      const name = input.model.endpoint;
+      const settings = input.environment === 'desktop' ? undefined : deps.config.models[name];
+      const issue = settings && endpointProfileIssue(name, settings, input.profile, input.identity);
+      if (issue) nonRetryable(new Error(issue), 'InvalidTaskInput');
+      if (settings?.promptFile) {
+        await promptFileActions(settings.promptFile, input.profile).catch((err: unknown) => {
+          if (!(err instanceof PromptActionsError)) nonRetryable(err); // PromptFileError: end reason input
+          nonRetryable(
+            new Error(`model endpoint '${name}': ${err.message} (models.${name}.promptFile)`),
+            'InvalidTaskInput',
+          );
+        });
+      }
     },
 
     /** Marks the run as waiting for the user and writes a data_point.json snapshot (a pause). */
@@ -39,11 +60,19 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       await w.writeStatus('running');
     },
 
-    async finalize(req: FinalizeInput): Promise<void> {
+    /**
+     * Records how the task ended and writes data_point.json. A task whose step budget ran out (and has no answer)
+     * gets the last step's observation text as its answer, as in the original (its status stays max_rounds);
+     * returns the answer recorded.
+     */
+    async finalize(req: FinalizeInput): Promise<FinalizeResult> {
       const w = await files.writer(req.runId);
-      await w.writeStatus(req.status, req.answer, req.reason ?? undefined, req.endReason);
+      const answer =
+        req.status === 'max_rounds' && req.answer === null ? lastObservationText(await w.events()) : req.answer;
+      await w.writeStatus(req.status, answer, req.reason ?? undefined, req.endReason);
       await w.writeDataPoint();
       files.forget(req.runId);
+      return { answer };
     },
   };
 }

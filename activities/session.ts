@@ -7,8 +7,7 @@ import { lastUrl, TEXT_OBSERVATION_KEY } from '../src/agent/history';
 import { PolicyBlockedError } from '../src/browser/errors';
 import type { BrowserEnvironment, StorageState } from '../src/browser/environment';
 import { NORM1000, resizedPixelsSpace } from '../src/coords/viewport';
-import type { ChatMessage } from '../src/model/client';
-import { SUBCALL_INDEX_HEADER } from '../src/scripted/server';
+import { ACTIONS_WITH_SUB_CALLS } from '../src/agent/page-question';
 import { postObservation, preObservation, sessionRestored, toolOutput } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
 import type { TrajectoryWriter } from '../src/trajectory/writer';
@@ -21,8 +20,6 @@ import {
   activityAttempt,
   activityDeadlineSignal,
   heartbeatDetails,
-  callModel,
-  endpointFor,
   nonRetryable,
   recordedPre,
   screenOf,
@@ -31,7 +28,8 @@ import {
   withHeartbeat,
 } from './support';
 import { copyDownloads } from './local-files';
-import { recordStartPage } from './step-records';
+import { pageQuestioner } from './page-subcall';
+import { flushDeferred, recordDeferred, recordStartPage } from './step-records';
 import type { Seen } from './step-records';
 import { FINAL_PAGE_FILE, probesNotRun, runProbes } from '../src/agent/final-page';
 import type { FinalPageRecord } from '../src/agent/final-page';
@@ -159,6 +157,8 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
      * the queue its observe/act must go to. A start URL the policy refuses fails at once (NavigationError, not retried).
      */
     async openSession(req: OpenSessionInput): Promise<OpenSessionResult> {
+      // A decision whose act never recorded it (its tool calls a model; see step-records.ts) is kept, cut off.
+      if (req.reason === 'worker_lost') await flushDeferred(await files.writer(req.runId));
       try {
         return await open(req);
       } catch (err) {
@@ -235,23 +235,21 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
         };
       }
       const env = targetOf(req.sessionId);
-      const client = action.action === 'read_page_answer_question' ? endpointFor(deps.config, input) : undefined;
+      const subCalls = ACTIONS_WITH_SUB_CALLS.includes(action.action)
+        ? await pageQuestioner(deps, input, w, { ...req, actionId: ids('action') })
+        : undefined;
       const result = await withHeartbeat(() =>
         dispatchAction(action, {
           target: env,
           space: profile.coordinateSpace === 'norm1000' ? NORM1000 : resizedPixelsSpace(resized.width, resized.height),
           viewport: input.viewport,
           resolveSecrets: secretResolver(deps.config, env),
-          answerFromPage: async (question, pageText) => {
-            if (!client) return '';
-            const completion = await callModel(client, pageQuestionMessages(question, pageText), {
-              [SUBCALL_INDEX_HEADER]: String(req.step - 1),
-            });
-            return completion.text.trim();
-          },
+          answerFromPage: subCalls?.answerFromPage ?? (async () => ''),
         }),
       );
       await withHeartbeat(async () => deps.checkpoint?.('act', req));
+      // The action decide left for act (its tool called a model) goes into the stream with that call.
+      if (subCalls) await recordDeferred(w, ids('action'), subCalls.calls);
       await withHeartbeat(() => copyDownloads(files, req.runId)); // into a shared store (S3), before the step counts
       await w.appendEvent(
         toolOutput(
@@ -321,19 +319,4 @@ async function recordPre(w: TrajectoryWriter, ref: StepRef, seen: Seen): Promise
     ),
   );
   return { url: seen.url, screenshot };
-}
-
-/** The sub-call of read_page_answer_question: the page's text and the question, no screenshot. */
-function pageQuestionMessages(question: string, pageText: string): ChatMessage[] {
-  const limit = 60_000;
-  const text =
-    pageText.length > limit ? `${pageText.slice(0, limit)}\n[page text cut at ${limit} characters]` : pageText;
-  return [
-    {
-      role: 'system',
-      content:
-        'You answer a question using only the text of a web page. Answer briefly; say so if the page does not contain the answer.',
-    },
-    { role: 'user', content: `Page text:\n\n${text}\n\nQuestion: ${question}` },
-  ];
 }

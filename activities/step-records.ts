@@ -1,11 +1,14 @@
 // What the activities record the same way for every environment: the start page (step 0) at the first observe, a
 // reply capped for the record, and a step that changes nothing (a stop, or an invalid reply) written as its tool
-// output and a post screenshot that is the pre one.
+// output and a post screenshot that is the pre one. And the action decide leaves for act to record: one whose tool
+// calls a model (read_page_answer_question) goes into the stream with that call (`tool_sub_calls`), which only act
+// knows, and the stream is append-only.
 import { TEXT_OBSERVATION_KEY } from '../src/agent/history';
 import { MAX_REPLY_CHARS } from '../src/model/parse';
 import { postObservation, startObservation, toolOutput } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
-import type { Event } from '../src/trajectory/schema';
+import { ActionSchema } from '../src/trajectory/schema';
+import type { Action, Event, ToolSubCallInput } from '../src/trajectory/schema';
 import type { TrajectoryWriter } from '../src/trajectory/writer';
 import type { DecideResult, StepRef } from './types';
 
@@ -71,4 +74,48 @@ export async function recordStopStep(
       { generation: req.generation },
     ),
   );
+}
+
+/**
+ * Where decide keeps the action it leaves for act (one at a time: a run has one step in flight). The file outlives
+ * the append; an action already in the stream is never appended again.
+ */
+export const DEFERRED_ACTION_FILE = 'solver_log/deferred_action.json';
+
+/** Keeps a decided action for act to record (decide, for an action whose tool calls a model). */
+export async function deferAction(w: TrajectoryWriter, action: Action): Promise<void> {
+  await w.store.writeAtomic(`${w.runId}/${DEFERRED_ACTION_FILE}`, JSON.stringify(action));
+}
+
+/** The action decide left for act, when it is the one with this id. */
+export async function deferredAction(w: TrajectoryWriter, id: string): Promise<Action | undefined> {
+  const text = await w.store.readText(`${w.runId}/${DEFERRED_ACTION_FILE}`);
+  const parsed = text === undefined ? undefined : ActionSchema.safeParse(JSON.parse(text));
+  return parsed?.success && parsed.data.id === id ? parsed.data : undefined;
+}
+
+/** Appends the action decide left for act, with the model calls its tool made; nothing when it is in the stream. */
+export async function recordDeferred(w: TrajectoryWriter, id: string, subCalls: ToolSubCallInput[]): Promise<void> {
+  if (await w.hasEvent(id)) return;
+  const action = await deferredAction(w, id);
+  if (action) await w.appendEvent({ ...action, tool_sub_calls: subCalls });
+}
+
+/**
+ * A session lost after decide left an action and before act recorded it: the decision goes into the stream still
+ * (its effect unknown, no sub-call known), before the restore note, as any decision whose act was cut off.
+ */
+export async function flushDeferred(w: TrajectoryWriter): Promise<void> {
+  const text = await w.store.readText(`${w.runId}/${DEFERRED_ACTION_FILE}`);
+  const parsed = text === undefined ? undefined : ActionSchema.safeParse(JSON.parse(text));
+  if (!parsed?.success || (await w.hasEvent(parsed.data.id))) return;
+  await w.appendEvent({ ...parsed.data, tool_sub_calls: [] });
+}
+
+/** The reply a sub-call recorded on the action already gave (a retried act asks the model no second time). */
+export function recordedSubCallReply(action: Event | undefined): string | undefined {
+  if (action?.type !== 'action') return undefined;
+  const [first] = action.tool_sub_calls ?? [];
+  const entry = first as { reply?: unknown; error?: unknown } | undefined;
+  return typeof entry?.reply === 'string' && !entry.error ? entry.reply : undefined;
 }

@@ -114,3 +114,8 @@ export interface FinalizeInput {
   endReason?: EndReason;
   steps: number;
 }
+
+export interface FinalizeResult {
+  /** The answer recorded (for max_rounds: the last step's observation text). */
+  answer: string | null;
+}

@@ -18,6 +18,7 @@ import { dataConverterFor, encryptionSummary, workflowBundleConverterOptions } f
 import { captchaSignalsOn, ConfigError } from '../src/runtime/config';
 import type { Config } from '../src/runtime/config';
 import { describeLimits } from '../src/runtime/limits';
+import { checkPromptFiles } from '../src/runtime/prompt-checks';
 import { DEFAULT_URL_POLICY, remoteBrowserGaps } from '../src/policy/url-policy';
 import { sleep } from '../src/runtime/sleep';
 import { isPoolFullType } from '../src/agent/failure-types';
@@ -175,6 +176,7 @@ const limitsOf = (config: Config): WorkerLimits => ({ maxSessions: config.browse
 export async function createWorkerRuntime(config: Config, opts: WorkerOptions = {}): Promise<WorkerRuntime> {
   const log = opts.log ?? (() => undefined);
   const dataConverter = dataConverterFor(config); // first: a key error stops the start before anything opens
+  for (const line of await checkPromptFiles(config.models)) log(line); // a prompt file that cannot serve stops it
   const ownsConnection = !opts.connection;
   const wait = opts.waitForServer;
   const connection =

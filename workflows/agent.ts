@@ -19,6 +19,7 @@ import {
 } from '@temporalio/workflow';
 import type { DecideCall, ObserveResult, OpenSessionInput, SessionRef } from '../activities/types';
 import { decideCaptchaTimeout } from '../src/agent/captcha-policy';
+import { autoReplyText } from '../src/agent/reply';
 import { endReasonOfFailure } from '../src/agent/end-reason';
 import { isSessionLostType } from '../src/agent/failure-types';
 import { browserOpenQueue } from '../src/agent/queues';
@@ -138,7 +139,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     task.status = final;
     task.endReason = why;
     task.publish();
-    await shared(`finalize · ${final}`).finalize({
+    const recorded = await shared(`finalize · ${final}`).finalize({
       runId: input.runId,
       status: final,
       answer: task.answer,
@@ -146,6 +147,8 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
       endReason: why,
       steps: state.step,
     });
+    // A used-up step budget is answered with the last observation's text (histories recorded before: no result).
+    if (recorded) task.answer = recorded.answer;
   };
 
   /** Ask the user and wait (durably) for the reply; false if the ask timed out. */
@@ -153,8 +156,9 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     state.questionCount += 1;
     const question = { id: `q${state.questionCount}`, text, step: state.step };
     task.question = question;
-    if (input.autoReply) {
-      task.pendingReply = { text: input.autoReply, questionId: question.id };
+    const autoReply = autoReplyText(input.autoReply);
+    if (autoReply !== undefined) {
+      task.pendingReply = { text: autoReply, questionId: question.id };
     } else {
       task.status = 'waiting_for_user';
       task.publish();

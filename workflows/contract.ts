@@ -11,6 +11,7 @@ import type { RunStatus } from '../src/trajectory/status';
 import { checkUrl, narrow, TaskUrlPolicySchema, WIDEST_URL_POLICY } from '../src/policy/url-policy';
 import { MAX_PROBE_CHARS, MAX_PROBES } from '../src/agent/final-page';
 import { ENVIRONMENT_NAME } from '../src/environments/plugin';
+import { identityError } from '../src/model/identities';
 
 export const AGENT_WORKFLOW = 'agentTask';
 /** The built-in environments; a worker may host more (src/environments/plugin.ts), named like `vnc` or `remote-tv`. */
@@ -57,12 +58,21 @@ const TaskInputFields = z.strictObject({
   /** The desktop's screen size (environment `desktop`; the browser uses `viewport`). */
   screen: ViewportSchema.optional(),
   profile: z.enum(['fara-1.5', 'fara-7b']).default('fara-1.5'),
+  /**
+   * Who the model is told it is: a registry name of the task's profile (src/model/identities.ts; absent: the
+   * endpoint's identity, else the profile's default). Never a text: the worker config alone may write one.
+   */
+  identity: z.string().min(1).max(100).optional(),
   maxSteps: z.number().int().min(1).max(10_000).default(30),
   imagesKept: z.number().int().min(1).max(20).default(3),
   /** Estimated-token cap for one model call (image ≈ 1500, text ≈ len/4+1); 0 = off (the default). */
   tokenBudget: z.number().int().min(0).default(0),
   viewport: ViewportSchema.default({ width: 1440, height: 900 }),
-  autoReply: z.string().min(1).optional(),
+  /**
+   * Answer every question without waiting: with this text, or with `true` a standing approval (go on, making nothing
+   * up; src/agent/reply.ts STANDING_APPROVAL). false or absent: questions wait for a reply.
+   */
+  autoReply: z.union([z.string().min(1), z.boolean()]).optional(),
   /** How long to wait for a reply to a question, in seconds (absent = forever). */
   askTimeoutSeconds: z.number().positive().optional(),
   model: ModelChoiceSchema.default({ endpoint: 'default' }),
@@ -110,8 +120,18 @@ const TaskInputFields = z.strictObject({
    */
   finalPageProbes: z.array(z.string().trim().min(1).max(MAX_PROBE_CHARS)).max(MAX_PROBES).optional(),
 });
-/** The task input; a start URL that no worker could open for this task (javascript:, data:, …) is refused. */
+/**
+ * The task input; a start URL that no worker could open for this task (javascript:, data:, …) is refused, and so is
+ * an identity that is no registry name of the task's profile.
+ */
 export const TaskInputSchema = TaskInputFields.superRefine((input, ctx) => {
+  if (input.identity !== undefined) {
+    const error =
+      input.environment === 'desktop'
+        ? 'the desktop agent has a prompt of its own; an identity is for the browser profiles'
+        : identityError(input.identity, { profile: input.profile, custom: false })?.message;
+    if (error) ctx.addIssue({ code: 'custom', path: ['identity'], message: error });
+  }
   if (input.startUrl === undefined) return;
   const verdict = checkUrl(narrow(WIDEST_URL_POLICY, input.urlPolicy), input.startUrl);
   if (verdict.ok) return;

@@ -12,8 +12,8 @@ import { watchTask } from '../watch';
 
 export const RUN_USAGE =
   'npx cua run "<instruction>" [--env browser|desktop|NAME] [--url URL] [--max-steps N] [--profile fara-1.5|fara-7b]\n' +
-  '       [--id ID] [--detach] [--json]\n' +
-  '       [--model-base-url URL] [--model NAME] [--auto-reply TEXT] [--ask-timeout SECONDS] [--images-kept N]\n' +
+  '       [--identity NAME] [--id ID] [--detach] [--json]\n' +
+  '       [--model-base-url URL] [--model NAME] [--auto-reply [TEXT]] [--ask-timeout SECONDS] [--images-kept N]\n' +
   '       [--token-budget N] [--max-invalid-replies N] [--terminate-on-parse-error] [--config FILE]';
 
 const OPTIONS = {
@@ -21,6 +21,7 @@ const OPTIONS = {
   url: { type: 'string' },
   'max-steps': { type: 'string' },
   profile: { type: 'string' },
+  identity: { type: 'string' },
   id: { type: 'string' },
   detach: { type: 'boolean' },
   json: { type: 'boolean' },
@@ -115,8 +116,20 @@ export async function followTask(
   throw new Error(`following task ${handle.workflowId} stopped before it ended`);
 }
 
-export async function runCommand(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parse(argv, OPTIONS, RUN_USAGE);
+/**
+ * `--auto-reply` given without a text (last, or before another flag) means the standing approval; node's parser
+ * wants a value, so the bare flag is taken out before parsing. A text that starts with '-' is given as
+ * `--auto-reply=-…`.
+ */
+export function bareAutoReply(argv: readonly string[]): { argv: string[]; bare: boolean } {
+  const end = argv.includes('--') ? argv.indexOf('--') : argv.length; // after '--' everything is the instruction
+  const at = argv.findIndex((a, i) => i < end && a === '--auto-reply' && (argv[i + 1] ?? '-').startsWith('-'));
+  return at < 0 ? { argv: [...argv], bare: false } : { argv: argv.filter((_a, i) => i !== at), bare: true };
+}
+
+export async function runCommand(rawArgv: readonly string[]): Promise<number> {
+  const bare = bareAutoReply(rawArgv);
+  const { values, positionals } = parse(bare.argv, OPTIONS, RUN_USAGE);
   if (values.help) {
     console.log(`usage: ${RUN_USAGE}`);
     return 0;
@@ -146,7 +159,8 @@ export async function runCommand(argv: readonly string[]): Promise<number> {
     ...(values.url ? { startUrl: values.url } : {}),
     ...(values['max-steps'] ? { maxSteps: intFlag(values['max-steps'], 'max-steps') } : {}),
     ...(values.profile ? { profile: values.profile as 'fara-1.5' | 'fara-7b' } : {}),
-    ...(values['auto-reply'] ? { autoReply: values['auto-reply'] } : {}),
+    ...(values.identity !== undefined ? { identity: values.identity } : {}),
+    ...(bare.bare ? { autoReply: true } : values['auto-reply'] ? { autoReply: values['auto-reply'] } : {}),
     ...(askTimeout ? { askTimeoutSeconds: askTimeout } : {}),
     ...(values['terminate-on-parse-error'] ? { terminateOnParseError: true } : {}),
     ...(values['max-invalid-replies']

@@ -1,6 +1,7 @@
 // `cua show <id|run-folder>`: the step table of a run, read from its run folder. A decision superseded after a lost
 // worker is listed under its step's number, marked, above the decision that replaced it; an invalid reply is marked.
 // A desktop run is listed one line per tool call under its turn's number, with the window list in place of the URL.
+// A model call made inside a step's tool (read_page_answer_question) gets a line under its step.
 // The run is read from a folder path, or by id from the configured run store (config `store`: folder or S3).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,7 +15,7 @@ import type { Config } from '../../src/runtime/config';
 import { stepSummaries } from '../../src/trajectory/steps';
 import type { StepSummary } from '../../src/trajectory/steps';
 import { environmentOf } from '../../src/viewer/desktop';
-import { buildTrajectoryView } from '../../src/viewer/model';
+import { buildTrajectoryView, subCallLine } from '../../src/viewer/model';
 import type { TrajectoryView, ViewDecision } from '../../src/viewer/model';
 import { loadConfig } from '../../src/runtime/config';
 import { one, parse } from '../args';
@@ -145,9 +146,17 @@ export async function showCommand(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
+/** The lines under a step for the model calls its tool made, e.g. `        model call: m · 1,204 … ms → It says …`. */
+export function subCallLines(row: StepSummary): string[] {
+  return row.sub_calls.map((c) => {
+    const outcome = c.error ? `error: ${c.error}` : c.reply;
+    return `${' '.repeat(6)}model call: ${subCallLine(c)} → ${oneLine(outcome, 80)}`;
+  });
+}
+
 function browserTable(rows: readonly StepSummary[]): void {
   const superseded = rows.filter((r) => r.superseded).length;
   const more = superseded ? ` (+${superseded} superseded decision${superseded === 1 ? '' : 's'})` : '';
   console.log(`steps: ${rows.length - superseded}${more}`);
-  for (const r of rows) console.log(stepLine(r));
+  for (const r of rows) for (const line of [stepLine(r), ...subCallLines(r)]) console.log(line);
 }

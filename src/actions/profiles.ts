@@ -1,6 +1,6 @@
-// Model profiles: which action space, tool schema and coordinate space each supported model family speaks.
-// Fara-1.5 (Qwen3.5-based) sees a fixed 1000x1000 space; Fara-7B (Qwen2.5-VL-based) sees pixels of the resized
-// screenshot, so its tool schema depends on the screenshot size.
+// Model profiles: which action space, tool schema and coordinate space each supported model family speaks, and the
+// sentence it reads after each screenshot. Fara-1.5 (Qwen3.5-based) sees a fixed 1000x1000 space; Fara-7B
+// (Qwen2.5-VL-based) sees pixels of the resized screenshot, so its tool schema depends on the screenshot size.
 import type { z } from 'zod';
 import { fara15ActionSchema, fara7bActionSchema } from './schemas';
 import type { ActionObjectSchema, AgentAction, Fara15Action, Fara7bAction } from './schemas';
@@ -14,6 +14,12 @@ export const PROFILE_NAMES: readonly ProfileName[] = ['fara-1.5', 'fara-7b'];
 export const NORM_DISPLAY_SIZE = 1000;
 /** The screenshot size Fara-7B sees for the default 1440x900 viewport (smart_resize with factor 28). */
 export const FARA7B_DEFAULT_SCREEN: ScreenSize = { width: 1428, height: 896 };
+
+/**
+ * The sentence both Fara models were trained to read after each new screenshot, byte for byte as the originals send
+ * it (the one text here taken verbatim: a model reads its training text best).
+ */
+export const FARA_STEP_PROMPT = 'Here is the next screenshot. Think about what to do next.';
 
 export interface ModelProfile<A extends AgentAction = AgentAction> {
   name: ProfileName;
@@ -34,6 +40,8 @@ export interface ModelProfile<A extends AgentAction = AgentAction> {
   resizeFactor: 32 | 28;
   /** Arguments the validator accepts but the prompt does not show (the model was not trained on them). */
   hiddenArguments: HiddenArguments;
+  /** The sentence asking for the next action after a screenshot (an endpoint's `stepPrompt` replaces it). */
+  stepPrompt: string;
 }
 
 function makeProfile<A extends AgentAction>(
@@ -56,6 +64,7 @@ function makeProfile<A extends AgentAction>(
     toolSchema,
     toolSchemaFor,
     displaySize,
+    stepPrompt: FARA_STEP_PROMPT,
     ...space,
   };
 }

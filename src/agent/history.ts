@@ -7,8 +7,10 @@ import type { Event } from '../trajectory/schema';
 /** Metadata key on a tool_output that carries the text fed into the next step's prompt. */
 export const TEXT_OBSERVATION_KEY = 'text_observation';
 
+type EnvironmentEvent = Extract<Event, { observation_type: 'environment' }>;
+
 interface StepEvents {
-  pre: Map<number, Extract<Event, { observation_type: 'environment' }>>;
+  pre: Map<number, EnvironmentEvent>;
   action: Map<number, Extract<Event, { type: 'action' }>>;
   tool: Map<number, Extract<Event, { observation_type: 'tool_output' }>>;
   reply?: string;
@@ -66,35 +68,38 @@ function carry(s: StepEvents | undefined): { textObservation?: string; userReply
   };
 }
 
+/** What the model saw at a step: its screenshot (as `screenshot`) and the page URL, when they were recorded. */
+function seenAt(pre: EnvironmentEvent | undefined): { screenshot?: string; url?: string } {
+  return {
+    ...(pre?.screenshot_path ? { screenshot: pre.screenshot_path } : {}),
+    ...(pre?.url ? { url: pre.url } : {}),
+  };
+}
+
 /**
- * The history for deciding `step` in session `generation`: the task, then for each earlier step its observation
- * and the model's answer (the final generation only), then the current observation.
+ * The history for deciding `step` in session `generation`: the task together with the first step's screenshot (one
+ * user message, as the original opens its chat: no URL line, no step sentence), the model's answer to it, then for
+ * each later step its observation and answer (the final generation only), the current step's observation last.
  */
 export function historyForStep(events: readonly Event[], step: number, generation: number): HistoryTurn[] {
   const { task, steps } = index(events);
   if (task === null) throw new HistoryError('the run has no task message (user-0000-task-g0)');
-  const turns: HistoryTurn[] = [{ kind: 'task', text: task }];
+  const turn = (s: number, pre: EnvironmentEvent | undefined): HistoryTurn => {
+    const { screenshot } = seenAt(pre);
+    if (s === 1) return { kind: 'task', text: task, ...(screenshot ? { screenshot } : {}) };
+    return { kind: 'observation', ...seenAt(pre), ...carry(steps.get(s - 1)) };
+  };
+  const turns: HistoryTurn[] = [];
   for (let s = 1; s < step; s++) {
     const ev = steps.get(s);
     const action = ev && ev.action.size ? latest(ev.action) : undefined;
     if (!ev || !action) throw new HistoryError(`step ${s} has no recorded action`);
-    const pre = ev.pre.get(action[0]) ?? latest(ev.pre)?.[1];
-    turns.push({
-      kind: 'observation',
-      ...(pre?.screenshot_path ? { screenshot: pre.screenshot_path } : {}),
-      ...(pre?.url ? { url: pre.url } : {}),
-      ...carry(steps.get(s - 1)),
-    });
+    turns.push(turn(s, ev.pre.get(action[0]) ?? latest(ev.pre)?.[1]));
     turns.push({ kind: 'assistant', text: rawResponse(action[1]) });
   }
   const current = steps.get(step)?.pre.get(generation);
   if (!current) throw new HistoryError(`step ${step} has no observation for session generation ${generation}`);
-  turns.push({
-    kind: 'observation',
-    ...(current.screenshot_path ? { screenshot: current.screenshot_path } : {}),
-    ...(current.url ? { url: current.url } : {}),
-    ...carry(steps.get(step - 1)),
-  });
+  turns.push(turn(step, current));
   return turns;
 }
 
@@ -108,6 +113,21 @@ export function memorizedFacts(events: readonly Event[]): string[] {
     if (action?.[1].action_name === 'pause_and_memorize_fact' && typeof args?.fact === 'string') facts.push(args.fact);
   }
   return facts;
+}
+
+/**
+ * The text the last step's action left (the original's answer when its step budget runs out): its text observation
+ * (a page answer, a failure the model read), else its tool output, else its error; null when no action left text.
+ * Notes of restored sessions (no action_id) do not count.
+ */
+export function lastObservationText(events: readonly Event[]): string | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i];
+    if (e?.type !== 'observation' || e.observation_type !== 'tool_output' || e.action_id === null) continue;
+    const fed = e.metadata[TEXT_OBSERVATION_KEY];
+    return (typeof fed === 'string' && fed !== '' ? fed : e.output || e.error) || null;
+  }
+  return null;
 }
 
 /** The URL of the newest environment observation, for restoring a session. */

@@ -77,8 +77,11 @@ export const LocalTaskSchema = z.strictObject({
   /** Grouping for reports (the site's name); default: the start URL's host. */
   site: z.string().min(1).optional(),
   level: z.string().min(1).optional(),
-  /** The text a question to the user is answered with (a task that asks needs one to run unattended). */
-  auto_reply: z.string().min(1).optional(),
+  /**
+   * What a question to the user is answered with (a task that asks needs one to run unattended): this text, or with
+   * `true` a standing approval to go on without making anything up.
+   */
+  auto_reply: z.union([z.string().min(1), z.literal(true)]).optional(),
   /** Per-task model choice; a scripted test names its script here (`model`). */
   model: z
     .strictObject({
@@ -101,7 +104,8 @@ export interface EvalTask {
   tags: string[];
   site: string | null;
   level: string | null;
-  autoReply: string | null;
+  /** A text, or true for the standing approval (src/agent/reply.ts). */
+  autoReply: string | true | null;
   model: { endpoint?: string; baseUrl?: string; model?: string } | null;
   referenceAnswer: string | null;
   /** The task's own judge choice (our format only); null: the evaluation's `--judge` decides. */

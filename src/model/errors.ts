@@ -100,13 +100,54 @@ export class PromptFileError extends Error {
   }
 }
 
-/** An identity was asked for by a key that is not in the registry (and is too short to be a custom text). */
+/** A prompt (file) offers actions the runtime cannot carry out for its profile. */
+export class PromptActionsError extends Error {
+  constructor(
+    readonly profile: string,
+    readonly unknown: readonly string[],
+    readonly known: readonly string[],
+  ) {
+    super(
+      `the prompt offers ${unknown.join(', ')}, which ${profile} lacks (${profile}'s actions: ${known.join(', ')})`,
+    );
+    this.name = new.target.name;
+  }
+}
+
+/** Shortened for a message: a custom identity text can be paragraphs long. */
+function quoted(text: string): string {
+  const one = text.replace(/\s+/g, ' ');
+  return JSON.stringify(one.length > 40 ? `${one.slice(0, 39)}…` : one);
+}
+
+/**
+ * An identity that is not in the registry and cannot be a custom text: too short for one (a mistyped name, most
+ * likely), or given where only registry names are allowed (a task's own choice).
+ */
 export class UnknownIdentityError extends Error {
   constructor(
     readonly identity: string,
     readonly known: readonly string[],
+    readonly why: 'too-short' | 'names-only' = 'too-short',
   ) {
-    super(`Unknown identity "${identity}"; known identities: ${known.join(', ')}`);
+    const hint =
+      why === 'names-only'
+        ? '; a custom identity text can be set only in the worker config (models.<name>.identity)'
+        : ` (a custom identity text needs at least 20 characters)`;
+    super(`unknown identity ${quoted(identity)}; known identities: ${known.join(', ')}${hint}`);
+    this.name = new.target.name;
+  }
+}
+
+/** A registry identity of another profile than the one it is used with. */
+export class IdentityProfileError extends Error {
+  constructor(
+    readonly identity: string,
+    readonly owner: string,
+    readonly profile: string,
+    readonly known: readonly string[],
+  ) {
+    super(`identity ${quoted(identity)} is ${owner}'s, not ${profile}'s; ${profile}'s identities: ${known.join(', ')}`);
     this.name = new.target.name;
   }
 }

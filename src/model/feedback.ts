@@ -47,7 +47,7 @@ export function invalidReplyFeedback(error: ModelOutputError, profile: ModelProf
   }
   if (error instanceof MissingToolCallError) return `Your reply had no tool call. ${noAction} ${FORMAT_HINT}`;
   if (error instanceof UnknownActionError) {
-    return `"${clip(error.action, 40)}" is not an available action. ${noAction} Use one of: ${profile.allowedActions.join(', ')}.`;
+    return `"${clip(error.action, 40)}" is not an available action. ${noAction} Use one of: ${error.allowedActions.join(', ')}.`;
   }
   if (error instanceof InvalidActionArgumentsError) {
     const option = actionOption(profile, error.action);

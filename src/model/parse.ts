@@ -73,6 +73,11 @@ export interface ParseOptions {
   terminateOnParseError?: boolean;
   /** The resized screenshot size: coordinates outside the model's space for it are refused. */
   screen?: ScreenSize;
+  /**
+   * The actions the model may use, when fewer than the profile's (a prompt file that offers fewer: its list is the
+   * whitelist). Another action of the profile is then an UnknownActionError naming this list.
+   */
+  allowedActions?: readonly string[];
 }
 
 /** Longer replies are not read: no action needs more, and every later prompt would carry the reply again. */
@@ -207,6 +212,7 @@ interface Validated {
 
 function validate(
   profile: ModelProfile,
+  allowed: readonly string[],
   written: Record<string, unknown>,
   thoughts: string,
   body: string,
@@ -214,8 +220,8 @@ function validate(
 ): Validated {
   const name = actionNameAsWritten(written.action);
   if (name === undefined || name === '') throw new ToolCallJsonError(body, 'the arguments have no string "action"');
-  const option = actionOption(profile, name);
-  if (!option) throw new UnknownActionError(String(written.action), profile.allowedActions);
+  const option = allowed.includes(name) ? actionOption(profile, name) : undefined;
+  if (!option) throw new UnknownActionError(String(written.action), allowed);
   const { args, ignored, coerced } = normalizeArguments(option, { ...written, action: name });
   const result = option.safeParse({ ...args, thoughts });
   if (!result.success) {
@@ -261,11 +267,13 @@ function readCall(profile: ModelProfile, located: Located, opts: ParseOptions, d
         throw new ToolCallJsonError(located.body, `not valid JSON (${err.message})`, { cause: err });
       }
     }
+    // The shape is read with every action of the profile, so one left off a narrowed list is named in its error.
     const { args, shape } = unwrapCall(call, located.body, profile);
+    const allowed = opts.allowedActions ?? profile.allowedActions;
     written = args;
     const thoughts =
       located.thoughts === '' && typeof args.thoughts === 'string' ? args.thoughts.trim() : located.thoughts;
-    const { action, ignored, coerced } = validate(profile, args, thoughts, located.body, opts.screen);
+    const { action, ignored, coerced } = validate(profile, allowed, args, thoughts, located.body, opts.screen);
     const parsed: ParsedOutput = {
       thoughts,
       action,

@@ -4,49 +4,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { ModelProfile, ProfileName } from '../actions/profiles';
 import type { ScreenSize } from '../actions/tool-schema';
-import { PromptFileError, UnknownIdentityError } from './errors';
+import { PromptActionsError, PromptFileError } from './errors';
+import { resolveIdentity } from './identities';
 import { formatJson } from './toolcall';
-
-interface IdentityEntry {
-  profile: ProfileName;
-  text: string;
-}
-
-/** Who the model is told it is, by key. Each identity belongs to one profile. */
-export const IDENTITIES: Readonly<Record<string, IdentityEntry>> = {
-  fara_qwen35: {
-    profile: 'fara-1.5',
-    text: [
-      "You are Fara, a computer use agent (CUA) that works in a web browser on the user's behalf. Microsoft AI Frontiers built you to carry out and automate tasks that need a browser.",
-      'You were trained between January and April 2026, so what you know stops in early 2026. Anything that may have changed since then you must look up on the live web in the browser instead of answering from memory.',
-      'This edition is Qwen3.5-9B fine-tuned with supervised learning on synthetic data made by Microsoft AI Frontiers.',
-    ].join('\n\n'),
-  },
-  fara_qwen3vl: {
-    profile: 'fara-1.5',
-    text: [
-      "You are Fara, a computer use agent (CUA) that works in a web browser on the user's behalf. Microsoft AI Frontiers built you to carry out and automate tasks that need a browser.",
-      'You were trained between January and March 2026, so what you know stops in early 2026. Anything that may have changed since then you must look up on the live web in the browser instead of answering from memory.',
-      'This edition is Qwen3-VL-8B-Instruct fine-tuned with supervised learning on synthetic data made by Microsoft AI Frontiers.',
-    ].join('\n\n'),
-  },
-  fara_7b: {
-    profile: 'fara-7b',
-    text: [
-      "You are Fara-7B, a computer use agent that works in a web browser on the user's behalf, built by Microsoft on Qwen2.5-VL-7B.",
-      'You complete tasks by looking at screenshots of the browser and acting on them one step at a time. When a fact may be recent, look it up on the web rather than relying on memory.',
-    ].join('\n\n'),
-  },
-};
-
-/** The identity used when none is asked for. */
-export const DEFAULT_IDENTITY: Readonly<Record<ProfileName, string>> = {
-  'fara-1.5': 'fara_qwen35',
-  'fara-7b': 'fara_7b',
-};
-
-/** Custom identity texts must be at least this long, which tells them apart from mistyped registry keys. */
-export const MIN_CUSTOM_IDENTITY_LENGTH = 20;
 
 const CRITICAL_POINTS_FARA15 = [
   'A critical point is a moment when you must stop and ask the user for information or for permission before going on. There are three kinds:',
@@ -108,15 +68,6 @@ export interface SystemPromptOptions {
   override?: string;
 }
 
-/** The identity text for a key of the profile's registry, or a custom text given in its place. */
-export function resolveIdentity(profile: ProfileName, identity: string = DEFAULT_IDENTITY[profile]): string {
-  const entry = Object.hasOwn(IDENTITIES, identity) ? IDENTITIES[identity] : undefined;
-  if (entry?.profile === profile) return entry.text;
-  if (!entry && identity.length >= MIN_CUSTOM_IDENTITY_LENGTH) return identity;
-  const known = Object.keys(IDENTITIES).filter((key) => IDENTITIES[key]?.profile === profile);
-  throw new UnknownIdentityError(identity, known);
-}
-
 function fillPlaceholders(template: string, values: Record<Placeholder, string>): string {
   let text = template;
   for (const placeholder of PROMPT_PLACEHOLDERS) text = text.split(placeholder).join(values[placeholder]);
@@ -153,6 +104,30 @@ export function allowedActionsInPrompt(prompt: string): string[] | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The actions a rendered prompt lets the model use, measured against the profile's (what the runtime can do). */
+export interface PromptActions {
+  /** The actions the model may use: the prompt's `"enum"` list, or the profile's when the prompt lists none. */
+  allowed: readonly string[];
+  /** The profile's actions the prompt leaves out (the narrowing), in the profile's order. */
+  left: readonly string[];
+  /** False when the prompt has no `"enum"` list (the profile's actions stand). */
+  listed: boolean;
+}
+
+/**
+ * The prompt is the whitelist, as in the original: the actions its `"enum"` list offers are the ones the model may
+ * use. One the profile lacks (the runtime could not carry it out) is a PromptActionsError naming both lists; fewer
+ * than the profile's narrow the allowed set. A prompt with no list leaves the profile's actions allowed.
+ */
+export function promptActions(prompt: string, profile: Pick<ModelProfile, 'name' | 'allowedActions'>): PromptActions {
+  const offered = allowedActionsInPrompt(prompt);
+  if (offered === undefined) return { allowed: profile.allowedActions, left: [], listed: false };
+  const unknown = offered.filter((a) => !profile.allowedActions.includes(a));
+  if (unknown.length > 0) throw new PromptActionsError(profile.name, unknown, profile.allowedActions);
+  const allowed = [...new Set(offered)];
+  return { allowed, left: profile.allowedActions.filter((a) => !allowed.includes(a)), listed: true };
 }
 
 /**

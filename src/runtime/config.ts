@@ -11,19 +11,44 @@ import { isHostPattern, SECRET_NAME } from '../agent/secrets';
 import { deriveLimits, thisMachine } from './limits';
 import type { LimitName, MachineShape, WorkerLimits } from './limits';
 import type { ModelEndpointResolver } from '../model/endpoint-policy';
+import { identityError } from '../model/identities';
+import { DEFAULT_READ_PAGE_MAX_CHARS } from '../agent/page-question';
+import { PROFILE_NAMES } from '../actions/profiles';
 import { MAX_MODEL_TIMEOUT_SECONDS } from '../model/timeouts';
 
-const EndpointSchema = z.strictObject({
-  baseUrl: z.url(),
-  model: z.string().min(1),
-  apiKey: z.string().optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  maxTokens: z.number().int().positive().optional(),
-  /** The longest one model call may take (default 120 s; see src/model/client.ts). */
-  timeoutSeconds: z.number().positive().max(MAX_MODEL_TIMEOUT_SECONDS).optional(),
-  /** A system prompt file replacing ours (e.g. the model's training prompt); see src/model/prompt.ts placeholders. */
-  promptFile: z.string().min(1).optional(),
-});
+const EndpointSchema = z
+  .strictObject({
+    baseUrl: z.url(),
+    model: z.string().min(1),
+    apiKey: z.string().optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    maxTokens: z.number().int().positive().optional(),
+    /** The longest one model call may take (default 120 s; see src/model/timeouts.ts). */
+    timeoutSeconds: z.number().positive().max(MAX_MODEL_TIMEOUT_SECONDS).optional(),
+    /** A system prompt file replacing ours (e.g. the model's training prompt); see src/model/prompt.ts placeholders. */
+    promptFile: z.string().min(1).optional(),
+    /** The sentence after each screenshot (absent: the profile's, Fara's own; see src/model/context.ts). */
+    stepPrompt: z
+      .string()
+      .refine((s) => s.trim() !== '', 'must not be empty')
+      .optional(),
+    /**
+     * Who the model is told it is (src/model/identities.ts): a registry name, or a text of its own of at least 20
+     * characters. A task may name another registry identity of its profile (`identity`), never give a text.
+     */
+    identity: z.string().min(1).optional(),
+    /**
+     * The profile this endpoint's model speaks. Its identity and prompt file are checked against it when the worker
+     * starts (absent: against the profile of a registry identity, else fara-1.5, the tasks' default), and a task of
+     * another profile is refused when it starts.
+     */
+    profile: z.enum(PROFILE_NAMES).optional(),
+  })
+  .superRefine((endpoint, ctx) => {
+    if (endpoint.identity === undefined) return;
+    const error = identityError(endpoint.identity, { profile: endpoint.profile, custom: true });
+    if (error) ctx.addIssue({ code: 'custom', path: ['identity'], message: error.message });
+  });
 
 /** Per-task model overrides (`cua run --model-base-url/--model`); absent: allowed, to any URL (never with our keys). */
 const ModelOverridesSchema = z.strictObject({
@@ -162,6 +187,8 @@ export const ConfigSchema = z.strictObject({
        * trust. `cua eval` turns it on for the worker it starts together with its own Temporal server.
        */
       pageProbes: z.boolean().default(false),
+      /** read_page_answer_question sends at most this many characters of the page's text to its model sub-call. */
+      readPageMaxChars: z.number().int().min(1000).max(1_000_000).default(DEFAULT_READ_PAGE_MAX_CHARS),
     })
     .superRefine(checkBrowserProvider)
     .default({
@@ -172,6 +199,7 @@ export const ConfigSchema = z.strictObject({
       maxDownloadMiB: 100,
       pageReadyTimeoutSeconds: 60,
       pageProbes: false,
+      readPageMaxChars: DEFAULT_READ_PAGE_MAX_CHARS,
     }),
   /** The desktop environment (src/desktop): one Xvfb display and bubblewrap sandbox per session. */
   desktop: z

@@ -6,8 +6,8 @@
 // identity fields we rely on (`id`, `timestamp` of events; `task_id`, `instruction`; `verifier_name`).
 // Every parsed object has all fields filled in, so what we write back is always complete.
 //
-// Note: CONVENTIONS asks for strict objects; here tolerance is the contract (the original writes extra fields such
-// as `tool_sub_calls`, and richer verifiers add their own), so these schemas are loose on purpose.
+// Note: CONVENTIONS asks for strict objects; here tolerance is the contract (the original writes extra fields, and
+// richer verifiers add their own), so these schemas are loose on purpose.
 import { z } from 'zod';
 
 const jsonObject = z.record(z.string(), z.unknown());
@@ -113,6 +113,27 @@ export const ActionContentSchema = z.looseObject({
 });
 export type ActionContent = z.infer<typeof ActionContentSchema>;
 
+/**
+ * A model call made inside a tool (read_page_answer_question's question about the page), one entry of an action's
+ * `tool_sub_calls`: which model, how big the prompt was, what it replied (or the error), how long it took. `messages`
+ * is the call in the shape of `llm_conversation` (usage included). Read leniently: any field may be missing.
+ */
+export const ToolSubCallSchema = z.looseObject({
+  tool: text,
+  model: text,
+  /** Characters of the prompt's messages. */
+  prompt_chars: z.number().nonnegative().catch(0).default(0),
+  /** Characters of the page's text before it was cut for the prompt. */
+  page_chars: z.number().nonnegative().optional().catch(undefined),
+  duration_ms: z.number().nonnegative().catch(0).default(0),
+  reply: text,
+  /** '' when the call answered. */
+  error: text,
+  messages: z.array(LlmMessageSchema).catch([]).default([]),
+});
+export type ToolSubCall = z.infer<typeof ToolSubCallSchema>;
+export type ToolSubCallInput = z.input<typeof ToolSubCallSchema>;
+
 export const ActionSchema = z.looseObject({
   type: z.literal('action'),
   id: z.string().min(1),
@@ -123,6 +144,11 @@ export const ActionSchema = z.looseObject({
   agent_state: AgentStateSchema.prefault({}),
   llm_conversation: LlmConversationSchema.prefault({}),
   grounding: LlmConversationSchema.nullable().default(null),
+  /**
+   * Model calls made inside the action's tool (ToolSubCallSchema entries, ours). The original writes the field too,
+   * as a list whose entries we do not interpret here: any list is kept as it is; a folder without it loads the same.
+   */
+  tool_sub_calls: z.array(z.unknown()).optional(),
 });
 export type Action = z.infer<typeof ActionSchema>;
 

@@ -12,7 +12,8 @@
 import { z } from 'zod';
 import { ConsecutiveActionsError, UnknownActionIdError } from './errors';
 import { parseEventId } from './ids';
-import type { Action, EnvironmentObservation, Event, Observation, UserMessageType } from './schema';
+import { ToolSubCallSchema } from './schema';
+import type { Action, EnvironmentObservation, Event, Observation, ToolSubCall, UserMessageType } from './schema';
 
 export interface Step {
   /** The step's action; null only for a trailing group of observations after the last action. */
@@ -113,6 +114,8 @@ export interface StepSummary {
   text_observation: string;
   /** User messages that came before the action. */
   user_messages: { message_type: UserMessageType; content: string }[];
+  /** Model calls the action's tool made (read_page_answer_question's page question); [] for most actions. */
+  sub_calls: ToolSubCall[];
 }
 
 /** The marks an action event may carry in its metadata (extra fields; the original's reader ignores them). */
@@ -218,7 +221,19 @@ function summarise(steps: readonly Step[], index: number, action: Action, number
     user_messages: (step?.pre ?? []).flatMap((o) =>
       o.observation_type === 'user_message' ? [{ message_type: o.message_type, content: o.content }] : [],
     ),
+    sub_calls: toolSubCallsOf(action),
   };
+}
+
+/**
+ * The model calls an action's tool made: its `tool_sub_calls` entries read as ours (ToolSubCallSchema; a field
+ * missing or of another type gets its default). An entry that is no object is left out; no field, no calls.
+ */
+export function toolSubCallsOf(action: Action): ToolSubCall[] {
+  return (action.tool_sub_calls ?? []).flatMap((entry) => {
+    const parsed = ToolSubCallSchema.safeParse(entry);
+    return parsed.success ? [parsed.data] : [];
+  });
 }
 
 /** One flat row per action (superseded decisions included, marked), for tables (the CLI `show`, the viewer). */

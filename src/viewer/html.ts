@@ -3,7 +3,8 @@
 //
 // One card per step. A decision superseded after a lost worker is shown dimmed inside the card of the step that
 // re-decided it (effect unknown), never as a card of its own, so counts and keyboard navigation are over real steps.
-// An invalid reply shows its error prominently and no marker.
+// An invalid reply shows its error prominently and no marker. A model call made inside the action's tool (the page
+// question of read_page_answer_question) is shown under the action: model, prompt size, duration and its reply.
 //
 // A desktop turn is one card too: the turn's screenshot with a marker per call that acted on a point (numbered by
 // call when there are several), the window list instead of a URL, the vision model's screen description and the
@@ -13,6 +14,8 @@
 // HTML-escaped everywhere, and the page's Content-Security-Policy allows no network at all and only this file's own
 // script (by its hash), so even a missed escape could neither load nor run anything.
 import { createHash } from 'node:crypto';
+import type { ToolSubCall } from '../trajectory/schema';
+import { subCallLine } from './model';
 import type { Marker, Point, Size, TrajectoryView, ViewCall, ViewDecision, ViewStep, ViewUserMessage } from './model';
 
 const ESCAPES: Readonly<Record<string, string>> = {
@@ -196,6 +199,22 @@ function argList(args: ViewDecision['args']): string {
 const observationBlock = (text: string) =>
   block('Observation', text ? pre(text, 'observation') : '<p class="none">(none)</p>');
 
+/** The model calls made inside the action's tool (read_page_answer_question), each with its reply. */
+function subCallsBlock(calls: readonly ToolSubCall[]): string {
+  if (calls.length === 0) return '';
+  const items = calls.map(
+    (c) =>
+      `<li class="sub-call" data-tool="${escapeHtml(c.tool)}"><p class="sub-call-line">${escapeHtml(subCallLine(c))}</p>` +
+      (c.error ? pre(`error: ${c.error}`, 'error') : pre(c.reply || '(empty reply)', 'reply')) +
+      '</li>',
+  );
+  return block(
+    calls.length === 1 ? 'Model call in the tool' : 'Model calls in the tool',
+    `<ul class="sub-calls">${items.join('')}</ul>`,
+    'sub-calls',
+  );
+}
+
 /** One call of a desktop turn: its action (with where it acted) and its observation. */
 function callItem(call: ViewCall, n: number, total: number): string {
   const where = call.pixelPoint
@@ -219,6 +238,7 @@ function decisionText(step: ViewDecision): string[] {
     return [
       thoughts,
       block('Action', `<p class="action-name"><code>${escapeHtml(step.actionName)}</code></p>${argList(step.args)}`),
+      subCallsBlock(step.subCalls),
       observationBlock(step.observation),
     ];
   }
@@ -428,6 +448,8 @@ dl.args dt{color:#6b7280;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,
 dl.args dd{margin:0;white-space:pre-wrap;overflow-wrap:anywhere;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
 p.action-name{margin:2px 0}
 ol.calls{list-style:none;margin:8px 0 0;padding:0}
+ul.sub-calls{list-style:none;margin:0;padding:0}
+p.sub-call-line{margin:2px 0;font-size:12px;color:#6b7280}
 li.call{border:1px solid #e5e7eb;border-left:3px solid #2563eb;border-radius:4px;padding:4px 10px 6px;margin:0 0 8px}
 li.call p.call-title{margin:0;font-size:12px;font-weight:600;color:#2563eb}
 li.call h3{margin-top:4px}

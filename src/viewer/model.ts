@@ -22,7 +22,7 @@ import { NORM1000, modelToViewport, resizedPixelsSpace, scaleScroll } from '../c
 import { smartResize } from '../image/smart-resize';
 import { parseEventId } from '../trajectory/ids';
 import type { RunRecord } from '../trajectory/reader';
-import type { Action, Event, Observation, UserMessageType } from '../trajectory/schema';
+import type { Action, Event, Observation, ToolSubCall, UserMessageType } from '../trajectory/schema';
 import { buildSteps, stepSummaries } from '../trajectory/steps';
 import type { Step, StepSummary } from '../trajectory/steps';
 import type { EnvironmentName } from '../../workflows/contract';
@@ -112,6 +112,19 @@ export interface ViewDecision {
   windows: string;
   /** The vision model's description of the screen for a desktop turn; '' for the browser. */
   screenDescription: string;
+  /** Model calls the action's tool made (read_page_answer_question's page question), from `tool_sub_calls`. */
+  subCalls: ToolSubCall[];
+}
+
+/** `12,345` */
+const count = (n: number) => Math.round(n).toLocaleString('en-US');
+
+/** One line about a model call the action's tool made: model, prompt size (and tokens, when known), duration. */
+export function subCallLine(call: ToolSubCall): string {
+  const tokens = call.messages[0]?.usage.prompt_tokens;
+  const size = `${count(call.prompt_chars)} characters of prompt${tokens ? ` (${count(tokens)} tokens)` : ''}`;
+  const page = call.page_chars !== undefined ? `, page text ${count(call.page_chars)} characters` : '';
+  return `${call.model || 'model unknown'} · ${size}${page} · ${count(call.duration_ms)} ms`;
 }
 
 /** A step of the run: its (last) decision, with the earlier decisions it superseded. */
@@ -409,6 +422,7 @@ function decisionView(
     userMessages: userMessagesOf(step.pre, ctx.instruction),
     screenshot,
     image,
+    subCalls: summary.sub_calls,
   };
   if (ctx.screen) {
     const call = callView(action, step, invalid, summary, ctx.screen, image ?? ctx.screen);

@@ -12,8 +12,13 @@ import { BrowserPool } from '../../src/browser/pool';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import { readRun } from '../../src/trajectory/reader';
-import { loadConfig } from '../../src/runtime/config';
+import { toolSubCallsOf } from '../../src/trajectory/steps';
+import { ConfigError, loadConfig } from '../../src/runtime/config';
+import { TemporalUnreachableError } from '../../src/runtime/connect';
+import { createWorkerRuntime } from '../../worker/main';
 import { TaskInputSchema } from '../../workflows/contract';
+import { startFixtureServer } from '../fixtures/browser/server';
+import type { FixtureServer } from '../fixtures/browser/server';
 import { startFixtureSite } from '../fixtures/site/server';
 import type { FixtureSite } from '../fixtures/site/server';
 import { SCRIPTS_DIR } from './harness';
@@ -141,6 +146,263 @@ describe('activities run twice (retries) write once', () => {
     expect(request?.allText).toContain('CUSTOM PROMPT for a 1000x1000 screen.');
     expect(request?.allText).toContain('"name": "computer_use"');
     await custom.releaseSession({ runId, sessionId: session.sessionId, save: false });
+  }, 60_000);
+});
+
+describe('what decide sends the model', () => {
+  /** Activities of a worker whose default endpoint is the scripted model with these settings. */
+  const withEndpoint = (runId: string, endpoint: Record<string, unknown>) => {
+    const config = loadConfig({
+      env: { CUA_RUNS_DIR: runsDir },
+      file: writeJson(path.join(runsDir, `${runId}.config.json`), {
+        models: { default: { baseUrl: model.url, model: 'click-then-finish', ...endpoint } },
+      }),
+    });
+    return createActivities({ config, pool, sessionQueue: 'q-test' });
+  };
+  const task = (runId: string, extra: Record<string, unknown> = {}) =>
+    TaskInputSchema.parse({ runId, instruction: 'Click the search box.', startUrl: `${site.url}/`, ...extra });
+
+  /** Decides steps 1 and 2 of a click-then-finish run with the given endpoint settings; the two requests. */
+  const twoSteps = async (runId: string, endpoint: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+    const own = withEndpoint(runId, endpoint);
+    await own.startRun(task(runId, extra));
+    const session = await own.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    const before = model.requests.length;
+    await own.observe(ref);
+    const decided = await own.decide(ref);
+    await own.act({ ...ref, action: decided.action, next: { step: 2, captchaWaitMs: 0 } });
+    await own.decide({ ...ref, step: 2 });
+    await own.releaseSession({ runId, sessionId: session.sessionId, save: false });
+    return model.requests.slice(before);
+  };
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ["Fara's own sentence by default", {}, 'Here is the next screenshot. Think about what to do next.'],
+    [
+      "the endpoint's stepPrompt",
+      { stepPrompt: 'Your move: pick the next action.' },
+      'Your move: pick the next action.',
+    ],
+  ])(
+    'step 1 is the task with the first screenshot in one message; step 2 ends with %s',
+    async (_name, endpoint, sentence) => {
+      const [first, second] = await twoSteps(`acts-sentence-${Object.keys(endpoint).length}`, endpoint);
+      expect(first).toMatchObject({ index: 0, messageCount: 2, imageCount: 1, lastUserText: 'Click the search box.' });
+      expect(second?.index).toBe(1);
+      expect(second?.lastUserText).toBe(`Current URL: ${site.url}/\n${sentence}`);
+    },
+    60_000,
+  );
+  const CUSTOM = 'You are Scout, a browsing assistant for the travel desk.';
+  it.each<[string, Record<string, unknown>, Record<string, unknown>, string]>([
+    ["the endpoint's own text", { identity: CUSTOM }, {}, CUSTOM],
+    ["the endpoint's registry name", { identity: 'fara_qwen3vl' }, {}, 'You are Fara'],
+    [
+      "the task's registry name over the endpoint's",
+      { identity: CUSTOM },
+      { identity: 'fara_qwen3vl' },
+      'You are Fara',
+    ],
+  ])(
+    'the system prompt opens with the identity chosen: %s',
+    async (_name, endpoint, extra, opening) => {
+      const runId = `acts-identity-${Math.random().toString(36).slice(2, 8)}`;
+      const [first] = await twoSteps(runId, endpoint, extra);
+      expect(first?.allText.startsWith(opening)).toBe(true);
+      expect(first?.allText.includes('Qwen3-VL-8B-Instruct')).toBe(opening !== CUSTOM);
+    },
+    60_000,
+  );
+
+  it("a task its endpoint's identity does not fit is refused when it starts (InvalidTaskInput)", async () => {
+    const runId = 'acts-identity-refused';
+    const own = withEndpoint(runId, { identity: 'fara_7b' });
+    const err = await own.startRun(task(runId)).then(
+      () => null,
+      (e: unknown) => e as ApplicationFailure,
+    );
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect(err).toMatchObject({ type: 'InvalidTaskInput', nonRetryable: true });
+    expect(err?.message).toBe(
+      `model endpoint 'default': identity "fara_7b" is fara-7b's, not fara-1.5's; fara-1.5's identities: ` +
+        'fara_qwen35, fara_qwen3vl (models.default.identity)',
+    );
+    // The same endpoint serves a fara-7b task.
+    await expect(own.startRun(task('acts-identity-7b', { profile: 'fara-7b' }))).resolves.toBeUndefined();
+  }, 60_000);
+});
+
+describe("a prompt file's action list (the prompt is the whitelist)", () => {
+  const narrowed = () => {
+    const promptFile = path.join(runsDir, `narrow-${Math.random().toString(36).slice(2, 8)}.txt`);
+    fs.writeFileSync(promptFile, 'Use the tool.\n{"type": "string", "enum": ["scroll", "terminate"]}\n');
+    return promptFile;
+  };
+  const configWith = (endpoint: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    loadConfig({
+      env: { CUA_RUNS_DIR: runsDir },
+      file: writeJson(path.join(runsDir, `narrow-${Math.random().toString(36).slice(2, 8)}.json`), {
+        models: { default: { baseUrl: model.url, model: 'click-then-finish', ...endpoint } },
+        ...extra,
+      }),
+    });
+
+  it("an action the prompt leaves out is an invalid reply the model is told about; the event's tools are the prompt's", async () => {
+    const own = createActivities({ config: configWith({ promptFile: narrowed() }), pool, sessionQueue: 'q-test' });
+    const runId = 'acts-narrow-1';
+    await own.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl: `${site.url}/` }));
+    const session = await own.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    await own.observe(ref);
+    const decided = await own.decide(ref); // the script clicks: left_click, which the prompt does not offer
+    await own.releaseSession({ runId, sessionId: session.sessionId, save: false });
+    expect(decided).toMatchObject({
+      kind: 'invalid',
+      actionName: 'left_click',
+      text: '"left_click" is not an available action. No action was taken. Use one of: scroll, terminate.',
+    });
+    const action = (await readRun(path.join(runsDir, runId))).events.find((e) => e.type === 'action');
+    expect(action?.type === 'action' && action.agent_state.tools_available).toEqual(['scroll', 'terminate']);
+  }, 60_000);
+
+  it('a task whose profile lacks an action of the prompt is refused when it starts', async () => {
+    const promptFile = path.join(runsDir, 'fara15-only.txt');
+    fs.writeFileSync(promptFile, '{"enum": ["left_click", "double_click", "terminate"]}');
+    const own = createActivities({ config: configWith({ promptFile }), pool, sessionQueue: 'q-test' });
+    await expect(
+      own.startRun(TaskInputSchema.parse({ runId: 'acts-narrow-15', instruction: 'x', startUrl: `${site.url}/` })),
+    ).resolves.toBeUndefined();
+    const err = await own
+      .startRun(TaskInputSchema.parse({ runId: 'acts-narrow-7b', instruction: 'x', profile: 'fara-7b' }))
+      .then(
+        () => null,
+        (e: unknown) => e as ApplicationFailure,
+      );
+    expect(err).toMatchObject({ type: 'InvalidTaskInput', nonRetryable: true });
+    expect(err?.message).toMatch(
+      /^model endpoint 'default': the prompt offers double_click, which fara-7b lacks \(fara-7b's actions: key, type, .*, terminate\) \(models\.default\.promptFile\)$/,
+    );
+  }, 60_000);
+
+  it('a worker says at start, in one line, that its prompt file narrows the actions; one that cannot serve stops it', async () => {
+    // Nothing listens on this port: the start gets past the prompt check, then fails to connect.
+    const nowhere = { temporal: { address: '127.0.0.1:9' } };
+    const lines: string[] = [];
+    const started = createWorkerRuntime(configWith({ promptFile: narrowed() }, nowhere), {
+      log: (l) => lines.push(l),
+    });
+    await expect(started).rejects.toBeInstanceOf(TemporalUnreachableError);
+    expect(lines.filter((l) => l.includes('promptFile'))).toEqual([
+      expect.stringMatching(
+        /^models\.default\.promptFile: the prompt offers 2 of fara-1\.5's 18 actions, and the model may use only those \(left out: key, type, mouse_move, left_click, .*, wait\)$/,
+      ),
+    ]);
+
+    const bad = path.join(runsDir, 'bad-actions.txt');
+    fs.writeFileSync(bad, '{"enum": ["left_click", "teleport"]}');
+    const refused = createWorkerRuntime(configWith({ promptFile: bad }, nowhere), { log: () => undefined });
+    await expect(refused).rejects.toBeInstanceOf(ConfigError);
+    await expect(refused).rejects.toThrow(
+      /^models\.default\.promptFile: the prompt offers teleport, which fara-1\.5 lacks/,
+    );
+  }, 60_000);
+});
+
+describe('read_page_answer_question: its model sub-call', () => {
+  let pages: FixtureServer;
+  beforeAll(async () => {
+    pages = await startFixtureServer();
+    const words = Array.from({ length: 1200 }, (_v, i) => `lorem${i}`).join(' '); // about 10,000 characters
+    pages.route('/long', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><title>Long</title><p>${words}</p>`);
+    });
+  });
+  afterAll(() => pages?.close());
+
+  /** Runs step 1 (the read) of a read-page run on /long with this worker config; the sub-call request and result. */
+  const readStep = async (runId: string, extra: Record<string, unknown>) => {
+    const config = loadConfig({
+      env: { CUA_RUNS_DIR: runsDir },
+      file: writeJson(path.join(runsDir, `${runId}.config.json`), {
+        models: { default: { baseUrl: model.url, model: 'read-page' } },
+        ...extra,
+      }),
+    });
+    const own = createActivities({ config, pool, sessionQueue: 'q-test' });
+    await own.startRun(TaskInputSchema.parse({ runId, instruction: 'What is listed?', startUrl: pages.url('/long') }));
+    const session = await own.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    await own.observe(ref);
+    const decided = await own.decide(ref);
+    const before = model.requests.length;
+    const acted = await own.act({ ...ref, action: decided.action });
+    await own.releaseSession({ runId, sessionId: session.sessionId, save: false });
+    return { sub: model.requests.slice(before).find((r) => r.subcall), acted };
+  };
+
+  it('records the call on the action (tool_sub_calls): model, prompt size, reply, duration', async () => {
+    const { acted } = await readStep('acts-read-record', {});
+    expect(acted.textObservation).toBe("It lists the word 'lorem' many times.");
+    const run = await readRun(path.join(runsDir, 'acts-read-record'));
+    expect(run.events.map((e) => e.id)).toEqual([
+      'user-0000-task-g0',
+      'step-0001-pre-g0',
+      'step-0001-action-g0',
+      'step-0001-tool-g0',
+      'step-0001-post-g0',
+    ]);
+    const action = run.events[2];
+    expect(action?.type).toBe('action');
+    const calls = action?.type === 'action' ? toolSubCallsOf(action) : [];
+    expect(calls).toEqual([
+      {
+        tool: 'read_page_answer_question',
+        model: 'read-page',
+        prompt_chars: expect.any(Number),
+        page_chars: expect.any(Number),
+        duration_ms: expect.any(Number),
+        reply: "It lists the word 'lorem' many times.",
+        error: '',
+        messages: [expect.objectContaining({ raw_response: "It lists the word 'lorem' many times." })],
+      },
+    ]);
+    expect(calls[0]?.page_chars).toBeGreaterThan(9000);
+    expect(calls[0]?.prompt_chars).toBeGreaterThan(calls[0]?.page_chars ?? 0);
+  }, 60_000);
+
+  it('a decided read whose act never ran is still recorded, before the restore note; a retried decide answers from it', async () => {
+    const config = loadConfig({
+      env: { CUA_RUNS_DIR: runsDir },
+      file: writeJson(path.join(runsDir, 'acts-read-lost.config.json'), {
+        models: { default: { baseUrl: model.url, model: 'read-page' } },
+      }),
+    });
+    const own = createActivities({ config, pool, sessionQueue: 'q-test' });
+    const runId = 'acts-read-lost';
+    await own.startRun(TaskInputSchema.parse({ runId, instruction: 'What is listed?', startUrl: pages.url('/long') }));
+    const session = await own.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    await own.observe(ref);
+    const asked = model.requests.length;
+    const decided = await own.decide(ref);
+    expect(await own.decide(ref)).toEqual(decided); // from the deferred record
+    expect(model.requests.length - asked).toBe(1);
+    // The worker is lost before act: the next session opens in generation 1.
+    await own.releaseSession({ runId, sessionId: session.sessionId, save: false });
+    const again = await own.openSession({ runId, generation: 1, restore: true, reason: 'worker_lost', step: 1 });
+    await own.releaseSession({ runId, sessionId: again.sessionId, save: false });
+    const ids = (await readRun(path.join(runsDir, runId))).events.map((e) => e.id);
+    expect(ids).toEqual(['user-0000-task-g0', 'step-0001-pre-g0', 'step-0001-action-g0', 'step-0001-restored-g1']);
+  }, 60_000);
+
+  it('sends the page text cut at browser.readPageMaxChars', async () => {
+    const { sub, acted } = await readStep('acts-read-cut', { browser: { readPageMaxChars: 1000 } });
+    expect(acted.textObservation).toBe("It lists the word 'lorem' many times.");
+    expect(sub?.allText).toContain('[page text cut at 1000 characters]');
+    expect(sub?.allText).not.toContain('lorem1199');
   }, 60_000);
 });
 

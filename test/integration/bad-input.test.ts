@@ -144,6 +144,11 @@ describe('CLI flags: exit 2 and one line naming the problem', () => {
     [['run', 'x', '--id', '../../etc'], /invalid task: runId/],
     [['run', 'x', '--model-base-url', 'file:///etc/passwd'], /model base URL must be an http\(s\) URL/],
     [['run', 'x', '--max-invalid-replies', '0'], /--max-invalid-replies must be a whole number ≥ 1/],
+    [['run', 'x', '--identity', 'fara_7b'], /invalid task: identity: identity "fara_7b" is fara-7b's, not fara-1\.5's/],
+    [
+      ['run', 'x', '--identity', 'You are a friendly shopping assistant.'],
+      /invalid task: identity: .*a custom identity text can be set only in the worker config/,
+    ],
     [['run', 'x', '--bogus-flag'], /--bogus-flag/],
     [['list', '--status', 'nope'], /--status must be one of/],
     [
@@ -172,6 +177,11 @@ describe('workflow input sent straight to the workflow: InvalidTaskInput naming 
       'an environment name that cannot be one',
       { runId: 'bad-env', instruction: 'x', environment: 'Big VM!' },
       /environment/,
+    ],
+    [
+      'an identity of another profile',
+      { runId: 'bad-identity', instruction: 'x', profile: 'fara-7b', identity: 'fara_qwen35' },
+      /identity: identity "fara_qwen35" is fara-1\.5's, not fara-7b's/,
     ],
     [
       'a desktop screen of 10×10 pixels',

@@ -11,6 +11,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { TaskResult, TaskStatus } from '../../workflows/contract';
 import { statusQuery } from '../../workflows/contract';
 import { followTask } from '../../client/commands/run';
+import { STANDING_APPROVAL } from '../../src/agent/reply';
+import { readRun } from '../../src/trajectory/reader';
 import { eventually, startHarness, untilWaiting } from './harness';
 import type { Harness } from './harness';
 
@@ -207,6 +209,34 @@ describe('cua run', () => {
     expect(after?.lastUserText).toContain('Lisbon');
   }, 150_000);
 
+  it('--auto-reply with no text answers the question with the standing approval, and the task completes', async () => {
+    const id = `cli-auto-${stamp}`;
+    const res = await cua(
+      [
+        'run',
+        ASK_INSTRUCTION,
+        '--url',
+        `${h.site.url}/`,
+        ...modelFlags('ask-city'),
+        '--id',
+        id,
+        '--json',
+        '--auto-reply',
+      ],
+      { timeoutMs: 120_000 },
+    );
+    expect(res.code, res.stderr).toBe(0);
+    expect(lastJson<{ result: TaskResult }>(res.stdout).result).toMatchObject({ status: 'complete', steps: 4 });
+    const run = await readRun(h.runDir(id));
+    const replies = run.events.flatMap((e) =>
+      e.type === 'observation' && e.observation_type === 'user_message' && e.message_type === 'critical_point_response'
+        ? [e.content]
+        : [],
+    );
+    expect(replies).toEqual([STANDING_APPROVAL]);
+    expect(STANDING_APPROVAL).toMatch(/made up/);
+  }, 150_000);
+
   it('followTask asks a question once, even while the workflow is still recording the reply', async () => {
     const handle = await h.start({ script: 'ask-city', instruction: ASK_INSTRUCTION, runId: `cli-follow-${stamp}` });
     const waiting = await untilWaiting(handle, 60_000);
@@ -320,11 +350,20 @@ describe('cua list and show', () => {
     for (const action of ['left_click', 'type', 'read_page_answer_question', 'terminate']) {
       expect(text.stdout).toContain(action);
     }
+    // The page question of step 4 has its line under the step: model, prompt size, duration, reply.
+    const table = lines(text.stdout);
+    const read = table.findIndex((l) => /^\s+4\s+read_page_answer_question/.test(l));
+    expect(table[read + 1]).toMatch(
+      /^ {6}model call: book-lisbon · [\d,]+ characters of prompt, page text [\d,]+ characters · \d+ ms → .*€120 per night/,
+    );
 
     const json = await cua(['show', ids.book, '--json']);
     expect(json.code, json.stderr).toBe(0);
-    const run = lastJson<{ status: string; steps: { action_name: string }[] }>(json.stdout);
+    const run = lastJson<{ status: string; steps: { action_name: string; sub_calls: { model: string }[] }[] }>(
+      json.stdout,
+    );
     expect(run.status).toBe('complete');
+    expect(run.steps.map((s) => s.sub_calls.map((c) => c.model))).toEqual([[], [], [], ['book-lisbon'], []]);
     expect(run.steps.map((s) => s.action_name)).toEqual([
       'left_click',
       'type',

@@ -192,6 +192,14 @@ describe('the book-lisbon run as a report', () => {
       // Thoughts, tool output (the page answer), URL, instruction and final answer are on the page.
       await expect(page.locator('#step-1 pre.thoughts').textContent()).resolves.toBe('I will click the search box.');
       await expect(page.locator('#step-4 pre.observation').textContent()).resolves.toContain('€120 per night');
+      // The page question's model call, recorded on the action (tool_sub_calls), under the action.
+      const subCall = page.locator('#step-4 li.sub-call[data-tool="read_page_answer_question"]');
+      expect(await subCall.isVisible()).toBe(true);
+      await expect(subCall.locator('p.sub-call-line').textContent()).resolves.toMatch(
+        /^book-lisbon · [\d,]+ characters of prompt, page text [\d,]+ characters · \d+ ms$/,
+      );
+      await expect(subCall.locator('pre.reply').textContent()).resolves.toContain('€120 per night');
+      expect(await page.locator('li.sub-call').count()).toBe(1);
       await expect(page.locator('#step-4 p.url .value').textContent()).resolves.toMatch(/\/hotel\/1$/);
       await expect(page.locator('pre.instruction').textContent()).resolves.toBe(run.task.instruction);
       await expect(page.locator('#final-answer').textContent()).resolves.toBe(ANSWER);

@@ -206,11 +206,21 @@ describe('model output', () => {
 });
 
 describe('stops', () => {
-  it('ends with max_rounds when the step budget is used up', async () => {
+  it('ends with max_rounds when the step budget is used up, answered with the last observation', async () => {
     const handle = await h.start({ script: 'never-ends', maxSteps: 2 });
     const result = (await handle.result()) as TaskResult;
-    expect(result).toMatchObject({ status: 'max_rounds', steps: 2 });
-    expect(statusFile(handle.workflowId)).toMatchObject({ status: 'max_rounds' });
+    // Step 2 scrolled down: its observation text is the answer (the original's), the status stays max_rounds.
+    expect(result).toMatchObject({
+      status: 'max_rounds',
+      endReason: 'max_rounds',
+      steps: 2,
+      answer: 'I scrolled down',
+    });
+    expect(statusFile(handle.workflowId)).toMatchObject({
+      status: 'max_rounds',
+      outcome: { answer: 'I scrolled down' },
+    });
+    expect((await handle.query(statusQuery)).answer).toBe('I scrolled down');
     expect(requestsAt('never-ends', 2)).toHaveLength(0);
   }, 90_000);
 

@@ -49,6 +49,7 @@ describe('loadConfig: defaults', () => {
         maxDownloadMiB: 100,
         pageReadyTimeoutSeconds: 60,
         pageProbes: false,
+        readPageMaxChars: 20_000,
       },
       desktop: {
         maxSessions: 4,
@@ -91,6 +92,7 @@ describe('loadConfig: defaults', () => {
       maxDownloadMiB: 100,
       pageReadyTimeoutSeconds: 60,
       pageProbes: false,
+      readPageMaxChars: 20_000,
     });
   });
 });
@@ -148,6 +150,19 @@ describe('loadConfig: file values', () => {
     ['Browserbase: on', { provider: 'browserbase', browserbase: { apiKey: 'k', projectId: 'p' } }, true],
   ])('the captcha gate listens for solving messages: %s', (_name, browser, on) => {
     expect(captchaSignalsOn(load({ browser }).browser)).toBe(on);
+  });
+
+  it("keeps an endpoint's stepPrompt as written (absent: the profile's sentence is used)", () => {
+    const cfg = load({
+      models: { m: { baseUrl: 'http://a.test', model: 'm', stepPrompt: 'Next screenshot. What now? ' } },
+    });
+    expect(cfg.models.m?.stepPrompt).toBe('Next screenshot. What now? ');
+    expect(load({ models: { m: { baseUrl: 'http://a.test', model: 'm' } } }).models.m?.stepPrompt).toBeUndefined();
+  });
+
+  it("read_page_answer_question's page text cut: 20,000 characters unless configured", () => {
+    expect(load({}).browser.readPageMaxChars).toBe(20_000);
+    expect(load({ browser: { readPageMaxChars: 60_000 } }).browser.readPageMaxChars).toBe(60_000);
   });
 
   it('resolves a relative runsDir to an absolute path', () => {
@@ -371,6 +386,19 @@ describe('loadConfig: errors', () => {
     ['a desktop endOnNoCall that is no boolean', { desktop: { endOnNoCall: 'yes' } }, {}, /desktop\.endOnNoCall/],
     ['a zero desktop idle timeout', { desktop: { idleTimeoutSeconds: 0 } }, {}, /desktop\.idleTimeoutSeconds/],
     ['a desktop idle timeout in words', { desktop: { idleTimeoutSeconds: '10m' } }, {}, /desktop\.idleTimeoutSeconds/],
+    ['a page text cut under 1000', { browser: { readPageMaxChars: 500 } }, {}, /browser\.readPageMaxChars: Too small/],
+    [
+      'a page text cut that is no whole number',
+      { browser: { readPageMaxChars: 2e4 + 0.5 } },
+      {},
+      /browser\.readPageMaxChars/,
+    ],
+    [
+      'a blank stepPrompt',
+      { models: { m: { baseUrl: 'http://a.test', model: 'm', stepPrompt: '  ' } } },
+      {},
+      /models\.m\.stepPrompt: must not be empty/,
+    ],
   ])('%s → ConfigError', (_name, content, env, message) => {
     const run = () => load(content, env);
     expect(run).toThrow(ConfigError);

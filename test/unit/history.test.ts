@@ -1,8 +1,9 @@
 // Specification of rebuilding the model's history (and the memorised facts, the last URL) from run-folder events.
 import { describe, expect, it } from 'vitest';
 
+import { buildChatMessages } from '../../src/model/context';
 import type { HistoryTurn } from '../../src/model/context';
-import { HistoryError, historyForStep, lastUrl, memorizedFacts } from '../../src/agent/history';
+import { HistoryError, historyForStep, lastObservationText, lastUrl, memorizedFacts } from '../../src/agent/history';
 import {
   actionEvent,
   postObservation,
@@ -67,100 +68,116 @@ const obs = (n: number, g = 0, extra: Partial<Extract<HistoryTurn, { kind: 'obse
 });
 const said = (n: number, g = 0): HistoryTurn => ({ kind: 'assistant', text: raw(n, g) });
 const taskTurn: HistoryTurn = { kind: 'task', text: 'Find the opening hours' };
+/** The first user message: the task with step 1's screenshot (of generation g), as the original opens its chat. */
+const first = (g = 0): HistoryTurn => ({ ...taskTurn, screenshot: shot(1, g) });
 
 describe('historyForStep', () => {
   it.each<[string, Event[], number, number, HistoryTurn[]]>([
-    ['first step: the task, then the current observation', [TASK, pre(1)], 1, 0, [taskTurn, obs(1)]],
+    [
+      'first step: one message, the task with the first screenshot (no URL, no step sentence)',
+      [TASK, pre(1)],
+      1,
+      0,
+      [first()],
+    ],
+    ['first step re-decided in generation 1: its screenshot', [TASK, pre(1, 0), pre(1, 1)], 1, 1, [first(1)]],
     [
       'each earlier step gives one observation and one assistant turn, in order',
       [TASK, ...step(1), ...step(2), pre(3)],
       3,
       0,
-      [taskTurn, obs(1), said(1), obs(2), said(2), obs(3)],
+      [first(), said(1), obs(2), said(2), obs(3)],
     ],
     [
       're-decided step: only the final generation counts (its pre and its raw response)',
       [TASK, pre(1, 0), act(1, 0), sessionRestored(1, 'restored', gen(1)), ...step(1, { g: 1 }), pre(2)],
       2,
       0,
-      [taskTurn, obs(1, 1), said(1, 1), obs(2)],
+      [first(1), said(1, 1), obs(2)],
     ],
     [
       'the current step uses the pre observation of the requested generation (1)',
       [TASK, ...step(1), pre(2, 0), sessionRestored(2, 'restored', gen(1)), pre(2, 1)],
       2,
       1,
-      [taskTurn, obs(1), said(1), obs(2, 1)],
+      [first(), said(1), obs(2, 1)],
     ],
     [
       'the current step uses the pre observation of the requested generation (0)',
       [TASK, ...step(1), pre(2, 0), pre(2, 1)],
       2,
       0,
-      [taskTurn, obs(1), said(1), obs(2, 0)],
+      [first(), said(1), obs(2, 0)],
     ],
     [
       "step N-1's text observation becomes step N's textObservation (current step)",
       [TASK, ...step(1, { text: 'Open 9am to 5pm.' }), pre(2)],
       2,
       0,
-      [taskTurn, obs(1), said(1), obs(2, 0, { textObservation: 'Open 9am to 5pm.' })],
+      [first(), said(1), obs(2, 0, { textObservation: 'Open 9am to 5pm.' })],
     ],
     [
       "step N-1's text observation becomes step N's textObservation (earlier step)",
       [TASK, ...step(1, { text: 'Open 9am to 5pm.' }), ...step(2), pre(3)],
       3,
       0,
-      [taskTurn, obs(1), said(1), obs(2, 0, { textObservation: 'Open 9am to 5pm.' }), said(2), obs(3)],
+      [first(), said(1), obs(2, 0, { textObservation: 'Open 9am to 5pm.' }), said(2), obs(3)],
     ],
     [
       "an abandoned generation's text observation is not carried over",
       [TASK, pre(1, 0), act(1, 0), tool(1, 0, 'stale answer'), ...step(1, { g: 1 }), pre(2)],
       2,
       0,
-      [taskTurn, obs(1, 1), said(1, 1), obs(2)],
+      [first(1), said(1, 1), obs(2)],
     ],
     [
       "the final generation's text observation is carried over",
       [TASK, pre(1, 0), act(1, 0), tool(1, 0, 'stale'), ...step(1, { g: 1, text: 'fresh' }), pre(2)],
       2,
       0,
-      [taskTurn, obs(1, 1), said(1, 1), obs(2, 0, { textObservation: 'fresh' })],
+      [first(1), said(1, 1), obs(2, 0, { textObservation: 'fresh' })],
     ],
     [
       'an empty text observation is left out',
       [TASK, ...step(1, { text: '' }), pre(2)],
       2,
       0,
-      [taskTurn, obs(1), said(1), obs(2)],
+      [first(), said(1), obs(2)],
     ],
     [
       "a reply recorded at step N-1 becomes step N's userReply (current step)",
       [TASK, pre(1), act(1, 0, 'ask_user_question', { question: 'Which store?' }), userReply(1, 'Downtown', T), pre(2)],
       2,
       0,
-      [taskTurn, obs(1), said(1), obs(2, 0, { userReply: 'Downtown' })],
+      [first(), said(1), obs(2, 0, { userReply: 'Downtown' })],
     ],
     [
       "a reply recorded at step N-1 becomes step N's userReply (earlier step)",
       [TASK, pre(1), act(1), userReply(1, 'Downtown', T), ...step(2), pre(3)],
       3,
       0,
-      [taskTurn, obs(1), said(1), obs(2, 0, { userReply: 'Downtown' }), said(2), obs(3)],
+      [first(), said(1), obs(2, 0, { userReply: 'Downtown' }), said(2), obs(3)],
     ],
     [
       'no screenshot and no URL: the keys are left out',
+      [TASK, ...step(1), pre(2, 0, { screenshot_path: '', url: '' })],
+      2,
+      0,
+      [first(), said(1), { kind: 'observation' }],
+    ],
+    [
+      'a first step without a screenshot: the task alone',
       [TASK, pre(1, 0, { screenshot_path: '', url: '' })],
       1,
       0,
-      [taskTurn, { kind: 'observation' }],
+      [taskTurn],
     ],
     [
       'events with foreign ids (uuids of the original) are ignored',
       [TASK, { ...pre(1), id: 'b1a7e3c0-uuid' }, pre(1)],
       1,
       0,
-      [taskTurn, obs(1)],
+      [first()],
     ],
   ])('%s', (_name, events, stepNo, generation, expected) => {
     expect(historyForStep(events, stepNo, generation)).toEqual(expected);
@@ -185,6 +202,47 @@ describe('historyForStep', () => {
 
   it('HistoryError carries its class name', () => {
     expect(new HistoryError('x').name).toBe('HistoryError');
+  });
+});
+
+describe('the chat rebuilt from the run folder', () => {
+  const chat = (events: Event[], stepNo: number) =>
+    buildChatMessages(historyForStep(events, stepNo, 0), {
+      systemPrompt: 'S',
+      loadImage: async (ref) => `data:${ref}`,
+    });
+  const image = (ref: string) => ({ type: 'image_url', image_url: { url: `data:${ref}` } });
+  const text = (t: string) => ({ type: 'text', text: t });
+  const SENTENCE = 'Here is the next screenshot. Think about what to do next.';
+
+  it('opens with one user message, the first screenshot and the task; a later step ends with the Fara sentence', async () => {
+    expect(await chat([TASK, pre(1)], 1)).toEqual([
+      { role: 'system', content: 'S' },
+      { role: 'user', content: [image(shot(1)), text('Find the opening hours')] },
+    ]);
+    expect(await chat([TASK, ...step(1), pre(2)], 2)).toEqual([
+      { role: 'system', content: 'S' },
+      { role: 'user', content: [image(shot(1)), text('Find the opening hours')] },
+      { role: 'assistant', content: raw(1) },
+      { role: 'user', content: [image(shot(2)), text(`Current URL: ${url(2)}\n${SENTENCE}`)] },
+    ]);
+  });
+
+  it.each<[string, Event[], string]>([
+    ['plain: URL and the sentence', [TASK, ...step(1), pre(2)], `Current URL: ${url(2)}\n${SENTENCE}`],
+    [
+      'after a text observation: URL, the observation, the sentence',
+      [TASK, ...step(1, { text: 'Open 9am to 5pm.' }), pre(2)],
+      `Current URL: ${url(2)}\nOpen 9am to 5pm.\n${SENTENCE}`,
+    ],
+    [
+      "after a reply: URL and the user's own words",
+      [TASK, pre(1), act(1, 0, 'ask_user_question', { question: 'Which store?' }), userReply(1, 'Downtown', T), pre(2)],
+      `Current URL: ${url(2)}\nDowntown`,
+    ],
+  ])('the current step message, %s', async (_name, events, expected) => {
+    const last = (await chat(events, 2)).at(-1);
+    expect(last).toEqual({ role: 'user', content: [image(shot(2)), text(expected)] });
   });
 });
 
@@ -218,5 +276,46 @@ describe('lastUrl', () => {
     ],
   ])('%s', (_name, events, expected) => {
     expect(lastUrl(events)).toBe(expected);
+  });
+});
+
+describe('lastObservationText (the answer of a run whose step budget ran out)', () => {
+  const out = (n: number, result: { output: string; error?: string }, metadata: Record<string, unknown> = {}) =>
+    toolOutput(n, aid(n), result, gen(0, metadata));
+  it.each<[string, Event[], string | null]>([
+    ['no step yet', [TASK, pre(1)], null],
+    [
+      "the last step's tool output",
+      [TASK, ...step(1), pre(2), act(2), out(2, { output: 'I scrolled down' })],
+      'I scrolled down',
+    ],
+    [
+      'its text observation when it has one (a page answer)',
+      [TASK, ...step(1), out(1, { output: 'Open 9-5.' }, { text_observation: 'Open 9-5.' })],
+      'Open 9-5.',
+    ],
+    [
+      'a failed action: the text the model read',
+      [
+        TASK,
+        pre(1),
+        act(1),
+        out(1, { output: 'left_click(500, 340)', error: 'boom' }, { text_observation: 'The action failed: boom' }),
+      ],
+      'The action failed: boom',
+    ],
+    [
+      'an invalid reply: its error',
+      [TASK, pre(1), act(1), out(1, { output: '', error: 'Your reply had no tool call.' })],
+      'Your reply had no tool call.',
+    ],
+    [
+      "a restored session's note does not count",
+      [TASK, ...step(1, { text: 'fed' }), sessionRestored(2, 'The browser session was lost and restored.', gen(1))],
+      'fed',
+    ],
+    ['an action that left no text', [TASK, pre(1), act(1), out(1, { output: '' })], null],
+  ])('%s', (_name, events, expected) => {
+    expect(lastObservationText(events)).toBe(expected);
   });
 });

@@ -11,6 +11,7 @@ import {
   ToolCallJsonError,
   UnknownActionError,
 } from '../../src/model/errors';
+import { invalidReplyFeedback } from '../../src/model/feedback';
 import { parseModelOutput, pythonLiteralToJson } from '../../src/model/parse';
 
 const FARA15 = getProfile('fara-1.5');
@@ -207,4 +208,35 @@ describe('profile restriction', () => {
       expect(parseModelOutput(text, FARA15).action.action).toBe(action);
     },
   );
+});
+
+describe('a narrowed action list (a prompt file that offers fewer actions)', () => {
+  const allowedActions = ['scroll', 'left_click', 'terminate'];
+  const call = (args: string) => `t<tool_call>{"name": "computer_use", "arguments": ${args}}</tool_call>`;
+
+  it('accepts an action on the list', () => {
+    expect(parseModelOutput(call('{"action": "scroll", "pixels": 100}'), FARA15, { allowedActions }).action).toEqual({
+      action: 'scroll',
+      pixels: 100,
+      thoughts: 't',
+    });
+  });
+
+  it.each([
+    ['a profile action left off the list', call('{"action": "type", "text": "x"}')],
+    ['the same as a function named after it', 't<tool_call>{"name": "type", "arguments": {"text": "x"}}</tool_call>'],
+  ])('refuses %s as unknown, naming the list', (_name, text) => {
+    const error = (() => {
+      try {
+        return parseModelOutput(text, FARA15, { allowedActions });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(UnknownActionError);
+    expect((error as UnknownActionError).allowedActions).toEqual(allowedActions);
+    expect(invalidReplyFeedback(error as UnknownActionError, FARA15)).toBe(
+      '"type" is not an available action. No action was taken. Use one of: scroll, left_click, terminate.',
+    );
+  });
 });

@@ -9,18 +9,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROFILE_NAMES, getProfile } from '../../src/actions/profiles';
-import type { ProfileName } from '../../src/actions/profiles';
+import type { ModelProfile, ProfileName } from '../../src/actions/profiles';
 import type { ScreenSize } from '../../src/actions/tool-schema';
 import { smartResize } from '../../src/image/smart-resize';
-import { PromptFileError, UnknownIdentityError } from '../../src/model/errors';
+import {
+  IdentityProfileError,
+  PromptActionsError,
+  PromptFileError,
+  UnknownIdentityError,
+} from '../../src/model/errors';
+import { DEFAULT_IDENTITY, IDENTITIES, identityError, resolveIdentity } from '../../src/model/identities';
 import {
   CRITICAL_POINTS,
-  DEFAULT_IDENTITY,
-  IDENTITIES,
   allowedActionsInPrompt,
   buildSystemPrompt,
   loadPromptOverride,
-  resolveIdentity,
+  promptActions,
 } from '../../src/model/prompt';
 import { TaskInputSchema } from '../../workflows/contract';
 
@@ -124,15 +128,44 @@ describe('identities', () => {
   });
 
   it.each([
-    ['fara-1.5', 'fara_qwen99'],
-    ['fara-1.5', 'fara_7b'],
-    ['fara-7b', 'fara_qwen35'],
-  ] as const)('%s rejects identity %s', (name, identity) => {
-    expect(() => resolveIdentity(name, identity)).toThrow(UnknownIdentityError);
+    ['fara-1.5', 'fara_qwen99', UnknownIdentityError],
+    ['fara-1.5', 'fara_7b', IdentityProfileError],
+    ['fara-7b', 'fara_qwen35', IdentityProfileError],
+  ] as const)('%s rejects identity %s', (name, identity, type) => {
+    expect(() => resolveIdentity(name, identity)).toThrow(type);
   });
 
   it('lists the known identities of the profile in the error', () => {
     expect(() => resolveIdentity('fara-1.5', 'nope')).toThrow(/fara_qwen35, fara_qwen3vl/);
+  });
+
+  const CUSTOM = 'You are a careful browsing assistant.';
+  it.each<[string, string, Parameters<typeof identityError>[1], string | null]>([
+    ['a name of the profile', 'fara_qwen3vl', { profile: 'fara-1.5', custom: false }, null],
+    ['any profile’s name when none is given', 'fara_7b', { custom: true }, null],
+    [
+      "another profile's name",
+      'fara_7b',
+      { profile: 'fara-1.5', custom: true },
+      `identity "fara_7b" is fara-7b's, not fara-1.5's; fara-1.5's identities: fara_qwen35, fara_qwen3vl`,
+    ],
+    ['a custom text where custom texts are allowed', CUSTOM, { profile: 'fara-7b', custom: true }, null],
+    [
+      'a custom text where only names are (a task)',
+      CUSTOM,
+      { profile: 'fara-7b', custom: false },
+      'unknown identity "You are a careful browsing assistant."; known identities: fara_7b; a custom identity text ' +
+        'can be set only in the worker config (models.<name>.identity)',
+    ],
+    [
+      'a short unknown text (a mistyped name)',
+      'fara_qwen36',
+      { custom: true },
+      'unknown identity "fara_qwen36"; known identities: fara_qwen35, fara_qwen3vl, fara_7b (a custom identity ' +
+        'text needs at least 20 characters)',
+    ],
+  ])('identityError: %s', (_name, identity, rules, message) => {
+    expect(identityError(identity, rules)?.message ?? null).toBe(message);
   });
 });
 
@@ -235,5 +268,47 @@ describe('allowedActionsInPrompt', () => {
     ['"enum": [broken', undefined],
   ])('%s -> %j', (text, expected) => {
     expect(allowedActionsInPrompt(text)).toEqual(expected);
+  });
+});
+
+describe('the actions a prompt offers (the prompt is the whitelist)', () => {
+  const FARA15: ModelProfile = getProfile('fara-1.5');
+  const FARA7B: ModelProfile = getProfile('fara-7b');
+  const withEnum = (actions: string[]) => `A prompt of my own.\n{"enum": ${JSON.stringify(actions)}}`;
+
+  it.each(PROFILE_NAMES)('the built-in prompt of %s offers exactly its actions', (name) => {
+    const profile = getProfile(name);
+    const prompt = buildSystemPrompt({ profile, screen: screenOf(name) });
+    expect(promptActions(prompt, profile)).toEqual({ allowed: profile.allowedActions, left: [], listed: true });
+  });
+
+  it('a prompt that offers fewer narrows the allowed set, in its order', () => {
+    expect(promptActions(withEnum(['terminate', 'left_click', 'type']), FARA15)).toEqual({
+      allowed: ['terminate', 'left_click', 'type'],
+      left: FARA15.allowedActions.filter((a) => !['terminate', 'left_click', 'type'].includes(a)),
+      listed: true,
+    });
+  });
+
+  it('a prompt with no "enum" list leaves the profile\'s actions', () => {
+    expect(promptActions('Just words.', FARA7B)).toEqual({ allowed: FARA7B.allowedActions, left: [], listed: false });
+  });
+
+  it.each<[string, string[], ModelProfile, string]>([
+    [
+      'an action no profile has',
+      ['left_click', 'fly_to'],
+      FARA15,
+      `the prompt offers fly_to, which fara-1.5 lacks (fara-1.5's actions: ${FARA15.allowedActions.join(', ')})`,
+    ],
+    [
+      'a Fara-1.5 action for fara-7b',
+      ['left_click', 'double_click'],
+      FARA7B,
+      `the prompt offers double_click, which fara-7b lacks (fara-7b's actions: ${FARA7B.allowedActions.join(', ')})`,
+    ],
+  ])('%s is a PromptActionsError naming both sides', (_name, actions, profile, message) => {
+    expect(() => promptActions(withEnum(actions), profile)).toThrow(PromptActionsError);
+    expect(() => promptActions(withEnum(actions), profile)).toThrow(message);
   });
 });

@@ -149,6 +149,7 @@ describe('stepSummaries', () => {
         screenshot: 'screenshot_1_post.png',
         text_observation: 'asked',
         user_messages: [{ message_type: 'task', content: 'book a ticket' }],
+        sub_calls: [],
       },
       {
         step: 2,
@@ -162,6 +163,7 @@ describe('stepSummaries', () => {
         screenshot: '',
         text_observation: 'error: element not found',
         user_messages: [{ message_type: 'critical_point_response', content: 'from San Francisco' }],
+        sub_calls: [],
       },
     ]);
   });

@@ -1,0 +1,70 @@
+// The model sub-call of read_page_answer_question: the page's text and the question, no screenshot. The text is cut
+// at a limit (the original cuts at 20,000 characters; config `browser.readPageMaxChars`), so a long page costs a
+// bounded prompt. The call is recorded on its action as a `tool_sub_calls` entry (model, prompt size, reply,
+// duration), as the original records calls made inside a tool. Pure.
+import type { ChatMessage, Completion } from '../model/client';
+import type { ToolSubCallInput } from '../trajectory/schema';
+import { conversationEntry } from './decision';
+
+/** Actions whose tool calls a model: their action event is recorded with the call (`tool_sub_calls`), by act. */
+export const ACTIONS_WITH_SUB_CALLS: readonly string[] = ['read_page_answer_question'];
+
+/** Characters of page text the sub-call sends by default (the original's cut). */
+export const DEFAULT_READ_PAGE_MAX_CHARS = 20_000;
+
+const INSTRUCTIONS =
+  'You answer a question using only the text of a web page. Answer briefly; say so if the page does not contain the answer.';
+
+/** The page text as sent: at most `limit` characters, a cut one marked as cut. */
+export function pageTextForQuestion(pageText: string, limit: number = DEFAULT_READ_PAGE_MAX_CHARS): string {
+  return pageText.length > limit ? `${pageText.slice(0, limit)}\n[page text cut at ${limit} characters]` : pageText;
+}
+
+/** The sub-call's messages for `question` about a page whose text is `pageText`. */
+export function pageQuestionMessages(
+  question: string,
+  pageText: string,
+  limit: number = DEFAULT_READ_PAGE_MAX_CHARS,
+): ChatMessage[] {
+  return [
+    { role: 'system', content: INSTRUCTIONS },
+    { role: 'user', content: `Page text:\n\n${pageTextForQuestion(pageText, limit)}\n\nQuestion: ${question}` },
+  ];
+}
+
+/** Characters of a prompt's messages (their text parts). */
+function promptChars(messages: readonly ChatMessage[]): number {
+  let n = 0;
+  for (const m of messages) {
+    if (typeof m.content === 'string') n += m.content.length;
+    else
+      for (const part of m.content ?? []) n += 'text' in part && typeof part.text === 'string' ? part.text.length : 0;
+  }
+  return n;
+}
+
+export interface PageSubCall {
+  model: string;
+  messages: readonly ChatMessage[];
+  /** Characters of the page's text before the cut. */
+  pageChars: number;
+  durationMs: number;
+  /** The answer; absent when the call failed. */
+  completion?: Completion;
+  error?: unknown;
+}
+
+/** The `tool_sub_calls` entry of a page question (ToolSubCallSchema). */
+export function pageSubCallRecord(call: PageSubCall): ToolSubCallInput {
+  const error = call.error === undefined ? '' : call.error instanceof Error ? call.error.message : String(call.error);
+  return {
+    tool: 'read_page_answer_question',
+    model: call.model,
+    prompt_chars: promptChars(call.messages),
+    page_chars: call.pageChars,
+    duration_ms: Math.round(call.durationMs),
+    reply: call.completion?.text.trim() ?? '',
+    error: error.split('\n')[0] ?? error,
+    messages: call.completion ? [conversationEntry(call.completion, call.completion.text)] : [],
+  };
+}
