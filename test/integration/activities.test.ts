@@ -349,12 +349,13 @@ describe('read_page_answer_question: its model sub-call', () => {
     const run = await readRun(path.join(runsDir, 'acts-read-record'));
     expect(run.events.map((e) => e.id)).toEqual([
       'user-0000-task-g0',
+      'step-0000-pre-g0',
       'step-0001-pre-g0',
       'step-0001-action-g0',
       'step-0001-tool-g0',
       'step-0001-post-g0',
     ]);
-    const action = run.events[2];
+    const action = run.events.find((e) => e.id === 'step-0001-action-g0');
     expect(action?.type).toBe('action');
     const calls = action?.type === 'action' ? toolSubCallsOf(action) : [];
     expect(calls).toEqual([
@@ -395,7 +396,13 @@ describe('read_page_answer_question: its model sub-call', () => {
     const again = await own.openSession({ runId, generation: 1, restore: true, reason: 'worker_lost', step: 1 });
     await own.releaseSession({ runId, sessionId: again.sessionId, save: false });
     const ids = (await readRun(path.join(runsDir, runId))).events.map((e) => e.id);
-    expect(ids).toEqual(['user-0000-task-g0', 'step-0001-pre-g0', 'step-0001-action-g0', 'step-0001-restored-g1']);
+    expect(ids).toEqual([
+      'user-0000-task-g0',
+      'step-0000-pre-g0',
+      'step-0001-pre-g0',
+      'step-0001-action-g0',
+      'step-0001-restored-g1',
+    ]);
   }, 60_000);
 
   it('sends the page text cut at browser.readPageMaxChars', async () => {
