@@ -20,8 +20,7 @@ import {
 import type { DecideCall, ObserveResult, OpenSessionInput, SessionRef } from '../activities/types';
 import { decideCaptchaTimeout } from '../src/agent/captcha-policy';
 import { autoReplyText } from '../src/agent/reply';
-import { endReasonOfFailure } from '../src/agent/end-reason';
-import { isSessionLostType } from '../src/agent/failure-types';
+import { endReasonOfFailure, isSessionLostType } from '../src/agent/failure-types';
 import { browserOpenQueue } from '../src/agent/queues';
 import { activityProxies } from './activity-proxies';
 import { TaskInputSchema } from './contract';

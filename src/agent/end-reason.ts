@@ -1,8 +1,7 @@
 // Why a task ended, as a machine-readable value beside the human text: tools built on top (an evaluation harness)
 // must tell an agent failure (it gave up, ran out of steps, kept replying nonsense) from an environment failure (the
-// model endpoint, the browser) without parsing messages. Pure; used by the workflow.
-import { FAILURE_TYPES, isFailureType } from './failure-types';
-
+// model endpoint, the browser) without parsing messages. Pure, and imports nothing: the failure types
+// (failure-types.ts) name the end reason each stands for.
 export const END_REASONS = [
   /** The model ended the task (terminate). */
   'complete',
@@ -30,16 +29,3 @@ export const END_REASONS = [
   'internal',
 ] as const;
 export type EndReason = (typeof END_REASONS)[number];
-
-/**
- * The end reason of a failure: by the failure type of the activity error (its class name), or the environment of a
- * session activity that timed out (its worker is gone and could not be replaced).
- */
-export function endReasonOfFailure(failure: {
-  type?: string | null;
-  /** A session activity timed out: true (a browser) or the environment it belongs to. */
-  sessionTimeout?: boolean | string;
-}): EndReason {
-  if (failure.sessionTimeout) return failure.sessionTimeout === 'desktop' ? 'desktop' : 'browser';
-  return isFailureType(failure.type) ? FAILURE_TYPES[failure.type] : 'internal';
-}

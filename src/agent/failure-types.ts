@@ -94,3 +94,16 @@ export function isPoolFullType(type: string | null | undefined): boolean {
  * failure of a pool-full type) on the pending openSession, without decoding the payload.
  */
 export const IN_LINE_DETAIL = 'inLineForSession';
+
+/**
+ * The end reason of a failure: by the failure type of the activity error (its class name), or the environment of a
+ * session activity that timed out (its worker is gone and could not be replaced).
+ */
+export function endReasonOfFailure(failure: {
+  type?: string | null;
+  /** A session activity timed out: true (a browser) or the environment it belongs to. */
+  sessionTimeout?: boolean | string;
+}): EndReason {
+  if (failure.sessionTimeout) return failure.sessionTimeout === 'desktop' ? 'desktop' : 'browser';
+  return isFailureType(failure.type) ? FAILURE_TYPES[failure.type] : 'internal';
+}
