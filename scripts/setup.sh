@@ -98,7 +98,7 @@ if want demo; then
 fi
 
 if want desktop; then
-  # The desktop environment: the same programs src/desktop/availability.ts checks; nsenter and setpriv come with
+  # The desktop environment: the same programs src/infra/desktop-programs.ts checks; nsenter and setpriv come with
   # util-linux. Only desktop tasks need them; the browser agent works without.
   desktop_pkgs="xvfb xdotool openbox xterm mousepad scrot bubblewrap x11-utils"
   desktop_missing() {

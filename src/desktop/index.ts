@@ -11,8 +11,8 @@ export type { DesktopWindow } from './windows';
 export { DEFAULT_SANDBOX_HOST_UID, SANDBOX_HOME, SANDBOX_PROXY_URL, SANDBOX_USER } from './sandbox';
 export { XDOTOOL_KEY_TABLE, normalizeChord, normalizeKey, normalizeKeys } from './keys';
 export { pngSize } from './screenshot';
-export { DESKTOP_APT_LINE, DESKTOP_BINARIES, desktopSupport } from './availability';
-export type { DesktopSupport } from './availability';
+export { DESKTOP_APT_LINE, DESKTOP_BINARIES, desktopSupport } from '../infra/desktop-programs';
+export type { DesktopSupport } from '../infra/desktop-programs';
 export {
   CommandTimeoutLimitError,
   CoordinateOutOfRangeError,

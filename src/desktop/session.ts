@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { DEFAULT_URL_POLICY } from '../policy/url-policy';
 import type { UrlPolicy } from '../policy/url-policy';
-import { desktopSupport } from './availability';
+import { desktopSupport } from '../infra/desktop-programs';
 import { CommandRunner, DEFAULT_COMMAND_LIMITS } from './commands';
 import type { BackgroundProcess, CommandLimits, CommandResult } from './commands';
 import { startDisplay } from './display';

@@ -3,7 +3,7 @@
 // also sets up the test pieces and the cluster pieces, before any test starts. Each part is one of scripts/setup.sh.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { desktopSupport } from '../desktop/availability';
+import { desktopSupport } from './desktop-programs';
 import { postgresBinDir, rclonePath, temporalServerDir } from './build-cache';
 import { chromiumPath, PROJECT_ROOT, temporalCliPath, testServerPath, ToolNotFoundError } from './paths';
 

@@ -1,4 +1,5 @@
-// Whether this machine can run desktop sessions: the programs they need, and the apt-get line that installs them.
+// Whether this machine can run desktop sessions: the programs they need, and the apt-get line that installs them. In
+// infra, below both of its users: the desktop sessions (src/desktop) and the setup check (tools.ts).
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 
