@@ -5,6 +5,7 @@ import { defineSearchAttributeKey } from '@temporalio/common';
 import { z } from 'zod';
 
 import { END_REASONS } from '../src/agent/end-reason';
+import { DEFAULT_TASK_QUEUE } from '../src/agent/queues';
 import type { EndReason } from '../src/agent/end-reason';
 import { RUN_STATUSES } from '../src/trajectory/status';
 import type { RunStatus } from '../src/trajectory/status';
@@ -20,9 +21,8 @@ export type BuiltInEnvironment = (typeof ENVIRONMENTS)[number];
 export type EnvironmentName = BuiltInEnvironment | (string & {});
 /** The desktop's screen when the task names none (the seed's sandbox size). */
 export const DEFAULT_DESKTOP_SCREEN = { width: 1280, height: 800 } as const;
-export const DEFAULT_TASK_QUEUE = 'cua-agent';
 
-export { END_REASONS, RUN_STATUSES };
+export { DEFAULT_TASK_QUEUE, END_REASONS, RUN_STATUSES };
 export type { EndReason, RunStatus };
 
 /** Search attributes registered on the dev server by our scripts (`cua server`, tests). */

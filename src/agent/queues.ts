@@ -1,4 +1,8 @@
-// Task queue names derived from the configured one (pure: workflows import it too).
+// Task queue names: the default one, and those derived from the configured one (pure: workflows and the config
+// import it).
+
+/** The task queue workers and clients use when the config names none. */
+export const DEFAULT_TASK_QUEUE = 'cua-agent';
 
 /**
  * Where a browser task's session opens are scheduled: every worker polls it only while its browser pool has room (a

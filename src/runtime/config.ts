@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_TASK_QUEUE } from '../../workflows/contract';
+import { DEFAULT_TASK_QUEUE } from '../agent/queues';
 import { dataDir } from '../infra/paths';
 import { UrlPolicySchema } from '../policy/url-policy';
 import { EncryptionSchema, encryptionEnvOverride } from '../codec/config';
