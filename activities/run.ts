@@ -3,6 +3,7 @@ import { taskMessage, userReply } from '../src/trajectory/events';
 import { TrajectoryWriter } from '../src/trajectory/writer';
 import { desktopScreen } from './desktop-session';
 import type { TaskInput } from '../workflows/contract';
+import { withoutStoreWait } from './support';
 import type { ActivityDeps, RunFiles } from './support';
 import type { FinalizeInput, RecordReplyInput } from './types';
 
@@ -39,11 +40,15 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       await w.writeStatus('running');
     },
 
+    /** Records how the task ended; for a task the run store ended (`run_folder`), tried once, not waited for. */
     async finalize(req: FinalizeInput): Promise<void> {
-      const w = await files.writer(req.runId);
-      await w.writeStatus(req.status, req.answer, req.reason ?? undefined, req.endReason);
-      await w.writeDataPoint();
-      files.forget(req.runId);
+      const record = async () => {
+        const w = await files.writer(req.runId);
+        await w.writeStatus(req.status, req.answer, req.reason ?? undefined, req.endReason);
+        await w.writeDataPoint();
+        files.forget(req.runId);
+      };
+      await (req.endReason === 'run_folder' ? withoutStoreWait(record) : record());
     },
   };
 }

@@ -31,6 +31,11 @@ export interface OpenSessionResult {
   url: string;
   /** See `OpenSessionInput.lostActGeneration`; absent in histories recorded before it existed. */
   stepDone?: boolean;
+  /**
+   * How long this worker waits for an unusable run store (config store.faultWaitMinutes): the workflow sizes its
+   * activities' timeouts by it. Absent in histories recorded before it existed.
+   */
+  storeWaitMinutes?: number;
 }
 
 export interface StepRef {
@@ -96,6 +101,8 @@ export interface ReleaseInput {
   sessionId: string;
   /** Save storage state + URL to the run folder so a later session can restore it. */
   save: boolean;
+  /** The task ends because the run store stayed unusable: the release closes the session and tries its writes once. */
+  storeDown?: boolean;
 }
 
 export interface RecordReplyInput {

@@ -94,6 +94,11 @@ export interface TaskState {
   waitingForSession: TaskView['waitingForSession'];
   /** The step's model call is slow or being retried: which try, how long so far, the last try's error. */
   waitingForModel: TaskView['waitingForModel'];
+  /**
+   * The run store is full, read-only or unreachable and an activity waits for it (up to the worker's
+   * store.faultWaitMinutes): the kind, since when, until when, the last error.
+   */
+  waitingForStore: TaskView['waitingForStore'];
 }
 
 /** The state of a task from the client's view of it (exported for the CLI's `status`). */
@@ -115,6 +120,7 @@ export function taskState(id: string, view: TaskView): TaskState {
     failure: view.failure,
     waitingForSession: view.waitingForSession,
     waitingForModel: view.waitingForModel,
+    waitingForStore: view.waitingForStore,
   };
 }
 

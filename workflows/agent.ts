@@ -21,6 +21,7 @@ import type { DecideCall, ObserveResult, OpenSessionInput, SessionRef } from '..
 import { decideCaptchaTimeout } from '../src/agent/captcha-policy';
 import { endReasonOfFailure } from '../src/agent/end-reason';
 import { isSessionLostType } from '../src/agent/failure-types';
+import { DEFAULT_STORE_FAULT_WAIT_MINUTES } from '../src/trajectory/store-wait';
 import { browserOpenQueue } from '../src/agent/queues';
 import { activityProxies } from './activity-proxies';
 import { TaskInputSchema } from './contract';
@@ -79,9 +80,14 @@ function endReasonOf(err: unknown, input: TaskInput): EndReason {
 
 export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Promise<TaskResult> {
   const input = validateInput(raw);
-  const { shared, opener, model, onSession } = activityProxies(input.timing);
   const task = new TaskState(input, carried);
   const state = task.carried;
+  // How long activities may wait for an unusable run store: what the session's worker said (the default until then,
+  // and in histories from before it said so). Sizes timeouts only: a replay takes its results from the history.
+  const { shared, opener, model, onSession } = activityProxies(
+    input.timing,
+    () => state.storeWaitMinutes ?? DEFAULT_STORE_FAULT_WAIT_MINUTES,
+  );
   task.installHandlers();
   const envName = input.environment;
   /** The desktop records every call of a turn in act, stops included; the browser's decide records its stops. */
@@ -102,7 +108,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     lostActGeneration?: number,
   ): Promise<{ session: SessionRef; stepDone: boolean }> => {
     state.generation += reason === 'start' ? 0 : 1;
-    const { stepDone, ...opened } = await opener(
+    const { stepDone, storeWaitMinutes, ...opened } = await opener(
       `step ${state.step} · open ${envName} (${reason})`,
       openQueue,
     ).openSession({
@@ -114,11 +120,13 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
       ...(lostActGeneration !== undefined ? { lostActGeneration } : {}),
     });
     state.session = { ...opened, generation: state.generation };
+    if (storeWaitMinutes !== undefined) state.storeWaitMinutes = storeWaitMinutes;
     state.lastUrl = opened.url;
     return { session: state.session, stepDone: stepDone === true };
   };
 
-  const releaseSession = async (save: boolean): Promise<void> => {
+  /** `storeDown`: the task ends because the run store stayed unusable; what the release writes is tried once. */
+  const releaseSession = async (save: boolean, storeDown = false): Promise<void> => {
     const session = state.session;
     if (!session) return;
     state.session = null;
@@ -127,6 +135,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
         runId: input.runId,
         sessionId: session.sessionId,
         save,
+        ...(storeDown ? { storeDown } : {}),
       });
     } catch (err) {
       if (!isSessionLost(err)) throw err;
@@ -364,8 +373,16 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     task.error = message;
     const why = endReasonOf(err, input);
     await CancellationScope.nonCancellable(async () => {
-      await releaseSession(false).catch(() => undefined);
-      await finalize('failed', why, message);
+      const storeDown = why === 'run_folder';
+      await releaseSession(false, storeDown).catch(() => undefined);
+      try {
+        await finalize('failed', why, message);
+      } catch (finalizeErr) {
+        // The run store that ended the task may still be down: the task's result says why it ended all the same
+        // (its run folder keeps the status it had; nothing recorded is lost).
+        if (!storeDown) throw finalizeErr;
+        log.warn('could not record the end of the task in its run folder', { error: String(finalizeErr) });
+      }
     });
     const result: TaskResult = { ...task.result(), endReason: why };
     throw ApplicationFailure.create({

@@ -63,7 +63,7 @@ describe('loadConfig: defaults', () => {
       evaluation: { taskSetDirs: [] },
       limits: { machine: DEV_BOX, derived: ['maxSessions', 'maxConcurrentActivities', 'maxConcurrentWorkflowTasks'] },
       runsDir: path.resolve(dataDir(), 'runs'),
-      store: { kind: 'folder' },
+      store: { kind: 'folder', faultWaitMinutes: 30 },
     });
   });
 
@@ -273,11 +273,28 @@ describe('loadConfig: errors', () => {
       {},
       /models\.m\.timeoutSeconds/,
     ],
+    ['a negative store fault wait', { store: { kind: 'folder', faultWaitMinutes: -1 } }, {}, /store\.faultWaitMinutes/],
+    [
+      'a store fault wait longer than a night',
+      { store: { kind: 's3', bucket: 'b', faultWaitMinutes: 721 } },
+      {},
+      /store\.faultWaitMinutes: .*<=720/,
+    ],
     ['an empty task queue', { taskQueue: '' }, {}, /taskQueue/],
   ])('%s → ConfigError', (_name, content, env, message) => {
     const run = () => load(content, env);
     expect(run).toThrow(ConfigError);
     expect(run).toThrow(message);
+  });
+
+  it.each([
+    [{ kind: 'folder' }, 30],
+    [{ kind: 'folder', faultWaitMinutes: 0 }, 0],
+    [{ kind: 'folder', faultWaitMinutes: 0.2 }, 0.2],
+    [{ kind: 's3', bucket: 'b' }, 30],
+    [{ kind: 's3', bucket: 'b', faultWaitMinutes: 480 }, 480],
+  ])('store %j waits %d minutes for a full or unreachable store', (store, minutes) => {
+    expect(load({ store }).store.faultWaitMinutes).toBe(minutes);
   });
 
   it('ConfigError carries its class name', () => {
