@@ -17,7 +17,7 @@
 //
 // The local cache: a line object never changes once written, so a store instance keeps each log's listing position
 // and lines in memory; a read lists only what came after its last look (one request) and fetches only new lines.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 import {
   DeleteObjectCommand,
@@ -315,10 +315,17 @@ export class S3RunStore implements RunStore {
     }
   }
 
+  /**
+   * Takes the lock object. Its body is ours alone (pid and a random token), and a single put's ETag is its body's
+   * MD5 (AWS without KMS, MinIO, rclone), so a put of ours whose answer was lost (the endpoint went down mid-request,
+   * and the retry met a 412) is known as our own lock rather than waited on as another's until it goes stale.
+   */
   private async acquire(lockKey: string): Promise<void> {
+    const ours = `${process.pid} ${randomBytes(8).toString('hex')}\n`;
+    const ourTag = createHash('md5').update(ours).digest('hex');
     const deadline = Date.now() + this.lockTimeoutMs;
     for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
-      if (await this.putIfAbsent(lockKey, `${process.pid}\n`)) return;
+      if (await this.putIfAbsent(lockKey, ours)) return;
       const held = await this.send((c) => c.send(new HeadObjectCommand({ Bucket: this.bucket, Key: lockKey }))).catch(
         (error) => {
           if (isMissing(error)) return undefined; // released meanwhile: try again at once
@@ -326,6 +333,7 @@ export class S3RunStore implements RunStore {
         },
       );
       if (!held) continue;
+      if (held.ETag?.replace(/"/g, '') === ourTag) return;
       const age = Date.now() - (held.LastModified?.getTime() ?? Date.now());
       if (age > this.staleLockMs) {
         await this.send((c) => c.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: lockKey })), 'write');
