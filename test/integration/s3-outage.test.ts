@@ -3,16 +3,22 @@
 // folder some 30 s later. The act waits (its status says the store is unreachable, from the act's heartbeat details),
 // then records its step, and the task completes; listing the bucket finds every event once and nothing else: no
 // duplicate, no missing object, no stray lock or screenshot. Real dev server, real Chromium, the scripted model.
+// The desktop's home archive and an evaluation's verdict, written through the same waiting store, wait it out too.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOME_ARCHIVE, restoreHome, saveHome } from '../../activities/local-files';
+import { RunFiles } from '../../activities/support';
 import { storeWaitLine, viewTask } from '../../client/tasks';
 import { startS3Server } from '../../src/infra/rclone';
 import type { S3Server } from '../../src/infra/rclone';
 import { openRunStore } from '../../src/trajectory/open-store';
-import { readRunFromStore } from '../../src/trajectory/reader';
+import { loadVerification, readRunFromStore } from '../../src/trajectory/reader';
+import { S3RunStore } from '../../src/trajectory/s3-store';
+import { StoreFaultPolicy } from '../../src/trajectory/store-faults';
+import { TrajectoryWriter } from '../../src/trajectory/writer';
 import type { StoreWait } from '../../src/trajectory/store-wait';
 import type { TaskResult } from '../../workflows/contract';
 import { eventually, startHarness } from './harness';
@@ -168,4 +174,52 @@ describe('an S3 run store that goes away for 30 s mid-task', () => {
       logs.filter((l) => /^the run store is back \(S3 http:\/\/127\.0\.0\.1:\d+ bucket runs\) after/.test(l)),
     ).toHaveLength(1);
   }, 240_000);
+});
+
+describe("the desktop's home archive and an evaluation's verdict, with the S3 store down", () => {
+  it('wait for the store and are written once, whole, when it is back', async () => {
+    const waits: unknown[] = [];
+    const store = (waiting: boolean) =>
+      new S3RunStore({
+        bucket,
+        prefix: 'outage-files',
+        endpoint: s3.endpoint,
+        credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+        ...(waiting
+          ? {
+              faults: new StoreFaultPolicy({
+                where: 's3',
+                limitMs: 60_000,
+                initialDelayMs: 100,
+                maxDelayMs: 500,
+                hooks: { onWait: (w) => waits.push(w) },
+              }),
+            }
+          : {}),
+      });
+    const machineA = new RunFiles(path.join(tmp, 'home-a'), store(true));
+    const writer = await TrajectoryWriter.create(machineA.store, 'run-h', { task_id: 'run-h', instruction: 'note it' });
+    const home = path.join(machineA.dir('run-h'), 'home');
+    fs.mkdirSync(home, { recursive: true });
+    fs.writeFileSync(path.join(home, 'todo.txt'), 'buy milk\n');
+
+    await s3.kill();
+    const saved = saveHome(machineA, 'run-h', home);
+    const judged = writer.appendVerification({ verifier_name: 'eval_rules', score: 1, reasoning: 'all checks pass' });
+    await eventually(async () => waits.filter((w) => w !== null).length >= 4, 20_000, 'both writes waiting');
+    await s3.restart();
+    expect(await saved).toBe(true);
+    expect(await judged).toBe('eval_rules');
+    expect(waits.at(-1)).toBeNull();
+
+    // Another machine finds the home and the one verdict.
+    const machineB = new RunFiles(path.join(tmp, 'home-b'), store(false));
+    const homeB = path.join(machineB.dir('run-h'), 'home');
+    expect(await restoreHome(machineB, 'run-h', homeB)).toBe(true);
+    expect(fs.readFileSync(path.join(homeB, 'todo.txt'), 'utf8')).toBe('buy milk\n');
+    expect(await machineB.store.exists(`run-h/${HOME_ARCHIVE}`)).toBe(true);
+    const verdicts = await loadVerification(machineB.store, 'run-h');
+    expect(Object.keys(verdicts)).toEqual(['eval_rules']);
+    expect(verdicts.eval_rules).toMatchObject({ score: 1, reasoning: 'all checks pass' });
+  }, 60_000);
 });

@@ -16,7 +16,9 @@ import { loadConfig } from '../../src/runtime/config';
 import type { Config } from '../../src/runtime/config';
 import type { Event } from '../../src/trajectory/schema';
 import { LocalRunStore } from '../../src/trajectory/store';
+import { loadVerification } from '../../src/trajectory/reader';
 import { StoreFaultPolicy } from '../../src/trajectory/store-faults';
+import { TrajectoryWriter } from '../../src/trajectory/writer';
 import type { StoreWait } from '../../src/trajectory/store-wait';
 import type { TaskResult } from '../../workflows/contract';
 import { createWorkerRuntime } from '../../worker/main';
@@ -296,6 +298,31 @@ describe.skipIf(noTmpfs !== null)('the folder store on a full disk', () => {
     await appended;
     expect(fs.readFileSync(file, 'utf8')).toBe(`{"id":"a"}\n${big}\n`);
     expect(waits.at(-1)).toBeNull();
+  });
+});
+
+describe.skipIf(noTmpfs !== null)("an evaluation's verdict on a full disk", () => {
+  it('waits for space and is recorded once, whole', async () => {
+    const dir = mountTmpfs('256k');
+    const waits: unknown[] = [];
+    const faults = new StoreFaultPolicy({
+      where: dir,
+      limitMs: 60_000,
+      initialDelayMs: 50,
+      maxDelayMs: 200,
+      hooks: { onWait: (w) => waits.push(w) },
+    });
+    const store = new LocalRunStore(dir, { faults });
+    const writer = await TrajectoryWriter.create(store, 'run-v', { task_id: 'run-v', instruction: 'score it' });
+    const filler = fill(dir);
+    const reasoning = `the answer matches: ${'x'.repeat(8_000)}`;
+    const verdict = writer.appendVerification({ verifier_name: 'eval_rules', score: 1, reasoning });
+    await eventually(async () => waits.length >= 2, 10_000, 'the verdict waiting');
+    fs.rmSync(filler);
+    expect(await verdict).toBe('eval_rules');
+    const text = fs.readFileSync(path.join(dir, 'run-v/verification.jsonl'), 'utf8');
+    expect(text.split('\n')).toHaveLength(2); // one line and its newline
+    expect((await loadVerification(store, 'run-v')).eval_rules).toMatchObject({ score: 1, reasoning });
   });
 });
 
