@@ -40,7 +40,10 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       await w.writeStatus('running');
     },
 
-    /** Records how the task ended; for a task the run store ended (`run_folder`), tried once, not waited for. */
+    /**
+     * Records how the task ended. For a task the run store ended (`run_folder`) or one being cancelled, tried once:
+     * not waiting out a store that is full or unreachable (the operator who cancels wants it to end now).
+     */
     async finalize(req: FinalizeInput): Promise<void> {
       const record = async () => {
         const w = await files.writer(req.runId);
@@ -48,7 +51,8 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
         await w.writeDataPoint();
         files.forget(req.runId);
       };
-      await (req.endReason === 'run_folder' ? withoutStoreWait(record) : record());
+      const once = req.endReason === 'run_folder' || req.status === 'cancelled';
+      await (once ? withoutStoreWait(record) : record());
     },
   };
 }

@@ -144,7 +144,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
         await w.writeRunState({ ...(await w.readRunState()), url: env.url() });
       }
     } catch (err) {
-      if (!req.storeDown) throw err;
+      if (!req.writesOnce) throw err;
       await pool.close(req.sessionId);
       throw err;
     }
@@ -190,11 +190,11 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
     },
 
     /**
-     * Saves storage state + URL (when asked) and closes the session. For a task the run store ended (`storeDown`) its
-     * writes are tried once, and the session is closed whether they went through or not.
+     * Saves storage state + URL (when asked) and closes the session. With `writesOnce` (a task the run store ended, or
+     * a cancelled one) its writes are tried once, and the session is closed whether they went through or not.
      */
     async releaseSession(req: ReleaseInput): Promise<void> {
-      if (req.storeDown) {
+      if (req.writesOnce) {
         return withoutStoreWait(() => release(req)).catch((err: unknown) => {
           deps.log?.(`released the session of ${req.runId} without its last records: ${String(err)}`);
         });

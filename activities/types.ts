@@ -101,8 +101,11 @@ export interface ReleaseInput {
   sessionId: string;
   /** Save storage state + URL to the run folder so a later session can restore it. */
   save: boolean;
-  /** The task ends because the run store stayed unusable: the release closes the session and tries its writes once. */
-  storeDown?: boolean;
+  /**
+   * The task ends without waiting for its run store (the store ended it, or it was cancelled): the release tries its
+   * writes once, not waiting out a full or unreachable store, and closes the session whether they went through or not.
+   */
+  writesOnce?: boolean;
 }
 
 export interface RecordReplyInput {

@@ -20,9 +20,9 @@ import {
 import type { DecideCall, ObserveResult, OpenSessionInput, SessionRef } from '../activities/types';
 import { decideCaptchaTimeout } from '../src/agent/captcha-policy';
 import { endReasonOfFailure } from '../src/agent/end-reason';
-import { isSessionLostType } from '../src/agent/failure-types';
-import { DEFAULT_STORE_FAULT_WAIT_MINUTES } from '../src/trajectory/store-wait';
+import { FAILURE_TYPES, isFailureType, isSessionLostType } from '../src/agent/failure-types';
 import { browserOpenQueue } from '../src/agent/queues';
+import { DEFAULT_STORE_FAULT_WAIT_MINUTES } from '../src/trajectory/store-wait';
 import { activityProxies } from './activity-proxies';
 import { TaskInputSchema } from './contract';
 import type { EndReason, ReplyInput, RunStatus, TaskInput, TaskInputArgs, TaskResult } from './contract';
@@ -55,6 +55,13 @@ function isSessionLost(err: unknown): boolean {
   const cause = err.cause;
   if (cause instanceof TimeoutFailure) return true;
   return cause instanceof ApplicationFailure && isSessionLostType(cause.type);
+}
+
+/** An activity failed because the run store could not be used (full, unreachable, refused): see failure-types. */
+function isStoreFailure(err: unknown): boolean {
+  if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) return false;
+  const type = err.cause.type;
+  return isFailureType(type) && FAILURE_TYPES[type] === 'run_folder';
 }
 
 function validateInput(raw: TaskInputArgs): TaskInput {
@@ -125,8 +132,8 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     return { session: state.session, stepDone: stepDone === true };
   };
 
-  /** `storeDown`: the task ends because the run store stayed unusable; what the release writes is tried once. */
-  const releaseSession = async (save: boolean, storeDown = false): Promise<void> => {
+  /** `writesOnce`: the task ends without waiting for its run store (see ReleaseInput.writesOnce). */
+  const releaseSession = async (save: boolean, writesOnce = false): Promise<void> => {
     const session = state.session;
     if (!session) return;
     state.session = null;
@@ -135,7 +142,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
         runId: input.runId,
         sessionId: session.sessionId,
         save,
-        ...(storeDown ? { storeDown } : {}),
+        ...(writesOnce ? { writesOnce } : {}),
       });
     } catch (err) {
       if (!isSessionLost(err)) throw err;
@@ -364,8 +371,12 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {
-        await releaseSession(false);
-        await finalize('cancelled', 'cancelled', 'cancelled by user');
+        // Cancelled while its run store is full or unreachable, the task ends now: what it would write is tried once.
+        await releaseSession(false, true);
+        await finalize('cancelled', 'cancelled', 'cancelled by user').catch((finalizeErr: unknown) => {
+          if (!isStoreFailure(finalizeErr)) throw finalizeErr;
+          log.warn('could not record the cancellation in the run folder', { error: String(finalizeErr) });
+        });
       });
       throw err;
     }
@@ -380,7 +391,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
       } catch (finalizeErr) {
         // The run store that ended the task may still be down: the task's result says why it ended all the same
         // (its run folder keeps the status it had; nothing recorded is lost).
-        if (!storeDown) throw finalizeErr;
+        if (!storeDown || !isStoreFailure(finalizeErr)) throw finalizeErr;
         log.warn('could not record the end of the task in its run folder', { error: String(finalizeErr) });
       }
     });

@@ -217,6 +217,9 @@ export class StoreFaultPolicy {
         await this.pause(Math.min(this.delay(retry), limit - waited), signal);
         if (signal?.aborted) {
           hooks?.onWait?.(null);
+          this.options.log?.(
+            `stopped waiting for the run store (${this.where}): its activity was cancelled; nothing more is written`,
+          );
           throw signal.reason instanceof Error ? signal.reason : new Error('cancelled while waiting for the run store');
         }
       }

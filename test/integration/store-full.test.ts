@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failedResult, startTask, storeWaitLine, validateTaskInput, viewTask } from '../../client/tasks';
+import { cancelTask, failedResult, startTask, storeWaitLine, validateTaskInput, viewTask } from '../../client/tasks';
 import { loadConfig } from '../../src/runtime/config';
 import type { Config } from '../../src/runtime/config';
 import type { Event } from '../../src/trajectory/schema';
@@ -258,6 +258,42 @@ describe.skipIf(noTmpfs !== null)('a run folder whose disk fills up mid-task', (
     JSON.parse(fs.readFileSync(path.join(runDir, 'solver_log/status.json'), 'utf8'));
     expect(logs.some((l) => l.startsWith('gave up waiting for the run store'))).toBe(true);
   }, 180_000);
+
+  it('a task cancelled while it waits ends at once, cancelled, its browser closed', async () => {
+    const runsDir = mountTmpfs(TMPFS_SIZE);
+    const runId = `full-cancel-${Date.now().toString(36)}`;
+    let filler: string | undefined;
+    const logs: string[] = [];
+    const { config, pool } = await startWorker(
+      runsDir,
+      30,
+      async (point, req) => {
+        if (point === 'act' && req.runId === runId && req.step === 2) filler = fill(runsDir);
+      },
+      logs,
+    );
+    await start(config, runId);
+    expect((await untilStoreWait(runId)).kind).toBe('full');
+    const asked = Date.now();
+    await cancelTask(h.client, runId);
+    expect(Date.now() - asked).toBeLessThan(20_000); // not the 30 minutes the store wait allows
+    const view = await viewTask(h.client, runId);
+    expect(view.workflowStatus).toBe('CANCELLED');
+    expect(view.result).toMatchObject({ status: 'cancelled', endReason: 'cancelled' });
+    expect(pool()).toBe(0);
+    // The waiting act hears of the cancellation at its next heartbeat and stops: freeing space then writes nothing.
+    await eventually(
+      async () => logs.some((l) => l.startsWith('stopped waiting for the run store')),
+      30_000,
+      'the act',
+    );
+    const runDir = path.join(runsDir, runId);
+    const before = eventsOf(runDir).map((e) => e.id);
+    fs.rmSync(filler ?? '');
+    expect(before.some((id) => id.startsWith('step-0002-tool'))).toBe(false);
+    expect(eventsOf(runDir).map((e) => e.id)).toEqual(before);
+    expectNothingHalfWritten(runDir, eventsOf(runDir));
+  }, 120_000);
 });
 
 describe.skipIf(noTmpfs !== null)('the folder store on a full disk', () => {
