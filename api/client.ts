@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import { ConfigError, configFromObject } from '../src/runtime/config';
 import type { Config, ConfigInput } from '../src/runtime/config';
 import { connectClient, TemporalUnreachableError } from '../src/runtime/connect';
+import type { StoreWait } from '../src/trajectory/store-wait';
 import {
   cancelTask,
   describeTask,
@@ -45,7 +46,7 @@ export {
   TaskNotWaitingError,
   TemporalUnreachableError,
 };
-export type { TaskListEntry, TaskListFilter, WatchEvent, WatchOptions };
+export type { StoreWait, TaskListEntry, TaskListFilter, WatchEvent, WatchOptions };
 
 /** Where the Temporal server is: the `temporal` section of cua.config.json. */
 export type TemporalSettings = NonNullable<ConfigInput['temporal']>;

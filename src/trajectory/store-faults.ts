@@ -6,6 +6,7 @@
 // worker's limit (config store.faultWaitMinutes), logging one line when the store becomes unusable, one a minute
 // while it stays so (per store, not per retry or per waiting task) and one when it is back, and telling its hooks
 // (the activities: heartbeat details, cancellation, the time their activity has left) what it waits for.
+import { sleep } from '../runtime/sleep';
 import { RunStoreUnavailableError } from './errors';
 import { storeFaultLine } from './store-wait';
 import type { StoreFaultKind, StoreWait } from './store-wait';
@@ -32,8 +33,8 @@ const ERRNO_FAULTS: Readonly<Record<string, StoreFaultKind>> = {
   ENETUNREACH: 'unreachable',
   ENETDOWN: 'unreachable',
   EAI_AGAIN: 'unreachable',
-  // DNS has no answer for the endpoint: a resolver outage mid-task (a wrong name fails the same way at once, and
-  // after the wait the task ends with this line, naming the host).
+  // DNS has no answer for the endpoint's host: a resolver outage mid-task (a misspelt host fails the same way; after
+  // the wait the task ends with this line, which names it).
   ENOTFOUND: 'unreachable',
 };
 
@@ -149,18 +150,6 @@ interface Outage {
 
 const LOG_EVERY_MS = 60_000;
 
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
-
 /**
  * Runs store operations through faults. One per store instance (a worker has one): its outage is shared by every
  * call, so the log says once a minute that the store is still full, however many tasks wait on it, and a call that
@@ -179,7 +168,7 @@ export class StoreFaultPolicy {
     this.where = options.where;
     this.limitMs = Math.max(0, options.limitMs);
     this.now = options.now ?? Date.now;
-    this.pause = options.sleep ?? defaultSleep;
+    this.pause = options.sleep ?? sleep;
   }
 
   /** `op` until it succeeds, fails with something that is no store fault, or the store stayed unusable too long. */
