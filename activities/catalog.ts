@@ -1,24 +1,37 @@
 // The activities, built by createActivities(deps) so the worker and tests inject the browser pool, the config and
 // this worker's own queue name. Each is a thin shell over src/: run.ts (the run folder), session.ts (browsers),
-// decide.ts (the model call).
+// decide.ts (the model call). Every one runs in `asActivity` (heartbeats; a run store that stayed unusable is final)
+// and reaches the run store through one store per worker that waits out a full or unreachable store.
 import { createDecideActivity } from './decide';
 import { createEvalActivities } from './eval';
 import { createRunActivities } from './run';
 import { createSessionActivities } from './session';
 import { openRunStore } from '../src/trajectory/open-store';
-import { RunFiles } from './support';
+import { asActivity, RunFiles, storeWaitHooks } from './support';
 import type { ActivityDeps } from './support';
 
 export type { ActivityDeps };
 
+/** Each activity in its shell (see asActivity), with its name and type unchanged. */
+function shelled<T extends Record<string, (...args: never[]) => Promise<unknown>>>(activities: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [name, fn] of Object.entries(activities))
+    out[name] = asActivity(fn as (...a: unknown[]) => Promise<unknown>);
+  return out as T;
+}
+
 export function createActivities(deps: ActivityDeps) {
-  const files = new RunFiles(deps.config.runsDir, openRunStore(deps.config));
-  return {
+  const store = openRunStore(deps.config, process.env, {
+    hooks: storeWaitHooks,
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+  const files = new RunFiles(deps.config.runsDir, store);
+  return shelled({
     ...createRunActivities(deps, files),
     ...createSessionActivities(deps, files),
     ...createDecideActivity(deps, files),
     ...createEvalActivities(deps, files),
-  };
+  });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

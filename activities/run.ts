@@ -6,7 +6,7 @@ import { taskMessage, userReply } from '../src/trajectory/events';
 import { TrajectoryWriter } from '../src/trajectory/writer';
 import { desktopScreen } from './desktop-session';
 import type { TaskInput } from '../workflows/contract';
-import { nonRetryable } from './support';
+import { nonRetryable, withoutStoreWait } from './support';
 import type { ActivityDeps, RunFiles } from './support';
 import type { FinalizeInput, FinalizeResult, RecordReplyInput } from './types';
 
@@ -63,15 +63,20 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
     /**
      * Records how the task ended and writes data_point.json. A task whose step budget ran out (and has no answer)
      * gets the last step's observation text as its answer, as in the original (its status stays max_rounds);
-     * returns the answer recorded.
+     * returns the answer recorded. For a task the run store ended (`run_folder`) or one being cancelled, tried once:
+     * not waiting out a store that is full or unreachable (the operator who cancels wants it to end now).
      */
     async finalize(req: FinalizeInput): Promise<FinalizeResult> {
-      const w = await files.writer(req.runId);
-      const answer =
-        req.status === 'max_rounds' && req.answer === null ? lastObservationText(await w.events()) : req.answer;
-      await w.writeStatus(req.status, answer, req.reason ?? undefined, req.endReason);
-      await w.writeDataPoint();
-      files.forget(req.runId);
+      let answer = req.answer;
+      const record = async () => {
+        const w = await files.writer(req.runId);
+        if (req.status === 'max_rounds' && req.answer === null) answer = lastObservationText(await w.events());
+        await w.writeStatus(req.status, answer, req.reason ?? undefined, req.endReason);
+        await w.writeDataPoint();
+        files.forget(req.runId);
+      };
+      const once = req.endReason === 'run_folder' || req.status === 'cancelled';
+      await (once ? withoutStoreWait(record) : record());
       return { answer };
     },
   };

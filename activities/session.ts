@@ -26,6 +26,7 @@ import {
   secretResolver,
   taskUrlPolicy,
   withHeartbeat,
+  withoutStoreWait,
 } from './support';
 import { copyDownloads } from './local-files';
 import { pageQuestioner } from './page-subcall';
@@ -130,6 +131,28 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
       ...(req.lostActGeneration !== undefined ? { stepDone } : {}),
     };
   };
+  /** Closes the session: the final page probed (a task that ended) or its state saved (a pause) first. */
+  const release = async (req: ReleaseInput): Promise<void> => {
+    if (onDesktop(req.sessionId)) return desktop.release(req);
+    if (custom.owns(req.sessionId)) return custom.release(req);
+    if (!pool.has(req.sessionId)) return;
+    try {
+      if (!req.save) await probeFinalPage(req); // the task ended: the last page's state, before the browser goes
+      if (req.save) {
+        const env = pool.get(req.sessionId);
+        // Cookies and localStorage, into the run store (owner-only in a folder store, like the rest of the run).
+        const state = await env.saveStorageState();
+        await files.store.writeAtomic(`${req.runId}/${STORAGE_STATE_FILE}`, JSON.stringify(state));
+        const w = await files.writer(req.runId);
+        await w.writeRunState({ ...(await w.readRunState()), url: env.url() });
+      }
+    } catch (err) {
+      if (!req.writesOnce) throw err;
+      await pool.close(req.sessionId);
+      throw err;
+    }
+    await pool.close(req.sessionId);
+  };
   /**
    * The task's final-page probes (TaskInput.finalPageProbes), evaluated on the page as the task left it and recorded
    * in the run (src/agent/final-page.ts). Once per run: a retried release finds them recorded. A page that cannot be
@@ -160,7 +183,8 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
       // A decision whose act never recorded it (its tool calls a model; see step-records.ts) is kept, cut off.
       if (req.reason === 'worker_lost') await flushDeferred(await files.writer(req.runId));
       try {
-        return await open(req);
+        // How long this worker waits for an unusable run store: the workflow sizes its activities' timeouts by it.
+        return { ...(await open(req)), storeWaitMinutes: deps.config.store.faultWaitMinutes };
       } catch (err) {
         // A full pool is retried for as long as it takes (the retry policy has no attempt limit); anything else
         // becomes final after OPEN_ATTEMPTS, so a browser that cannot start fails the task instead of hanging it.
@@ -172,24 +196,17 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles) {
       }
     },
 
-    /** Saves storage state + URL (when asked) and closes the session. */
+    /**
+     * Saves storage state + URL (when asked) and closes the session. With `writesOnce` (a task the run store ended, or
+     * a cancelled one) its writes are tried once, and the session is closed whether they went through or not.
+     */
     async releaseSession(req: ReleaseInput): Promise<void> {
-      if (onDesktop(req.sessionId)) return desktop.release(req);
-      if (custom.owns(req.sessionId)) return custom.release(req);
-      if (!pool.has(req.sessionId)) return;
-      if (!req.save) await probeFinalPage(req); // the task ended: the last page's state, before the browser goes
-      // Heartbeating: a remote browser's state and a provider's release (Browserbase's API) take round trips.
-      await withHeartbeat(async () => {
-        if (req.save) {
-          const env = pool.get(req.sessionId);
-          // Cookies and localStorage, into the run store (owner-only in a folder store, like the rest of the run).
-          const state = await env.saveStorageState();
-          await files.store.writeAtomic(`${req.runId}/${STORAGE_STATE_FILE}`, JSON.stringify(state));
-          const w = await files.writer(req.runId);
-          await w.writeRunState({ ...(await w.readRunState()), url: env.url() });
-        }
-        await pool.close(req.sessionId);
-      });
+      if (req.writesOnce) {
+        return withoutStoreWait(() => release(req)).catch((err: unknown) => {
+          deps.log?.(`released the session of ${req.runId} without its last records: ${String(err)}`);
+        });
+      }
+      return release(req);
     },
 
     /** Pre screenshot, URL and page context of a step (after the captcha gate); step 1's is the start page too. */

@@ -1,5 +1,7 @@
-// What the activities share: the run folder of each task (a cached writer, the task's input), heartbeats,
-// the model endpoint of a task (with the key policy), and failures Temporal must not retry.
+// What the activities share: the run folder of each task (a cached writer, the task's input), heartbeats (with the
+// details a client reads: in line for a session, waiting for the run store), the model endpoint of a task (with the
+// key policy), and failures Temporal must not retry.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -16,8 +18,12 @@ import { ModelClient, ModelRequestError } from '../src/model/client';
 import type { ChatMessage, CompleteOptions } from '../src/model/client';
 import { ModelEndpointMissing, ModelOverrideRefused, resolveModelEndpoint } from '../src/model/endpoint-policy';
 import { TrajectoryWriter } from '../src/trajectory/writer';
+import { RunStoreUnavailableError } from '../src/trajectory/errors';
 import { LocalRunStore } from '../src/trajectory/store';
 import type { RunStore } from '../src/trajectory/store';
+import type { StoreWaitHooks } from '../src/trajectory/store-faults';
+import { STORE_WAIT_DETAIL } from '../src/trajectory/store-wait';
+import type { StoreWait } from '../src/trajectory/store-wait';
 import type { Config } from '../src/runtime/config';
 import type { TaskInput } from '../workflows/contract';
 import type { ObserveResult, StepRef } from './types';
@@ -54,17 +60,91 @@ function currentContext(): Context | undefined {
   }
 }
 
+/** Per running activity: when it started, the details it heartbeats, and the run-store wait under way (if any). */
+interface Beat {
+  startedAt: number;
+  details: unknown;
+  storeWait: StoreWait | null;
+}
+const beats = new WeakMap<Context, Beat>();
+
+function beatOf(ctx: Context): Beat {
+  let beat = beats.get(ctx);
+  if (!beat) {
+    beat = { startedAt: Date.now(), details: undefined, storeWait: null };
+    beats.set(ctx, beat);
+  }
+  return beat;
+}
+
+/** One heartbeat with the activity's current details: a run-store wait while there is one, else its own. */
+function beat(ctx: Context): void {
+  const b = beatOf(ctx);
+  ctx.heartbeat(b.storeWait ? { [STORE_WAIT_DETAIL]: b.storeWait } : b.details);
+}
+
 /** Calls heartbeat every second while `work` runs, so a slow page or model is not taken for a dead worker. */
 export async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
   const ctx = currentContext();
-  const timer = ctx ? setInterval(() => ctx?.heartbeat(), 1000) : undefined;
+  const timer = ctx ? setInterval(() => beat(ctx), 1000) : undefined;
   try {
-    ctx?.heartbeat();
+    if (ctx) beat(ctx);
     return await work();
   } finally {
     if (timer) clearInterval(timer);
   }
 }
+
+/**
+ * The shell every activity runs in: it heartbeats all along (so any activity may have a heartbeat timeout, and a
+ * wait for the run store is no silence), and a run store that could not be used is final: it already waited out
+ * store.faultWaitMinutes (or was refused: no bucket, credentials), so Temporal must not retry it into another wait.
+ */
+export function asActivity<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args: A) => {
+    const ctx = currentContext();
+    if (ctx) beatOf(ctx).startedAt = Date.now();
+    try {
+      return await withHeartbeat(() => fn(...args));
+    } catch (err) {
+      if (err instanceof RunStoreUnavailableError) nonRetryable(err);
+      throw err;
+    }
+  };
+}
+
+/** Time an activity keeps back from a store wait, to fail with the store's reason before its own timeout. */
+const STORE_WAIT_MARGIN_MS = 20_000;
+const storeWaitOff = new AsyncLocalStorage<boolean>();
+
+/** Runs `work` with store operations tried once, not waited for (recording the end of a task the store ended). */
+export function withoutStoreWait<T>(work: () => Promise<T>): Promise<T> {
+  return storeWaitOff.run(true, work);
+}
+
+/**
+ * How the worker's run store waits inside an activity (src/trajectory/store-faults.ts): no longer than the activity
+ * has left before its start-to-close timeout, stopped by its cancellation, and heartbeating the wait, which the
+ * client's status() and `cua status` read from the pending activity (and the Temporal UI shows as its details).
+ */
+export const storeWaitHooks: StoreWaitHooks = {
+  limitMs(configured) {
+    if (storeWaitOff.getStore()) return 0;
+    const ctx = currentContext();
+    if (!ctx) return configured;
+    const timeout = ctx.info.startToCloseTimeoutMs;
+    if (!timeout) return configured;
+    const left = beatOf(ctx).startedAt + timeout - Date.now() - STORE_WAIT_MARGIN_MS;
+    return Math.max(0, Math.min(configured, left));
+  },
+  signal: () => activitySignal(),
+  onWait(wait) {
+    const ctx = currentContext();
+    if (!ctx) return;
+    beatOf(ctx).storeWait = wait;
+    beat(ctx);
+  },
+};
 
 /** A debug line in the worker's log (the Temporal activity logger; shown with CUA_LOG_LEVEL=DEBUG). */
 export function debugLog(message: string, attrs: Record<string, unknown> = {}): void {
@@ -81,9 +161,15 @@ export function activityAttempt(): number {
   return currentContext()?.info.attempt ?? 1;
 }
 
-/** Records heartbeat details the server shows on the pending activity (a client reads them, e.g. "in line"). */
+/**
+ * Records heartbeat details the server shows on the pending activity (a client reads them, e.g. "in line"); the
+ * periodic heartbeats repeat them.
+ */
 export function heartbeatDetails(details: unknown): void {
-  currentContext()?.heartbeat(details);
+  const ctx = currentContext();
+  if (!ctx) return;
+  beatOf(ctx).details = details;
+  beat(ctx);
 }
 
 /** Aborted when this activity is cancelled (its workflow, a timeout, the worker shutting down); undefined outside one. */

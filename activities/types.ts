@@ -31,6 +31,11 @@ export interface OpenSessionResult {
   url: string;
   /** See `OpenSessionInput.lostActGeneration`; absent in histories recorded before it existed. */
   stepDone?: boolean;
+  /**
+   * How long this worker waits for an unusable run store (config store.faultWaitMinutes): the workflow sizes its
+   * activities' timeouts by it. Absent in histories recorded before it existed.
+   */
+  storeWaitMinutes?: number;
 }
 
 export interface StepRef {
@@ -96,6 +101,11 @@ export interface ReleaseInput {
   sessionId: string;
   /** Save storage state + URL to the run folder so a later session can restore it. */
   save: boolean;
+  /**
+   * The task ends without waiting for its run store (the store ended it, or it was cancelled): the release tries its
+   * writes once, not waiting out a full or unreachable store, and closes the session whether they went through or not.
+   */
+  writesOnce?: boolean;
 }
 
 export interface RecordReplyInput {

@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import { ConfigError, configFromObject } from '../src/runtime/config';
 import type { Config, ConfigInput } from '../src/runtime/config';
 import { connectClient, TemporalUnreachableError } from '../src/runtime/connect';
+import type { StoreWait } from '../src/trajectory/store-wait';
 import {
   cancelTask,
   describeTask,
@@ -45,7 +46,7 @@ export {
   TaskNotWaitingError,
   TemporalUnreachableError,
 };
-export type { TaskListEntry, TaskListFilter, WatchEvent, WatchOptions };
+export type { StoreWait, TaskListEntry, TaskListFilter, WatchEvent, WatchOptions };
 
 /** Where the Temporal server is: the `temporal` section of cua.config.json. */
 export type TemporalSettings = NonNullable<ConfigInput['temporal']>;
@@ -94,6 +95,11 @@ export interface TaskState {
   waitingForSession: TaskView['waitingForSession'];
   /** The step's model call is slow or being retried: which try, how long so far, the last try's error. */
   waitingForModel: TaskView['waitingForModel'];
+  /**
+   * The run store is full, read-only or unreachable and an activity waits for it (up to the worker's
+   * store.faultWaitMinutes): the kind, since when, until when, the last error.
+   */
+  waitingForStore: TaskView['waitingForStore'];
 }
 
 /** The state of a task from the client's view of it (exported for the CLI's `status`). */
@@ -115,6 +121,7 @@ export function taskState(id: string, view: TaskView): TaskState {
     failure: view.failure,
     waitingForSession: view.waitingForSession,
     waitingForModel: view.waitingForModel,
+    waitingForStore: view.waitingForStore,
   };
 }
 

@@ -14,6 +14,7 @@ import type {
   WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, WorkflowIdReusePolicy } from '@temporalio/common';
+import type { LoadedDataConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import {
   AGENT_WORKFLOW,
@@ -26,7 +27,9 @@ import {
   stepsQuery,
 } from '../workflows/contract';
 import type { RunStatus, TaskInput, TaskInputArgs, TaskResult, TaskStatus, StepSummary } from '../workflows/contract';
-import { isPoolFullType } from '../src/agent/failure-types';
+import { IN_LINE_DETAIL, isPoolFullType } from '../src/agent/failure-types';
+import { STORE_WAIT_DETAIL, storeFaultLine } from '../src/trajectory/store-wait';
+import type { StoreWait } from '../src/trajectory/store-wait';
 import { cleanReply } from '../src/agent/reply';
 import {
   InvalidTaskInputError,
@@ -111,6 +114,61 @@ export interface TaskView {
   waitingForSession: { attempts: number; since: string | null } | null;
   /** The step's model call is slow or being retried (see `waitingForModel`). */
   waitingForModel: ModelWait | null;
+  /** An activity waits for the run store, which is full, read-only or unreachable (see `waitingForStore`). */
+  waitingForStore: StoreWait | null;
+}
+
+/**
+ * The heartbeat details of a workflow's pending activities, decoded (through the client's codec, so encrypted
+ * payloads too), by activity id. Activities that never heartbeat, or whose details cannot be decoded here, are absent.
+ */
+export async function pendingDetails(
+  desc: WorkflowExecutionDescription,
+  converter: LoadedDataConverter,
+): Promise<Map<string, unknown>> {
+  const out = new Map<string, unknown>();
+  for (const a of desc.raw.pendingActivities ?? []) {
+    let payload = a.heartbeatDetails?.payloads?.[0];
+    if (!a.activityId || !payload) continue;
+    try {
+      for (const codec of [...converter.payloadCodecs].reverse())
+        payload = (await codec.decode([payload]))[0] ?? payload;
+      out.set(a.activityId, converter.payloadConverter.fromPayload(payload));
+    } catch {
+      // not ours to read (another codec's payload): no details for it
+    }
+  }
+  return out;
+}
+
+const detailOf = (details: unknown, key: string): unknown =>
+  typeof details === 'object' && details !== null && key in details
+    ? (details as Record<string, unknown>)[key]
+    : undefined;
+
+/**
+ * From a running workflow's pending activities and their heartbeat details: is one of them waiting for the run
+ * store (full, read-only or unreachable), since when, until when, and the last error?
+ */
+export function waitingForStore(
+  desc: WorkflowExecutionDescription,
+  details: ReadonlyMap<string, unknown>,
+): StoreWait | null {
+  for (const a of desc.raw.pendingActivities ?? []) {
+    const wait = detailOf(details.get(a.activityId ?? ''), STORE_WAIT_DETAIL) as StoreWait | undefined;
+    if (wait && typeof wait.kind === 'string' && typeof wait.lastError === 'string') return wait;
+  }
+  return null;
+}
+
+/** The line `cua status` and `cua run` print for a store wait. */
+export function storeWaitLine(w: StoreWait, now = Date.now()): string {
+  const hhmmss = (iso: string) => `${iso.slice(11, 19)} UTC`;
+  const minutes = Math.max(0, Math.round((now - Date.parse(w.since)) / 60_000));
+  return (
+    `waiting for the run store: ${storeFaultLine(w.kind, w.lastError)} — since ${hhmmss(w.since)} ` +
+    `(${minutes} min); the task goes on when it is back, or ends (run_folder) at ${hhmmss(w.until)}`
+  );
 }
 
 /** A model call that is slow or failed and is tried again: which try, how long the step has waited, the last error. */
@@ -168,15 +226,22 @@ export function modelWaitLine(w: ModelWait): string {
 /** An open not picked up by any worker for this long is queued for a free browser (a normal open starts at once). */
 const QUEUED_AFTER_MS = 2_000;
 
-/** From a running workflow's pending activities: is its session open waiting out full pools? */
-export function waitingForSession(desc: WorkflowExecutionDescription, now = Date.now()): TaskView['waitingForSession'] {
+/**
+ * From a running workflow's pending activities (and their decoded heartbeat details: an open heartbeats all along,
+ * and says so in its details while it waits in line): is its session open waiting out full pools?
+ */
+export function waitingForSession(
+  desc: WorkflowExecutionDescription,
+  details: ReadonlyMap<string, unknown>,
+  now = Date.now(),
+): TaskView['waitingForSession'] {
   for (const a of desc.raw.pendingActivities ?? []) {
     if (a.activityType?.name !== 'openSession') continue;
     const type = a.lastFailure?.applicationFailureInfo?.type ?? '';
     const scheduledMs = a.scheduledTime?.seconds ? Number(a.scheduledTime.seconds) * 1000 : null;
     // In line in a full pool (the open heartbeats only then), refused by full pools and retried, or not taken by any
     // worker yet (workers take browser opens only while they have room: see src/agent/queues.ts).
-    const inLine = (a.heartbeatDetails?.payloads?.length ?? 0) > 0;
+    const inLine = detailOf(details.get(a.activityId ?? ''), IN_LINE_DETAIL) !== undefined;
     const notTaken =
       a.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED &&
       scheduledMs !== null &&
@@ -228,17 +293,27 @@ export async function viewTask(client: Client, id: string): Promise<TaskView> {
   const workflowStatus = desc.status.name;
   if (isOpen(desc)) {
     const status = await handle.query(statusQuery);
+    const details = await pendingDetails(desc, client.options.loadedDataConverter);
     return {
       status,
       workflowStatus,
       result: null,
       failure: null,
-      waitingForSession: waitingForSession(desc),
+      waitingForSession: waitingForSession(desc, details),
       waitingForModel: waitingForModel(desc, status),
+      waitingForStore: waitingForStore(desc, details),
     };
   }
   const { result, failure } = await closedOutcome(handle);
-  return { status: null, workflowStatus, result, failure, waitingForSession: null, waitingForModel: null };
+  return {
+    status: null,
+    workflowStatus,
+    result,
+    failure,
+    waitingForSession: null,
+    waitingForModel: null,
+    waitingForStore: null,
+  };
 }
 
 /** The result of a task once it has ended (waits for it); TaskFailedError when its workflow ended without one. */

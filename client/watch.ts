@@ -5,7 +5,16 @@ import { sleep } from '../src/runtime/sleep';
 import type { WorkflowHandle } from '@temporalio/client';
 import { statusQuery } from '../workflows/contract';
 import type { StepSummary, TaskResult, TaskStatus } from '../workflows/contract';
-import { closedOutcome, describeTask, isOpen, querySteps, waitingForModel, waitingForSession } from './tasks';
+import {
+  closedOutcome,
+  describeTask,
+  isOpen,
+  pendingDetails,
+  querySteps,
+  waitingForModel,
+  waitingForSession,
+  waitingForStore,
+} from './tasks';
 import type { TaskView } from './tasks';
 
 export type WatchEvent =
@@ -22,6 +31,8 @@ export type WatchEvent =
       waitingForSession: TaskView['waitingForSession'];
       /** The step's model call is slow or being retried: which try, how long so far, the last error. */
       waitingForModel: TaskView['waitingForModel'];
+      /** An activity waits for the run store (full, read-only, unreachable): since when, until when, the last error. */
+      waitingForStore: TaskView['waitingForStore'];
     }
   | {
       type: 'end';
@@ -50,11 +61,16 @@ function rowKeys(steps: readonly StepSummary[]): string[] {
 }
 
 /**
- * What makes a status worth an event: the run status, the question, queued or not, a model wait and its try (steps
- * have their own events).
+ * What makes a status worth an event: the run status, the question, queued or not, a model wait and its try, a store
+ * wait and its kind (steps have their own events).
  */
-function statusKey(s: TaskStatus, waiting: TaskView['waitingForSession'], model: TaskView['waitingForModel']): string {
-  return JSON.stringify([s.status, s.question?.id ?? null, !!waiting, s.endReason, model?.attempt ?? 0]);
+function statusKey(
+  s: TaskStatus,
+  waiting: TaskView['waitingForSession'],
+  model: TaskView['waitingForModel'],
+  store: TaskView['waitingForStore'],
+): string {
+  return JSON.stringify([s.status, s.question?.id ?? null, !!waiting, s.endReason, model?.attempt ?? 0, store?.kind]);
 }
 
 /**
@@ -88,12 +104,14 @@ export async function* watchTask(handle: WorkflowHandle, opts: WatchOptions = {}
     const status = await handle.query(statusQuery).catch(() => null);
     yield* newSteps(await querySteps(handle).catch(() => []));
     if (status) {
-      const waiting = waitingForSession(desc);
+      const details = await pendingDetails(desc, handle.client.options.loadedDataConverter);
+      const waiting = waitingForSession(desc, details);
       const model = waitingForModel(desc, status);
-      const key = statusKey(status, waiting, model);
+      const store = waitingForStore(desc, details);
+      const key = statusKey(status, waiting, model, store);
       if (key !== lastStatus) {
         lastStatus = key;
-        yield { type: 'status', status, waitingForSession: waiting, waitingForModel: model };
+        yield { type: 'status', status, waitingForSession: waiting, waitingForModel: model, waitingForStore: store };
       }
     }
     await sleep(pollMs, opts.signal);

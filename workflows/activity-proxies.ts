@@ -1,5 +1,7 @@
 // The workflow's activity proxies, one per named retry policy: what each kind of activity may retry, for how long,
-// and on which queue. The failure types named here come from src/agent/failure-types.ts (one vocabulary).
+// and on which queue. The failure types named here come from src/agent/failure-types.ts (one vocabulary). Every
+// activity may wait inside for a run store that is full or unreachable (store.faultWaitMinutes, heartbeating), so
+// each one's start-to-close timeout is its own work plus that wait, and a heartbeat timeout tells a dead worker.
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/catalog';
 import type { SessionRef } from '../activities/types';
@@ -21,18 +23,26 @@ export interface ActivityProxies {
   onSession(ref: SessionRef, summary: string): Activities;
 }
 
-export function activityProxies(t: TaskInput['timing']): ActivityProxies {
+/**
+ * `storeWaitMinutes`: how long the workers wait for an unusable run store (what the session's worker reported when
+ * it opened; store.faultWaitMinutes), added to each activity's own time limit.
+ */
+export function activityProxies(t: TaskInput['timing'], storeWaitMinutes: () => number): ActivityProxies {
+  /** Milliseconds: the activity's own minutes plus the store wait. */
+  const upTo = (ownMinutes: number) => Math.round((ownMinutes + storeWaitMinutes()) * 60_000);
   return {
     shared: (summary) =>
       proxyActivities<Activities>({
-        startToCloseTimeout: '2 minutes',
+        startToCloseTimeout: upTo(2),
+        heartbeatTimeout: `${t.heartbeatSeconds}s`,
         retry: { initialInterval: '1s', maximumAttempts: 5 },
         summary,
       }),
     opener: (summary, taskQueue) =>
       proxyActivities<Activities>({
         ...(taskQueue ? { taskQueue } : {}),
-        startToCloseTimeout: '2 minutes',
+        startToCloseTimeout: upTo(2),
+        heartbeatTimeout: `${t.heartbeatSeconds}s`,
         retry: {
           initialInterval: '1s',
           backoffCoefficient: 2,
@@ -45,7 +55,7 @@ export function activityProxies(t: TaskInput['timing']): ActivityProxies {
       }),
     model: (summary) =>
       proxyActivities<Activities>({
-        startToCloseTimeout: '10 minutes',
+        startToCloseTimeout: upTo(10),
         heartbeatTimeout: `${t.heartbeatSeconds}s`,
         retry: {
           initialInterval: `${t.modelRetryInitialSeconds}s`,
@@ -60,7 +70,7 @@ export function activityProxies(t: TaskInput['timing']): ActivityProxies {
       proxyActivities<Activities>({
         taskQueue: ref.taskQueue,
         scheduleToStartTimeout: `${t.sessionScheduleToStartSeconds}s`,
-        startToCloseTimeout: '10 minutes',
+        startToCloseTimeout: upTo(10),
         heartbeatTimeout: `${t.heartbeatSeconds}s`,
         // One attempt: a failed observe/act means the session is in doubt; the loop re-opens and re-observes.
         retry: { maximumAttempts: 1 },

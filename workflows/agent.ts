@@ -20,8 +20,9 @@ import {
 import type { DecideCall, ObserveResult, OpenSessionInput, SessionRef } from '../activities/types';
 import { decideCaptchaTimeout } from '../src/agent/captcha-policy';
 import { autoReplyText } from '../src/agent/reply';
-import { endReasonOfFailure, isSessionLostType } from '../src/agent/failure-types';
+import { endReasonOfFailure, FAILURE_TYPES, isFailureType, isSessionLostType } from '../src/agent/failure-types';
 import { browserOpenQueue } from '../src/agent/queues';
+import { DEFAULT_STORE_FAULT_WAIT_MINUTES } from '../src/trajectory/store-wait';
 import { activityProxies } from './activity-proxies';
 import { TaskInputSchema } from './contract';
 import type { EndReason, ReplyInput, RunStatus, TaskInput, TaskInputArgs, TaskResult } from './contract';
@@ -56,6 +57,13 @@ function isSessionLost(err: unknown): boolean {
   return cause instanceof ApplicationFailure && isSessionLostType(cause.type);
 }
 
+/** An activity failed because the run store could not be used (full, unreachable, refused): see failure-types. */
+function isStoreFailure(err: unknown): boolean {
+  if (!(err instanceof ActivityFailure) || !(err.cause instanceof ApplicationFailure)) return false;
+  const type = err.cause.type;
+  return isFailureType(type) && FAILURE_TYPES[type] === 'run_folder';
+}
+
 function validateInput(raw: TaskInputArgs): TaskInput {
   const parsed = TaskInputSchema.safeParse(raw);
   if (!parsed.success) {
@@ -79,9 +87,14 @@ function endReasonOf(err: unknown, input: TaskInput): EndReason {
 
 export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Promise<TaskResult> {
   const input = validateInput(raw);
-  const { shared, opener, model, onSession } = activityProxies(input.timing);
   const task = new TaskState(input, carried);
   const state = task.carried;
+  // How long activities may wait for an unusable run store: what the session's worker said (the default until then,
+  // and in histories from before it said so). Sizes timeouts only: a replay takes its results from the history.
+  const { shared, opener, model, onSession } = activityProxies(
+    input.timing,
+    () => state.storeWaitMinutes ?? DEFAULT_STORE_FAULT_WAIT_MINUTES,
+  );
   task.installHandlers();
   const envName = input.environment;
   /** The desktop records every call of a turn in act, stops included; the browser's decide records its stops. */
@@ -102,7 +115,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     lostActGeneration?: number,
   ): Promise<{ session: SessionRef; stepDone: boolean }> => {
     state.generation += reason === 'start' ? 0 : 1;
-    const { stepDone, ...opened } = await opener(
+    const { stepDone, storeWaitMinutes, ...opened } = await opener(
       `step ${state.step} · open ${envName} (${reason})`,
       openQueue,
     ).openSession({
@@ -114,11 +127,13 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
       ...(lostActGeneration !== undefined ? { lostActGeneration } : {}),
     });
     state.session = { ...opened, generation: state.generation };
+    if (storeWaitMinutes !== undefined) state.storeWaitMinutes = storeWaitMinutes;
     state.lastUrl = opened.url;
     return { session: state.session, stepDone: stepDone === true };
   };
 
-  const releaseSession = async (save: boolean): Promise<void> => {
+  /** `writesOnce`: the task ends without waiting for its run store (see ReleaseInput.writesOnce). */
+  const releaseSession = async (save: boolean, writesOnce = false): Promise<void> => {
     const session = state.session;
     if (!session) return;
     state.session = null;
@@ -127,6 +142,7 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
         runId: input.runId,
         sessionId: session.sessionId,
         save,
+        ...(writesOnce ? { writesOnce } : {}),
       });
     } catch (err) {
       if (!isSessionLost(err)) throw err;
@@ -358,8 +374,12 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(async () => {
-        await releaseSession(false);
-        await finalize('cancelled', 'cancelled', 'cancelled by user');
+        // Cancelled while its run store is full or unreachable, the task ends now: what it would write is tried once.
+        await releaseSession(false, true);
+        await finalize('cancelled', 'cancelled', 'cancelled by user').catch((finalizeErr: unknown) => {
+          if (!isStoreFailure(finalizeErr)) throw finalizeErr;
+          log.warn('could not record the cancellation in the run folder', { error: String(finalizeErr) });
+        });
       });
       throw err;
     }
@@ -367,8 +387,16 @@ export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Pro
     task.error = message;
     const why = endReasonOf(err, input);
     await CancellationScope.nonCancellable(async () => {
-      await releaseSession(false).catch(() => undefined);
-      await finalize('failed', why, message);
+      const storeDown = why === 'run_folder';
+      await releaseSession(false, storeDown).catch(() => undefined);
+      try {
+        await finalize('failed', why, message);
+      } catch (finalizeErr) {
+        // The run store that ended the task may still be down: the task's result says why it ended all the same
+        // (its run folder keeps the status it had; nothing recorded is lost).
+        if (!storeDown || !isStoreFailure(finalizeErr)) throw finalizeErr;
+        log.warn('could not record the end of the task in its run folder', { error: String(finalizeErr) });
+      }
     });
     const result: TaskResult = { ...task.result(), endReason: why };
     throw ApplicationFailure.create({

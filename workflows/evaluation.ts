@@ -22,6 +22,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Activities } from '../activities/catalog';
 import { AGENT_WORKFLOW, STATUS_SEARCH_ATTRIBUTE, STEP_SEARCH_ATTRIBUTE } from './contract';
 import type { TaskInputArgs, TaskResult } from './contract';
+import { MAX_STORE_FAULT_WAIT_MINUTES } from '../src/trajectory/store-wait';
 import {
   EVALUATION_SEARCH_ATTRIBUTE,
   attemptKind,
@@ -70,13 +71,19 @@ function messageOf(err: unknown): string {
   return err.cause instanceof Error ? err.cause.message : err.message;
 }
 
+/**
+ * Reading task sets and recording verdicts may wait for an unusable run store (as long as the worker's
+ * store.faultWaitMinutes, heartbeating): their time limits make room for the longest such wait any worker may have.
+ */
+const upTo = (ownMinutes: number) => (ownMinutes + MAX_STORE_FAULT_WAIT_MINUTES) * 60_000;
 const { evalTaskCount, evalTaskPage, scoreEvalRun } = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
+  startToCloseTimeout: upTo(2),
+  heartbeatTimeout: '60s',
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10 },
 });
 /** The judge's model calls: heartbeating, retried with backoff on 5xx and network errors (4xx is recorded, not thrown). */
 const { judgeEvalRun } = proxyActivities<Activities>({
-  startToCloseTimeout: '20 minutes',
+  startToCloseTimeout: upTo(20),
   heartbeatTimeout: '60s',
   retry: {
     initialInterval: '1s',

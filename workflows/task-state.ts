@@ -40,6 +40,8 @@ export interface CarriedState {
   invalidReplies?: number;
   /** The next step's observation, taken by the last act before continuing as new (fold-observe-into-act). */
   observed?: { step: number; generation: number; obs: ObserveResult } | null;
+  /** How long the session's worker waits for an unusable run store (its store.faultWaitMinutes), once it said. */
+  storeWaitMinutes?: number;
 }
 
 const SUMMARIES_KEPT = 200;

@@ -5,7 +5,7 @@
 // (named), and the worker's memory per concurrent task (Node + its Chromium processes, from /proc). Each level is
 // repeated until two consecutive runs' medians agree within 5% (or `--repeat-cap` is reached).
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { failedResult, rootMessage, waitingForSession } from '../../client/tasks';
+import { failedResult, rootMessage, pendingDetails, waitingForSession } from '../../client/tasks';
 import type { TaskResult } from '../../workflows/contract';
 import { eventually } from '../context';
 import type { Bench } from '../context';
@@ -154,7 +154,8 @@ async function outcomes(handles: WorkflowHandleWithFirstExecutionRunId[], deadli
       );
       const first = await Promise.race([result, deadline]);
       if (first !== 'late') return first;
-      const waiting = waitingForSession(await h.describe());
+      const desc = await h.describe();
+      const waiting = waitingForSession(desc, await pendingDetails(desc, h.client.options.loadedDataConverter));
       await h.terminate('bench: the level did not finish in time').catch(() => undefined);
       return {
         ok: false,

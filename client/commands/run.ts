@@ -7,7 +7,7 @@ import type { StepSummary, TaskResult, TaskStatus } from '../../workflows/contra
 import { intFlag, parse, UsageError } from '../args';
 import { agentClientFor, parseTask } from '../../api/client';
 import type { NewTask } from '../../api/client';
-import { modelWaitLine, newRunId, replyToTask } from '../tasks';
+import { modelWaitLine, newRunId, replyToTask, storeWaitLine } from '../tasks';
 import { watchTask } from '../watch';
 
 export const RUN_USAGE =
@@ -107,6 +107,7 @@ export async function followTask(
       );
     }
     if (event.waitingForModel && !opts.json) opts.print(modelWaitLine(event.waitingForModel));
+    if (event.waitingForStore && !opts.json) opts.print(storeWaitLine(event.waitingForStore));
     if (status.status !== 'waiting_for_user' || !status.question || answered.has(status.question.id)) continue;
     const reply = await opts.ask(status.question.text);
     if (reply === null) return { result: null, waiting: status, failure: null };

@@ -4,7 +4,7 @@ import { RUN_STATUSES } from '../../workflows/contract';
 import type { RunStatus } from '../../workflows/contract';
 import { agentClientFor } from '../../api/client';
 import { one, parse, UsageError } from '../args';
-import { modelWaitLine } from '../tasks';
+import { modelWaitLine, storeWaitLine } from '../tasks';
 
 const common = {
   json: { type: 'boolean' },
@@ -39,6 +39,7 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
     failure: state.failure,
     waitingForSession: state.waitingForSession,
     waitingForModel: state.waitingForModel,
+    waitingForStore: state.waitingForStore,
   };
   if (values.json) {
     console.log(JSON.stringify({ id, ...view }));
@@ -55,6 +56,7 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
       );
     }
     if (view.waitingForModel) console.log(`  ${modelWaitLine(view.waitingForModel)}`);
+    if (view.waitingForStore) console.log(`  ${storeWaitLine(view.waitingForStore)}`);
     if (s.lastUrl) console.log(`  url:         ${s.lastUrl}`);
     if (s.lastAction) console.log(`  last action: ${s.lastAction}`);
     if (s.invalidReplies) console.log(`  invalid model replies in a row: ${s.invalidReplies}`);

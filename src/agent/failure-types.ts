@@ -42,6 +42,8 @@ export const FAILURE_TYPES = {
   CorruptFileError: 'run_folder',
   InvalidRecordError: 'run_folder',
   LockTimeoutError: 'run_folder',
+  /** Full, read-only or unreachable beyond store.faultWaitMinutes, or refused (no bucket, credentials). */
+  RunStoreUnavailableError: 'run_folder',
   // The workflow's own failure, wrapping the one that ended the task
   TaskFailed: 'internal',
 } as const satisfies Record<string, EndReason>;
@@ -64,6 +66,7 @@ export const OPEN_NOT_RETRIED: readonly FailureType[] = [
   'RunNotFoundError',
   'DesktopUnavailableError',
   'SandboxError',
+  'RunStoreUnavailableError',
 ];
 
 /** Opening a session found every session of the worker in use: waited out (the task queues for a session). */
@@ -72,8 +75,16 @@ export const POOL_FULL: readonly FailureType[] = ['PoolFullError', 'DesktopPoolF
 /** Attempts an open may take on errors other than a full pool before the task fails (about 25 s of retries). */
 export const OPEN_ATTEMPTS = 8;
 
-/** The model call: a refused request, bad input or a broken run folder cannot succeed on a retry. */
-export const MODEL_NOT_RETRIED: readonly FailureType[] = ['ModelRequestError', 'InvalidTaskInput', 'RunFolderError'];
+/**
+ * The model call: a refused request, bad input or a broken run folder cannot succeed on a retry, nor can a run store
+ * that stayed unusable for store.faultWaitMinutes (the activity waited it out already).
+ */
+export const MODEL_NOT_RETRIED: readonly FailureType[] = [
+  'ModelRequestError',
+  'InvalidTaskInput',
+  'RunFolderError',
+  'RunStoreUnavailableError',
+];
 
 export function isFailureType(value: unknown): value is FailureType {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(FAILURE_TYPES, value);

@@ -19,6 +19,11 @@ export interface S3Server {
   dir: string;
   /** Create a bucket (through the S3 API: rclone caches its folder listing, so a folder made behind its back is unseen). */
   createBucket(name: string): Promise<string>;
+  /** Stops the server and keeps its folder (an outage: connections are refused); `restart` brings it back. */
+  kill(): Promise<void>;
+  /** Starts the server again on the same port over the same folder (after `kill`), once it accepts connections. */
+  restart(): Promise<void>;
+  /** Stops the server and removes its folder. */
   stop(): Promise<void>;
 }
 
@@ -41,28 +46,14 @@ export async function startS3Server(
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-s3-'));
   const port = await freePort();
   const args = ['serve', 's3', dir, '--addr', `127.0.0.1:${port}`, '--auth-key', `${accessKeyId},${secretAccessKey}`];
-  // Its own empty config: a developer's rclone.conf (remotes, passwords) has no business here.
-  const child: ChildProcess = spawn(rclonePath(), [...args, '--config', '/dev/null', '--log-level', 'ERROR'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
+  let server = await serve(args, port, opts.timeoutMs ?? 15_000).catch((err: unknown) => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
   });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await server.kill();
     fs.rmSync(dir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
-  while (!(await canConnect('127.0.0.1', port))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new S3ServerError(`rclone serve s3 did not start on 127.0.0.1:${port}: ${stderr.trim() || 'no output'}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
   return {
     endpoint: `http://127.0.0.1:${port}`,
     accessKeyId,
@@ -83,6 +74,37 @@ export async function startS3Server(
       }
       return name;
     },
+    kill: () => server.kill(),
+    async restart() {
+      await server.kill();
+      server = await serve(args, port, opts.timeoutMs ?? 15_000);
+    },
     stop,
   };
+}
+
+/** One `rclone serve s3` process, once it accepts connections on `port`. */
+async function serve(args: string[], port: number, timeoutMs: number): Promise<{ kill(): Promise<void> }> {
+  // Its own empty config: a developer's rclone.conf (remotes, passwords) has no business here.
+  const child: ChildProcess = spawn(rclonePath(), [...args, '--config', '/dev/null', '--log-level', 'ERROR'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (!(await canConnect('127.0.0.1', port))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await kill();
+      throw new S3ServerError(`rclone serve s3 did not start on 127.0.0.1:${port}: ${stderr.trim() || 'no output'}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { kill };
 }

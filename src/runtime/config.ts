@@ -15,6 +15,7 @@ import { identityError } from '../model/identities';
 import { DEFAULT_READ_PAGE_MAX_CHARS } from '../agent/page-question';
 import { PROFILE_NAMES } from '../actions/profiles';
 import { MAX_MODEL_TIMEOUT_SECONDS } from '../model/timeouts';
+import { DEFAULT_STORE_FAULT_WAIT_MINUTES, MAX_STORE_FAULT_WAIT_MINUTES } from '../trajectory/store-wait';
 
 const EndpointSchema = z
   .strictObject({
@@ -69,12 +70,16 @@ const SecretSchema = z
 /**
  * Where run folders are kept (the `RunStore` seam, src/trajectory/store.ts). `folder` (default): under `runsDir`.
  * `s3`: an S3-compatible bucket (AWS S3, MinIO, `rclone serve s3`) shared by workers on several machines; the keys
- * are read from the environment variables named here, so the file never holds them.
+ * are read from the environment variables named here, so the file never holds them. `faultWaitMinutes`: how long a
+ * task waits for a store that is full, read-only or unreachable (src/trajectory/store-faults.ts) before it ends with
+ * end reason `run_folder`; 0 ends it at the first such failure.
  */
+const faultWaitMinutes = z.number().min(0).max(MAX_STORE_FAULT_WAIT_MINUTES).default(DEFAULT_STORE_FAULT_WAIT_MINUTES);
 const StoreSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('folder') }),
+  z.strictObject({ kind: z.literal('folder'), faultWaitMinutes }),
   z.strictObject({
     kind: z.literal('s3'),
+    faultWaitMinutes,
     /** Absent: AWS S3 itself. */
     endpoint: z.url().optional(),
     bucket: z.string().min(1),
@@ -140,7 +145,7 @@ export const ConfigSchema = z.strictObject({
     .default({ address: '127.0.0.1:7233', namespace: 'default' }),
   taskQueue: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   runsDir: z.string().min(1).optional(),
-  store: StoreSchema.default({ kind: 'folder' }),
+  store: StoreSchema.default({ kind: 'folder', faultWaitMinutes: DEFAULT_STORE_FAULT_WAIT_MINUTES }),
   models: z.record(z.string(), EndpointSchema).default({}),
   modelOverrides: ModelOverridesSchema.optional(),
   /** API keys an overridden model base URL may receive, by base URL (a configured endpoint's key never goes elsewhere). */

@@ -86,9 +86,22 @@ export class InvalidRecordError extends TrajectoryError {
   }
 }
 
-/** The shared run store (S3) cannot be used: unreachable, no such bucket, credentials refused. */
+/**
+ * Why a run store cannot be used. `full` (ENOSPC, EDQUOT), `read_only` (EROFS) and `unreachable` (an S3 endpoint that
+ * refuses connections, times out or answers 5xx) are the environment's faults, waited out (src/trajectory/store-faults.ts);
+ * `refused` (no such bucket, credentials refused, keys unset) is the configuration's, which waiting cannot fix.
+ */
+export type RunStoreUnavailableKind = 'full' | 'read_only' | 'unreachable' | 'refused';
+
+/** The run store cannot be used: full, read-only, unreachable, or refused (no bucket, credentials refused). */
 export class RunStoreUnavailableError extends TrajectoryError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  readonly kind: RunStoreUnavailableKind;
+  /** Set when a worker waited this long for the store and gave up: final, never waited out again. */
+  readonly waitedMs: number | undefined;
+
+  constructor(message: string, options: { kind: RunStoreUnavailableKind; waitedMs?: number; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = options.kind;
+    this.waitedMs = options.waitedMs;
   }
 }

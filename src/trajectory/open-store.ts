@@ -16,18 +16,41 @@ import { loadEvents } from './reader';
 import { S3RunStore } from './s3-store';
 import type { RunStore } from './store';
 import { LocalRunStore } from './store';
+import { StoreFaultPolicy } from './store-faults';
+import type { StoreWaitHooks } from './store-faults';
 
+/** How a worker's store waits out faults: its log, and the hooks of the activity a call runs in. */
+export interface StoreWaiting {
+  log?: (line: string) => void;
+  hooks?: StoreWaitHooks;
+}
+
+/** The store in log lines: its folder, or its endpoint and bucket. */
+export function storeWhere(config: { store: StoreConfig; runsDir: string }): string {
+  const { store } = config;
+  return store.kind === 'folder' ? config.runsDir : `S3 ${store.endpoint ?? 'AWS'} bucket ${store.bucket}`;
+}
+
+/**
+ * The configured store. With `waiting` (a worker's activities), a full, read-only or unreachable store is waited out
+ * for store.faultWaitMinutes (src/trajectory/store-faults.ts); without it (the CLI's readers) it fails at once.
+ */
 export function openRunStore(
   config: { store: StoreConfig; runsDir: string },
   env: NodeJS.ProcessEnv = process.env,
+  waiting?: StoreWaiting,
 ): RunStore {
   const { store } = config;
-  if (store.kind === 'folder') return new LocalRunStore(config.runsDir);
+  const faults = waiting
+    ? new StoreFaultPolicy({ where: storeWhere(config), limitMs: store.faultWaitMinutes * 60_000, ...waiting })
+    : undefined;
+  if (store.kind === 'folder') return new LocalRunStore(config.runsDir, faults ? { faults } : {});
   const accessKeyId = env[store.accessKeyIdEnv];
   const secretAccessKey = env[store.secretAccessKeyEnv];
   if (!accessKeyId || !secretAccessKey) {
     throw new RunStoreUnavailableError(
       `S3 run store: set ${store.accessKeyIdEnv} and ${store.secretAccessKeyEnv} (the keys of bucket "${store.bucket}")`,
+      { kind: 'refused' },
     );
   }
   return new S3RunStore({
@@ -37,6 +60,7 @@ export function openRunStore(
     forcePathStyle: store.forcePathStyle,
     credentials: { accessKeyId, secretAccessKey },
     ...(store.endpoint ? { endpoint: store.endpoint } : {}),
+    ...(faults ? { faults } : {}),
   });
 }
 

@@ -17,7 +17,7 @@
 //
 // The local cache: a line object never changes once written, so a store instance keeps each log's listing position
 // and lines in memory; a read lists only what came after its last look (one request) and fetches only new lines.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 import {
   DeleteObjectCommand,
@@ -31,6 +31,8 @@ import {
 
 import { LockTimeoutError, RunStoreUnavailableError } from './errors';
 import type { RunStore } from './store';
+import { classifyStoreFault } from './store-faults';
+import type { StoreFaultPolicy, StoreOpMode } from './store-faults';
 
 export interface S3RunStoreOptions {
   bucket: string;
@@ -48,6 +50,11 @@ export interface S3RunStoreOptions {
   staleLockMs?: number;
   /** Logs (runs' `.jsonl` files) whose lines stay cached in memory (default 64; least recently used go first). */
   cachedLogs?: number;
+  /**
+   * Waits out an endpoint that refuses connections, times out or answers 5xx (each request on its own, so a put that
+   * failed is put again, never the operation around it); absent: such a failure is thrown at once.
+   */
+  faults?: StoreFaultPolicy;
 }
 
 /** One cached log: its lines in stream order and where the listing stopped. */
@@ -97,8 +104,6 @@ const isPreconditionFailed = (error: unknown) =>
 /** A conditional write that met another one in flight on the same key (S3 answers 409): try again. */
 const isConflict = (error: unknown) => statusOf(error) === 409;
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH']);
-
 export class S3RunStore implements RunStore {
   readonly bucket: string;
   readonly prefix: string;
@@ -108,6 +113,7 @@ export class S3RunStore implements RunStore {
   private readonly staleLockMs: number;
   private readonly cachedLogs: number;
   private readonly logs = new Map<string, LogCache>();
+  private readonly faults: StoreFaultPolicy | undefined;
 
   constructor(options: S3RunStoreOptions) {
     // The pinned SDK supports the Node 20 this project still runs on; its notice about later SDK releases would
@@ -119,6 +125,7 @@ export class S3RunStore implements RunStore {
     this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
     this.staleLockMs = options.staleLockMs ?? 30_000;
     this.cachedLogs = options.cachedLogs ?? 64;
+    this.faults = options.faults;
     this.client = new S3Client({
       region: options.region ?? 'us-east-1',
       forcePathStyle: options.forcePathStyle ?? true,
@@ -178,7 +185,10 @@ export class S3RunStore implements RunStore {
   }
 
   async writeAtomic(key: string, data: string | Uint8Array): Promise<void> {
-    await this.send((c) => c.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.full(key), Body: data })));
+    await this.send(
+      (c) => c.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.full(key), Body: data })),
+      'write',
+    );
   }
 
   createExclusive(key: string, data: string | Uint8Array): Promise<boolean> {
@@ -215,7 +225,7 @@ export class S3RunStore implements RunStore {
     try {
       return await fn();
     } finally {
-      await this.send((c) => c.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: lockKey })));
+      await this.send((c) => c.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: lockKey })), 'write');
     }
   }
 
@@ -292,8 +302,9 @@ export class S3RunStore implements RunStore {
   private async putIfAbsent(fullKey: string, data: string | Uint8Array): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.send((c) =>
-          c.send(new PutObjectCommand({ Bucket: this.bucket, Key: fullKey, Body: data, IfNoneMatch: '*' })),
+        await this.send(
+          (c) => c.send(new PutObjectCommand({ Bucket: this.bucket, Key: fullKey, Body: data, IfNoneMatch: '*' })),
+          'write',
         );
         return true;
       } catch (error) {
@@ -304,10 +315,17 @@ export class S3RunStore implements RunStore {
     }
   }
 
+  /**
+   * Takes the lock object. Its body is ours alone (pid and a random token), and a single put's ETag is its body's
+   * MD5 (AWS without KMS, MinIO, rclone), so a put of ours whose answer was lost (the endpoint went down mid-request,
+   * and the retry met a 412) is known as our own lock rather than waited on as another's until it goes stale.
+   */
   private async acquire(lockKey: string): Promise<void> {
+    const ours = `${process.pid} ${randomBytes(8).toString('hex')}\n`;
+    const ourTag = createHash('md5').update(ours).digest('hex');
     const deadline = Date.now() + this.lockTimeoutMs;
     for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
-      if (await this.putIfAbsent(lockKey, `${process.pid}\n`)) return;
+      if (await this.putIfAbsent(lockKey, ours)) return;
       const held = await this.send((c) => c.send(new HeadObjectCommand({ Bucket: this.bucket, Key: lockKey }))).catch(
         (error) => {
           if (isMissing(error)) return undefined; // released meanwhile: try again at once
@@ -315,9 +333,10 @@ export class S3RunStore implements RunStore {
         },
       );
       if (!held) continue;
+      if (held.ETag?.replace(/"/g, '') === ourTag) return;
       const age = Date.now() - (held.LastModified?.getTime() ?? Date.now());
       if (age > this.staleLockMs) {
-        await this.send((c) => c.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: lockKey })));
+        await this.send((c) => c.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: lockKey })), 'write');
         continue;
       }
       if (Date.now() > deadline) throw new LockTimeoutError(`s3://${this.bucket}/${lockKey}`);
@@ -325,23 +344,30 @@ export class S3RunStore implements RunStore {
     }
   }
 
-  /** One request, with the store-level failures (unreachable, no bucket, credentials) as one-line errors. */
-  private async send<T>(request: (client: S3Client) => Promise<T>): Promise<T> {
-    try {
-      return await request(this.client);
-    } catch (error) {
-      throw this.explain(error);
-    }
+  /**
+   * One request, with the store-level failures (unreachable, no bucket, credentials) as one-line errors; through the
+   * fault policy when there is one, so an endpoint that is down or overloaded is waited out request by request.
+   */
+  private send<T>(request: (client: S3Client) => Promise<T>, mode: StoreOpMode = 'read'): Promise<T> {
+    const once = async () => {
+      try {
+        return await request(this.client);
+      } catch (error) {
+        throw this.explain(error);
+      }
+    };
+    return this.faults ? this.faults.run(once, mode) : once();
   }
 
   private noBucket(error: unknown): RunStoreUnavailableError {
     return new RunStoreUnavailableError(`S3 run store ${this.where}: bucket "${this.bucket}" does not exist`, {
+      kind: 'refused',
       cause: error,
     });
   }
 
   private explain(error: unknown): unknown {
-    const { name, code } = errorShape(error);
+    const { name } = errorShape(error);
     const status = statusOf(error);
     const here = `S3 run store ${this.where}`;
     if (name === 'NoSuchBucket') return this.noBucket(error);
@@ -351,14 +377,15 @@ export class S3RunStore implements RunStore {
     ) {
       const why = name && name !== 'Unknown' ? name : `HTTP ${status}`; // a HEAD's refusal has no body to name it
       return new RunStoreUnavailableError(`${here}: credentials refused for bucket "${this.bucket}" (${why})`, {
+        kind: 'refused',
         cause: error,
       });
     }
-    const cause = errorShape((error as { cause?: unknown } | undefined)?.cause).code;
-    const network = [code, cause].find((c) => c && NETWORK_CODES.has(c));
-    if (network || name === 'TimeoutError') {
-      return new RunStoreUnavailableError(`${here}: cannot reach it (${network ?? name})`, { cause: error });
-    }
-    return error;
+    // The environment's faults (src/trajectory/store-faults.ts): the network, timeouts, 5xx, a full server.
+    const fault = classifyStoreFault(error);
+    if (!fault) return error;
+    const network = fault.code ?? (name === 'TimeoutError' ? name : undefined);
+    const what = network ? `cannot reach it (${network})` : fault.reason;
+    return new RunStoreUnavailableError(`${here}: ${what}`, { kind: fault.kind, cause: error });
   }
 }

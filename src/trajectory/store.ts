@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 import { LockTimeoutError } from './errors';
+import type { StoreFaultPolicy, StoreOpMode } from './store-faults';
 
 export interface RunStore {
   /** Where a key lives, for messages (a file path, a URL). */
@@ -22,7 +23,10 @@ export interface RunStore {
   writeAtomic(key: string, data: string | Uint8Array): Promise<void>;
   /** Write only if absent, atomically; false when the key already existed. */
   createExclusive(key: string, data: string | Uint8Array): Promise<boolean>;
-  /** Append `line` plus '\n' and make it durable (flushed to disk) before resolving. */
+  /**
+   * Append `line` plus '\n' and make it durable (flushed to disk) before resolving. Whole or not at all: a failed
+   * append leaves the object as it was (no part of the line behind).
+   */
   appendLine(key: string, line: string): Promise<void>;
   /** Cut the object to `size` bytes (used to drop a torn last line left by a crash). */
   truncate(key: string, size: number): Promise<void>;
@@ -35,6 +39,8 @@ export interface LocalRunStoreOptions {
   lockTimeoutMs?: number;
   /** A lock file older than this is from a dead process and is broken (default 30 s). */
   staleLockMs?: number;
+  /** Waits out a full or read-only disk (ENOSPC, EDQUOT, EROFS); absent: such a failure is thrown at once. */
+  faults?: StoreFaultPolicy;
 }
 
 function isCode(error: unknown, code: string): boolean {
@@ -50,6 +56,22 @@ async function orUndefined<T>(work: Promise<T>): Promise<T | undefined> {
   }
 }
 
+/**
+ * The lock file, holding our pid. Created exclusively; if the pid cannot be written (a full disk), the empty file we
+ * created is removed before the error is thrown, so a failed attempt never leaves a lock that blocks every writer.
+ */
+async function createLockFile(lockPath: string): Promise<void> {
+  const handle = await fs.open(lockPath, 'wx', FILE_MODE);
+  try {
+    await handle.writeFile(`${process.pid}\n`);
+  } catch (error) {
+    await handle.close();
+    await fs.rm(lockPath, { force: true });
+    throw error;
+  }
+  await handle.close();
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -63,30 +85,67 @@ export class LocalRunStore implements RunStore {
   readonly rootDir: string;
   private readonly lockTimeoutMs: number;
   private readonly staleLockMs: number;
+  private readonly faults: StoreFaultPolicy | undefined;
 
   constructor(rootDir: string, options: LocalRunStoreOptions = {}) {
     this.rootDir = path.resolve(rootDir);
     this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
     this.staleLockMs = options.staleLockMs ?? 30_000;
+    this.faults = options.faults;
   }
 
   describe(key: string): string {
     return this.resolve(key);
   }
 
-  async exists(key: string): Promise<boolean> {
-    return (await orUndefined(fs.stat(this.resolve(key)))) !== undefined;
+  exists(key: string): Promise<boolean> {
+    return this.patiently('read', async () => (await orUndefined(fs.stat(this.resolve(key)))) !== undefined);
   }
 
   readText(key: string): Promise<string | undefined> {
-    return orUndefined(fs.readFile(this.resolve(key), 'utf8'));
+    return this.patiently('read', () => orUndefined(fs.readFile(this.resolve(key), 'utf8')));
   }
 
   readBytes(key: string): Promise<Buffer | undefined> {
-    return orUndefined(fs.readFile(this.resolve(key)));
+    return this.patiently('read', () => orUndefined(fs.readFile(this.resolve(key))));
   }
 
-  async readFrom(key: string, offset: number): Promise<Buffer | undefined> {
+  readFrom(key: string, offset: number): Promise<Buffer | undefined> {
+    return this.patiently('read', () => this.readFromOnce(key, offset));
+  }
+
+  writeAtomic(key: string, data: string | Uint8Array): Promise<void> {
+    return this.patiently('write', () => this.writeAtomicOnce(key, data));
+  }
+
+  createExclusive(key: string, data: string | Uint8Array): Promise<boolean> {
+    return this.patiently('write', () => this.createExclusiveOnce(key, data));
+  }
+
+  appendLine(key: string, line: string): Promise<void> {
+    return this.patiently('write', () => this.appendLineOnce(key, line));
+  }
+
+  truncate(key: string, size: number): Promise<void> {
+    return this.patiently('write', () => this.truncateOnce(key, size));
+  }
+
+  async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const lockPath = `${this.resolve(key)}.lock`;
+    await this.patiently('write', () => this.acquire(lockPath));
+    try {
+      return await fn();
+    } finally {
+      await fs.rm(lockPath, { force: true });
+    }
+  }
+
+  /** One operation, through the fault policy when there is one (a full disk is waited out, not thrown). */
+  private patiently<T>(mode: StoreOpMode, op: () => Promise<T>): Promise<T> {
+    return this.faults ? this.faults.run(op, mode) : op();
+  }
+
+  private async readFromOnce(key: string, offset: number): Promise<Buffer | undefined> {
     const handle = await orUndefined(fs.open(this.resolve(key), 'r'));
     if (!handle) return undefined;
     try {
@@ -105,7 +164,7 @@ export class LocalRunStore implements RunStore {
     }
   }
 
-  async writeAtomic(key: string, data: string | Uint8Array): Promise<void> {
+  private async writeAtomicOnce(key: string, data: string | Uint8Array): Promise<void> {
     const target = this.resolve(key);
     const temp = await this.writeTemp(target, data);
     try {
@@ -116,7 +175,7 @@ export class LocalRunStore implements RunStore {
     }
   }
 
-  async createExclusive(key: string, data: string | Uint8Array): Promise<boolean> {
+  private async createExclusiveOnce(key: string, data: string | Uint8Array): Promise<boolean> {
     const target = this.resolve(key);
     const temp = await this.writeTemp(target, data);
     try {
@@ -130,35 +189,41 @@ export class LocalRunStore implements RunStore {
     }
   }
 
-  async appendLine(key: string, line: string): Promise<void> {
+  /**
+   * The line and its newline, whole or not at all. A write to a file system that fills up may take part of the line
+   * and report no error (a short write: tmpfs takes what fits in the file's last page), so the bytes are written
+   * until all are in, and on any failure the file is cut back to its size before, so no torn line is left behind.
+   */
+  private async appendLineOnce(key: string, line: string): Promise<void> {
     const target = this.resolve(key);
     await fs.mkdir(path.dirname(target), { recursive: true, mode: DIR_MODE });
     const handle = await fs.open(target, 'a', FILE_MODE);
     try {
-      await handle.write(`${line}\n`);
-      await handle.sync();
+      const { size } = await handle.stat();
+      const bytes = Buffer.from(`${line}\n`);
+      try {
+        for (let done = 0; done < bytes.length;) {
+          const { bytesWritten } = await handle.write(bytes, done, bytes.length - done);
+          if (bytesWritten === 0) throw Object.assign(new Error(`no progress appending to ${target}`), { code: 'EIO' });
+          done += bytesWritten;
+        }
+        await handle.sync();
+      } catch (error) {
+        await handle.truncate(size).catch(() => undefined); // shrinking needs no space; a reader repairs it if not
+        throw error;
+      }
     } finally {
       await handle.close();
     }
   }
 
-  async truncate(key: string, size: number): Promise<void> {
+  private async truncateOnce(key: string, size: number): Promise<void> {
     const handle = await fs.open(this.resolve(key), 'r+');
     try {
       await handle.truncate(size);
       await handle.sync();
     } finally {
       await handle.close();
-    }
-  }
-
-  async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const lockPath = `${this.resolve(key)}.lock`;
-    await this.acquire(lockPath);
-    try {
-      return await fn();
-    } finally {
-      await fs.rm(lockPath, { force: true });
     }
   }
 
@@ -194,7 +259,7 @@ export class LocalRunStore implements RunStore {
     const deadline = Date.now() + this.lockTimeoutMs;
     for (let wait = 2; ; wait = Math.min(wait * 2, 20)) {
       try {
-        await fs.writeFile(lockPath, `${process.pid}\n`, { flag: 'wx', mode: FILE_MODE });
+        await createLockFile(lockPath);
         return;
       } catch (error) {
         if (!isCode(error, 'EEXIST')) throw error;

@@ -16,7 +16,7 @@ import { loadConfig } from '../../src/runtime/config';
 import type { Config } from '../../src/runtime/config';
 import { bundleWorkflows, createWorkerRuntime, installWorkerLogging } from '../../worker/main';
 import { dataConverterFor } from '../../src/codec/data-converter';
-import type { WorkerRuntime } from '../../worker/main';
+import type { WorkerOptions, WorkerRuntime } from '../../worker/main';
 import { startTask, validateTaskInput } from '../../client/tasks';
 import { statusQuery } from '../../workflows/contract';
 import type { TaskInputArgs, TaskStatus } from '../../workflows/contract';
@@ -76,6 +76,10 @@ export interface HarnessOptions {
   ui?: boolean;
   /** With `ui`: the Web UI decodes payloads through this codec server. */
   uiCodecEndpoint?: string;
+  /** Test hook passed to the worker's activities (see ActivityDeps.checkpoint). */
+  checkpoint?: WorkerOptions['checkpoint'];
+  /** The worker's own log lines (what `cua worker` prints); default: dropped. */
+  log?: (line: string) => void;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -122,6 +126,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       const runtime = await createWorkerRuntime(config, {
         workflowBundle: await workflowBundle(config),
         connection: nativeConnection,
+        ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}),
+        ...(opts.log ? { log: opts.log } : {}),
       });
       const running = runtime.run().finally(() => nativeConnection.close());
       h.worker = Object.assign(runtime, { running });

@@ -245,7 +245,10 @@ describe('the S3 store', () => {
     await expect(down.check()).rejects.toThrow(
       /^S3 run store http:\/\/127\.0\.0\.1:9: cannot reach it \(ECONNREFUSED\)$/,
     );
-    const config = { runsDir: tmp, store: { kind: 's3', bucket: 'b', prefix: '', region: 'us-east-1' } as const };
+    const config = {
+      runsDir: tmp,
+      store: { kind: 's3', bucket: 'b', prefix: '', region: 'us-east-1', faultWaitMinutes: 30 } as const,
+    };
     expect(() =>
       openRunStore(
         {

@@ -68,7 +68,7 @@ describe('loadConfig: defaults', () => {
       evaluation: { taskSetDirs: [] },
       limits: { machine: DEV_BOX, derived: ['maxSessions', 'maxConcurrentActivities', 'maxConcurrentWorkflowTasks'] },
       runsDir: path.resolve(dataDir(), 'runs'),
-      store: { kind: 'folder' },
+      store: { kind: 'folder', faultWaitMinutes: 30 },
     });
   });
 
@@ -382,6 +382,13 @@ describe('loadConfig: errors', () => {
       {},
       /models\.m\.timeoutSeconds/,
     ],
+    ['a negative store fault wait', { store: { kind: 'folder', faultWaitMinutes: -1 } }, {}, /store\.faultWaitMinutes/],
+    [
+      'a store fault wait longer than a night',
+      { store: { kind: 's3', bucket: 'b', faultWaitMinutes: 721 } },
+      {},
+      /store\.faultWaitMinutes: .*<=720/,
+    ],
     ['an empty task queue', { taskQueue: '' }, {}, /taskQueue/],
     ['a desktop endOnNoCall that is no boolean', { desktop: { endOnNoCall: 'yes' } }, {}, /desktop\.endOnNoCall/],
     ['a zero desktop idle timeout', { desktop: { idleTimeoutSeconds: 0 } }, {}, /desktop\.idleTimeoutSeconds/],
@@ -410,6 +417,16 @@ describe('loadConfig: errors', () => {
       load({ browser: { provider: 'browserbase', browserbase: { apiKey: 'bb_live_secret', projectId: 7 } } });
     expect(run).toThrow(/browser\.browserbase\.projectId/);
     expect(run).not.toThrow(/bb_live_secret/);
+  });
+
+  it.each([
+    [{ kind: 'folder' }, 30],
+    [{ kind: 'folder', faultWaitMinutes: 0 }, 0],
+    [{ kind: 'folder', faultWaitMinutes: 0.2 }, 0.2],
+    [{ kind: 's3', bucket: 'b' }, 30],
+    [{ kind: 's3', bucket: 'b', faultWaitMinutes: 480 }, 480],
+  ])('store %j waits %d minutes for a full or unreachable store', (store, minutes) => {
+    expect(load({ store }).store.faultWaitMinutes).toBe(minutes);
   });
 
   it('ConfigError carries its class name', () => {
