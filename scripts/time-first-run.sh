@@ -6,7 +6,8 @@
 #
 #   bash scripts/time-first-run.sh [--chromium] [--desktop] [--keep]
 #
-#   --chromium  remove Debian's chromium first and time `apt-get install chromium` separately (root only)
+#   --chromium  remove Debian's chromium first and time `apt-get install chromium` separately (root only; its
+#               dependencies and apt's download cache stay, so this times a reinstall, not a first install)
 #   --desktop   time `npx cua demo --desktop --yes` as well (after the browser demo, in the same clone)
 #   --keep      keep the temporary folder (clone, HOME, logs) and print where it is
 set -euo pipefail
@@ -15,7 +16,7 @@ chromium=0 desktop=0 keep=0
 for arg in "$@"; do
   case "$arg" in
     --chromium) chromium=1 ;; --desktop) desktop=1 ;; --keep) keep=1 ;;
-    -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "time-first-run: unknown option '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done

