@@ -2,7 +2,6 @@
 // failure converter that moves messages and stack traces into encrypted payloads. Undefined when encryption is off.
 import path from 'node:path';
 import type { DataConverter } from '@temporalio/common';
-import type { Config } from '../runtime/config';
 import { AesGcmCodec } from './aes-gcm-codec';
 import type { EncryptionConfig } from './config';
 import { resolveKeys } from './keys';
@@ -26,7 +25,7 @@ export function createCodec(
  * a client reading a task's status gains nothing from refusing it).
  */
 export function dataConverterFor(
-  config: Pick<Config, 'encryption'>,
+  config: { encryption?: EncryptionConfig | undefined },
   opts: { env?: NodeJS.ProcessEnv; acceptPlaintext?: boolean } = {},
 ): DataConverter | undefined {
   if (!config.encryption) return undefined;
@@ -34,7 +33,9 @@ export function dataConverterFor(
 }
 
 /** Options for `bundleWorkflowCode` so failures raised inside workflows are encoded too. */
-export function workflowBundleConverterOptions(config: Pick<Config, 'encryption'>): { failureConverterPath?: string } {
+export function workflowBundleConverterOptions(config: { encryption?: EncryptionConfig | undefined }): {
+  failureConverterPath?: string;
+} {
   return config.encryption ? { failureConverterPath: FAILURE_CONVERTER_PATH } : {};
 }
 

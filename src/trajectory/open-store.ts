@@ -1,7 +1,7 @@
 // The run store a configuration names (config `store`): the folder under `runsDir` by default, or an S3 bucket.
 import path from 'node:path';
 
-import type { StoreConfig } from '../runtime/config';
+import type { StoreConfig } from './store-config';
 import { RunStoreUnavailableError } from './errors';
 import {
   DATA_POINT_FILE,
