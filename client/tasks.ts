@@ -216,6 +216,20 @@ export function waitingForModel(
   return null;
 }
 
+/** What a running task waits for, if anything: a session, the model, the run store (one describe's worth). */
+export async function waitsOf(
+  desc: WorkflowExecutionDescription,
+  status: TaskStatus | null,
+  converter: LoadedDataConverter,
+): Promise<Pick<TaskView, 'waitingForSession' | 'waitingForModel' | 'waitingForStore'>> {
+  const details = await pendingDetails(desc, converter);
+  return {
+    waitingForSession: waitingForSession(desc, details),
+    waitingForModel: waitingForModel(desc, status),
+    waitingForStore: waitingForStore(desc, details),
+  };
+}
+
 /** The line `cua status` and `cua run` print for a model wait. */
 export function modelWaitLine(w: ModelWait): string {
   const of = w.maxAttempts ? ` of ${w.maxAttempts}` : '';
@@ -238,7 +252,7 @@ export function waitingForSession(
   for (const a of desc.raw.pendingActivities ?? []) {
     if (a.activityType?.name !== 'openSession') continue;
     const type = a.lastFailure?.applicationFailureInfo?.type ?? '';
-    const scheduledMs = a.scheduledTime?.seconds ? Number(a.scheduledTime.seconds) * 1000 : null;
+    const scheduledMs = timestampMs(a.scheduledTime);
     // In line in a full pool (the open heartbeats only then), refused by full pools and retried, or not taken by any
     // worker yet (workers take browser opens only while they have room: see src/agent/queues.ts).
     const inLine = detailOf(details.get(a.activityId ?? ''), IN_LINE_DETAIL) !== undefined;
@@ -293,16 +307,8 @@ export async function viewTask(client: Client, id: string): Promise<TaskView> {
   const workflowStatus = desc.status.name;
   if (isOpen(desc)) {
     const status = await handle.query(statusQuery);
-    const details = await pendingDetails(desc, client.options.loadedDataConverter);
-    return {
-      status,
-      workflowStatus,
-      result: null,
-      failure: null,
-      waitingForSession: waitingForSession(desc, details),
-      waitingForModel: waitingForModel(desc, status),
-      waitingForStore: waitingForStore(desc, details),
-    };
+    const waits = await waitsOf(desc, status, client.options.loadedDataConverter);
+    return { status, workflowStatus, result: null, failure: null, ...waits };
   }
   const { result, failure } = await closedOutcome(handle);
   return {

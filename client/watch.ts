@@ -5,16 +5,7 @@ import { sleep } from '../src/runtime/sleep';
 import type { WorkflowHandle } from '@temporalio/client';
 import { statusQuery } from '../workflows/contract';
 import type { StepSummary, TaskResult, TaskStatus } from '../workflows/contract';
-import {
-  closedOutcome,
-  describeTask,
-  isOpen,
-  pendingDetails,
-  querySteps,
-  waitingForModel,
-  waitingForSession,
-  waitingForStore,
-} from './tasks';
+import { closedOutcome, describeTask, isOpen, querySteps, waitsOf } from './tasks';
 import type { TaskView } from './tasks';
 
 export type WatchEvent =
@@ -66,11 +57,10 @@ function rowKeys(steps: readonly StepSummary[]): string[] {
  */
 function statusKey(
   s: TaskStatus,
-  waiting: TaskView['waitingForSession'],
-  model: TaskView['waitingForModel'],
-  store: TaskView['waitingForStore'],
+  waits: Pick<TaskView, 'waitingForSession' | 'waitingForModel' | 'waitingForStore'>,
 ): string {
-  return JSON.stringify([s.status, s.question?.id ?? null, !!waiting, s.endReason, model?.attempt ?? 0, store?.kind]);
+  const { waitingForSession: session, waitingForModel: model, waitingForStore: store } = waits;
+  return JSON.stringify([s.status, s.question?.id ?? null, !!session, s.endReason, model?.attempt ?? 0, store?.kind]);
 }
 
 /**
@@ -104,14 +94,11 @@ export async function* watchTask(handle: WorkflowHandle, opts: WatchOptions = {}
     const status = await handle.query(statusQuery).catch(() => null);
     yield* newSteps(await querySteps(handle).catch(() => []));
     if (status) {
-      const details = await pendingDetails(desc, handle.client.options.loadedDataConverter);
-      const waiting = waitingForSession(desc, details);
-      const model = waitingForModel(desc, status);
-      const store = waitingForStore(desc, details);
-      const key = statusKey(status, waiting, model, store);
+      const waits = await waitsOf(desc, status, handle.client.options.loadedDataConverter);
+      const key = statusKey(status, waits);
       if (key !== lastStatus) {
         lastStatus = key;
-        yield { type: 'status', status, waitingForSession: waiting, waitingForModel: model, waitingForStore: store };
+        yield { type: 'status', status, ...waits };
       }
     }
     await sleep(pollMs, opts.signal);
