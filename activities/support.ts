@@ -65,13 +65,15 @@ interface Beat {
   startedAt: number;
   details: unknown;
   storeWait: StoreWait | null;
+  /** A withHeartbeat timer runs (asActivity's, around the whole activity): an inner one would only beat twice. */
+  ticking: boolean;
 }
 const beats = new WeakMap<Context, Beat>();
 
 function beatOf(ctx: Context): Beat {
   let beat = beats.get(ctx);
   if (!beat) {
-    beat = { startedAt: Date.now(), details: undefined, storeWait: null };
+    beat = { startedAt: Date.now(), details: undefined, storeWait: null, ticking: false };
     beats.set(ctx, beat);
   }
   return beat;
@@ -86,12 +88,17 @@ function beat(ctx: Context): void {
 /** Calls heartbeat every second while `work` runs, so a slow page or model is not taken for a dead worker. */
 export async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
   const ctx = currentContext();
-  const timer = ctx ? setInterval(() => beat(ctx), 1000) : undefined;
+  if (!ctx) return work();
+  const b = beatOf(ctx);
+  if (b.ticking) return work(); // already beating every second
+  b.ticking = true;
+  const timer = setInterval(() => beat(ctx), 1000);
   try {
-    if (ctx) beat(ctx);
+    beat(ctx);
     return await work();
   } finally {
-    if (timer) clearInterval(timer);
+    clearInterval(timer);
+    b.ticking = false;
   }
 }
 
