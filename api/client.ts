@@ -18,10 +18,10 @@ import {
   taskResult,
   validateTaskInput,
   viewTask,
-} from '../client/tasks';
-import type { TaskListEntry, TaskListFilter, TaskView } from '../client/tasks';
-import { watchTask } from '../client/watch';
-import type { WatchEvent, WatchOptions } from '../client/watch';
+} from './tasks';
+import type { TaskListEntry, TaskListFilter, TaskView } from './tasks';
+import { watchTask } from './watch';
+import type { WatchEvent, WatchOptions } from './watch';
 import type { PendingQuestion, TaskInput, TaskInputArgs, TaskResult, TaskStatus, StepSummary } from './contract';
 import {
   InvalidTaskInputError,
@@ -70,8 +70,8 @@ export interface AgentClientOptions {
 /** A task to start: the task input of the contract, with an optional id (default: `task-<time>-<random>`). */
 export type NewTask = Omit<TaskInputArgs, 'runId'> & { id?: string };
 
-/** Where a task is, running or ended, in one shape. */
-export interface TaskState {
+/** Where a task is, running or ended, in one shape (a snapshot taken when asked). */
+export interface TaskSnapshot {
   id: string;
   /** running, waiting_for_user, or how it ended: complete, max_rounds, failed, cancelled. */
   status: TaskStatus['status'];
@@ -102,8 +102,11 @@ export interface TaskState {
   waitingForStore: TaskView['waitingForStore'];
 }
 
+/** @deprecated Renamed {@link TaskSnapshot} (the workflow's own state class is also called TaskState). */
+export type TaskState = TaskSnapshot;
+
 /** The state of a task from the client's view of it (exported for the CLI's `status`). */
-export function taskState(id: string, view: TaskView): TaskState {
+export function taskSnapshot(id: string, view: TaskView): TaskSnapshot {
   const p = view.status;
   const r = view.result;
   return {
@@ -124,6 +127,9 @@ export function taskState(id: string, view: TaskView): TaskState {
     waitingForStore: view.waitingForStore,
   };
 }
+
+/** @deprecated Renamed {@link taskSnapshot}. */
+export const taskState = taskSnapshot;
 
 /** The task input `start` would send (defaults filled in, a new id when none is given), or InvalidTaskInputError. */
 export function parseTask(task: NewTask): TaskInput {
@@ -156,8 +162,8 @@ export class AgentClient {
   }
 
   /** Where the task is now. */
-  async status(id: string): Promise<TaskState> {
-    return taskState(id, await viewTask(this.temporal, id));
+  async status(id: string): Promise<TaskSnapshot> {
+    return taskSnapshot(id, await viewTask(this.temporal, id));
   }
 
   /** The steps so far, one summary per decision (a desktop turn: one per tool call). */

@@ -11,7 +11,7 @@ if (fs.existsSync(source)) {
   require('tsx/cjs/api').register();
   cli = require(source);
 } else {
-  cli = require('../dist/client/cli.js');
+  cli = require('../dist/cli/cli.js');
 }
 cli.main(process.argv.slice(2)).then((code) => {
   if (typeof code === 'number') process.exitCode = code;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { replyToTask } from '../client/tasks';
+import { replyToTask } from '../api/tasks';
 import { startHarness, untilWaiting } from '../test/integration/harness';
 import type { Harness } from '../test/integration/harness';
 

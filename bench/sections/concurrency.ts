@@ -5,7 +5,7 @@
 // (named), and the worker's memory per concurrent task (Node + its Chromium processes, from /proc). Each level is
 // repeated until two consecutive runs' medians agree within 5% (or `--repeat-cap` is reached).
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { failedResult, rootMessage, pendingDetails, waitingForSession } from '../../client/tasks';
+import { failedResult, rootMessage, pendingDetails, waitingForSession } from '../../api/tasks';
 import type { TaskResult } from '../../workflows/contract';
 import { eventually } from '../context';
 import type { Bench } from '../context';

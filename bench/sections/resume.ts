@@ -10,7 +10,7 @@ import readline from 'node:readline';
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { Payload } from '@temporalio/common';
-import { replyToTask } from '../../client/tasks';
+import { replyToTask } from '../../api/tasks';
 import { EVENTS_FILE } from '../../src/trajectory/layout';
 import { statusQuery } from '../../workflows/contract';
 import type { TaskResult } from '../../workflows/contract';

@@ -16,7 +16,7 @@ import { readRunFromStore } from '../../src/trajectory/reader';
 import { S3RunStore } from '../../src/trajectory/s3-store';
 import { LocalRunStore } from '../../src/trajectory/store';
 import { quietBundler, WORKFLOWS_PATH } from '../../worker/main';
-import { startTask } from '../../client/tasks';
+import { startTask } from '../../api/tasks';
 import type { TaskResult } from '../../workflows/contract';
 import { onCleanup } from '../cleanup';
 import type { Bench } from '../context';

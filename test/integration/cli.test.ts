@@ -10,7 +10,7 @@ import { CancelledFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { TaskResult, TaskStatus } from '../../workflows/contract';
 import { statusQuery } from '../../workflows/contract';
-import { followTask } from '../../client/commands/run';
+import { followTask } from '../../cli/commands/run';
 import { STANDING_APPROVAL } from '../../src/agent/reply';
 import { readRun } from '../../src/trajectory/reader';
 import { eventually, startHarness, untilWaiting } from './harness';

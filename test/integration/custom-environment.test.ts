@@ -18,7 +18,7 @@ import { ConfigError } from '../../src/runtime/config';
 import { readRun } from '../../src/trajectory/reader';
 import { createWorkerRuntime, quietBundler } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';
-import { replyToTask, validateTaskInput } from '../../client/tasks';
+import { replyToTask, validateTaskInput } from '../../api/tasks';
 import type { TaskResult } from '../../workflows/contract';
 import { eventually, FAST_TIMING, startHarness, untilWaiting } from './harness';
 import type { Harness } from './harness';

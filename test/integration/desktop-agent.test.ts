@@ -11,7 +11,7 @@ import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
 import type { Event } from '../../src/trajectory/schema';
 import type { TaskInputArgs, TaskResult } from '../../workflows/contract';
-import { failedResult, replyToTask, startTask, validateTaskInput } from '../../client/tasks';
+import { failedResult, replyToTask, startTask, validateTaskInput } from '../../api/tasks';
 import { FAST_TIMING, eventually, failureOf, startHarness, untilWaiting } from './harness';
 import { WorkerProcesses } from './worker-processes';
 import type { Harness } from './harness';

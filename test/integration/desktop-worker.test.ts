@@ -15,7 +15,7 @@ import type { Config } from '../../src/runtime/config';
 import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
 import type { TaskInputArgs, TaskResult } from '../../workflows/contract';
-import { startTask, validateTaskInput } from '../../client/tasks';
+import { startTask, validateTaskInput } from '../../api/tasks';
 import { createWorkerRuntime } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';
 import type { WorkerOptions } from '../../worker/main';

@@ -22,7 +22,7 @@ import { freePort } from '../../src/infra/devserver';
 import { chromiumPath, temporalCliPath } from '../../src/infra/paths';
 import { loadConfig } from '../../src/runtime/config';
 import { createWorkerRuntime } from '../../worker/main';
-import { replyToTask, startTask, validateTaskInput } from '../../client/tasks';
+import { replyToTask, startTask, validateTaskInput } from '../../api/tasks';
 import type { TaskResult } from '../../workflows/contract';
 import { FOLD_OBSERVE_PATCH, OPEN_QUEUE_PATCH } from '../../workflows/agent';
 import { FAST_TIMING, eventually, startHarness, untilWaiting, workflowBundle } from './harness';

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evalCommand } from '../../client/commands/eval';
+import { evalCommand } from '../../cli/commands/eval';
 import type { EvalResultsFile } from '../../src/eval/results';
 import { evalProgressQuery, evalRecordsQuery } from '../../workflows/eval-contract';
 import type { EvalRecord } from '../../workflows/eval-contract';

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { evalCommand } from '../../client/commands/eval';
+import { evalCommand } from '../../cli/commands/eval';
 import { canConnect, freePort } from '../../src/infra/devserver';
 import type { EvalResultsFile } from '../../src/eval/results';
 import { loadConfig } from '../../src/runtime/config';

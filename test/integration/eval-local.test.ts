@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { evalCommand } from '../../client/commands/eval';
+import { evalCommand } from '../../cli/commands/eval';
 import type { EvalResultsFile } from '../../src/eval/results';
 import { EXPECTED, verdicts } from './eval-expected';
 import { readRun } from '../../src/trajectory/reader';

@@ -17,7 +17,7 @@ import type { Config } from '../../src/runtime/config';
 import { bundleWorkflows, createWorkerRuntime, installWorkerLogging } from '../../worker/main';
 import { dataConverterFor } from '../../src/codec/data-converter';
 import type { WorkerOptions, WorkerRuntime } from '../../worker/main';
-import { startTask, validateTaskInput } from '../../client/tasks';
+import { startTask, validateTaskInput } from '../../api/tasks';
 import { statusQuery } from '../../workflows/contract';
 import type { TaskInputArgs, TaskStatus } from '../../workflows/contract';
 import { startFixtureSite } from '../fixtures/site/server';

@@ -118,7 +118,7 @@ console.log('CONSUMER_RESULT ' + JSON.stringify(out));
 
 const TYPED = `
 import { createAgentClient, TaskNotWaitingError } from 'durable-cua/client';
-import type { AgentClient, TaskState, WatchEvent } from 'durable-cua/client';
+import type { AgentClient, TaskSnapshot, TaskState, WatchEvent } from 'durable-cua/client';
 import { createAgentWorker, EnvironmentSessionLostError, runAgentWorker } from 'durable-cua/worker';
 import type { CustomEnvironment, EnvironmentSession, ModelEndpointResolver } from 'durable-cua/worker';
 import { replyUpdate, statusQuery } from 'durable-cua/contract';
@@ -126,12 +126,13 @@ import type { TaskStatus } from 'durable-cua/contract';
 
 const resolver: ModelEndpointResolver = ({ name }) => (name === 'default' ? { baseUrl: 'http://x/v1', model: 'm' } : undefined);
 export async function use(agent: AgentClient): Promise<string> {
-  const state: TaskState = await agent.status('x');
+  const state: TaskSnapshot = await agent.status('x');
+  const deprecatedName: TaskState = state;
   for await (const e of agent.watch('x')) {
     const event: WatchEvent = e;
     if (event.type === 'status') return event.status.status;
   }
-  const s: TaskStatus | null = state.progress;
+  const s: TaskStatus | null = deprecatedName.progress;
   return String(s?.step ?? replyUpdate.name ?? statusQuery.name) + (TaskNotWaitingError.name);
 }
 // An environment of the application's own: the session's type comes from the shipped declarations.

@@ -20,7 +20,7 @@ import type { Lookup } from '../../src/policy/resolve';
 import { UrlPolicySchema } from '../../src/policy/url-policy';
 import type { UrlPolicyInput } from '../../src/policy/url-policy';
 import { readRun } from '../../src/trajectory/reader';
-import { failedResult } from '../../client/tasks';
+import { failedResult } from '../../api/tasks';
 import type { TaskResult } from '../../workflows/contract';
 import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';

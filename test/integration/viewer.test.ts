@@ -281,7 +281,7 @@ describe('a run with a drag and scrolls', () => {
 
 /** The CLI's main(), loaded on first use (it pulls in every command module). */
 async function main(argv: readonly string[]): Promise<number> {
-  const cli = await import('../../client/cli');
+  const cli = await import('../../cli/cli');
   return cli.main(argv);
 }
 

@@ -13,7 +13,7 @@ import { startScriptedModelServer } from '../../src/scripted/server';
 import { readRun } from '../../src/trajectory/reader';
 import { loadConfig } from '../../src/runtime/config';
 import { createWorkerRuntime } from '../../worker/main';
-import { replyToTask, startTask, validateTaskInput, TaskError } from '../../client/tasks';
+import { replyToTask, startTask, validateTaskInput, TaskError } from '../../api/tasks';
 import { REPLY_REFUSALS, replySignal, replyUpdate, statusQuery } from '../../workflows/contract';
 import type { TaskResult } from '../../workflows/contract';
 import { startFixtureSite } from '../fixtures/site/server';

@@ -7,7 +7,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
-import { failedResult } from '../../client/tasks';
+import { failedResult } from '../../api/tasks';
 import type { TaskResult } from '../../workflows/contract';
 import { AGENT_WORKFLOW, statusQuery, stepsQuery } from '../../workflows/contract';
 import { eventually, failureOf } from './harness';

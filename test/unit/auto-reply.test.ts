@@ -2,7 +2,7 @@
 // standing approval), `cua run --auto-reply [TEXT]`, and `auto_reply` in our task sets.
 import { describe, expect, it } from 'vitest';
 
-import { bareAutoReply } from '../../client/commands/run';
+import { bareAutoReply } from '../../cli/commands/run';
 import { autoReplyText, STANDING_APPROVAL } from '../../src/agent/reply';
 import { parseTaskSet } from '../../src/eval/task-set';
 import { TaskInputSchema } from '../../workflows/contract';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { evalCommand } from '../../client/commands/eval';
+import { evalCommand } from '../../cli/commands/eval';
 import { summarize, summarizeTasks } from '../../src/eval/results';
 import { configFromObject } from '../../src/runtime/config';
 import type { EvalRecord } from '../../workflows/eval-contract';

@@ -2,7 +2,7 @@
 // decisions superseded after a lost worker, invalid replies) as `cua show` prints them.
 import { describe, expect, it } from 'vitest';
 
-import { stepLine } from '../../client/commands/show';
+import { stepLine } from '../../cli/commands/show';
 
 import { ConsecutiveActionsError, UnknownActionIdError } from '../../src/trajectory/errors';
 import {

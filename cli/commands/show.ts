@@ -19,7 +19,7 @@ import { buildTrajectoryView, subCallLine } from '../../src/viewer/model';
 import type { TrajectoryView, ViewDecision } from '../../src/viewer/model';
 import { loadConfig } from '../../src/runtime/config';
 import { one, parse } from '../args';
-import { TaskError } from '../tasks';
+import { TaskError } from '../../api/tasks';
 
 export const SHOW_USAGE = 'npx cua show <id|run-folder> [--json] [--config FILE]';
 

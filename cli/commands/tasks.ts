@@ -4,7 +4,7 @@ import { RUN_STATUSES } from '../../workflows/contract';
 import type { RunStatus } from '../../workflows/contract';
 import { agentClientFor } from '../../api/client';
 import { one, parse, UsageError } from '../args';
-import { modelWaitLine, storeWaitLine } from '../tasks';
+import { modelWaitLine, storeWaitLine } from '../../api/tasks';
 
 const common = {
   json: { type: 'boolean' },

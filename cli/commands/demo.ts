@@ -27,7 +27,7 @@ import type { Config } from '../../src/runtime/config';
 import { createWorkerRuntime, installWorkerLogging } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';
 import { intFlag, parse, UsageError } from '../args';
-import { newRunId, startTask, validateTaskInput } from '../tasks';
+import { newRunId, startTask, validateTaskInput } from '../../api/tasks';
 import { writeTrajectoryReport } from '../../src/viewer/report';
 import { followTask, promptLine, report } from './run';
 

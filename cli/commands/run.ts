@@ -7,8 +7,8 @@ import type { StepSummary, TaskResult, TaskStatus } from '../../workflows/contra
 import { intFlag, parse, UsageError } from '../args';
 import { agentClientFor, parseTask } from '../../api/client';
 import type { NewTask } from '../../api/client';
-import { modelWaitLine, newRunId, replyToTask, storeWaitLine } from '../tasks';
-import { watchTask } from '../watch';
+import { modelWaitLine, newRunId, replyToTask, storeWaitLine } from '../../api/tasks';
+import { watchTask } from '../../api/watch';
 
 export const RUN_USAGE =
   'npx cua run "<instruction>" [--env browser|desktop|NAME] [--url URL] [--max-steps N] [--profile fara-1.5|fara-7b]\n' +
@@ -84,7 +84,7 @@ export async function readReplyFromTerminal(question: string): Promise<string | 
 }
 
 /**
- * Follows a task until it ends or waits for a reply nobody gives here: the client's watch (client/watch.ts) printed a
+ * Follows a task until it ends or waits for a reply nobody gives here: the client's watch (api/watch.ts) printed a
  * line per step, with each question put to `opts.ask` once.
  */
 export async function followTask(

@@ -40,7 +40,7 @@ import {
   TaskFailedError,
   TaskNotFoundError,
   TaskNotWaitingError,
-} from '../api/errors';
+} from './errors';
 
 export { TaskError };
 
