@@ -16,6 +16,7 @@ export default tseslint.config(
       'bench/results/**',
       'bin/**',
       'eslint.config.mjs',
+      '.dependency-cruiser.cjs',
     ],
   },
   js.configs.recommended,

@@ -9,6 +9,8 @@ import { createSessionActivities } from './session';
 import { openRunStore } from '../src/trajectory/open-store';
 import { asActivity, RunFiles, storeWaitHooks } from './support';
 import type { ActivityDeps } from './support';
+import type { TaskActivities } from '../src/contract/activities';
+import type { EvalActivities } from '../src/eval/records';
 
 export type { ActivityDeps };
 
@@ -20,7 +22,7 @@ function shelled<T extends Record<string, (...args: never[]) => Promise<unknown>
   return out as T;
 }
 
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(deps: ActivityDeps): TaskActivities & EvalActivities {
   const store = openRunStore(deps.config, process.env, {
     hooks: storeWaitHooks,
     ...(deps.log ? { log: deps.log } : {}),
@@ -34,4 +36,4 @@ export function createActivities(deps: ActivityDeps) {
   });
 }
 
-export type Activities = ReturnType<typeof createActivities>;
+export type Activities = TaskActivities & EvalActivities;

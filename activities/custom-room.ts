@@ -7,10 +7,10 @@ import { CustomSessions } from '../src/environments/plugin';
 import type { CustomEnvironment, EnvironmentSession } from '../src/environments/plugin';
 import { sessionRestored } from '../src/trajectory/events';
 import { lastUrl } from '../src/agent/history';
-import type { TaskInput } from '../workflows/contract';
+import type { TaskInput } from '../src/contract/task';
 import { activitySignal, nonRetryable, withHeartbeat } from './support';
 import type { ActivityDeps, RunFiles } from './support';
-import type { OpenSessionInput, ReleaseInput } from './types';
+import type { OpenSessionInput, ReleaseInput } from '../src/contract/activities';
 
 export const CUSTOM_SESSION_PREFIX = 'env-';
 

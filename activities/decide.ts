@@ -16,7 +16,7 @@ import type { ParsedOutput } from '../src/model/parse';
 import { buildSystemPrompt, loadPromptOverride, promptActions } from '../src/model/prompt';
 import type { ScreenSize } from '../src/actions/tool-schema';
 import type { Config } from '../src/runtime/config';
-import type { TaskInput } from '../workflows/contract';
+import type { TaskInput } from '../src/contract/task';
 import { actionEvent } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
 import type { Event } from '../src/trajectory/schema';
@@ -25,7 +25,7 @@ import { ACTIONS_WITH_SUB_CALLS } from '../src/agent/page-question';
 import { deferAction, deferredAction, forTheRecord, recordStopStep } from './step-records';
 import { callModel, debugLog, endpointFor, nonRetryable, screenOf, withHeartbeat } from './support';
 import type { ActivityDeps, RunFiles } from './support';
-import type { DecideResult, StepRef } from './types';
+import type { DecideResult, StepRef } from '../src/contract/activities';
 
 /**
  * The last screenshots decide resized, as data URLs. A screenshot is written once and never changes (its name

@@ -28,7 +28,7 @@ import { forTheRecord, recordStopStep } from './step-records';
 import { DESKTOP_AGENT, desktopScreen, turnStart } from './desktop-session';
 import { callModel, endpointFor, withHeartbeat } from './support';
 import type { ActivityDeps, RunFiles } from './support';
-import type { DecideCall, DecideResult, StepRef } from './types';
+import type { DecideCall, DecideResult, StepRef } from '../src/contract/activities';
 
 type ActionEvent = Extract<Event, { type: 'action' }>;
 

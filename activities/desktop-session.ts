@@ -8,8 +8,8 @@ import { agentState } from '../src/agent/decision';
 import { isSessionLostType } from '../src/agent/failure-types';
 import { TEXT_OBSERVATION_KEY } from '../src/agent/history';
 import { describeUrlPolicy } from '../src/policy/url-policy';
-import { DEFAULT_DESKTOP_SCREEN } from '../workflows/contract';
-import type { TaskInput } from '../workflows/contract';
+import { DEFAULT_DESKTOP_SCREEN } from '../src/contract/task';
+import type { TaskInput } from '../src/contract/task';
 import type { DesktopPool, DesktopSession } from '../src/desktop';
 import { checkCall, DESKTOP_TOOL_NAMES, groundingMessages, parsePoint, summarizeCall } from '../src/desktop/agent';
 import type { DesktopCall } from '../src/desktop/agent';
@@ -23,7 +23,14 @@ import { callModel, endpointFor, recordedPre, taskUrlPolicy, nonRetryable, withH
 import { restoreHome, saveHome } from './local-files';
 import { recordStartPage } from './step-records';
 import type { ActivityDeps, RunFiles } from './support';
-import type { ActInput, ActResult, ObserveResult, OpenSessionInput, ReleaseInput, StepRef } from './types';
+import type {
+  ActInput,
+  ActResult,
+  ObserveResult,
+  OpenSessionInput,
+  ReleaseInput,
+  StepRef,
+} from '../src/contract/activities';
 
 /** The run folder's subfolder that is the sandbox's home directory. */
 export const HOME_DIR = 'home';

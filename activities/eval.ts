@@ -9,7 +9,7 @@ import type { Client } from '@temporalio/client';
 import { connectClient } from '../src/runtime/connect';
 import { scoreByRules } from '../src/eval/checks';
 import { judgeKindFor, judgeRun, JUDGE_RESULT_TYPES, JUDGE_VERIFIERS } from '../src/eval/judge';
-import type { JudgedRun, JudgeKind, JudgeOutcome, JudgeSettings, JudgeStage } from '../src/eval/judge';
+import type { JudgedRun, JudgeOutcome, JudgeSettings, JudgeStage } from '../src/eval/judge';
 import { resizeScreenshot, toDataUrl } from '../src/image/screenshot';
 import { ModelClient, ModelRequestError } from '../src/model/client';
 import type { ModelEndpoint } from '../src/model/client';
@@ -23,51 +23,25 @@ import { FINAL_PAGE_FILE } from '../src/agent/final-page';
 import type { FinalPageRecord } from '../src/agent/final-page';
 import { openRunStore } from '../src/trajectory/open-store';
 import { loadVerification } from '../src/trajectory/reader';
-import { TaskInputSchema } from '../workflows/contract';
-import type { TaskResult } from '../workflows/contract';
-import { outcomeOfFailure, outcomeOfResult } from '../workflows/eval-contract';
+import { TaskInputSchema } from '../src/contract/task';
+import type { TaskResult } from '../src/contract/task';
+import { outcomeOfFailure } from '../workflows/eval-messages';
+import { outcomeOfResult } from '../src/eval/records';
 import type {
   AttemptOutcome,
   EvalTaskSpec,
-  EvaluationInput,
   JudgeRecord,
+  JudgeRunInput,
+  ScoreRunInput,
+  ScoreRunResult,
+  SpecOptions,
   TaskSetRef,
-} from '../workflows/eval-contract';
+} from '../src/eval/records';
 import { activitySignal, nonRetryable, RunFiles, withHeartbeat } from './support';
 import type { ActivityDeps } from './support';
 
 /** The verifier name of the rule checks in verification.jsonl (one entry per run: scoring twice is a no-op). */
 export const RULES_VERIFIER = 'eval_rules';
-
-export interface ScoreRunInput {
-  taskSet: TaskSetRef;
-  index: number;
-  runId: string;
-  outcome: AttemptOutcome;
-  /** The evaluation's judge settings (to tell whether this task is judged). */
-  judge?: JudgeSettings;
-}
-
-export interface ScoreRunResult {
-  score: number | null;
-  reasoning: string;
-  site: string | null;
-  level: string | null;
-  tags: string[];
-  /** The judge this run gets next (only a run that ended with an answer is judged), or null. */
-  judge?: Exclude<JudgeKind, 'none'> | null;
-}
-
-export interface JudgeRunInput {
-  taskSet: TaskSetRef;
-  index: number;
-  runId: string;
-  outcome: AttemptOutcome;
-  kind: Exclude<JudgeKind, 'none'>;
-  settings?: JudgeSettings;
-}
-
-type SpecOptions = Pick<EvaluationInput, 'model' | 'maxSteps' | 'taskDefaults'>;
 
 /** The task-input fields of a task (its run id is added by the workflow); a field no task input accepts is an error. */
 export function taskSpec(task: EvalTask, index: number, ref: TaskSetRef, opts: SpecOptions): EvalTaskSpec {

@@ -6,11 +6,11 @@ import type { DispatchContext } from '../src/agent/dispatch';
 import { SUBCALL_INDEX_HEADER } from '../src/scripted/server';
 import type { ToolSubCallInput } from '../src/trajectory/schema';
 import type { TrajectoryWriter } from '../src/trajectory/writer';
-import type { TaskInput } from '../workflows/contract';
+import type { TaskInput } from '../src/contract/task';
 import { recordedSubCallReply } from './step-records';
 import { callModel, endpointFor } from './support';
 import type { ActivityDeps } from './support';
-import type { StepRef } from './types';
+import type { StepRef } from '../src/contract/activities';
 
 export interface PageQuestioner {
   answerFromPage: DispatchContext['answerFromPage'];

@@ -5,10 +5,10 @@ import { PromptActionsError } from '../src/model/errors';
 import { taskMessage, userReply } from '../src/trajectory/events';
 import { TrajectoryWriter } from '../src/trajectory/writer';
 import { desktopScreen } from './desktop-session';
-import type { TaskInput } from '../workflows/contract';
+import type { TaskInput } from '../src/contract/task';
 import { nonRetryable, withoutStoreWait } from './support';
 import type { ActivityDeps, RunFiles } from './support';
-import type { FinalizeInput, FinalizeResult, RecordReplyInput } from './types';
+import type { FinalizeInput, FinalizeResult, RecordReplyInput } from '../src/contract/activities';
 
 export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
   return {

@@ -44,7 +44,7 @@ import type {
   OpenSessionResult,
   ReleaseInput,
   StepRef,
-} from './types';
+} from '../src/contract/activities';
 
 const STORAGE_STATE_FILE = 'browser_state.json';
 /**

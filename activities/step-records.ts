@@ -10,7 +10,7 @@ import { eventId } from '../src/trajectory/ids';
 import { ActionSchema } from '../src/trajectory/schema';
 import type { Action, Event, ToolSubCallInput } from '../src/trajectory/schema';
 import type { TrajectoryWriter } from '../src/trajectory/writer';
-import type { DecideResult, StepRef } from './types';
+import type { DecideResult, StepRef } from '../src/contract/activities';
 
 /** What an observe saw: the screenshot, and the URL and page context it was taken with. */
 export interface Seen {

@@ -2,7 +2,8 @@
 // read its result — with the same connection and payload-encryption settings as the `cua` command line, which is
 // itself built on this client.
 import type { Client } from '@temporalio/client';
-import { ConfigError, configFromObject } from '../src/runtime/config';
+import { ConfigError } from '../src/common/config-error';
+import { configFromObject } from '../src/runtime/config';
 import type { Config, ConfigInput } from '../src/runtime/config';
 import { connectClient, TemporalUnreachableError } from '../src/runtime/connect';
 import type { StoreWait } from '../src/trajectory/store-wait';

@@ -1,16 +1,15 @@
 // `durable-cua/contract`: what the workflow accepts and answers, for applications that use the raw Temporal client
 // (or another language's SDK): the workflow type, task input schema and types, the reply update and signal, the
-// status and steps queries, the reply refusals' failure types, the search attributes and the default task queue. The one source is workflows/contract.ts.
+// status and steps queries, the reply refusals' failure types, the search attributes and the default task queue. The sources are src/contract/task.ts and workflows/messages.ts.
+import { AGENT_WORKFLOW, REPLY_REFUSALS } from '../src/contract/task';
 import {
-  AGENT_WORKFLOW,
-  REPLY_REFUSALS,
   STATUS_SEARCH_ATTRIBUTE,
   STEP_SEARCH_ATTRIBUTE,
   replySignal,
   replyUpdate,
   statusQuery,
   stepsQuery,
-} from '../workflows/contract';
+} from '../workflows/messages';
 
 export {
   AGENT_WORKFLOW,
@@ -20,14 +19,16 @@ export {
   ModelChoiceSchema,
   REPLY_REFUSALS,
   RUN_STATUSES,
+  TaskInputSchema,
+} from '../src/contract/task';
+export {
   STATUS_SEARCH_ATTRIBUTE,
   STEP_SEARCH_ATTRIBUTE,
-  TaskInputSchema,
   replySignal,
   replyUpdate,
   statusQuery,
   stepsQuery,
-} from '../workflows/contract';
+} from '../workflows/messages';
 export type {
   EndReason,
   EnvironmentName,
@@ -39,7 +40,7 @@ export type {
   TaskInputArgs,
   TaskResult,
   TaskStatus,
-} from '../workflows/contract';
+} from '../src/contract/task';
 
 /** The names on the wire, for clients that do not import the definitions above (Python, Go, the temporal CLI). */
 export const WIRE_NAMES = {

@@ -16,17 +16,15 @@ import type {
 import { ApplicationFailure, CancelledFailure, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { LoadedDataConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { AGENT_WORKFLOW, REPLY_REFUSALS, TaskInputSchema } from '../src/contract/task';
 import {
-  AGENT_WORKFLOW,
-  REPLY_REFUSALS,
   STATUS_SEARCH_ATTRIBUTE,
   STEP_SEARCH_ATTRIBUTE,
-  TaskInputSchema,
   replyUpdate,
   statusQuery,
   stepsQuery,
-} from '../workflows/contract';
-import type { RunStatus, TaskInput, TaskInputArgs, TaskResult, TaskStatus, StepSummary } from '../workflows/contract';
+} from '../workflows/messages';
+import type { RunStatus, TaskInput, TaskInputArgs, TaskResult, TaskStatus, StepSummary } from '../src/contract/task';
 import { IN_LINE_DETAIL, isPoolFullType } from '../src/agent/failure-types';
 import { STORE_WAIT_DETAIL, storeFaultLine } from '../src/trajectory/store-wait';
 import type { StoreWait } from '../src/trajectory/store-wait';

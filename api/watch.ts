@@ -1,10 +1,10 @@
 // Following a task as a stream of events: each new step summary, each change of status (a question, a reply taken,
 // queued for a session), and finally how it ended. Polls the workflow's `steps` and `status` queries, which is all a
 // client can read without the run folder; the handle targets the workflow id, so continue-as-new is followed.
-import { sleep } from '../src/runtime/sleep';
+import { sleep } from '../src/common/sleep';
 import type { WorkflowHandle } from '@temporalio/client';
-import { statusQuery } from '../workflows/contract';
-import type { StepSummary, TaskResult, TaskStatus } from '../workflows/contract';
+import { statusQuery } from '../workflows/messages';
+import type { StepSummary, TaskResult, TaskStatus } from '../src/contract/task';
 import { closedOutcome, describeTask, isOpen, querySteps, waitsOf } from './tasks';
 import type { TaskView } from './tasks';
 

@@ -7,11 +7,12 @@ import type { LogLevel } from '@temporalio/worker';
 import type { Browser } from 'playwright';
 import type { ModelEndpoint } from '../src/model/client';
 import type { ModelEndpointRequest, ModelEndpointResolver } from '../src/model/endpoint-policy';
-import { ConfigError, configFromObject, loadConfig } from '../src/runtime/config';
+import { ConfigError } from '../src/common/config-error';
+import { configFromObject, loadConfig } from '../src/runtime/config';
 import type { Config, ConfigInput } from '../src/runtime/config';
 import { TemporalUnreachableError } from '../src/runtime/connect';
 import { createWorkerRuntime, installWorkerLogging } from '../worker/main';
-import type { ActionTarget } from '../src/agent/dispatch';
+import type { ActionTarget } from '../src/actions/target';
 import { EnvironmentSessionLostError } from '../src/environments/plugin';
 import type { CustomEnvironment, EnvironmentOpenRequest, EnvironmentSession } from '../src/environments/plugin';
 

@@ -22,7 +22,7 @@ import { loadConfig } from '../src/runtime/config';
 import type { Config } from '../src/runtime/config';
 import { createWorkerRuntime, installWorkerLogging, quietBundler, WORKFLOWS_PATH } from '../worker/main';
 import type { WorkerRuntime } from '../worker/main';
-import type { TaskInput, TaskInputArgs } from '../workflows/contract';
+import type { TaskInput, TaskInputArgs } from '../src/contract/task';
 import { onCleanup, onExitSync, trackChild } from './cleanup';
 import { ModelCallTimer } from './model-calls';
 

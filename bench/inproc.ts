@@ -5,7 +5,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../activities/catalog';
 import type { BrowserPool } from '../src/browser/pool';
 import type { Config } from '../src/runtime/config';
-import type { RunStatus, TaskInput } from '../workflows/contract';
+import type { RunStatus, TaskInput } from '../src/contract/task';
 
 /** How long each activity call of a step took (ms). */
 export interface ActivityTimes {

@@ -5,7 +5,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const source = path.join(__dirname, '..', 'client', 'cli.ts');
+const source = path.join(__dirname, '..', 'cli', 'cli.ts');
 let cli;
 if (fs.existsSync(source)) {
   require('tsx/cjs/api').register();

@@ -3,10 +3,13 @@
 // activity may wait inside for a run store that is full or unreachable (store.faultWaitMinutes, heartbeating), so
 // each one's start-to-close timeout is its own work plus that wait, and a heartbeat timeout tells a dead worker.
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities/catalog';
-import type { SessionRef } from '../activities/types';
+import type { SessionRef, TaskActivities } from '../src/contract/activities';
+import type { EvalActivities } from '../src/eval/records';
 import { MODEL_NOT_RETRIED, OPEN_NOT_RETRIED } from '../src/agent/failure-types';
-import type { TaskInput } from './contract';
+import type { TaskInput } from '../src/contract/task';
+
+/** Every activity a workflow may call (the worker's catalog implements them: activities/catalog.ts). */
+export type Activities = TaskActivities & EvalActivities;
 
 export interface ActivityProxies {
   /** Run-folder bookkeeping on the shared queue: quick, retried a few times. */

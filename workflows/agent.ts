@@ -17,15 +17,15 @@ import {
   setCurrentDetails,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { DecideCall, ObserveResult, OpenSessionInput, SessionRef } from '../activities/types';
+import type { DecideCall, ObserveResult, OpenSessionInput, SessionRef } from '../src/contract/activities';
 import { decideCaptchaTimeout } from '../src/agent/captcha-policy';
 import { autoReplyText } from '../src/agent/reply';
 import { endReasonOfFailure, FAILURE_TYPES, isFailureType, isSessionLostType } from '../src/agent/failure-types';
 import { browserOpenQueue } from '../src/agent/queues';
 import { DEFAULT_STORE_FAULT_WAIT_MINUTES } from '../src/trajectory/store-wait';
 import { activityProxies } from './activity-proxies';
-import { TaskInputSchema } from './contract';
-import type { EndReason, ReplyInput, RunStatus, TaskInput, TaskInputArgs, TaskResult } from './contract';
+import { TaskInputSchema } from '../src/contract/task';
+import type { EndReason, ReplyInput, RunStatus, TaskInput, TaskInputArgs, TaskResult } from '../src/contract/task';
 import { TaskState } from './task-state';
 import type { CarriedState } from './task-state';
 

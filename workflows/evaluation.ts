@@ -19,19 +19,13 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import type { Activities } from '../activities/catalog';
-import { AGENT_WORKFLOW, STATUS_SEARCH_ATTRIBUTE, STEP_SEARCH_ATTRIBUTE } from './contract';
-import type { TaskInputArgs, TaskResult } from './contract';
+import type { Activities } from './activity-proxies';
+import { AGENT_WORKFLOW } from '../src/contract/task';
+import { STATUS_SEARCH_ATTRIBUTE, STEP_SEARCH_ATTRIBUTE } from './messages';
+import type { TaskInputArgs, TaskResult } from '../src/contract/task';
 import { MAX_STORE_FAULT_WAIT_MINUTES } from '../src/trajectory/store-wait';
-import {
-  EVALUATION_SEARCH_ATTRIBUTE,
-  attemptKind,
-  attemptRunId,
-  evalProgressQuery,
-  evalRecordsQuery,
-  outcomeOfFailure,
-  outcomeOfResult,
-} from './eval-contract';
+import { EVALUATION_SEARCH_ATTRIBUTE, evalProgressQuery, evalRecordsQuery, outcomeOfFailure } from './eval-messages';
+import { attemptKind, attemptRunId, outcomeOfResult } from '../src/eval/records';
 import type {
   AttemptOutcome,
   EvalProgress,
@@ -40,7 +34,7 @@ import type {
   EvaluationInput,
   EvaluationResult,
   JudgeRecord,
-} from './eval-contract';
+} from '../src/eval/records';
 
 /** A trial whose current attempt is running (carried across continue-as-new so the next run waits for it). */
 interface RunningAttempt {

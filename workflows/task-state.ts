@@ -2,17 +2,17 @@
 // update/signal and query handlers, the steps table, and the search attributes. No activities here (those are the
 // loop's, in agent.ts); deterministic like all workflow code.
 import { ApplicationFailure, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { DecideCall, ObserveResult, SessionRef } from '../activities/types';
+import type { DecideCall, ObserveResult, SessionRef } from '../src/contract/activities';
 import { cleanReply } from '../src/agent/reply';
+import { REPLY_REFUSALS } from '../src/contract/task';
 import {
-  REPLY_REFUSALS,
   STATUS_SEARCH_ATTRIBUTE,
   STEP_SEARCH_ATTRIBUTE,
   replySignal,
   replyUpdate,
   statusQuery,
   stepsQuery,
-} from './contract';
+} from './messages';
 import type {
   EndReason,
   PendingQuestion,
@@ -22,7 +22,7 @@ import type {
   TaskInput,
   TaskResult,
   TaskStatus,
-} from './contract';
+} from '../src/contract/task';
 
 /** What a continued run carries over from the one before. */
 export interface CarriedState {

@@ -6,7 +6,7 @@
 // repeated until two consecutive runs' medians agree within 5% (or `--repeat-cap` is reached).
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { failedResult, rootMessage, pendingDetails, waitingForSession } from '../../api/tasks';
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import { eventually } from '../context';
 import type { Bench } from '../context';
 import { activityRecords, eventMs, fetchChain, stepStarts } from '../history';

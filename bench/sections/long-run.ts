@@ -1,7 +1,7 @@
 // The long task both the step and the history sections read: one workflow run of many clicks and scrolls on the
 // static hotel home page, through the real workflow on the dev server (which suggests continue-as-new early, see
 // SUGGEST_CAN_EVENTS), with its history chain fetched once it has completed.
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import type { Bench } from '../context';
 import { fetchChain, activityRecords } from '../history';
 import type { RunHistory } from '../history';

@@ -19,7 +19,7 @@ import { actionEvent, postObservation, preObservation, taskMessage, toolOutput }
 import { eventId, parseEventId } from '../../src/trajectory/ids';
 import { LocalRunStore } from '../../src/trajectory/store';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
-import { TaskInputSchema } from '../../workflows/contract';
+import { TaskInputSchema } from '../../src/contract/task';
 import { onCleanup } from '../cleanup';
 import type { Bench } from '../context';
 import { row } from '../report';

@@ -17,7 +17,7 @@ import { S3RunStore } from '../../src/trajectory/s3-store';
 import { LocalRunStore } from '../../src/trajectory/store';
 import { quietBundler, WORKFLOWS_PATH } from '../../worker/main';
 import { startTask } from '../../api/tasks';
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import { onCleanup } from '../cleanup';
 import type { Bench } from '../context';
 import { row } from '../report';

@@ -2,7 +2,8 @@
 // and the `temporal` CLI show decrypted payloads. Loopback needs no token; any other bind does.
 import { createCodec, encryptionSummary } from '../../src/codec/data-converter';
 import { DEFAULT_UI_ORIGINS, isLoopbackHost, startCodecServer } from '../../src/codec/server';
-import { ConfigError, loadConfig } from '../../src/runtime/config';
+import { ConfigError } from '../../src/common/config-error';
+import { loadConfig } from '../../src/runtime/config';
 import { intFlag, parse, UsageError } from '../args';
 
 export const CODEC_SERVER_USAGE =

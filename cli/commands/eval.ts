@@ -35,8 +35,9 @@ import { compareResults, DEFAULT_STEP_BUDGETS, summarize, summarizeTasks } from 
 import type { EvalResultsFile } from '../../src/eval/results';
 import { renderEvalReport } from '../../src/eval/report-html';
 import { REPORT_FILE, writeTrajectoryReport } from '../../src/viewer/report';
-import { EVALUATION_SEARCH_ATTRIBUTE, EVALUATION_WORKFLOW, evalProgressQuery } from '../../workflows/eval-contract';
-import type { EvalProgress, EvaluationInput, EvaluationResult } from '../../workflows/eval-contract';
+import { EVALUATION_SEARCH_ATTRIBUTE, evalProgressQuery } from '../../workflows/eval-messages';
+import { EVALUATION_WORKFLOW } from '../../src/eval/records';
+import type { EvalProgress, EvaluationInput, EvaluationResult } from '../../src/eval/records';
 import type { evaluation } from '../../workflows/evaluation';
 import { intFlag, parse, UsageError } from '../args';
 

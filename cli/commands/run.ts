@@ -3,7 +3,7 @@ import readline from 'node:readline';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { ENVIRONMENT_NAME } from '../../src/environments/plugin';
 import { loadConfig } from '../../src/runtime/config';
-import type { StepSummary, TaskResult, TaskStatus } from '../../workflows/contract';
+import type { StepSummary, TaskResult, TaskStatus } from '../../src/contract/task';
 import { intFlag, parse, UsageError } from '../args';
 import { agentClientFor, parseTask } from '../../api/client';
 import type { NewTask } from '../../api/client';

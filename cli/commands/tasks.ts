@@ -1,7 +1,7 @@
 // `cua reply | status | list | cancel`: talk to running tasks through Temporal.
 import { loadConfig } from '../../src/runtime/config';
-import { RUN_STATUSES } from '../../workflows/contract';
-import type { RunStatus } from '../../workflows/contract';
+import { RUN_STATUSES } from '../../src/contract/task';
+import type { RunStatus } from '../../src/contract/task';
 import { agentClientFor } from '../../api/client';
 import { one, parse, UsageError } from '../args';
 import { modelWaitLine, storeWaitLine } from '../../api/tasks';

@@ -11,26 +11,7 @@ import { failureText, navigationFailureText, observationOf } from './observation
 import type { SecretResolution } from './secrets';
 import { hasSecretPlaceholder, redactedError } from './secrets';
 import { isSessionLostType } from './failure-types';
-
-/** The slice of the browser environment the dispatcher needs (tests may pass a fake). */
-export interface ActionTarget {
-  leftClick(x: number, y: number): Promise<unknown>;
-  doubleClick(x: number, y: number): Promise<unknown>;
-  tripleClick(x: number, y: number): Promise<unknown>;
-  rightClick(x: number, y: number): Promise<unknown>;
-  mouseMove(x: number, y: number): Promise<unknown>;
-  leftClickDrag(x: number, y: number): Promise<unknown>;
-  type(
-    text: string,
-    options: { pressEnter?: boolean; deleteExistingText?: boolean; at?: { x: number; y: number } },
-  ): Promise<unknown>;
-  keys(chord: readonly string[]): Promise<unknown>;
-  scroll(dx: number, dy: number): Promise<unknown>;
-  visitUrl(url: string): Promise<unknown>;
-  historyBack(): Promise<unknown>;
-  wait(seconds: number): Promise<unknown>;
-  pageMarkdown(): Promise<string>;
-}
+import type { ActionTarget } from '../actions/target';
 
 export interface DispatchContext {
   target: ActionTarget;

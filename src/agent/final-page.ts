@@ -5,7 +5,7 @@
 // worker, no credentials); every configured secret value is redacted from what is recorded, so a probe cannot carry a
 // typed password into the run folder. A probe that throws or takes too long is recorded as its error.
 
-import { sleep } from '../runtime/sleep';
+import { sleep } from '../common/sleep';
 
 /** Where the results are kept in the run (beside task.json). */
 export const FINAL_PAGE_FILE = 'final_page.json';

@@ -23,7 +23,7 @@ import { DEFAULT_URL_POLICY } from '../policy/url-policy';
 import type { UrlPolicy } from '../policy/url-policy';
 import type { Lookup } from '../policy/resolve';
 import type { BrowserProvider, ProvidedBrowser } from './provider';
-import { sleep } from '../runtime/sleep';
+import { sleep } from '../common/sleep';
 import { SessionLifetimes } from '../runtime/session-lifetimes';
 
 export type PoolOptions = {

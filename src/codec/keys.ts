@@ -2,7 +2,7 @@
 // with one-line ConfigErrors naming the key that is wrong.
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError } from '../runtime/config';
+import { ConfigError } from '../common/config-error';
 import { decodeKey } from './config';
 import type { EncryptionConfig } from './config';
 

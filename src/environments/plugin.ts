@@ -3,7 +3,7 @@
 // browser agent's actions. A task names it in `environment`; the workflow runs it like the browser (observe, decide,
 // act; a question releases it; a lost worker re-opens it elsewhere), the model gets the browser agent's prompt and
 // tools, and every step is recorded in the run folder as for the browser (pre/post screenshots, tool outputs).
-import type { ActionTarget } from '../agent/dispatch';
+import type { ActionTarget } from '../actions/target';
 
 /** What a custom environment's session does: the browser agent's actions (ActionTarget), a screen and a location. */
 export interface EnvironmentSession extends ActionTarget {

@@ -1,7 +1,7 @@
 // The evaluation's HTML report: one self-contained page (no scripts, no external files) with the totals, the figures
 // by site, level and tag, the LLM judge's figures, and one row per trial (with the judge's verdict and reasons when it
 // judged the run) linking to its trajectory report and its workflow in the Temporal UI.
-import type { EvalRecord } from '../../workflows/eval-contract';
+import type { EvalRecord } from './records';
 import type { EvalResultsFile, Rate } from './results';
 
 export interface ReportLinks {

@@ -2,7 +2,7 @@
 // counted), pass@k and the mean over trials per task, success within step budgets, and the same by site, level and
 // tag; the LLM judge's verdicts (how many, how many readable, and how often it agrees with the rules where both
 // scored a run); plus the comparison of two results (tasks that flipped). Pure.
-import type { EvalRecord } from '../../workflows/eval-contract';
+import type { EvalRecord } from './records';
 
 export const DEFAULT_STEP_BUDGETS = [15, 30, 100];
 

@@ -1,5 +1,6 @@
 // Worker and client configuration: a JSON file (zod-validated) plus environment overrides.
 // Precedence: defaults < file (--config, CUA_CONFIG, ./cua.config.json) < environment < command-line flags.
+import { ConfigError } from '../common/config-error';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -278,13 +279,6 @@ export type Config = Omit<ParsedConfig, 'browser' | 'worker'> & {
 /** Whether the captcha gate listens for solving messages in this worker's browser (see `browser.captchaSignals`). */
 export function captchaSignalsOn(browser: Pick<Config['browser'], 'captchaSignals' | 'cdpUrl' | 'provider'>): boolean {
   return browser.captchaSignals ?? (browser.cdpUrl !== undefined || browser.provider === 'browserbase');
-}
-
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
 }
 
 function readFileConfig(file: string | undefined, env: NodeJS.ProcessEnv): unknown {

@@ -4,7 +4,7 @@
 // line. Tasks of another profile are checked again when they start (activities/run.ts).
 import { endpointProfile, promptActionsNotice, promptFileActions } from '../model/endpoint-prompt';
 import { PromptActionsError, PromptFileError } from '../model/errors';
-import { ConfigError } from './config';
+import { ConfigError } from '../common/config-error';
 import type { Config } from './config';
 
 /** The notice lines to print at start (one per narrowing prompt file); ConfigError for a file that cannot serve. */

@@ -6,7 +6,7 @@
 // worker's limit (config store.faultWaitMinutes), logging one line when the store becomes unusable, one a minute
 // while it stays so (per store, not per retry or per waiting task) and one when it is back, and telling its hooks
 // (the activities: heartbeat details, cancellation, the time their activity has left) what it waits for.
-import { sleep } from '../runtime/sleep';
+import { sleep } from '../common/sleep';
 import { RunStoreUnavailableError } from './errors';
 import { storeFaultLine } from './store-wait';
 import type { StoreFaultKind, StoreWait } from './store-wait';

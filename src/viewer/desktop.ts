@@ -7,8 +7,8 @@
 import { z } from 'zod';
 import { summarizeCall } from '../desktop/agent/tools';
 import type { Observation } from '../trajectory/schema';
-import { DEFAULT_DESKTOP_SCREEN } from '../../workflows/contract';
-import type { EnvironmentName } from '../../workflows/contract';
+import { DEFAULT_DESKTOP_SCREEN } from '../contract/task';
+import type { EnvironmentName } from '../contract/task';
 
 export interface ScreenPoint {
   x: number;

@@ -25,7 +25,7 @@ import type { RunRecord } from '../trajectory/reader';
 import type { Action, Event, Observation, ToolSubCall, UserMessageType } from '../trajectory/schema';
 import { buildSteps, stepSummaries } from '../trajectory/steps';
 import type { Step, StepSummary } from '../trajectory/steps';
-import type { EnvironmentName } from '../../workflows/contract';
+import type { EnvironmentName } from '../contract/task';
 import { callSummary, callTarget, environmentOf, screenOf, turnSummary, windowsLine } from './desktop';
 import type { CallTarget } from './desktop';
 

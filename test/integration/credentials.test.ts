@@ -17,7 +17,7 @@ import { NORM1000 } from '../../src/coords/viewport';
 import type { Config } from '../../src/runtime/config';
 import { createWorkerRuntime } from '../../worker/main';
 import type { WorkerOptions, WorkerRuntime } from '../../worker/main';
-import type { TaskInputArgs, TaskResult } from '../../workflows/contract';
+import type { TaskInputArgs, TaskResult } from '../../src/contract/task';
 import { FAST_TIMING, failureOf, workflowBundle } from './harness';
 import type { Harness } from './harness';
 import { useHarness } from './use-harness';

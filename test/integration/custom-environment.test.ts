@@ -14,12 +14,12 @@ import { CHROMIUM_ARGS } from '../../src/infra/chromium';
 import { chromiumPath } from '../../src/infra/paths';
 import { EnvironmentSessionLostError } from '../../src/environments/plugin';
 import type { CustomEnvironment, EnvironmentSession } from '../../src/environments/plugin';
-import { ConfigError } from '../../src/runtime/config';
+import { ConfigError } from '../../src/common/config-error';
 import { readRun } from '../../src/trajectory/reader';
 import { createWorkerRuntime, quietBundler } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';
 import { replyToTask, validateTaskInput } from '../../api/tasks';
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import { eventually, FAST_TIMING, startHarness, untilWaiting } from './harness';
 import type { Harness } from './harness';
 

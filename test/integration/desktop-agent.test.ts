@@ -10,7 +10,7 @@ import type { ScriptedModelServer } from '../../src/scripted/server';
 import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
 import type { Event } from '../../src/trajectory/schema';
-import type { TaskInputArgs, TaskResult } from '../../workflows/contract';
+import type { TaskInputArgs, TaskResult } from '../../src/contract/task';
 import { failedResult, replyToTask, startTask, validateTaskInput } from '../../api/tasks';
 import { FAST_TIMING, eventually, failureOf, startHarness, untilWaiting } from './harness';
 import { WorkerProcesses } from './worker-processes';

@@ -14,7 +14,7 @@ import type { ScriptedModelServer } from '../../src/scripted/server';
 import type { Config } from '../../src/runtime/config';
 import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
-import type { TaskInputArgs, TaskResult } from '../../workflows/contract';
+import type { TaskInputArgs, TaskResult } from '../../src/contract/task';
 import { startTask, validateTaskInput } from '../../api/tasks';
 import { createWorkerRuntime } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';

@@ -23,7 +23,7 @@ import { chromiumPath, temporalCliPath } from '../../src/infra/paths';
 import { loadConfig } from '../../src/runtime/config';
 import { createWorkerRuntime } from '../../worker/main';
 import { replyToTask, startTask, validateTaskInput } from '../../api/tasks';
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import { FOLD_OBSERVE_PATCH, OPEN_QUEUE_PATCH } from '../../workflows/agent';
 import { FAST_TIMING, eventually, startHarness, untilWaiting, workflowBundle } from './harness';
 import type { Harness } from './harness';

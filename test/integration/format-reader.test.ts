@@ -8,7 +8,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { replyToTask } from '../../api/tasks';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import { eventually, untilWaiting } from './harness';
 import type { Harness } from './harness';
 import { useHarness } from './use-harness';

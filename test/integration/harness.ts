@@ -18,8 +18,8 @@ import { bundleWorkflows, createWorkerRuntime, installWorkerLogging } from '../.
 import { dataConverterFor } from '../../src/codec/data-converter';
 import type { WorkerOptions, WorkerRuntime } from '../../worker/main';
 import { startTask, validateTaskInput } from '../../api/tasks';
-import { statusQuery } from '../../workflows/contract';
-import type { TaskInputArgs, TaskStatus } from '../../workflows/contract';
+import { statusQuery } from '../../workflows/messages';
+import type { TaskInputArgs, TaskStatus } from '../../src/contract/task';
 import { startFixtureSite } from '../fixtures/site/server';
 import type { FixtureSite } from '../fixtures/site/server';
 

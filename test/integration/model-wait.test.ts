@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { failedResult, modelWaitLine, viewTask } from '../../api/tasks';
 import type { ModelWait } from '../../api/tasks';
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import { eventually, failureOf } from './harness';
 import { useHarness } from './use-harness';
 import type { Harness } from './harness';

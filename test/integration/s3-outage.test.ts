@@ -20,7 +20,7 @@ import { S3RunStore } from '../../src/trajectory/s3-store';
 import { StoreFaultPolicy } from '../../src/trajectory/store-faults';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
 import type { StoreWait } from '../../src/trajectory/store-wait';
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import { eventually, startHarness } from './harness';
 import type { Harness } from './harness';
 

@@ -29,7 +29,7 @@ import { stepSummaries } from '../../src/trajectory/steps';
 import { LocalRunStore } from '../../src/trajectory/store';
 import type { RunStore } from '../../src/trajectory/store';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import { startHarness } from './harness';
 import type { Harness } from './harness';
 

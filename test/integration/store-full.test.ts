@@ -20,7 +20,7 @@ import { loadVerification } from '../../src/trajectory/reader';
 import { StoreFaultPolicy } from '../../src/trajectory/store-faults';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
 import type { StoreWait } from '../../src/trajectory/store-wait';
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import { createWorkerRuntime } from '../../worker/main';
 import type { WorkerOptions } from '../../worker/main';
 import { eventually, failureOf, FAST_TIMING, startHarness, workflowBundle } from './harness';

@@ -7,7 +7,7 @@ import type { Browser, Locator, Page } from 'playwright';
 import { chromiumPath } from '../../src/infra/paths';
 import { CHROMIUM_ARGS } from '../../src/infra/chromium';
 import { replyToTask } from '../../api/tasks';
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import { eventually, untilWaiting } from './harness';
 import { useHarness } from './use-harness';
 import type { Harness } from './harness';

@@ -21,7 +21,7 @@ import { UrlPolicySchema } from '../../src/policy/url-policy';
 import type { UrlPolicyInput } from '../../src/policy/url-policy';
 import { readRun } from '../../src/trajectory/reader';
 import { failedResult } from '../../api/tasks';
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';
 import type { Harness } from './harness';

@@ -20,7 +20,7 @@ import type { Action } from '../../src/trajectory/schema';
 import { stepSummaries } from '../../src/trajectory/steps';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
 import { writeTrajectoryReport } from '../../src/viewer/report';
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import { useHarness } from './use-harness';
 import type { Harness } from './harness';
 

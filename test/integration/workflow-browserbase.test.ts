@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPTCHA_SOLVING_FINISHED, CAPTCHA_SOLVING_STARTED } from '../../src/browser';
 import { failedResult } from '../../api/tasks';
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import { FAST_TIMING, failureOf, startHarness } from './harness';
 import type { Harness } from './harness';
 import { startBrowserbaseStandIn } from '../fixtures/browserbase/server';

@@ -1,7 +1,7 @@
 // The captcha gate's three-level policy, driven by a page that announces a solve that never finishes, on a worker whose
 // gate listens to the solving messages (browser.captchaSignals, as for a remote browser that solves captchas).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import { startHarness } from './harness';
 import type { Harness } from './harness';
 

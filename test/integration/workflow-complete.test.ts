@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { temporal } from '@temporalio/proto';
 import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import { useHarness } from './use-harness';
 import type { Harness } from './harness';
 

@@ -2,7 +2,7 @@
 // timeout (but less than the worker's page-ready cap) keeps heartbeating, completes, and sees the loaded page.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRun } from '../../src/trajectory/reader';
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import { FAST_TIMING, startHarness } from './harness';
 import type { Harness } from './harness';
 import { startFixtureServer } from '../fixtures/browser/server';

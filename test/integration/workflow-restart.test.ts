@@ -2,8 +2,8 @@
 // the worker reconnects and the task completes.
 import { describe, expect, it } from 'vitest';
 import { readRun } from '../../src/trajectory/reader';
-import { statusQuery } from '../../workflows/contract';
-import type { TaskResult } from '../../workflows/contract';
+import { statusQuery } from '../../workflows/messages';
+import type { TaskResult } from '../../src/contract/task';
 import { eventually } from './harness';
 import { useHarness } from './use-harness';
 import type { Harness } from './harness';

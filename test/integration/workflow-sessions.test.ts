@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { viewTask } from '../../api/tasks';
 import { readRun } from '../../src/trajectory/reader';
-import type { TaskResult } from '../../workflows/contract';
+import type { TaskResult } from '../../src/contract/task';
 import { useHarness } from './use-harness';
 import { eventually } from './harness';
 import type { Harness } from './harness';

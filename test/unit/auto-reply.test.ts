@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { bareAutoReply } from '../../cli/commands/run';
 import { autoReplyText, STANDING_APPROVAL } from '../../src/agent/reply';
 import { parseTaskSet } from '../../src/eval/task-set';
-import { TaskInputSchema } from '../../workflows/contract';
+import { TaskInputSchema } from '../../src/contract/task';
 
 describe('the standing approval', () => {
   it('says go on and make nothing up, in our words (not the seed sentence)', () => {

@@ -22,7 +22,8 @@ import { payloadsFromJson, payloadsToJson } from '../../src/codec/json-payloads'
 import { resolveKeys } from '../../src/codec/keys';
 import { isLoopbackHost, startCodecServer } from '../../src/codec/server';
 import type { CodecServer } from '../../src/codec/server';
-import { ConfigError, loadConfig } from '../../src/runtime/config';
+import { ConfigError } from '../../src/common/config-error';
+import { loadConfig } from '../../src/runtime/config';
 
 const KEY_A = randomBytes(32);
 const KEY_B = randomBytes(32);

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { dataDir } from '../../src/infra/paths';
 import type { Config } from '../../src/runtime/config';
-import { captchaSignalsOn, ConfigError, loadConfig } from '../../src/runtime/config';
+import { captchaSignalsOn, loadConfig } from '../../src/runtime/config';
+import { ConfigError } from '../../src/common/config-error';
 import { deriveLimits, thisMachine } from '../../src/runtime/limits';
 import type { MachineShape } from '../../src/runtime/limits';
 

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 
 import type { AgentAction } from '../../src/actions/schemas';
-import type { ActionTarget, DispatchContext, DispatchResult } from '../../src/agent/dispatch';
+import type { ActionTarget } from '../../src/actions/target';
+import type { DispatchContext, DispatchResult } from '../../src/agent/dispatch';
 import { dispatchAction } from '../../src/agent/dispatch';
 import { OBSERVATIONS } from '../../src/agent/observations';
 import { summarizeAction } from '../../src/agent/summary';

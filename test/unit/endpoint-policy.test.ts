@@ -12,7 +12,8 @@ import {
   resolveModelEndpoint,
 } from '../../src/model/endpoint-policy';
 import type { EndpointChoice, EndpointRules } from '../../src/model/endpoint-policy';
-import { ConfigError, loadConfig } from '../../src/runtime/config';
+import { ConfigError } from '../../src/common/config-error';
+import { loadConfig } from '../../src/runtime/config';
 
 const CONFIGURED = { baseUrl: 'http://x/v1', model: 'fara', apiKey: 'sk-secret-123', temperature: 0.1 };
 const rules = (extra: Partial<EndpointRules> = {}): EndpointRules => ({ models: { default: CONFIGURED }, ...extra });

@@ -6,8 +6,8 @@ import { endpointFor } from '../../activities/support';
 import type { ModelEndpointRequest, ModelEndpointResolver } from '../../src/model/endpoint-policy';
 import { configFromObject } from '../../src/runtime/config';
 import type { ConfigInput } from '../../src/runtime/config';
-import { TaskInputSchema } from '../../workflows/contract';
-import type { TaskInputArgs } from '../../workflows/contract';
+import { TaskInputSchema } from '../../src/contract/task';
+import type { TaskInputArgs } from '../../src/contract/task';
 
 const VAULT = { baseUrl: 'https://tenant-a.example/v1', model: 'fara', apiKey: 'sk-tenant-a' };
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { evalCommand } from '../../cli/commands/eval';
 import { summarize, summarizeTasks } from '../../src/eval/results';
 import { configFromObject } from '../../src/runtime/config';
-import type { EvalRecord } from '../../workflows/eval-contract';
+import type { EvalRecord } from '../../src/eval/records';
 
 const FIX = path.resolve(__dirname, '../fixtures/eval');
 

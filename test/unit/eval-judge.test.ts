@@ -30,7 +30,7 @@ import {
   startScriptedModelServer,
 } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
-import type { EvalRecord } from '../../workflows/eval-contract';
+import type { EvalRecord } from '../../src/eval/records';
 
 const SCRIPTS = path.resolve(__dirname, '../../eval/scripts');
 const JUDGED = path.resolve(__dirname, '../../eval/tasks/judged.jsonl');

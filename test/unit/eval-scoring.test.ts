@@ -7,8 +7,8 @@ import type { Check } from '../../src/eval/task-set';
 import type { FinalPageRecord } from '../../src/agent/final-page';
 import { compareResults, summarize, summarizeTasks } from '../../src/eval/results';
 import type { EvalResultsFile } from '../../src/eval/results';
-import type { EvalRecord } from '../../workflows/eval-contract';
-import { attemptKind } from '../../workflows/eval-contract';
+import type { EvalRecord } from '../../src/eval/records';
+import { attemptKind } from '../../src/eval/records';
 
 const site: Fetcher = async (url) =>
   url.endsWith('/_bookings') ? { status: 200, body: '[{"guest":"Ada Lovelace"}]' } : { status: 404, body: '' };

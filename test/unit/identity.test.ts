@@ -7,8 +7,9 @@ import { describe, expect, it } from 'vitest';
 
 import { endpointProfile, endpointProfileIssue } from '../../src/model/endpoint-prompt';
 import type { EndpointPromptSettings } from '../../src/model/endpoint-prompt';
-import { ConfigError, loadConfig } from '../../src/runtime/config';
-import { TaskInputSchema } from '../../workflows/contract';
+import { ConfigError } from '../../src/common/config-error';
+import { loadConfig } from '../../src/runtime/config';
+import { TaskInputSchema } from '../../src/contract/task';
 
 const CUSTOM = 'You are Scout, a browsing assistant for the travel desk.';
 

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { getProfile } from '../../src/actions/profiles';
-import { ConfigError, configFromObject } from '../../src/runtime/config';
+import { ConfigError } from '../../src/common/config-error';
+import { configFromObject } from '../../src/runtime/config';
 import { checkPromptFiles } from '../../src/runtime/prompt-checks';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-prompt-checks-'));

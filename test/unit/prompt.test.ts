@@ -26,7 +26,7 @@ import {
   loadPromptOverride,
   promptActions,
 } from '../../src/model/prompt';
-import { TaskInputSchema } from '../../workflows/contract';
+import { TaskInputSchema } from '../../src/contract/task';
 
 /** The viewport a task gets by default. */
 const VIEWPORT = TaskInputSchema.shape.viewport.parse(undefined);

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidRunIdError } from '../../src/trajectory/errors';
 import { actionEvent, preObservation, taskMessage, toolOutput } from '../../src/trajectory/events';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
-import { TaskInputSchema } from '../../workflows/contract';
+import { TaskInputSchema } from '../../src/contract/task';
 
 let root: string;
 const task = { task_id: 't', instruction: 'Book a room for Ada' };

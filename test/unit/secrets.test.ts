@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AgentAction } from '../../src/actions/schemas';
-import type { ActionTarget, DispatchContext } from '../../src/agent/dispatch';
+import type { ActionTarget } from '../../src/actions/target';
+import type { DispatchContext } from '../../src/agent/dispatch';
 import { dispatchAction } from '../../src/agent/dispatch';
 import type { ResolveContext, SecretResolution } from '../../src/agent/secrets';
 import {
@@ -17,7 +18,8 @@ import {
   resolveSecrets,
 } from '../../src/agent/secrets';
 import { NORM1000 } from '../../src/coords/viewport';
-import { ConfigError, loadConfig } from '../../src/runtime/config';
+import { ConfigError } from '../../src/common/config-error';
+import { loadConfig } from '../../src/runtime/config';
 
 const SECRETS: ResolveContext['secrets'] = {
   SITE_PASSWORD: { value: 'hunter2-value', hosts: ['shop.example', '*.bank.example', '127.0.0.1:8500'] },

@@ -15,7 +15,7 @@ import {
 } from '../../src/policy/url-policy';
 import type { LoadKind, UrlPolicy, UrlPolicyInput } from '../../src/policy/url-policy';
 import { resolveVisitUrl } from '../../src/model/urls';
-import { TaskInputSchema } from '../../workflows/contract';
+import { TaskInputSchema } from '../../src/contract/task';
 
 const policy = (input: UrlPolicyInput = {}): UrlPolicy => UrlPolicySchema.parse(input);
 const PRIVATE = policy({ denyPrivateAddresses: true });

@@ -1,6 +1,6 @@
 // Inputs and outputs of the activities. Small on purpose: they travel through workflow history
 // (ids, paths and short strings only, never screenshot bytes).
-import type { EndReason, RunStatus } from '../workflows/contract';
+import type { EndReason, RunStatus, TaskInput } from './task';
 
 export interface SessionRef {
   sessionId: string;
@@ -128,4 +128,27 @@ export interface FinalizeInput {
 export interface FinalizeResult {
   /** The answer recorded (for max_rounds: the last step's observation text). */
   answer: string | null;
+}
+
+export interface ObserveInput extends StepRef {
+  sessionId: string;
+  /** How long a captcha solve the page announced may be waited out before the screenshot. */
+  captchaWaitMs?: number;
+}
+
+/**
+ * The task workflow's activities as it calls them: the run folder (shared queue), the session (its worker's queue)
+ * and the model call. activities/catalog.ts implements them; workflows see only this interface.
+ */
+export interface TaskActivities {
+  startRun(input: TaskInput): Promise<void>;
+  /** Marks the run as waiting for the user (a pause in the run folder). */
+  pause(req: { runId: string; question: string }): Promise<void>;
+  recordReply(req: RecordReplyInput): Promise<void>;
+  finalize(req: FinalizeInput): Promise<FinalizeResult>;
+  openSession(req: OpenSessionInput): Promise<OpenSessionResult>;
+  releaseSession(req: ReleaseInput): Promise<void>;
+  observe(req: ObserveInput): Promise<ObserveResult>;
+  act(req: ActInput): Promise<ActResult>;
+  decide(req: StepRef): Promise<DecideResult>;
 }

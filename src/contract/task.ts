@@ -1,18 +1,16 @@
-// The one contract between workflow, activities and client: task input, status, and the
-// signal/update/query definitions. Pure (zod + @temporalio/workflow definitions), safe in the workflow sandbox.
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import { defineSearchAttributeKey } from '@temporalio/common';
+// The task contract between workflow, activities and client: task input, status, steps and result. The bottom of
+// the layers: zod and pure modules only (the signal/update/query definitions sit one layer up, workflows/messages.ts).
 import { z } from 'zod';
 
-import { END_REASONS } from '../src/agent/end-reason';
-import { DEFAULT_TASK_QUEUE } from '../src/agent/queues';
-import type { EndReason } from '../src/agent/end-reason';
-import { RUN_STATUSES } from '../src/trajectory/status';
-import type { RunStatus } from '../src/trajectory/status';
-import { checkUrl, narrow, TaskUrlPolicySchema, WIDEST_URL_POLICY } from '../src/policy/url-policy';
-import { MAX_PROBE_CHARS, MAX_PROBES } from '../src/agent/final-page';
-import { ENVIRONMENT_NAME } from '../src/environments/plugin';
-import { identityError } from '../src/model/identities';
+import { END_REASONS } from '../agent/end-reason';
+import { DEFAULT_TASK_QUEUE } from '../agent/queues';
+import type { EndReason } from '../agent/end-reason';
+import { RUN_STATUSES } from '../trajectory/status';
+import type { RunStatus } from '../trajectory/status';
+import { checkUrl, narrow, TaskUrlPolicySchema, WIDEST_URL_POLICY } from '../policy/url-policy';
+import { MAX_PROBE_CHARS, MAX_PROBES } from '../agent/final-page';
+import { ENVIRONMENT_NAME } from '../environments/plugin';
+import { identityError } from '../model/identities';
 
 export const AGENT_WORKFLOW = 'agentTask';
 /** The built-in environments; a worker may host more (src/environments/plugin.ts), named like `vnc` or `remote-tv`. */
@@ -24,10 +22,6 @@ export const DEFAULT_DESKTOP_SCREEN = { width: 1280, height: 800 } as const;
 
 export { DEFAULT_TASK_QUEUE, END_REASONS, RUN_STATUSES };
 export type { EndReason, RunStatus };
-
-/** Search attributes registered on the dev server by our scripts (`cua server`, tests). */
-export const STATUS_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaStatus', 'KEYWORD');
-export const STEP_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaStep', 'INT');
 
 export const ViewportSchema = z.strictObject({
   width: z.number().int().min(200).max(4096),
@@ -207,8 +201,3 @@ export const REPLY_REFUSALS = {
   stale: 'StaleQuestion',
   invalid: 'InvalidReply',
 } as const;
-
-export const replyUpdate = defineUpdate<{ accepted: true; step: number }, [ReplyInput]>('reply');
-export const replySignal = defineSignal<[ReplyInput]>('replySignal');
-export const statusQuery = defineQuery<TaskStatus>('status');
-export const stepsQuery = defineQuery<StepSummary[]>('steps');

@@ -1,20 +1,11 @@
-// The evaluation's contract between its workflow, its activities and the client: input, per-trial records, progress,
-// the query, and the search attribute that links each task run to its evaluation. Pure; safe in the workflow sandbox.
-import { defineQuery } from '@temporalio/workflow';
-import {
-  ApplicationFailure,
-  CancelledFailure,
-  TerminatedFailure,
-  TimeoutFailure,
-  defineSearchAttributeKey,
-} from '@temporalio/common';
-import type { JudgeSettings } from '../src/eval/judge';
-import type { TaskSetFormat, TaskFilter } from '../src/eval/task-set';
-import type { TaskInputArgs, TaskResult } from './contract';
+// The evaluation's records between its workflow, its activities and the client: input, per-trial records, progress
+// and the eval activities' inputs and outputs. Pure (the query and search-attribute definitions are one layer up, in
+// workflows/eval-messages.ts).
+import type { JudgeKind, JudgeSettings } from './judge';
+import type { TaskSetFormat, TaskFilter } from './task-set';
+import type { TaskInputArgs, TaskResult } from '../contract/task';
 
 export const EVALUATION_WORKFLOW = 'evaluation';
-/** Set on every task an evaluation starts (and on the evaluation itself): `CuaEvaluation = "<evalId>"`. */
-export const EVALUATION_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaEvaluation', 'KEYWORD');
 
 /**
  * The task set travels by reference, never its contents (payload and history limits): a file the workers can read,
@@ -159,10 +150,6 @@ export interface EvaluationResult {
   records: EvalRecord[];
 }
 
-export const evalProgressQuery = defineQuery<EvalProgress>('evalProgress');
-/** The settled records so far (the whole list; for reports and the UI while it runs). */
-export const evalRecordsQuery = defineQuery<EvalRecord[]>('evalRecords');
-
 /** A task run's id (also its run folder): `<evalId>-<taskId>-t<trial>-a<attempt>`. */
 export function attemptRunId(evalId: string, taskId: string, trial: number, attempt: number): string {
   return `${evalId}-${taskId}-t${trial}-a${attempt}`;
@@ -172,23 +159,47 @@ export function outcomeOfResult(result: TaskResult): AttemptOutcome {
   return { endReason: result.endReason, answer: result.answer, steps: result.steps, error: result.error };
 }
 
-/**
- * The outcome of a task workflow that failed (a child's ChildWorkflowFailure, or the client's WorkflowFailedError):
- * the TaskResult a task carries in its failure details, else what ended it from outside.
- */
-export function outcomeOfFailure(err: unknown): AttemptOutcome {
-  let message = String(err);
-  for (let e: unknown = err; e instanceof Error; e = e.cause) {
-    message = e.message || message;
-    if (e instanceof TerminatedFailure) return { endReason: 'terminated', answer: null, steps: 0, error: message };
-    if (e instanceof TimeoutFailure) return { endReason: 'timed_out', answer: null, steps: 0, error: message };
-    if (e instanceof CancelledFailure) return { endReason: 'cancelled', answer: null, steps: 0, error: message };
-    if (e instanceof ApplicationFailure) {
-      const first: unknown = e.details?.[0];
-      if (first && typeof first === 'object' && 'endReason' in first && 'status' in first) {
-        return outcomeOfResult(first as TaskResult);
-      }
-    }
-  }
-  return { endReason: 'internal', answer: null, steps: 0, error: message };
+export interface ScoreRunInput {
+  taskSet: TaskSetRef;
+  index: number;
+  runId: string;
+  outcome: AttemptOutcome;
+  /** The evaluation's judge settings (to tell whether this task is judged). */
+  judge?: JudgeSettings;
+}
+
+export interface ScoreRunResult {
+  score: number | null;
+  reasoning: string;
+  site: string | null;
+  level: string | null;
+  tags: string[];
+  /** The judge this run gets next (only a run that ended with an answer is judged), or null. */
+  judge?: Exclude<JudgeKind, 'none'> | null;
+}
+
+export interface JudgeRunInput {
+  taskSet: TaskSetRef;
+  index: number;
+  runId: string;
+  outcome: AttemptOutcome;
+  kind: Exclude<JudgeKind, 'none'>;
+  settings?: JudgeSettings;
+}
+
+/** The evaluation's defaults a task spec takes. */
+export type SpecOptions = Pick<EvaluationInput, 'model' | 'maxSteps' | 'taskDefaults'>;
+
+/** The evaluation workflow's activities, as it calls them (activities/eval.ts implements them). */
+export interface EvalActivities {
+  evalTaskCount(req: { taskSet: TaskSetRef; options: SpecOptions }): Promise<number>;
+  evalTaskPage(req: {
+    taskSet: TaskSetRef;
+    options: SpecOptions;
+    offset: number;
+    limit: number;
+  }): Promise<EvalTaskSpec[]>;
+  scoreEvalRun(req: ScoreRunInput): Promise<ScoreRunResult>;
+  judgeEvalRun(req: JudgeRunInput): Promise<JudgeRecord>;
+  awaitEvalChild(req: { workflowId: string }): Promise<AttemptOutcome>;
 }
