@@ -34,7 +34,7 @@ from temporalio.client import (
 from temporalio.exceptions import ApplicationError, CancelledError, TerminatedError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
-# The contract, as workflows/contract.ts defines it.
+# The contract, as src/contract/task.ts and workflows/messages.ts define it.
 WORKFLOW = "agentTask"  # AGENT_WORKFLOW
 DEFAULT_TASK_QUEUE = "cua-agent"  # DEFAULT_TASK_QUEUE
 STATUS_QUERY = "status"  # -> TaskStatus
@@ -63,7 +63,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument(
         "--input-json",
         default="{}",
-        help="more TaskInput fields as a JSON object, merged over the ones above (see workflows/contract.ts)",
+        help="more TaskInput fields as a JSON object, merged over the ones above (see src/contract/task.ts)",
     )
     p.add_argument(
         "--reply",
