@@ -9,13 +9,10 @@ import type { WorkflowBundleOption } from '@temporalio/worker';
 import type { Browser } from 'playwright';
 import { createActivities } from '../activities/catalog';
 import type { ActivityDeps } from '../activities/catalog';
-import { BrowserbaseProvider } from '../src/browser/browserbase';
-import { BrowserPool } from '../src/browser/pool';
-import type { BrowserProvider } from '../src/browser/provider';
-import { DesktopPool, desktopSupport } from '../src/desktop';
+import type { BrowserPool } from '../src/browser/pool';
+import type { DesktopPool } from '../src/desktop';
 import { connectionOptions, TemporalUnreachableError } from '../src/runtime/connect';
 import { dataConverterFor, encryptionSummary, workflowBundleConverterOptions } from '../src/codec/data-converter';
-import { captchaSignalsOn } from '../src/runtime/config';
 import { ConfigError } from '../src/common/config-error';
 import type { Config } from '../src/runtime/config';
 import { describeLimits } from '../src/runtime/limits';
@@ -25,6 +22,8 @@ import { sleep } from '../src/common/sleep';
 import { isPoolFullType } from '../src/agent/failure-types';
 import { browserOpenQueue } from '../src/agent/queues';
 import { roomSlotSupplier } from './open-slots';
+import type { RoomSlotSupplier } from './open-slots';
+import { browserPoolFor, desktopPoolFor } from './pools';
 import { toolListLines } from './tool-lists';
 import { CustomSessions, environmentRegistry } from '../src/environments/plugin';
 import type { CustomEnvironment } from '../src/environments/plugin';
@@ -146,87 +145,38 @@ function withOwnActivities<T extends object>(ours: T, theirs: WorkerOptions['act
   return { ...theirs, ...ours };
 }
 
-/** A desktop pool when the config allows desktops and this machine has the programs; otherwise says why, once. */
-function desktopPoolFor(config: Config, log: (line: string) => void): DesktopPool | undefined {
-  if (config.desktop.maxSessions === 0) return undefined;
-  const support = desktopSupport();
-  if (!support.ok) {
-    log(`desktop tasks: off on this worker (missing ${support.missing.join(', ')}; install: ${support.aptLine})`);
-    return undefined;
-  }
-  return new DesktopPool({
-    maxSessions: config.desktop.maxSessions,
-    idleTimeoutMs: config.desktop.idleTimeoutSeconds * 1000,
-    ...(config.desktop.sandboxUid !== undefined ? { sandboxUid: config.desktop.sandboxUid } : {}),
-    log,
-  });
-}
-
-/** The browser provider the config names (Browserbase), or undefined for the worker's own Chromium. */
-function browserProviderFor(config: Config, log: (line: string) => void): BrowserProvider | undefined {
-  if (config.browser.provider !== 'browserbase') return undefined;
-  const { apiKey, projectId, baseUrl } = config.browser.browserbase ?? {};
-  // The config schema requires both; a Config built by hand may lack them.
-  if (!apiKey || !projectId)
-    throw new ConfigError("browser.provider 'browserbase' needs browserbase.apiKey and projectId");
-  return new BrowserbaseProvider({ apiKey, projectId, ...(baseUrl ? { baseUrl } : {}), log });
-}
-
 const limitsOf = (config: Config): WorkerLimits => ({ maxSessions: config.browser.maxSessions, ...config.worker });
 
-export async function createWorkerRuntime(config: Config, opts: WorkerOptions = {}): Promise<WorkerRuntime> {
-  const log = opts.log ?? (() => undefined);
-  const dataConverter = dataConverterFor(config); // first: a key error stops the start before anything opens
-  for (const line of await checkPromptFiles(config.models)) log(line); // a prompt file that cannot serve stops it
-  const ownsConnection = !opts.connection;
+/** The connection the options give, or one to the configured server (waiting until it answers when asked to). */
+async function connectionFor(
+  config: Config,
+  opts: WorkerOptions,
+  log: (line: string) => void,
+): Promise<NativeConnection> {
+  if (opts.connection) return opts.connection;
   const wait = opts.waitForServer;
-  const connection =
-    opts.connection ??
-    (wait
-      ? await connectWhenReachable(config, log, typeof wait === 'object' ? wait.signal : undefined)
-      : await connectWorker(config));
-  const sessionQueue = `${config.taskQueue}-session-${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  const provider = browserProviderFor(config, log);
-  if (provider && opts.browser) {
-    throw new ConfigError("a worker given a browser of its own cannot also use browser.provider 'browserbase'");
+  return wait
+    ? await connectWhenReachable(config, log, typeof wait === 'object' ? wait.signal : undefined)
+    : await connectWorker(config);
+}
+
+/** The application's environments by name; a bad list is a ConfigError. */
+function environmentsFor(opts: WorkerOptions): ReadonlyMap<string, CustomEnvironment> {
+  try {
+    return environmentRegistry(opts.environments);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
   }
-  const pool = new BrowserPool({
-    ...(opts.browser ? { browser: opts.browser } : {}),
-    ...(provider ? { provider, log } : {}),
-    launch: {
-      ...(config.browser.executablePath ? { executablePath: config.browser.executablePath } : {}),
-      ...(config.browser.cdpUrl ? { cdpUrl: config.browser.cdpUrl } : {}),
-      headless: config.browser.headless,
-    },
-    maxSessions: config.browser.maxSessions,
-    idleTimeoutMs: config.browser.idleTimeoutSeconds * 1000,
-    defaults: {
-      maxDownloadBytes: config.browser.maxDownloadMiB * 1024 * 1024,
-      readyCapMs: config.browser.pageReadyTimeoutSeconds * 1000,
-      captchaSignals: captchaSignalsOn(config.browser),
-      ...(config.browser.typingDelayMs !== undefined ? { typingDelayMs: config.browser.typingDelayMs } : {}),
-    },
-  });
-  const desktops = desktopPoolFor(config, log);
-  const environments = (() => {
-    try {
-      return environmentRegistry(opts.environments);
-    } catch (err) {
-      throw new ConfigError((err as Error).message);
-    }
-  })();
-  const customSessions = new CustomSessions();
-  const ours = createActivities({
-    config,
-    pool,
-    ...(desktops ? { desktops } : {}),
-    ...(environments.size ? { environments, customSessions } : {}),
-    sessionQueue,
-    log,
-    checkpoint: opts.checkpoint,
-  });
-  const activities = withOwnActivities(ours, opts.activities);
-  const common = {
+}
+
+/** What the three workers share: the connection, the converter and every activity. */
+function commonWorkerOptions(
+  config: Config,
+  connection: NativeConnection,
+  dataConverter: ReturnType<typeof dataConverterFor>,
+  activities: object,
+) {
+  return {
     connection,
     namespace: config.temporal.namespace,
     ...(dataConverter ? { dataConverter } : {}),
@@ -234,6 +184,26 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     shutdownGraceTime: '5s' as const,
   };
+}
+
+interface Workers {
+  /** Shared queue, session queue, browser opens. */
+  workers: Worker[];
+  openQueue: string;
+  roomSlots: RoomSlotSupplier;
+}
+
+/**
+ * The shared-queue worker (workflows, model calls, run-folder work), the session-queue one (this process's
+ * browsers) and the one taking browser session opens, polled only while the pool has a free place.
+ */
+async function createWorkers(
+  config: Config,
+  opts: WorkerOptions,
+  common: ReturnType<typeof commonWorkerOptions>,
+  sessionQueue: string,
+  pool: BrowserPool,
+): Promise<Workers> {
   const shared = await Worker.create({
     ...common,
     taskQueue: config.taskQueue,
@@ -255,13 +225,21 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
       nexusTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
     },
   });
-  const workers = [shared, session, opens];
+  return { workers: [shared, session, opens], openQueue, roomSlots };
+}
+
+/** The start's report: queues, limits, tools, encryption, and what a remote browser leaves unchecked. */
+function logReady(
+  config: Config,
+  log: (line: string) => void,
+  ready: { sessionQueue: string; openQueue: string; desktop: boolean; environments: string[] },
+): void {
   const limits = describeLimits(limitsOf(config), config.limits.derived, config.limits.machine);
   log(
-    `worker ready: shared queue ${config.taskQueue}, session queue ${sessionQueue}, opens on ${openQueue} while ` +
-      `the pool has room, runs in ${config.runsDir}; ${limits}`,
+    `worker ready: shared queue ${config.taskQueue}, session queue ${ready.sessionQueue}, opens on ${ready.openQueue} ` +
+      `while the pool has room, runs in ${config.runsDir}; ${limits}`,
   );
-  for (const line of toolListLines({ desktop: desktops !== undefined, environments: [...environments.keys()] })) {
+  for (const line of toolListLines({ desktop: ready.desktop, environments: ready.environments })) {
     log(line);
   }
   if (config.encryption) log(encryptionSummary(config.encryption));
@@ -269,7 +247,21 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     config.browser.provider === 'browserbase' ? 'a Browserbase session' : config.browser.cdpUrl && 'cdpUrl';
   const gaps = remote ? remoteBrowserGaps(config.urlPolicy ?? DEFAULT_URL_POLICY, remote) : null;
   if (gaps) log(`warning: ${gaps}`);
+}
 
+/** What a runtime holds and closes, in this order, once its workers have stopped. */
+interface RuntimeParts extends Workers {
+  sessionQueue: string;
+  pool: BrowserPool;
+  desktops: DesktopPool | undefined;
+  customSessions: CustomSessions;
+  /** The connection, when the worker opened it (one passed in is the caller's to close). */
+  ownConnection: NativeConnection | undefined;
+}
+
+/** Runs the workers; shutdown (once, however often called) stops them and closes everything the worker opened. */
+function runtimeOf(parts: RuntimeParts): WorkerRuntime {
+  const { workers, roomSlots, pool, desktops, customSessions, ownConnection } = parts;
   let stopping: Promise<void> | undefined;
   const runs = Promise.all(workers.map((w) => w.run())).then(() => undefined);
   const shutdown = () =>
@@ -282,10 +274,10 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
       await pool.shutdown();
       await desktops?.closeAll();
       await customSessions.closeAll();
-      if (ownsConnection) await connection.close();
+      if (ownConnection) await ownConnection.close();
     })());
   return {
-    sessionQueue,
+    sessionQueue: parts.sessionQueue,
     pool,
     ...(desktops ? { desktops } : {}),
     run: async () => {
@@ -297,6 +289,39 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     },
     shutdown,
   };
+}
+
+export async function createWorkerRuntime(config: Config, opts: WorkerOptions = {}): Promise<WorkerRuntime> {
+  const log = opts.log ?? (() => undefined);
+  const dataConverter = dataConverterFor(config); // first: a key error stops the start before anything opens
+  for (const line of await checkPromptFiles(config.models)) log(line); // a prompt file that cannot serve stops it
+  const connection = await connectionFor(config, opts, log);
+  const sessionQueue = `${config.taskQueue}-session-${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const pool = browserPoolFor(config, opts.browser, log);
+  const desktops = desktopPoolFor(config, log);
+  const environments = environmentsFor(opts);
+  const customSessions = new CustomSessions();
+  const ours = createActivities({
+    config,
+    pool,
+    ...(desktops ? { desktops } : {}),
+    ...(environments.size ? { environments, customSessions } : {}),
+    sessionQueue,
+    log,
+    checkpoint: opts.checkpoint,
+  });
+  const activities = withOwnActivities(ours, opts.activities);
+  const common = commonWorkerOptions(config, connection, dataConverter, activities);
+  const workers = await createWorkers(config, opts, common, sessionQueue, pool);
+  const { openQueue } = workers;
+  logReady(config, log, {
+    sessionQueue,
+    openQueue,
+    desktop: desktops !== undefined,
+    environments: [...environments.keys()],
+  });
+  const ownConnection = opts.connection ? undefined : connection;
+  return runtimeOf({ ...workers, sessionQueue, pool, desktops, customSessions, ownConnection });
 }
 
 /**

@@ -20,10 +20,11 @@ import { eventId, parseEventId } from '../../src/trajectory/ids';
 import { LocalRunStore } from '../../src/trajectory/store';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
 import { TaskInputSchema } from '../../src/contract/task';
+import type { TaskInput } from '../../src/contract/task';
 import { onCleanup } from '../cleanup';
 import type { Bench } from '../context';
 import { row } from '../report';
-import type { SectionOutput } from '../report';
+import type { Row, SectionOutput } from '../report';
 import { fmtBytes, fmtMs, percentile, round, table } from '../stats';
 
 const STEPS = 200;
@@ -101,8 +102,33 @@ const ACTIONS: AgentAction[] = [
   { action: 'scroll', pixels: -300 },
 ] as AgentAction[];
 
-export async function benchPersistence(b: Bench): Promise<SectionOutput> {
-  const shots = await realScreenshots(b);
+const PAGE = { url: 'http://127.0.0.1/', page_info: 'Current URL: http://127.0.0.1/ (top of the page)' };
+const THOUGHTS = 'Click the search box to start a search for hotels in the city.';
+
+/** Adds up the time spent in the work it times (a step's persistence, spread over observe, decide and act). */
+class Stopwatch {
+  ms = 0;
+
+  async time<T>(work: () => Promise<T>): Promise<T> {
+    const t0 = performance.now();
+    const value = await work();
+    this.ms += performance.now() - t0;
+    return value;
+  }
+}
+
+/** The long run written step by step: its writer and folder, and what its decide steps build the context with. */
+interface LongRun {
+  w: TrajectoryWriter;
+  dir: string;
+  eventsFile: string;
+  shots: Buffer[];
+  input: TaskInput;
+  profile: ReturnType<typeof screenOf>['profile'];
+  systemPrompt: string;
+}
+
+async function startLongRun(b: Bench, shots: Buffer[]): Promise<LongRun> {
   const runId = `persist-${Date.now().toString(36)}`;
   const input = TaskInputSchema.parse({ runId, instruction: 'Benchmark: a long run.', maxSteps: STEPS });
   const { profile, resized } = screenOf(input);
@@ -110,118 +136,147 @@ export async function benchPersistence(b: Bench): Promise<SectionOutput> {
   const w = await TrajectoryWriter.create(b.runsDir, runId, { task_id: runId, instruction: input.instruction });
   await w.appendEvent(taskMessage(input.instruction));
   const dir = path.join(b.runsDir, runId);
-  const eventsFile = path.join(dir, 'solver_log', 'events.jsonl');
+  return { w, dir, eventsFile: path.join(dir, 'solver_log', 'events.jsonl'), shots, input, profile, systemPrompt };
+}
+
+const stepEventId = (step: number, kind: 'pre' | 'action' | 'post') => eventId({ step, kind });
+
+/** observe: the screenshot before the action and its event. */
+async function observe(run: LongRun, step: number, pre: Buffer, watch: Stopwatch): Promise<void> {
+  const { w } = run;
+  await watch.time(async () => {
+    await w.hasEvent(stepEventId(step, 'pre'));
+    const shot = await w.saveScreenshot(step, 'pre', pre);
+    await w.appendEvent(preObservation(step, { screenshot_path: shot, ...PAGE }));
+  });
+}
+
+/** The whole context build of a decide step with its 3 images; returns its time (ms). */
+async function contextBuildMs(run: LongRun, step: number): Promise<number> {
+  const { w, dir, input, profile, systemPrompt } = run;
+  const t0 = performance.now();
+  const all = await w.events();
+  memorizedFacts(all);
+  await buildChatMessages(historyForStep(all, step, 0), {
+    systemPrompt,
+    maxImages: input.imagesKept,
+    loadImage: async (ref) => {
+      const shot = await resizeScreenshot(await fs.promises.readFile(path.join(dir, ref)), profile.resizeFactor);
+      return toDataUrl(shot.data, shot.mime);
+    },
+  });
+  return performance.now() - t0;
+}
+
+/** decide: the O(n) re-read, then (at the checkpoints) the whole context build, then the action event. */
+async function decide(
+  run: LongRun,
+  step: number,
+  action: AgentAction,
+  watch: Stopwatch,
+): Promise<Pick<StepCost, 'rereadMs' | 'contextMs'>> {
+  const { w, profile } = run;
+  const t0 = performance.now();
+  const events = await w.events();
+  const rereadMs = performance.now() - t0;
+  const atCheckpoint = CHECKPOINTS.some((k) => step > k - WINDOW && step <= k);
+  const contextMs = atCheckpoint ? await contextBuildMs(run, step) : null;
+  await watch.time(() =>
+    w.appendEvent(
+      actionEvent(
+        step,
+        decisionFields({
+          action,
+          thoughts: THOUGHTS,
+          profile,
+          facts: memorizedFacts(events),
+          completion: {
+            text: renderToolCall(THOUGHTS, action),
+            reasoning: null,
+            finishReason: 'stop',
+            usage: { prompt_tokens: 0, completion_tokens: 40, reasoning_tokens: 0 },
+          },
+        }),
+      ),
+    ),
+  );
+  return { rereadMs, contextMs };
+}
+
+/** act: the action's output, the screenshot after it and its event. */
+async function act(run: LongRun, step: number, action: AgentAction, post: Buffer, watch: Stopwatch): Promise<void> {
+  const { w } = run;
+  await watch.time(async () => {
+    await w.hasEvent(stepEventId(step, 'post'));
+    await w.appendEvent(toolOutput(step, stepEventId(step, 'action'), { output: describeAction(action), error: '' }));
+    const shot = await w.saveScreenshot(step, 'post', post);
+    await w.appendEvent(postObservation(step, stepEventId(step, 'action'), { screenshot_path: shot, ...PAGE }));
+  });
+}
+
+/** One step as observe, decide and act write it, and what it cost. */
+async function writeStep(run: LongRun, step: number): Promise<StepCost> {
   const size = (file: string) => fs.statSync(file).size;
-  const page = { url: 'http://127.0.0.1/', page_info: 'Current URL: http://127.0.0.1/ (top of the page)' };
+  const pre = run.shots[step % 2] as Buffer;
+  const post = run.shots[(step + 1) % 2] as Buffer;
+  const action = ACTIONS[step % 2] as AgentAction;
+  const eventsBefore = size(run.eventsFile);
+  const watch = new Stopwatch();
+  await observe(run, step, pre, watch);
+  const { rereadMs, contextMs } = await decide(run, step, action, watch);
+  await act(run, step, action, post, watch);
+  const eventsBytes = size(run.eventsFile) - eventsBefore;
+  return {
+    step,
+    persistMs: watch.ms,
+    persistBytes: eventsBytes + pre.length + post.length,
+    eventsBytes,
+    rereadMs,
+    contextMs,
+  };
+}
+
+async function writeSteps(b: Bench, run: LongRun): Promise<StepCost[]> {
   const costs: StepCost[] = [];
   b.log(`[bench] persistence: ${STEPS} steps through the run-folder writer`);
   for (let step = 1; step <= STEPS; step++) {
-    const id = (kind: 'pre' | 'action' | 'post') => eventId({ step, kind });
-    const pre = shots[step % 2] as Buffer;
-    const post = shots[(step + 1) % 2] as Buffer;
-    const action = ACTIONS[step % 2] as AgentAction;
-    const eventsBefore = size(eventsFile);
-    let persistMs = 0;
-    const timed = async <T>(work: () => Promise<T>): Promise<T> => {
-      const t0 = performance.now();
-      const value = await work();
-      persistMs += performance.now() - t0;
-      return value;
-    };
-    // observe
-    await timed(async () => {
-      await w.hasEvent(id('pre'));
-      const shot = await w.saveScreenshot(step, 'pre', pre);
-      await w.appendEvent(preObservation(step, { screenshot_path: shot, ...page }));
-    });
-    // decide: the O(n) re-read, then (at the checkpoints) the whole context build with its 3 images
-    let t0 = performance.now();
-    const events = await w.events();
-    const rereadMs = performance.now() - t0;
-    let contextMs: number | null = null;
-    if (CHECKPOINTS.some((k) => step > k - WINDOW && step <= k)) {
-      t0 = performance.now();
-      const all = await w.events();
-      memorizedFacts(all);
-      await buildChatMessages(historyForStep(all, step, 0), {
-        systemPrompt,
-        maxImages: input.imagesKept,
-        loadImage: async (ref) => {
-          const shot = await resizeScreenshot(await fs.promises.readFile(path.join(dir, ref)), profile.resizeFactor);
-          return toDataUrl(shot.data, shot.mime);
-        },
-      });
-      contextMs = performance.now() - t0;
-    }
-    const thoughts = 'Click the search box to start a search for hotels in the city.';
-    await timed(() =>
-      w.appendEvent(
-        actionEvent(
-          step,
-          decisionFields({
-            action,
-            thoughts,
-            profile,
-            facts: memorizedFacts(events),
-            completion: {
-              text: renderToolCall(thoughts, action),
-              reasoning: null,
-              finishReason: 'stop',
-              usage: { prompt_tokens: 0, completion_tokens: 40, reasoning_tokens: 0 },
-            },
-          }),
-        ),
-      ),
-    );
-    // act
-    await timed(async () => {
-      await w.hasEvent(id('post'));
-      await w.appendEvent(toolOutput(step, id('action'), { output: describeAction(action), error: '' }));
-      const shot = await w.saveScreenshot(step, 'post', post);
-      await w.appendEvent(postObservation(step, id('action'), { screenshot_path: shot, ...page }));
-    });
-    const eventsBytes = size(eventsFile) - eventsBefore;
-    costs.push({
-      step,
-      persistMs,
-      persistBytes: eventsBytes + pre.length + post.length,
-      eventsBytes,
-      rereadMs,
-      contextMs,
-    });
+    costs.push(await writeStep(run, step));
     if (step % 50 === 0) b.log(`[bench] persistence: step ${step}/${STEPS}`);
   }
-  const rewrites = await simulateDataPointRewrites(b, w);
+  return costs;
+}
 
-  const at = (k: number) => {
-    const inWindow = (c: { step: number }) => c.step > k - WINDOW && c.step <= k;
-    const window = costs.filter(inWindow);
-    const sims = rewrites.filter(inWindow);
-    const median = <T>(xs: T[], f: (x: T) => number) => percentile(xs.map(f), 50);
-    return {
-      step: k,
-      persistMs: round(
-        median(window, (c) => c.persistMs),
-        2,
-      ),
-      persistBytes: Math.round(median(window, (c) => c.persistBytes)),
-      eventsBytes: Math.round(median(window, (c) => c.eventsBytes)),
-      rereadMs: round(
-        median(window, (c) => c.rereadMs),
-        2,
-      ),
-      contextMs: round(
-        median(window, (c) => c.contextMs ?? 0),
-        2,
-      ),
-      dataPointMs: round(
-        median(sims, (r) => r.ms),
-        2,
-      ),
-      dataPointBytes: Math.round(median(sims, (r) => r.bytes)),
-    };
+/** The figures at checkpoint `k`: medians over the window of steps before it. */
+interface Checkpoint {
+  step: number;
+  persistMs: number;
+  persistBytes: number;
+  eventsBytes: number;
+  rereadMs: number;
+  contextMs: number;
+  dataPointMs: number;
+  dataPointBytes: number;
+}
+
+function checkpointAt(costs: StepCost[], rewrites: Rewrite[], k: number): Checkpoint {
+  const inWindow = (c: { step: number }) => c.step > k - WINDOW && c.step <= k;
+  const window = costs.filter(inWindow);
+  const sims = rewrites.filter(inWindow);
+  const median = <T>(xs: T[], f: (x: T) => number) => percentile(xs.map(f), 50);
+  const ms = <T>(xs: T[], f: (x: T) => number) => round(median(xs, f), 2);
+  return {
+    step: k,
+    persistMs: ms(window, (c) => c.persistMs),
+    persistBytes: Math.round(median(window, (c) => c.persistBytes)),
+    eventsBytes: Math.round(median(window, (c) => c.eventsBytes)),
+    rereadMs: ms(window, (c) => c.rereadMs),
+    contextMs: ms(window, (c) => c.contextMs ?? 0),
+    dataPointMs: ms(sims, (r) => r.ms),
+    dataPointBytes: Math.round(median(sims, (r) => r.bytes)),
   };
-  const points = CHECKPOINTS.map(at);
+}
+
+function logCheckpoints(b: Bench, points: Checkpoint[]): void {
   b.log(
     table([
       [
@@ -246,16 +301,29 @@ export async function benchPersistence(b: Bench): Promise<SectionOutput> {
       ]),
     ]),
   );
-  const first = points[0] as ReturnType<typeof at>;
-  const last = points[points.length - 1] as ReturnType<typeof at>;
-  // Flatness is judged on wide windows (steps 11–60 vs 151–200): a single fsync can double a 10-step median.
+}
+
+interface Flatness {
+  early: { ms: number; bytes: number };
+  late: { ms: number; bytes: number };
+  timeGrowth: number;
+  bytesGrowth: number;
+}
+
+/** Flatness is judged on wide windows (steps 11–60 vs 151–200): a single fsync can double a 10-step median. */
+function flatnessOf(costs: StepCost[]): Flatness {
   const span = (from: number, to: number, f: (c: StepCost) => number) =>
     percentile(costs.filter((c) => c.step >= from && c.step <= to).map(f), 50);
   const early = { ms: span(11, 60, (c) => c.persistMs), bytes: span(11, 60, (c) => c.persistBytes) };
   const late = { ms: span(151, 200, (c) => c.persistMs), bytes: span(151, 200, (c) => c.persistBytes) };
-  const timeGrowth = late.ms / early.ms;
-  const bytesGrowth = late.bytes / early.bytes;
-  const rows = [
+  return { early, late, timeGrowth: late.ms / early.ms, bytesGrowth: late.bytes / early.bytes };
+}
+
+function persistenceRows(points: Checkpoint[], flat: Flatness): Row[] {
+  const first = points[0] as Checkpoint;
+  const last = points[points.length - 1] as Checkpoint;
+  const { early, late, timeGrowth, bytesGrowth } = flat;
+  return [
     row(
       'persistence',
       'persist time/step, median of steps 11–60 → 151–200',
@@ -286,25 +354,46 @@ export async function benchPersistence(b: Bench): Promise<SectionOutput> {
       `${fmtMs(first.contextMs)} → ${fmtMs(last.contextMs)}`,
     ),
   ];
+}
+
+function persistenceData(
+  shots: Buffer[],
+  points: Checkpoint[],
+  flat: Flatness,
+  costs: StepCost[],
+  rewrites: Rewrite[],
+): Record<string, unknown> {
+  const { early, late, timeGrowth, bytesGrowth } = flat;
+  return {
+    steps: STEPS,
+    window: WINDOW,
+    screenshotBytes: shots.map((s) => s.length),
+    checkpoints: points,
+    flatness: { early, late, timeGrowth: round(timeGrowth, 3), bytesGrowth: round(bytesGrowth, 3) },
+    perStepPersistMs: costs.map((c) => round(c.persistMs, 2)),
+    perStepRereadMs: costs.map((c) => round(c.rereadMs, 2)),
+    dataPointRewriteMs: rewrites.map((r) => round(r.ms, 2)),
+    totals: {
+      runFolderBytes: costs.reduce((s, c) => s + c.persistBytes, 0),
+      persistMsOverRun: round(costs.reduce((s, c) => s + c.persistMs, 0)),
+      dataPointBytesIfRewrittenEveryStep: rewrites.reduce((s, r) => s + r.bytes, 0),
+      dataPointMsIfRewrittenEveryStep: round(rewrites.reduce((s, r) => s + r.ms, 0)),
+      rereadMsOverRun: round(costs.reduce((s, c) => s + c.rereadMs, 0)),
+    },
+  };
+}
+
+export async function benchPersistence(b: Bench): Promise<SectionOutput> {
+  const shots = await realScreenshots(b);
+  const run = await startLongRun(b, shots);
+  const costs = await writeSteps(b, run);
+  const rewrites = await simulateDataPointRewrites(b, run.w);
+  const points = CHECKPOINTS.map((k) => checkpointAt(costs, rewrites, k));
+  logCheckpoints(b, points);
+  const flat = flatnessOf(costs);
   return {
     name: 'persistence',
-    rows,
-    data: {
-      steps: STEPS,
-      window: WINDOW,
-      screenshotBytes: shots.map((s) => s.length),
-      checkpoints: points,
-      flatness: { early, late, timeGrowth: round(timeGrowth, 3), bytesGrowth: round(bytesGrowth, 3) },
-      perStepPersistMs: costs.map((c) => round(c.persistMs, 2)),
-      perStepRereadMs: costs.map((c) => round(c.rereadMs, 2)),
-      dataPointRewriteMs: rewrites.map((r) => round(r.ms, 2)),
-      totals: {
-        runFolderBytes: costs.reduce((s, c) => s + c.persistBytes, 0),
-        persistMsOverRun: round(costs.reduce((s, c) => s + c.persistMs, 0)),
-        dataPointBytesIfRewrittenEveryStep: rewrites.reduce((s, r) => s + r.bytes, 0),
-        dataPointMsIfRewrittenEveryStep: round(rewrites.reduce((s, r) => s + r.ms, 0)),
-        rereadMsOverRun: round(costs.reduce((s, c) => s + c.rereadMs, 0)),
-      },
-    },
+    rows: persistenceRows(points, flat),
+    data: persistenceData(shots, points, flat, costs, rewrites),
   };
 }

@@ -9,8 +9,11 @@ import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { ensureTemporalServer, startCluster } from '../../src/infra/cluster';
+import type { TemporalCluster } from '../../src/infra/cluster';
 import { startS3Server } from '../../src/infra/rclone';
+import type { S3Server } from '../../src/infra/rclone';
 import { loadConfig } from '../../src/runtime/config';
+import type { Config } from '../../src/runtime/config';
 import { openRunStore } from '../../src/trajectory/open-store';
 import { readRunFromStore } from '../../src/trajectory/reader';
 import { S3RunStore } from '../../src/trajectory/s3-store';
@@ -60,7 +63,21 @@ async function actQueues(handle: WorkflowHandle): Promise<Set<string>> {
   return queues;
 }
 
-export async function benchScaleOut(b: Bench): Promise<SectionOutput> {
+/** What both phases share: the cluster, the bucket, the workers' config and workflow bundle, the client, the script. */
+interface ScaleOutSetup {
+  address: string;
+  s3: S3Server;
+  bucket: string;
+  configFile: string;
+  /** The config as the workers read it (to read the runs back from the bucket). */
+  readConfig: Config;
+  bundlePath: string;
+  client: Client;
+  script: string;
+}
+
+/** The cluster and the S3 server, each stopped at the bench's cleanup. */
+async function startServices(b: Bench): Promise<{ cluster: TemporalCluster; s3: S3Server }> {
   ensureTemporalServer((l) => b.log(`[bench] ${l}`));
   const cluster = await startCluster({ log: (l) => b.log(`[bench] cluster: ${l}`) });
   onCleanup('cluster', () => cluster.stop());
@@ -69,6 +86,12 @@ export async function benchScaleOut(b: Bench): Promise<SectionOutput> {
   KEYS.CUA_BENCH_S3_KEY = s3.accessKeyId;
   KEYS.CUA_BENCH_S3_SECRET = s3.secretAccessKey;
   Object.assign(process.env, KEYS);
+  return { cluster, s3 };
+}
+
+/** Starts the services and writes what the workers read: their config (the store in the bucket) and the bundle. */
+async function setUp(b: Bench): Promise<ScaleOutSetup> {
+  const { cluster, s3 } = await startServices(b);
   const store = {
     kind: 's3',
     endpoint: s3.endpoint,
@@ -94,81 +117,103 @@ export async function benchScaleOut(b: Bench): Promise<SectionOutput> {
     `[bench] ${2 * SESSIONS} tasks of ${STEPS} steps, model ${MODEL_DELAY_MS} ms per call, ${SESSIONS} sessions per ` +
       `worker; cluster at ${cluster.address}, runs in an S3 bucket (rclone serve s3 at ${s3.endpoint})`,
   );
+  const { address } = cluster;
+  return { address, s3, bucket: store.bucket, configFile, readConfig, bundlePath, client, script };
+}
 
-  const phase = async (workers: number): Promise<PhaseResult> => {
-    const queue = `bench-scale-${workers}-${Date.now().toString(36)}`;
-    const procs = Array.from({ length: workers }, (_, i) =>
-      spawnWorker(
-        b,
-        {
-          TEMPORAL_ADDRESS: cluster.address,
-          CUA_TASK_QUEUE: queue,
-          CUA_CONFIG: configFile,
-          CUA_RUNS_DIR: path.join(b.dir, `machine-${workers}-${i}`),
-          CUA_TEST_BUNDLE: bundlePath,
-          ...KEYS,
-          ...(process.env.CUA_CHROMIUM ? { CUA_CHROMIUM: process.env.CUA_CHROMIUM } : {}),
-        },
-        `scale-${workers}-${i}`,
-      ),
-    );
-    await Promise.all(procs.map((p) => p.ready));
-    const t0 = Date.now();
-    const handles = await Promise.all(
-      Array.from({ length: 2 * SESSIONS }, async (_, i) => {
-        const runId = `scale-${workers}w-${i}-${Date.now().toString(36)}`;
-        return startTask(client, queue, await b.taskInput({ runId, script }));
-      }),
-    );
-    const results = (await Promise.all(handles.map((h) => h.result()))) as TaskResult[];
-    const seconds = (Date.now() - t0) / 1000;
-    const queues = await Promise.all(handles.map(actQueues));
-    const perWorker = procs.map((p) => queues.filter((q) => q.has(p.queue())).length);
-    let duplicateEvents = 0;
-    const runs = openRunStore(readConfig);
-    for (const h of handles) {
-      const ids = (await readRunFromStore(runs, h.workflowId)).events.map((e) => e.id);
-      duplicateEvents += ids.length - new Set(ids).size;
-    }
-    for (const p of procs) p.child.kill('SIGTERM');
-    await Promise.all(procs.map((p) => exited(p.child)));
-    const result: PhaseResult = {
-      workers,
-      tasks: handles.length,
-      seconds: round(seconds, 2),
-      tasksPerMinute: round((handles.length / seconds) * 60, 2),
-      perWorker,
-      duplicateEvents,
-      failed: results.filter((r) => r.status !== 'complete').length,
-    };
-    b.log(
-      `[bench] ${workers} worker(s): ${result.tasks} tasks in ${result.seconds} s (${result.tasksPerMinute} tasks/min), ` +
-        `per worker ${perWorker.join(' / ')}, ${duplicateEvents} duplicate events, ${result.failed} not complete`,
-    );
-    return result;
+/** `workers` worker processes on `queue`, each with its own runs folder (its own machine, as far as it can tell). */
+function spawnWorkers(
+  b: Bench,
+  setup: ScaleOutSetup,
+  workers: number,
+  queue: string,
+): ReturnType<typeof spawnWorker>[] {
+  return Array.from({ length: workers }, (_, i) =>
+    spawnWorker(
+      b,
+      {
+        TEMPORAL_ADDRESS: setup.address,
+        CUA_TASK_QUEUE: queue,
+        CUA_CONFIG: setup.configFile,
+        CUA_RUNS_DIR: path.join(b.dir, `machine-${workers}-${i}`),
+        CUA_TEST_BUNDLE: setup.bundlePath,
+        ...KEYS,
+        ...(process.env.CUA_CHROMIUM ? { CUA_CHROMIUM: process.env.CUA_CHROMIUM } : {}),
+      },
+      `scale-${workers}-${i}`,
+    ),
+  );
+}
+
+/** Events that appear more than once in the tasks' runs, read back from the bucket. */
+async function countDuplicateEvents(setup: ScaleOutSetup, handles: WorkflowHandle[]): Promise<number> {
+  let duplicateEvents = 0;
+  const runs = openRunStore(setup.readConfig);
+  for (const h of handles) {
+    const ids = (await readRunFromStore(runs, h.workflowId)).events.map((e) => e.id);
+    duplicateEvents += ids.length - new Set(ids).size;
+  }
+  return duplicateEvents;
+}
+
+/** One phase: `workers` worker processes run the 2N tasks; then they are stopped. */
+async function phase(b: Bench, setup: ScaleOutSetup, workers: number): Promise<PhaseResult> {
+  const queue = `bench-scale-${workers}-${Date.now().toString(36)}`;
+  const procs = spawnWorkers(b, setup, workers, queue);
+  await Promise.all(procs.map((p) => p.ready));
+  const t0 = Date.now();
+  const handles = await Promise.all(
+    Array.from({ length: 2 * SESSIONS }, async (_, i) => {
+      const runId = `scale-${workers}w-${i}-${Date.now().toString(36)}`;
+      return startTask(setup.client, queue, await b.taskInput({ runId, script: setup.script }));
+    }),
+  );
+  const results = (await Promise.all(handles.map((h) => h.result()))) as TaskResult[];
+  const seconds = (Date.now() - t0) / 1000;
+  const queues = await Promise.all(handles.map(actQueues));
+  const perWorker = procs.map((p) => queues.filter((q) => q.has(p.queue())).length);
+  const duplicateEvents = await countDuplicateEvents(setup, handles);
+  for (const p of procs) p.child.kill('SIGTERM');
+  await Promise.all(procs.map((p) => exited(p.child)));
+  const result: PhaseResult = {
+    workers,
+    tasks: handles.length,
+    seconds: round(seconds, 2),
+    tasksPerMinute: round((handles.length / seconds) * 60, 2),
+    perWorker,
+    duplicateEvents,
+    failed: results.filter((r) => r.status !== 'complete').length,
   };
+  b.log(
+    `[bench] ${workers} worker(s): ${result.tasks} tasks in ${result.seconds} s (${result.tasksPerMinute} tasks/min), ` +
+      `per worker ${perWorker.join(' / ')}, ${duplicateEvents} duplicate events, ${result.failed} not complete`,
+  );
+  return result;
+}
 
-  const one = await phase(1);
-  const two = await phase(2);
-  const ratio = two.tasksPerMinute / one.tasksPerMinute;
-
+/** The decide step's history read, timed on a folder store and on the bucket. */
+async function storeReads(b: Bench, setup: ScaleOutSetup): Promise<{ folder: number[]; bucket: number[] }> {
+  const { s3 } = setup;
   b.log('[bench] decide step history read: folder store vs the S3 bucket (40 steps after 5 warm-up)');
   const folderDir = path.join(b.dir, 'store-read-folder');
   const folder = await measureStoreRead('folder', new LocalRunStore(folderDir), new LocalRunStore(folderDir));
   const s3Store = () =>
     new S3RunStore({
-      bucket: store.bucket,
+      bucket: setup.bucket,
       prefix: 'store-read',
       endpoint: s3.endpoint,
       credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
     });
   const bucket = await measureStoreRead('s3', s3Store(), s3Store());
-  const extra = p50(bucket) - p50(folder);
+  return { folder, bucket };
+}
 
+/** A line per phase: its time, throughput, spread over the workers, duplicates and failures. */
+function logPhases(b: Bench, phases: PhaseResult[]): void {
   b.log(
     table([
       ['workers', 'tasks', 'seconds', 'tasks/min', 'tasks per worker', 'duplicate events', 'not complete'],
-      ...[one, two].map((p) => [
+      ...phases.map((p) => [
         String(p.workers),
         String(p.tasks),
         String(p.seconds),
@@ -179,7 +224,16 @@ export async function benchScaleOut(b: Bench): Promise<SectionOutput> {
       ]),
     ]),
   );
-  const rows: Row[] = [
+}
+
+const throughputRatio = (one: PhaseResult, two: PhaseResult) => two.tasksPerMinute / one.tasksPerMinute;
+
+/** The section's rows: both phases' throughput and their ratio, the spread, integrity, the bucket's read cost. */
+function scaleOutRows(one: PhaseResult, two: PhaseResult, reads: { folder: number[]; bucket: number[] }): Row[] {
+  const ratio = throughputRatio(one, two);
+  const { folder, bucket } = reads;
+  const extra = p50(bucket) - p50(folder);
+  return [
     row(
       'scale-out',
       `1 worker × ${SESSIONS} sessions, ${one.tasks} tasks (model 1 s/call)`,
@@ -209,16 +263,24 @@ export async function benchScaleOut(b: Bench): Promise<SectionOutput> {
       extra <= STORE_READ_TARGET_MS,
     ),
   ];
+}
+
+export async function benchScaleOut(b: Bench): Promise<SectionOutput> {
+  const setup = await setUp(b);
+  const one = await phase(b, setup, 1);
+  const two = await phase(b, setup, 2);
+  const reads = await storeReads(b, setup);
+  logPhases(b, [one, two]);
   return {
     name: 'scale-out',
-    rows,
+    rows: scaleOutRows(one, two, reads),
     data: {
       sessionsPerWorker: SESSIONS,
       steps: STEPS,
       modelDelayMs: MODEL_DELAY_MS,
       phases: [one, two],
-      ratio,
-      storeRead: { folder, s3: bucket },
+      ratio: throughputRatio(one, two),
+      storeRead: { folder: reads.folder, s3: reads.bucket },
     },
   };
 }

@@ -11,11 +11,12 @@ import type { ActivityRecord } from '../history';
 import { runInProcess } from '../inproc';
 import type { ActivityTimes } from '../inproc';
 import { loadNow, row } from '../report';
-import type { SectionOutput } from '../report';
+import type { Row, SectionOutput } from '../report';
 import { staticEntries, writeScript } from '../scripts';
 import { fmtMs, round, summarize, table } from '../stats';
 import type { Summary } from '../stats';
 import { lastTwo, repeatUntilStable } from '../stability';
+import type { Stability } from '../stability';
 import { LONG_STEPS, longWorkflowRun, runLongTask } from './long-run';
 
 /** Steps left out of the statistics at the start of each run (first screenshots, cold code paths). */
@@ -123,42 +124,61 @@ async function stepRun(b: Bench, run: number): Promise<StepRun> {
   };
 }
 
-export async function benchStep(b: Bench): Promise<SectionOutput> {
-  const p50 = (xs: Detailed[]) => summarize(xs.map((x) => x.nonModelMs)).p50;
-  const { results, stability } = await repeatUntilStable(
-    { capSeconds: b.repeatCapSeconds, log: b.log, label: 'step' },
-    (run) => stepRun(b, run),
-    (r) => ({ '(b) workflow p50': p50(r.b), '(a) in-process p50': p50(r.a) }),
-  );
-  // The figures: the last two runs' samples together (the pair that agreed; the only run when there was one).
-  const used = lastTwo(results);
+const nonModelP50 = (xs: Detailed[]) => summarize(xs.map((x) => x.nonModelMs)).p50;
+const summaryOf = (xs: Detailed[], f: (x: Detailed) => number) => summarize(xs.map(f));
+const msLine = (label: string, x: Summary) => [
+  label,
+  `${x.n}`,
+  fmtMs(x.p50),
+  fmtMs(x.p95),
+  fmtMs(x.mean),
+  fmtMs(x.max),
+];
+
+/** The figures of the runs used: their samples together, and what they add up to on each side. */
+interface StepFigures {
+  samplesA: Detailed[];
+  samplesB: Detailed[];
+  canSamples: (StepSample & { run: number })[];
+  /** Non-model time per step, (a) and (b). */
+  sa: Summary;
+  sb: Summary;
+  model: Summary;
+  perActivity: { name: keyof ActivityTimes; a: Summary; b: Summary }[];
+  execA: Summary;
+  execB: Summary;
+  outsideA: Summary;
+  outsideB: Summary;
+  /** Schedule-to-start waits per step, (b). */
+  queue: Summary;
+}
+
+/** The figures of the used runs (the last two, or the only one). */
+function stepFigures(used: StepRun[]): StepFigures {
   const samplesA = used.flatMap((r) => r.a);
   const samplesB = used.flatMap((r) => r.b);
-  const canSamples = used.flatMap((r) => r.can.map((s) => ({ ...s, run: r.run })));
+  return {
+    samplesA,
+    samplesB,
+    canSamples: used.flatMap((r) => r.can.map((s) => ({ ...s, run: r.run }))),
+    sa: summaryOf(samplesA, (s) => s.nonModelMs),
+    sb: summaryOf(samplesB, (s) => s.nonModelMs),
+    model: summaryOf([...samplesA, ...samplesB], (s) => s.modelMs),
+    perActivity: (['observe', 'decide', 'act'] as const).map((name) => ({
+      name,
+      a: summaryOf(samplesA, (s) => s.exec[name]),
+      b: summaryOf(samplesB, (s) => s.exec[name]),
+    })),
+    execA: summaryOf(samplesA, (s) => total(s.exec)),
+    execB: summaryOf(samplesB, (s) => total(s.exec)),
+    outsideA: summaryOf(samplesA, (s) => s.wallMs - total(s.exec)),
+    outsideB: summaryOf(samplesB, (s) => s.wallMs - total(s.exec)),
+    queue: summaryOf(samplesB, (s) => s.queueMs),
+  };
+}
 
-  const sum = (xs: Detailed[], f: (x: Detailed) => number) => summarize(xs.map(f));
-  const sa = sum(samplesA, (s) => s.nonModelMs);
-  const sb = sum(samplesB, (s) => s.nonModelMs);
-  const model = sum([...samplesA, ...samplesB], (s) => s.modelMs);
-  const line = (label: string, x: Summary) => [
-    label,
-    `${x.n}`,
-    fmtMs(x.p50),
-    fmtMs(x.p95),
-    fmtMs(x.mean),
-    fmtMs(x.max),
-  ];
-  const perActivity = (['observe', 'decide', 'act'] as const).map((name) => ({
-    name,
-    a: sum(samplesA, (s) => s.exec[name]),
-    b: sum(samplesB, (s) => s.exec[name]),
-  }));
-  const execA = sum(samplesA, (s) => total(s.exec));
-  const execB = sum(samplesB, (s) => total(s.exec));
-  const outsideA = sum(samplesA, (s) => s.wallMs - total(s.exec));
-  const outsideB = sum(samplesB, (s) => s.wallMs - total(s.exec));
-  const queue = sum(samplesB, (s) => s.queueMs);
-  const runsUsed = used.map((r) => r.run).join(' and ');
+/** One line per run: its time, load and both sides' medians. */
+function logRuns(b: Bench, results: StepRun[]): void {
   b.log(
     table([
       ['run', 'seconds', 'load start → end', '(a) n', '(a) p50', '(b) n', '(b) p50', '(b) p95', 'ratio b/a p50'],
@@ -167,38 +187,49 @@ export async function benchStep(b: Bench): Promise<SectionOutput> {
         `${r.seconds}`,
         `${r.load.start.toFixed(2)} → ${r.load.end.toFixed(2)}`,
         `${r.a.length}`,
-        fmtMs(p50(r.a)),
+        fmtMs(nonModelP50(r.a)),
         `${r.b.length}`,
-        fmtMs(p50(r.b)),
+        fmtMs(nonModelP50(r.b)),
         fmtMs(summarize(r.b.map((x) => x.nonModelMs)).p95),
-        (p50(r.b) / p50(r.a)).toFixed(2),
+        (nonModelP50(r.b) / nonModelP50(r.a)).toFixed(2),
       ]),
     ]),
   );
-  b.log(`[bench] step: ${stability.summary}; figures below from run${used.length > 1 ? 's' : ''} ${runsUsed}`);
+}
+
+/** The used runs' figures: non-model and model time, activity execution, time outside activities. */
+function logFigures(b: Bench, f: StepFigures): void {
   b.log(
     table([
       ['per step (ms)', 'n', 'p50', 'p95', 'mean', 'max'],
-      line('non-model, (a) in-process loop', sa),
-      line('non-model, (b) Temporal workflow', sb),
-      line('model HTTP call (a and b)', model),
-      line('activities, (a)', execA),
-      line('activities, (b)', execB),
-      ...perActivity.flatMap((x) => [line(`  ${x.name}, (a)`, x.a), line(`  ${x.name}, (b)`, x.b)]),
-      line('outside activities, (a)', outsideA),
-      line('outside activities, (b)', outsideB),
-      line('  of which schedule-to-start, (b)', queue),
+      msLine('non-model, (a) in-process loop', f.sa),
+      msLine('non-model, (b) Temporal workflow', f.sb),
+      msLine('model HTTP call (a and b)', f.model),
+      msLine('activities, (a)', f.execA),
+      msLine('activities, (b)', f.execB),
+      ...f.perActivity.flatMap((x) => [msLine(`  ${x.name}, (a)`, x.a), msLine(`  ${x.name}, (b)`, x.b)]),
+      msLine('outside activities, (a)', f.outsideA),
+      msLine('outside activities, (b)', f.outsideB),
+      msLine('  of which schedule-to-start, (b)', f.queue),
     ]),
   );
+}
 
-  // Round trips: the activities each steady step scheduled (observe, decide, act; after the fold an act observes).
-  const roundTrips =
+/** Round trips: the activities each steady step scheduled (observe, decide, act; after the fold an act observes). */
+function roundTripsPerStep(samplesB: Detailed[]): number {
+  return (
     samplesB.reduce((n, s) => n + (['observe', 'decide', 'act'] as const).filter((k) => s.exec[k] > 0).length, 0) /
-    Math.max(1, samplesB.length);
+    Math.max(1, samplesB.length)
+  );
+}
+
+/** The section's rows in the final table, with their targets. */
+function stepRows(stability: Stability, f: StepFigures): Row[] {
+  const { sa, sb, outsideB } = f;
+  const roundTrips = roundTripsPerStep(f.samplesB);
   const ratio50 = sb.p50 / sa.p50;
   const ratio95 = sb.p95 / sa.p95;
-  const over50 = sb.p50 - sa.p50;
-  const rows = [
+  return [
     row('step', 'stability: repeats of (a, b, a) until (a) and (b) p50 agree within 5%', stability.summary),
     row('step', 'non-model step p50, (b) workflow', fmtMs(sb.p50), '≤ 250 ms', sb.p50 <= 250),
     row('step', 'non-model step p50 / p95, (a) in-process', `${fmtMs(sa.p50)} / ${fmtMs(sa.p95)}`),
@@ -210,48 +241,64 @@ export async function benchStep(b: Bench): Promise<SectionOutput> {
       '≤ 1.2',
       ratio50 <= 1.2,
     ),
-    row('step', 'overhead per step b−a (p50)', fmtMs(over50)),
+    row('step', 'overhead per step b−a (p50)', fmtMs(sb.p50 - sa.p50)),
     row('step', 'time outside activities per step, (b) p50', fmtMs(outsideB.p50), '≤ 60 ms', outsideB.p50 <= 60),
     row('step', 'activity round trips per steady step, (b) mean', roundTrips.toFixed(2), '≤ 2', roundTrips <= 2),
-    ...canSamples.map((s) =>
+    ...f.canSamples.map((s) =>
       row('step', `step ${s.step} (ended in continue-as-new), non-model, run ${s.run}`, fmtMs(s.nonModelMs)),
     ),
   ];
+}
+
+/** The section's data in the results file: every run's medians, and the used runs' figures and samples. */
+function stepData(results: StepRun[], used: StepRun[], stability: Stability, f: StepFigures): Record<string, unknown> {
   return {
-    name: 'step',
-    rows,
-    data: {
-      workflowSteps: LONG_STEPS,
-      inProcessSteps: [IN_PROCESS_STEPS, IN_PROCESS_STEPS],
-      warmupStepsExcluded: WARMUP_STEPS,
-      stability,
-      runs: results.map((r) => ({
-        run: r.run,
-        seconds: r.seconds,
-        load: r.load,
-        inProcessP50: round(p50(r.a)),
-        workflowP50: round(p50(r.b)),
-      })),
-      figuresFromRuns: used.map((r) => r.run),
-      inProcess: {
-        nonModelMs: brief(sa),
-        activityExecutionMs: brief(execA),
-        outsideActivitiesMs: brief(outsideA),
-        samples: samplesA,
-      },
-      workflow: {
-        nonModelMs: brief(sb),
-        activityExecutionMs: brief(execB),
-        scheduleToStartMs: brief(queue),
-        outsideActivitiesMs: brief(outsideB),
-        samples: samplesB,
-        continueAsNewSteps: canSamples,
-      },
-      perActivityMs: perActivity.map((x) => ({ name: x.name, inProcess: brief(x.a), workflow: brief(x.b) })),
-      modelCallMs: brief(model),
-      ratioP50: round(ratio50, 3),
-      ratioP95: round(ratio95, 3),
-      overheadP50Ms: round(over50),
+    workflowSteps: LONG_STEPS,
+    inProcessSteps: [IN_PROCESS_STEPS, IN_PROCESS_STEPS],
+    warmupStepsExcluded: WARMUP_STEPS,
+    stability,
+    runs: results.map((r) => ({
+      run: r.run,
+      seconds: r.seconds,
+      load: r.load,
+      inProcessP50: round(nonModelP50(r.a)),
+      workflowP50: round(nonModelP50(r.b)),
+    })),
+    figuresFromRuns: used.map((r) => r.run),
+    inProcess: {
+      nonModelMs: brief(f.sa),
+      activityExecutionMs: brief(f.execA),
+      outsideActivitiesMs: brief(f.outsideA),
+      samples: f.samplesA,
     },
+    workflow: {
+      nonModelMs: brief(f.sb),
+      activityExecutionMs: brief(f.execB),
+      scheduleToStartMs: brief(f.queue),
+      outsideActivitiesMs: brief(f.outsideB),
+      samples: f.samplesB,
+      continueAsNewSteps: f.canSamples,
+    },
+    perActivityMs: f.perActivity.map((x) => ({ name: x.name, inProcess: brief(x.a), workflow: brief(x.b) })),
+    modelCallMs: brief(f.model),
+    ratioP50: round(f.sb.p50 / f.sa.p50, 3),
+    ratioP95: round(f.sb.p95 / f.sa.p95, 3),
+    overheadP50Ms: round(f.sb.p50 - f.sa.p50),
   };
+}
+
+export async function benchStep(b: Bench): Promise<SectionOutput> {
+  const { results, stability } = await repeatUntilStable(
+    { capSeconds: b.repeatCapSeconds, log: b.log, label: 'step' },
+    (run) => stepRun(b, run),
+    (r) => ({ '(b) workflow p50': nonModelP50(r.b), '(a) in-process p50': nonModelP50(r.a) }),
+  );
+  // The figures: the last two runs' samples together (the pair that agreed; the only run when there was one).
+  const used = lastTwo(results);
+  const figures = stepFigures(used);
+  logRuns(b, results);
+  const runsUsed = used.map((r) => r.run).join(' and ');
+  b.log(`[bench] step: ${stability.summary}; figures below from run${used.length > 1 ? 's' : ''} ${runsUsed}`);
+  logFigures(b, figures);
+  return { name: 'step', rows: stepRows(stability, figures), data: stepData(results, used, stability, figures) };
 }

@@ -202,25 +202,100 @@ function entryToolCalls(entry: ScriptEntry, reply: string | undefined): ToolCall
   });
 }
 
-export async function startScriptedModelServer(opts: {
-  scriptsDir: string;
-  port?: number;
-  host?: string;
-  log?: (line: string) => void;
-}): Promise<ScriptedModelServer> {
-  const requests: RecordedRequest[] = [];
-  const seen = new Map<string, number>(); // "script#index[#sub]" → requests seen (for faults)
-  const log = opts.log ?? (() => undefined);
+function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
 
-  const sendJson = (res: http.ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
+function sendError(res: http.ServerResponse, status: number, message: string): void {
+  sendJson(res, status, { error: { message, type: status < 500 ? 'invalid_request_error' : 'server_error' } });
+}
+
+/** What a chat-completions request asks for: which script and entry, and which kind of call. */
+interface ScriptedCall {
+  script: string;
+  messages: NonNullable<ChatRequest['messages']>;
+  subcall: boolean;
+  /** The call kind header as read (an error when it has another value). */
+  kind: ReturnType<typeof callKind>;
+  call: ScriptedCallKind | undefined;
+  /** The 0-based entry (NaN when the entry header is no index). */
+  index: number;
+}
+
+/** Reads the call from the request's body (model, messages) and headers (subcall, entry, call kind). */
+function readCall(req: http.IncomingMessage, request: ChatRequest): ScriptedCall {
+  const messages = request.messages ?? [];
+  const subHeader = req.headers[SUBCALL_INDEX_HEADER];
+  const subcall = typeof subHeader === 'string';
+  const kind = callKind(req.headers[CALL_KIND_HEADER]);
+  const named = entryHeader(req.headers[ENTRY_INDEX_HEADER]);
+  return {
+    script: request.model ?? '',
+    messages,
+    subcall,
+    kind,
+    call: typeof kind === 'object' ? undefined : kind,
+    index: subcall ? Number(subHeader) : (named ?? messages.filter((m) => m.role === 'assistant').length),
   };
-  const sendError = (res: http.ServerResponse, status: number, message: string) =>
-    sendJson(res, status, { error: { message, type: status < 500 ? 'invalid_request_error' : 'server_error' } });
+}
 
-  const handle = async (req: http.IncomingMessage, res: http.ServerResponse, body: string) => {
-    if (req.method === 'GET' && req.url?.startsWith('/_requests')) return sendJson(res, 200, requests);
+/** The request as recorded for assertions (GET /_requests). */
+function recordOf({ script, index, subcall, call, messages }: ScriptedCall, request: ChatRequest): RecordedRequest {
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  const toolNames = (request.tools ?? []).flatMap((t) =>
+    typeof t?.function?.name === 'string' ? [t.function.name] : [],
+  );
+  return {
+    script,
+    index,
+    subcall,
+    ...(call ? { call } : {}),
+    toolNames,
+    ...(typeof request.tool_choice === 'string' ? { toolChoice: request.tool_choice } : {}),
+    imageCount: countImages(messages),
+    messageCount: messages.length,
+    lastUserText: textOf(lastUser?.content),
+    allText: messages.map((m) => textOf(m.content)).join('\n'),
+    at: Date.now(),
+  };
+}
+
+/** Answers a request that matched no fault from its entry (page answer, describe, ground, judge or decision). */
+function answerFromEntry(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  c: ScriptedCall,
+  entry: ScriptEntry,
+  count: number,
+): void {
+  const { script, call, messages } = c;
+  if (c.subcall) {
+    return sendJson(res, 200, completion(script, entry.page_answer ?? 'The page does not say.'));
+  }
+  if (call === 'describe') return sendJson(res, 200, completion(script, entry.describe ?? DEFAULT_DESCRIBE_REPLY));
+  if (call === 'ground') return sendJson(res, 200, completion(script, groundReply(entry, count)));
+  if (isJudgeCall(call)) {
+    const item = Number(req.headers[JUDGE_ITEM_HEADER] ?? 0);
+    return sendJson(res, 200, completion(script, judgeReply(entry, call, Number.isInteger(item) ? item : 0)));
+  }
+  const reply = latestReply(messages) ?? (call ? latestMemoryReply(messages) : undefined);
+  return sendJson(res, 200, completion(script, entryText(entry, reply), entryToolCalls(entry, reply)));
+}
+
+/** The scripted model's state (the requests seen, in order and counted per entry for faults) and its routes. */
+class ScriptedModel {
+  readonly requests: RecordedRequest[] = [];
+  /** "script#index[#sub]" → requests seen (for faults). */
+  private readonly seen = new Map<string, number>();
+
+  constructor(
+    private readonly scriptsDir: string,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  async handle(req: http.IncomingMessage, res: http.ServerResponse, body: string): Promise<void> {
+    if (req.method === 'GET' && req.url?.startsWith('/_requests')) return sendJson(res, 200, this.requests);
     if (req.method === 'GET' && req.url?.endsWith('/models')) {
       return sendJson(res, 200, { object: 'list', data: [] });
     }
@@ -233,87 +308,74 @@ export async function startScriptedModelServer(opts: {
     } catch {
       return sendError(res, 400, 'request body is not JSON');
     }
-    const script = request.model ?? '';
-    const messages = request.messages ?? [];
-    const subHeader = req.headers[SUBCALL_INDEX_HEADER];
-    const subcall = typeof subHeader === 'string';
-    const kind = callKind(req.headers[CALL_KIND_HEADER]);
-    const call = typeof kind === 'object' ? undefined : kind;
-    const named = entryHeader(req.headers[ENTRY_INDEX_HEADER]);
-    const index = subcall ? Number(subHeader) : (named ?? messages.filter((m) => m.role === 'assistant').length);
-    const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-    const toolNames = (request.tools ?? []).flatMap((t) =>
-      typeof t?.function?.name === 'string' ? [t.function.name] : [],
-    );
-    requests.push({
-      script,
-      index,
-      subcall,
-      ...(call ? { call } : {}),
-      toolNames,
-      ...(typeof request.tool_choice === 'string' ? { toolChoice: request.tool_choice } : {}),
-      imageCount: countImages(messages),
-      messageCount: messages.length,
-      lastUserText: textOf(lastUser?.content),
-      allText: messages.map((m) => textOf(m.content)).join('\n'),
-      at: Date.now(),
-    });
-    if (typeof kind === 'object') return sendError(res, 400, kind.error);
-    if (Number.isNaN(index)) return sendError(res, 400, `${ENTRY_INDEX_HEADER} must be an entry index (0, 1, …)`);
+    const c = readCall(req, request);
+    this.requests.push(recordOf(c, request));
+    if (typeof c.kind === 'object') return sendError(res, 400, c.kind.error);
+    if (Number.isNaN(c.index)) return sendError(res, 400, `${ENTRY_INDEX_HEADER} must be an entry index (0, 1, …)`);
+    const entry = this.entryFor(res, c);
+    if (entry) return this.answer(req, res, c, entry);
+  }
+
+  /** The script entry the call names; undefined once an error reply was sent. */
+  private entryFor(res: http.ServerResponse, { script, index, call }: ScriptedCall): ScriptEntry | undefined {
     let entries: ScriptEntry[];
     try {
-      entries = loadScript(opts.scriptsDir, script);
+      entries = loadScript(this.scriptsDir, script);
     } catch (err) {
-      return sendError(res, err instanceof ScriptError ? 404 : 500, (err as Error).message);
+      sendError(res, err instanceof ScriptError ? 404 : 500, (err as Error).message);
+      return undefined;
     }
     const entry = entries[index];
     if (!entry) {
-      return sendError(
-        res,
-        400,
-        `script '${script}' has ${entries.length} entries; this request asks for entry ${index + 1}`,
-      );
+      sendError(res, 400, `script '${script}' has ${entries.length} entries; this request asks for entry ${index + 1}`);
+      return undefined;
     }
     if ('judge' in entry && !isJudgeCall(call)) {
-      return sendError(
-        res,
-        400,
-        `entry ${index + 1} of script '${script}' answers judge calls only (${CALL_KIND_HEADER})`,
-      );
+      sendError(res, 400, `entry ${index + 1} of script '${script}' answers judge calls only (${CALL_KIND_HEADER})`);
+      return undefined;
     }
+    return entry;
+  }
+
+  /** Counts the call, then answers with the entry's fault for this count, or after its delay, from the entry. */
+  private async answer(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    c: ScriptedCall,
+    entry: ScriptEntry,
+  ): Promise<void> {
+    const { script, index, subcall, call } = c;
     // Faults, delays and {{reply}} belong to the decision call; describe and ground calls are counted on their own.
     // A judge entry's faults apply to each kind of judge call, counted per kind.
     const side = subcall ? 'sub' : call && call !== 'action' ? call : undefined;
     const key = `${script}#${index}${side ? `#${side}` : ''}`;
-    const count = seen.get(key) ?? 0;
-    seen.set(key, count + 1);
+    const count = this.seen.get(key) ?? 0;
+    this.seen.set(key, count + 1);
     const fault = side && !isJudgeCall(call) ? undefined : entry.faults?.[count];
     const what = subcall ? ' (page answer)' : call ? ` (${call})` : '';
-    log(`scripted-model ${script}[${index}]${what}${fault ? ` fault ${JSON.stringify(fault)}` : ''}`);
+    this.log(`scripted-model ${script}[${index}]${what}${fault ? ` fault ${JSON.stringify(fault)}` : ''}`);
     if (fault) {
       if ('status' in fault) return sendError(res, fault.status, fault.message ?? `scripted fault ${fault.status}`);
       if ('hang' in fault) return new Promise<void>((resolve) => res.once('close', resolve));
       return sendJson(res, 200, { ...completion(script, ''), choices: [] });
     }
     if (entry.delay_ms && !side) await new Promise((r) => setTimeout(r, entry.delay_ms));
-    if (subcall) {
-      return sendJson(res, 200, completion(script, entry.page_answer ?? 'The page does not say.'));
-    }
-    if (call === 'describe') return sendJson(res, 200, completion(script, entry.describe ?? DEFAULT_DESCRIBE_REPLY));
-    if (call === 'ground') return sendJson(res, 200, completion(script, groundReply(entry, count)));
-    if (isJudgeCall(call)) {
-      const item = Number(req.headers[JUDGE_ITEM_HEADER] ?? 0);
-      return sendJson(res, 200, completion(script, judgeReply(entry, call, Number.isInteger(item) ? item : 0)));
-    }
-    const reply = latestReply(messages) ?? (call ? latestMemoryReply(messages) : undefined);
-    return sendJson(res, 200, completion(script, entryText(entry, reply), entryToolCalls(entry, reply)));
-  };
+    return answerFromEntry(req, res, c, entry, count);
+  }
+}
 
+export async function startScriptedModelServer(opts: {
+  scriptsDir: string;
+  port?: number;
+  host?: string;
+  log?: (line: string) => void;
+}): Promise<ScriptedModelServer> {
+  const model = new ScriptedModel(opts.scriptsDir, opts.log ?? (() => undefined));
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((err: unknown) => {
+      model.handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((err: unknown) => {
         if (!res.headersSent) sendError(res, 500, `scripted model crashed: ${String(err)}`);
       });
     });
@@ -326,7 +388,7 @@ export async function startScriptedModelServer(opts: {
   return {
     url: `http://${opts.host ?? '127.0.0.1'}:${port}/v1`,
     port,
-    requests,
+    requests: model.requests,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
