@@ -1,5 +1,6 @@
 // `cua eval <tasks> …`: run a task set as one durable evaluation workflow, print its progress while it runs, and write
-// eval-results.json and a self-contained HTML report; `cua eval compare A B` lists the tasks that flipped.
+// eval-results.json and a self-contained HTML report (eval-report.ts); `cua eval compare A B` lists the tasks that
+// flipped.
 // The task set's `{{demo}}`, `{{fixture}}` and `{{scripted}}` placeholders not given with --site are served from this
 // process (the bundled demo site, the test fixture site, the scripted stand-in model), so the shipped set runs offline.
 // With no Temporal server at the configured (local) address the command starts one and a worker for the evaluation
@@ -7,8 +8,6 @@
 // is a file, or `store:KEY`: an object in the configured run store (src/eval/task-source.ts), which workers on other
 // machines read too. Run folders are read from the run store for the report (an S3 run is copied to a temp folder).
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
@@ -18,6 +17,7 @@ import { JUDGE_KINDS } from '../../src/eval/judge';
 import type { JudgeSettings } from '../../src/eval/judge';
 import { evalBackend } from './eval-embedded';
 import type { EvalBackend } from './eval-embedded';
+import { compareCommand, printWritten, writeEvalReports } from './eval-report';
 import { startFixtureSite } from '../../demo/fixture-site';
 import { startDemoSite } from '../../demo/site';
 import { dataDir } from '../../src/infra/paths';
@@ -27,19 +27,17 @@ import { startScriptedModelServer } from '../../src/scripted/server';
 import { filterTasks, pageProbesOf, sitePlaceholders, TASK_SET_FORMATS, TaskSetError } from '../../src/eval/task-set';
 import type { EvalTask, TaskFilter, TaskSetFormat } from '../../src/eval/task-set';
 import { isInside, loadTaskSetFrom, storeKeyOf, workerTaskSetFolders } from '../../src/eval/task-source';
-import { copyRun, openRunStore } from '../../src/trajectory/open-store';
+import { openRunStore } from '../../src/trajectory/open-store';
 import { S3RunStore } from '../../src/trajectory/s3-store';
-import { LocalRunStore } from '../../src/trajectory/store';
 import type { RunStore } from '../../src/trajectory/store';
-import { compareResults, DEFAULT_STEP_BUDGETS, summarize, summarizeTasks } from '../../src/eval/results';
-import type { EvalResultsFile } from '../../src/eval/results';
-import { renderEvalReport } from '../../src/eval/report-html';
-import { REPORT_FILE, writeTrajectoryReport } from '../../src/viewer/report';
 import { EVALUATION_SEARCH_ATTRIBUTE, evalProgressQuery } from '../../workflows/eval-messages';
 import { EVALUATION_WORKFLOW } from '../../src/eval/records';
 import type { EvalProgress, EvaluationInput, EvaluationResult } from '../../src/eval/records';
 import type { evaluation } from '../../workflows/evaluation';
 import { intFlag, parse, UsageError } from '../args';
+
+export { compareCommand, writeEvalReports } from './eval-report';
+export type { ReportOptions, WrittenReports } from './eval-report';
 
 export const EVAL_USAGE =
   'npx cua eval <tasks.jsonl|store:KEY> [--concurrency N] [--trials K] [--out DIR] [--filter ID-PATTERN] [--tag TAG]\n' +
@@ -101,6 +99,51 @@ interface Service {
   close(): Promise<void>;
 }
 
+type Print = (line: string) => void;
+type EvalValues = ReturnType<typeof parse<typeof OPTIONS>>['values'];
+
+/** The command line, checked: all of it is refused or accepted before the config or the task set is read. */
+interface EvalArgs {
+  values: EvalValues;
+  file: string;
+  format: TaskSetFormat | undefined;
+  filter: TaskFilter;
+  judge: JudgeSettings | undefined;
+  /** The --site URLs; those of the services this command starts for the other placeholders are added as they start. */
+  sites: Record<string, string>;
+}
+
+/** The config and the run store, each opened on first use (a bad task file is refused before either is read). */
+interface Surroundings {
+  config(): Config;
+  store(): RunStore;
+  /** Closes the run store if it was opened. */
+  close(): void;
+}
+
+/** The task set as read and filtered here (the workers read it again), and where its scripts are. */
+interface LoadedSet {
+  taskSet: string;
+  answers: string | undefined;
+  tasks: EvalTask[];
+  inStore: boolean;
+  scriptsDir: string;
+}
+
+/** What this command started for the evaluation (stopped when it ends). */
+interface Started {
+  services: Service[];
+  backend?: EvalBackend;
+}
+
+/** One evaluation as this command runs it. */
+interface EvalPlan {
+  args: EvalArgs;
+  set: LoadedSet;
+  config: Config;
+  input: EvaluationInput & Required<Pick<EvaluationInput, 'concurrency' | 'trials' | 'maxRetries'>>;
+}
+
 function newEvalId(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
   return `eval-${stamp}-${randomBytes(2).toString('hex')}`;
@@ -132,8 +175,6 @@ function progressLine(p: EvalProgress): string {
   );
 }
 
-const pct = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(1)}%`);
-
 /**
  * A server started before the evaluation existed may lack its search attribute (`cua dev` registers it at start);
  * adding one that exists, or lacking the permission to, is ignored here (the start then names the problem).
@@ -159,7 +200,7 @@ async function resultOf(handle: WorkflowHandle<typeof evaluation>): Promise<Eval
 /** Waits for the evaluation's result, printing a progress line whenever the figures change. */
 async function follow(
   handle: WorkflowHandle<typeof evaluation>,
-  print: (line: string) => void,
+  print: Print,
   pollMs: number,
 ): Promise<EvaluationResult> {
   let last = '';
@@ -181,97 +222,6 @@ async function follow(
   return final;
 }
 
-export interface WrittenReports {
-  json: string;
-  html: string;
-  results: EvalResultsFile;
-}
-
-export interface ReportOptions {
-  outDir: string;
-  /** Where trajectory reports of runs in a shared store go: `<runsDir>/<runId>/report.html`, as `cua view` does. */
-  runsDir: string;
-  /** The run store the runs are in (default: the folder store under `runsDir`). */
-  store?: RunStore;
-  taskSet: string;
-  options: Record<string, unknown>;
-  uiUrl: string | null;
-}
-
-/**
- * The trajectory report of one run, or null when it has none: written beside its run folder in a folder store; a run
- * in a shared store (S3) is copied into a temp folder first and its report goes under `runsDir`.
- */
-async function trajectoryReport(store: RunStore, runId: string, runsDir: string): Promise<string | null> {
-  if (!(await store.exists(`${runId}/task.json`))) return null;
-  if (store instanceof LocalRunStore) return (await writeTrajectoryReport(path.join(store.rootDir, runId))).file;
-  const temp = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'cua-eval-run-'));
-  try {
-    await copyRun(store, runId, new LocalRunStore(temp));
-    return (await writeTrajectoryReport(path.join(temp, runId), path.join(runsDir, runId, REPORT_FILE))).file;
-  } finally {
-    await fs.promises.rm(temp, { recursive: true, force: true });
-  }
-}
-
-/** Writes eval-results.json and report.html (with each run's trajectory report, linked from its row). */
-export async function writeEvalReports(result: EvaluationResult, opts: ReportOptions): Promise<WrittenReports> {
-  fs.mkdirSync(opts.outDir, { recursive: true });
-  const results: EvalResultsFile = {
-    evalId: result.evalId,
-    createdAt: new Date().toISOString(),
-    taskSet: opts.taskSet,
-    options: opts.options,
-    summary: summarize(result.records, DEFAULT_STEP_BUDGETS),
-    tasks: summarizeTasks(result.records),
-  };
-  const store = opts.store ?? new LocalRunStore(opts.runsDir);
-  const trajectories = new Map<string, string>();
-  for (const r of result.records) {
-    try {
-      const file = await trajectoryReport(store, r.runId, opts.runsDir);
-      if (file) trajectories.set(r.runId, path.relative(opts.outDir, file));
-    } catch {
-      // A run folder the viewer (or the store) cannot read still gets its row, without the link.
-    }
-  }
-  const json = path.join(opts.outDir, 'eval-results.json');
-  const html = path.join(opts.outDir, 'report.html');
-  fs.writeFileSync(json, `${JSON.stringify(results, null, 2)}\n`);
-  const ui = opts.uiUrl?.replace(/\/$/, '');
-  fs.writeFileSync(
-    html,
-    renderEvalReport(results, {
-      trajectory: (id) => trajectories.get(id) ?? null,
-      temporal: (id) => (ui ? `${ui}/namespaces/default/workflows/${encodeURIComponent(id)}` : null),
-    }),
-  );
-  return { json, html, results };
-}
-
-function readResults(file: string): EvalResultsFile {
-  const target = fs.existsSync(file) && fs.statSync(file).isDirectory() ? path.join(file, 'eval-results.json') : file;
-  try {
-    return JSON.parse(fs.readFileSync(target, 'utf8')) as EvalResultsFile;
-  } catch (err) {
-    throw new UsageError(`cannot read ${target}: ${(err as Error).message}`);
-  }
-}
-
-/** `cua eval compare A B`: the tasks whose pass@k differs, and both success rates. */
-export function compareCommand(a: string, b: string, print: (line: string) => void = console.log): number {
-  const before = readResults(a);
-  const after = readResults(b);
-  const flips = compareResults(before, after);
-  print(
-    `A ${before.evalId}: ${pct(before.summary.successRate)} · B ${after.evalId}: ${pct(after.summary.successRate)}`,
-  );
-  const word = (x: boolean | null) => (x === null ? 'absent' : x ? 'pass' : 'fail');
-  for (const f of flips) print(`${f.taskId}: ${word(f.before)} → ${word(f.after)}`);
-  print(`${flips.length} task(s) flipped`);
-  return 0;
-}
-
 /** The `cua eval` command; returns the exit code (0 done, 2 a bad task set). */
 export async function evalCommand(argv: readonly string[], deps: EvalCommandDeps = {}): Promise<number> {
   const print = deps.print ?? console.log;
@@ -280,8 +230,40 @@ export async function evalCommand(argv: readonly string[], deps: EvalCommandDeps
     if (!a || !b || extra !== undefined) throw new UsageError(`compare wants two results\nusage: ${EVAL_USAGE}`);
     return compareCommand(a, b, print);
   }
+  const args = parseEvalArgs(argv);
+  if (!args) return (print(`usage: ${EVAL_USAGE}`), 0);
+  const env = surroundings(deps.config, args.values.config);
+  const set = await loadEvalSet(args, env, print);
+  if (!set) return 2;
+  const started: Started = { services: [] };
+  try {
+    const config = env.config();
+    await serveBundledSites(set, args.sites, started, print);
+    const plan: EvalPlan = { args, set, config, input: evaluationInput(args, set, deps) };
+    const client = await connect(plan, deps, started, print);
+    warnAboutWorkers(plan, started.backend, print);
+    const handle = await startEvaluation(client, plan, print);
+    const uiUrl = args.values['ui-url'] ?? started.backend?.uiUrl ?? 'http://127.0.0.1:8233';
+    print(`[eval] Temporal UI: ${uiUrl}/namespaces/${config.temporal.namespace}/workflows/${plan.input.evalId}`);
+    if (args.values.detach) {
+      if (started.backend?.started.length)
+        print('[eval] --detach is ignored: the server and worker this command started would stop with it');
+      if (!started.backend?.started.length) return 0;
+    }
+    const result = await follow(handle, print, deps.pollMs ?? 1000);
+    await writeResults(result, plan, env, uiUrl, print);
+    return 0;
+  } finally {
+    await started.backend?.close();
+    for (const s of started.services) await s.close().catch(() => undefined);
+    env.close();
+  }
+}
+
+/** The command line as an evaluation's settings, or null for --help; a bad flag or argument is a UsageError. */
+function parseEvalArgs(argv: readonly string[]): EvalArgs | null {
   const { values, positionals } = parse(argv, OPTIONS, EVAL_USAGE);
-  if (values.help) return (print(`usage: ${EVAL_USAGE}`), 0);
+  if (values.help) return null;
   const [file, extra] = positionals;
   if (!file) throw new UsageError(`missing the task set (a file or store:KEY)\nusage: ${EVAL_USAGE}`);
   if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'\nusage: ${EVAL_USAGE}`);
@@ -297,169 +279,196 @@ export async function evalCommand(argv: readonly string[], deps: EvalCommandDeps
   };
   const judge = judgeFlags(values);
   const sites = siteFlags(values.site);
-  // The config (and the run store) only when needed: a bad task file is refused before either is read.
-  let loaded = deps.config;
-  const configOf = () => (loaded ??= loadConfig({ file: values.config }));
+  return { values, file, format, filter, judge, sites };
+}
+
+function surroundings(given: Config | undefined, configFile: string | undefined): Surroundings {
+  let config = given;
   let store: RunStore | undefined;
-  const storeOf = () => (store ??= openRunStore(configOf()));
+  const configOf = () => (config ??= loadConfig({ file: configFile }));
+  return {
+    config: configOf,
+    store: () => (store ??= openRunStore(configOf())),
+    close: () => closeStore(store),
+  };
+}
+
+/** The task set, read and filtered; null (the error printed, the store closed) when it is bad or no task is left. */
+async function loadEvalSet(args: EvalArgs, env: Surroundings, print: Print): Promise<LoadedSet | null> {
   let taskSet: string;
   let answers: string | undefined;
   let tasks: EvalTask[];
   try {
-    taskSet = sourceOf(file);
-    answers = values.answers ? sourceOf(values.answers) : undefined;
-    tasks = filterTasks(await loadTaskSetFrom({ path: taskSet, format, answers }, storeOf), filter);
+    taskSet = sourceOf(args.file);
+    answers = args.values.answers ? sourceOf(args.values.answers) : undefined;
+    tasks = filterTasks(await loadTaskSetFrom({ path: taskSet, format: args.format, answers }, env.store), args.filter);
   } catch (err) {
-    closeStore(store);
+    env.close();
     if (!(err instanceof TaskSetError)) throw err;
     print(`error: ${err.message}`);
-    return 2;
+    return null;
   }
   if (tasks.length === 0) {
-    closeStore(store);
+    env.close();
     print('error: no task left after the filters');
-    return 2;
+    return null;
   }
   const inStore = storeKeyOf(taskSet) !== null;
   // A set in the store has no folder beside it: its scripts (for {{scripted}}) are the project's, or --scripted.
   const scriptsDir = path.resolve(
-    values.scripted ?? (inStore ? path.join('eval', 'scripts') : path.join(path.dirname(taskSet), '..', 'scripts')),
+    args.values.scripted ??
+      (inStore ? path.join('eval', 'scripts') : path.join(path.dirname(taskSet), '..', 'scripts')),
   );
-  const services: Service[] = [];
-  let backend: EvalBackend | undefined;
-  try {
-    const config = configOf();
-    for (const name of sitePlaceholders(tasks)) {
-      if (sites[name]) continue;
-      const service = await bundledService(name, scriptsDir);
-      if (!service) throw new UsageError(`the task set uses {{${name}}}: give it with --site ${name}=URL`);
-      services.push(service);
-      sites[name] = service.url;
-      print(
-        `[eval] serving {{${name}}} at ${service.url}${name === 'scripted' ? ` (scripted stand-in model, scripts ${scriptsDir})` : ''}`,
-      );
-    }
-    const evalId = values.id ?? newEvalId();
-    const trials = intFlag(values.trials, 'trials') ?? 1;
-    const input: EvaluationInput = {
-      evalId,
-      taskSet: { path: taskSet, ...(format ? { format } : {}), ...(answers ? { answers } : {}), filter, sites },
-      concurrency: intFlag(values.concurrency, 'concurrency') ?? 4,
-      trials,
-      maxRetries: intFlag(values['max-retries'], 'max-retries', 0) ?? 5,
-      ...(values['model-base-url'] || values.model
-        ? { model: { baseUrl: values['model-base-url'], model: values.model } }
-        : {}),
-      ...(values['max-steps'] ? { maxSteps: intFlag(values['max-steps'], 'max-steps') } : {}),
-      ...(deps.taskDefaults ? { taskDefaults: deps.taskDefaults } : {}),
-      ...(deps.continueAsNewAfter ? { continueAsNewAfter: deps.continueAsNewAfter } : {}),
-      ...(judge ? { judge } : {}),
-    };
-    if (!deps.client) {
-      backend = await evalBackend({
-        config,
-        embedded: !!values.embedded,
-        print,
-        dataDir: deps.dataDir ?? dataDir(),
-        uiPort: deps.uiPort === undefined ? 8233 : deps.uiPort,
-        localSources: [taskSet, ...(answers ? [answers] : [])].filter((s) => storeKeyOf(s) === null),
-        ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : {}),
-      });
-    }
-    const client = deps.client ?? (backend as EvalBackend).client;
-    const ownWorker = backend?.started.includes('a worker') ?? false;
-    const folders = workerTaskSetFolders(config.evaluation.taskSetDirs);
-    const unlisted = [taskSet, ...(answers ? [answers] : [])].filter(
-      (s) => storeKeyOf(s) === null && !isInside(s, folders),
-    );
-    if (!ownWorker && unlisted.length > 0) {
-      print(
-        `[eval] the workers read ${unlisted.join(' and ')} only if its folder is in their evaluation.taskSetDirs ` +
-          '(beside the project eval/tasks); otherwise they refuse it: then give it as store:KEY',
-      );
-    }
-    const probing = tasks.filter((t) => pageProbesOf(t.checks).length > 0).length;
-    if (probing > 0 && !backend?.started.includes('a Temporal dev server')) {
-      print(
-        `[eval] ${probing} task(s) have page_js checks: workers run them only with browser.pageProbes on ` +
-          '(CUA_PAGE_PROBES=1); on a worker without it those checks fail as not run',
-      );
-    }
-    await ensureEvaluationAttribute(client, config.temporal.namespace);
-    let handle: WorkflowHandle<typeof evaluation>;
-    try {
-      handle = await client.workflow.start<typeof evaluation>(EVALUATION_WORKFLOW, {
-        taskQueue: config.taskQueue,
-        workflowId: evalId,
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        args: [input],
-        staticSummary: `Evaluation of ${inStore ? taskSet : path.basename(taskSet)}: ${tasks.length} task(s) × ${trials} trial(s)`,
-        typedSearchAttributes: [{ key: EVALUATION_SEARCH_ATTRIBUTE, value: evalId }],
-      });
-      print(
-        `[eval] evaluation ${evalId} started: ${tasks.length} task(s) × ${trials} trial(s), concurrency ${input.concurrency}`,
-      );
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      // The same id again: follow the evaluation that has it (running or done), nothing is started twice.
-      handle = client.workflow.getHandle<typeof evaluation>(evalId);
-      print(`[eval] evaluation ${evalId} exists; following it`);
-    }
-    const uiUrl = values['ui-url'] ?? backend?.uiUrl ?? 'http://127.0.0.1:8233';
-    print(`[eval] Temporal UI: ${uiUrl}/namespaces/${config.temporal.namespace}/workflows/${evalId}`);
-    if (values.detach) {
-      if (backend?.started.length)
-        print('[eval] --detach is ignored: the server and worker this command started would stop with it');
-      if (!backend?.started.length) return 0;
-    }
-    const result = await follow(handle, print, deps.pollMs ?? 1000);
-    const outDir = path.resolve(values.out ?? path.join(dataDir(), 'evals', evalId));
-    let runs: RunStore | undefined;
-    try {
-      runs = storeOf();
-    } catch (err) {
-      // The worker's store keys may not be set here: the report is written all the same, without trajectory links.
-      print(`[eval] the report links no trajectories: ${(err as Error).message}`);
-    }
-    const written = await writeEvalReports(result, {
-      outDir,
-      runsDir: config.runsDir,
-      ...(runs ? { store: runs } : {}),
-      taskSet,
-      options: {
-        concurrency: input.concurrency,
-        trials,
-        maxRetries: input.maxRetries,
-        filter,
-        ...(judge ? { judge: { ...judge } } : {}),
-      },
-      uiUrl,
-    });
-    const s = written.results.summary;
+  return { taskSet, answers, tasks, inStore, scriptsDir };
+}
+
+/** Serves each placeholder of the set that --site did not give from this process, adding its URL to `sites`. */
+async function serveBundledSites(
+  set: LoadedSet,
+  sites: Record<string, string>,
+  started: Started,
+  print: Print,
+): Promise<void> {
+  for (const name of sitePlaceholders(set.tasks)) {
+    if (sites[name]) continue;
+    const service = await bundledService(name, set.scriptsDir);
+    if (!service) throw new UsageError(`the task set uses {{${name}}}: give it with --site ${name}=URL`);
+    started.services.push(service);
+    sites[name] = service.url;
     print(
-      `[eval] success rate ${pct(s.successRate)} (${s.passed}/${s.scored} scored) · aborted ${s.aborted} · ` +
-        `pass@${s.trials} ${pct(s.passAtK)} · mean ${s.meanScore === null ? '–' : s.meanScore.toFixed(3)}`,
+      `[eval] serving {{${name}}} at ${service.url}${name === 'scripted' ? ` (scripted stand-in model, scripts ${set.scriptsDir})` : ''}`,
     );
-    print(
-      `[eval] within step budgets: ${Object.entries(s.stepBudgets)
-        .map(([b, v]) => `≤${b}: ${pct(v)}`)
-        .join(' · ')}`,
-    );
-    const j = s.judge;
-    if (j && j.judged > 0) {
-      print(
-        `[eval] judge: ${j.judged} run(s) judged · ${j.passed} pass · ${j.errors} without a verdict` +
-          (j.withRules ? ` · agrees with the rules on ${j.agreeWithRules}/${j.withRules}` : ''),
-      );
-    }
-    print(`[eval] results: ${written.json}`);
-    print(`[eval] report: ${written.html}`);
-    return 0;
-  } finally {
-    await backend?.close();
-    for (const s of services) await s.close().catch(() => undefined);
-    closeStore(store);
   }
+}
+
+/** The evaluation workflow's input, from the flags (the sites as served by now) and the tests' hooks. */
+function evaluationInput(args: EvalArgs, set: LoadedSet, deps: EvalCommandDeps): EvalPlan['input'] {
+  const { values, format, filter, judge, sites } = args;
+  const { taskSet, answers } = set;
+  const evalId = values.id ?? newEvalId();
+  const trials = intFlag(values.trials, 'trials') ?? 1;
+  return {
+    evalId,
+    taskSet: { path: taskSet, ...(format ? { format } : {}), ...(answers ? { answers } : {}), filter, sites },
+    concurrency: intFlag(values.concurrency, 'concurrency') ?? 4,
+    trials,
+    maxRetries: intFlag(values['max-retries'], 'max-retries', 0) ?? 5,
+    ...(values['model-base-url'] || values.model
+      ? { model: { baseUrl: values['model-base-url'], model: values.model } }
+      : {}),
+    ...(values['max-steps'] ? { maxSteps: intFlag(values['max-steps'], 'max-steps') } : {}),
+    ...(deps.taskDefaults ? { taskDefaults: deps.taskDefaults } : {}),
+    ...(deps.continueAsNewAfter ? { continueAsNewAfter: deps.continueAsNewAfter } : {}),
+    ...(judge ? { judge } : {}),
+  };
+}
+
+/**
+ * The client the evaluation runs through: the tests' own, or the backend's (eval-embedded.ts: the configured server,
+ * or one this command starts with a worker), recorded in `started` to be stopped at the end.
+ */
+async function connect(plan: EvalPlan, deps: EvalCommandDeps, started: Started, print: Print): Promise<Client> {
+  if (deps.client) return deps.client;
+  const { taskSet, answers } = plan.set;
+  started.backend = await evalBackend({
+    config: plan.config,
+    embedded: !!plan.args.values.embedded,
+    print,
+    dataDir: deps.dataDir ?? dataDir(),
+    uiPort: deps.uiPort === undefined ? 8233 : deps.uiPort,
+    localSources: [taskSet, ...(answers ? [answers] : [])].filter((s) => storeKeyOf(s) === null),
+    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : {}),
+  });
+  return started.backend.client;
+}
+
+/** Warns of what workers this command did not start may refuse or not run: a set outside their folders, page_js. */
+function warnAboutWorkers(plan: EvalPlan, backend: EvalBackend | undefined, print: Print): void {
+  const { taskSet, answers, tasks } = plan.set;
+  const ownWorker = backend?.started.includes('a worker') ?? false;
+  const folders = workerTaskSetFolders(plan.config.evaluation.taskSetDirs);
+  const unlisted = [taskSet, ...(answers ? [answers] : [])].filter(
+    (s) => storeKeyOf(s) === null && !isInside(s, folders),
+  );
+  if (!ownWorker && unlisted.length > 0) {
+    print(
+      `[eval] the workers read ${unlisted.join(' and ')} only if its folder is in their evaluation.taskSetDirs ` +
+        '(beside the project eval/tasks); otherwise they refuse it: then give it as store:KEY',
+    );
+  }
+  const probing = tasks.filter((t) => pageProbesOf(t.checks).length > 0).length;
+  if (probing > 0 && !backend?.started.includes('a Temporal dev server')) {
+    print(
+      `[eval] ${probing} task(s) have page_js checks: workers run them only with browser.pageProbes on ` +
+        '(CUA_PAGE_PROBES=1); on a worker without it those checks fail as not run',
+    );
+  }
+}
+
+/** Starts the evaluation workflow, or follows the one that has its id already (running or done). */
+async function startEvaluation(
+  client: Client,
+  plan: EvalPlan,
+  print: Print,
+): Promise<WorkflowHandle<typeof evaluation>> {
+  const { config, input } = plan;
+  const { evalId, trials } = input;
+  const { taskSet, tasks, inStore } = plan.set;
+  await ensureEvaluationAttribute(client, config.temporal.namespace);
+  try {
+    const handle = await client.workflow.start<typeof evaluation>(EVALUATION_WORKFLOW, {
+      taskQueue: config.taskQueue,
+      workflowId: evalId,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      args: [input],
+      staticSummary: `Evaluation of ${inStore ? taskSet : path.basename(taskSet)}: ${tasks.length} task(s) × ${trials} trial(s)`,
+      typedSearchAttributes: [{ key: EVALUATION_SEARCH_ATTRIBUTE, value: evalId }],
+    });
+    print(
+      `[eval] evaluation ${evalId} started: ${tasks.length} task(s) × ${trials} trial(s), concurrency ${input.concurrency}`,
+    );
+    return handle;
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    // The same id again: follow the evaluation that has it (running or done), nothing is started twice.
+    const handle = client.workflow.getHandle<typeof evaluation>(evalId);
+    print(`[eval] evaluation ${evalId} exists; following it`);
+    return handle;
+  }
+}
+
+/** Writes the finished evaluation's results and report (eval-report.ts) and prints its figures. */
+async function writeResults(
+  result: EvaluationResult,
+  plan: EvalPlan,
+  env: Surroundings,
+  uiUrl: string,
+  print: Print,
+): Promise<void> {
+  const { args, input } = plan;
+  const outDir = path.resolve(args.values.out ?? path.join(dataDir(), 'evals', input.evalId));
+  let runs: RunStore | undefined;
+  try {
+    runs = env.store();
+  } catch (err) {
+    // The worker's store keys may not be set here: the report is written all the same, without trajectory links.
+    print(`[eval] the report links no trajectories: ${(err as Error).message}`);
+  }
+  const written = await writeEvalReports(result, {
+    outDir,
+    runsDir: plan.config.runsDir,
+    ...(runs ? { store: runs } : {}),
+    taskSet: plan.set.taskSet,
+    options: {
+      concurrency: input.concurrency,
+      trials: input.trials,
+      maxRetries: input.maxRetries,
+      filter: args.filter,
+      ...(args.judge ? { judge: { ...args.judge } } : {}),
+    },
+    uiUrl,
+  });
+  printWritten(written, print);
 }
 
 /** A task set (or answers) argument as it travels: `store:KEY` as given (the key checked), a file path made absolute. */

@@ -190,7 +190,7 @@ export interface JudgeRunInput {
 /** The evaluation's defaults a task spec takes. */
 export type SpecOptions = Pick<EvaluationInput, 'model' | 'maxSteps' | 'taskDefaults'>;
 
-/** The evaluation workflow's activities, as it calls them (activities/eval.ts implements them). */
+/** The evaluation workflow's activities, as it calls them (activities/eval/ implements them). */
 export interface EvalActivities {
   evalTaskCount(req: { taskSet: TaskSetRef; options: SpecOptions }): Promise<number>;
   evalTaskPage(req: {
