@@ -24,7 +24,7 @@ import { DEFAULT_URL_POLICY, remoteBrowserGaps } from '../src/policy/url-policy'
 import { sleep } from '../src/common/sleep';
 import { isPoolFullType } from '../src/agent/failure-types';
 import { browserOpenQueue } from '../src/agent/queues';
-import { roomSlotSupplier } from './open-slots';
+import { freeSlotSupplier } from './open-slots';
 import { toolListLines } from './tool-lists';
 import { CustomSessions, environmentRegistry } from '../src/environments/plugin';
 import type { CustomEnvironment } from '../src/environments/plugin';
@@ -243,13 +243,13 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
   const session = await Worker.create({ ...common, taskQueue: sessionQueue });
   // Browser session opens: polled only while the pool has a free place (see worker/open-slots.ts).
   const openQueue = browserOpenQueue(config.taskQueue);
-  const roomSlots = roomSlotSupplier(pool);
+  const openSlots = freeSlotSupplier(pool);
   const { maxConcurrentActivityTaskExecutions: _bySlots, ...openCommon } = common;
   const opens = await Worker.create({
     ...openCommon,
     taskQueue: openQueue,
     tuner: {
-      activityTaskSlotSupplier: roomSlots,
+      activityTaskSlotSupplier: openSlots,
       workflowTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
       localActivityTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
       nexusTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
@@ -278,7 +278,7 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
         if (w.getState() === 'RUNNING') w.shutdown();
       }
       await runs.catch(() => undefined);
-      roomSlots.dispose();
+      openSlots.dispose();
       await pool.shutdown();
       await desktops?.closeAll();
       await customSessions.closeAll();
