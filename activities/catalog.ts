@@ -1,11 +1,13 @@
 // The activities, built by createActivities(deps) so the worker and tests inject the browser pool, the config and
-// this worker's own queue name. Each is a thin shell over src/: run.ts (the run folder), session.ts (browsers),
-// decide.ts (the model call). Every one runs in `asActivity` (heartbeats; a run store that stayed unusable is final)
-// and reaches the run store through one store per worker that waits out a full or unreachable store.
+// this worker's own queue name. Each is a thin shell over src/: run.ts (the run folder), session.ts (the sessions),
+// decide.ts (the model call); the last two route to the task's environment driver (environments/). Every one runs
+// in `asActivity` (heartbeats; a run store that stayed unusable is final) and reaches the run store through one
+// store per worker that waits out a full or unreachable store.
 import { createDecideActivity } from './decide';
 import { createEvalActivities } from './eval';
 import { createRunActivities } from './run';
 import { createSessionActivities } from './session';
+import { createEnvironments } from './environments/table';
 import { openRunStore } from '../src/trajectory/open-store';
 import { asActivity, RunFiles, storeWaitHooks } from './support';
 import type { ActivityDeps } from './support';
@@ -28,10 +30,11 @@ export function createActivities(deps: ActivityDeps): TaskActivities & EvalActiv
     ...(deps.log ? { log: deps.log } : {}),
   });
   const files = new RunFiles(deps.config.runsDir, store);
+  const environments = createEnvironments(deps, files);
   return shelled({
     ...createRunActivities(deps, files),
-    ...createSessionActivities(deps, files),
-    ...createDecideActivity(deps, files),
+    ...createSessionActivities(deps, files, environments),
+    ...createDecideActivity(files, environments),
     ...createEvalActivities(deps, files),
   });
 }

@@ -4,7 +4,7 @@ import { endpointProfileIssue, promptFileActions } from '../src/model/endpoint-p
 import { PromptActionsError } from '../src/model/errors';
 import { taskMessage, userReply } from '../src/trajectory/events';
 import { TrajectoryWriter } from '../src/trajectory/writer';
-import { desktopScreen } from './desktop-session';
+import { desktopScreen } from './environments/desktop-turn';
 import type { TaskInput } from '../src/contract/task';
 import { nonRetryable, withoutStoreWait } from './support';
 import type { ActivityDeps, RunFiles } from './support';

@@ -21,8 +21,8 @@ import { DEFAULT_URL_POLICY, remoteBrowserGaps } from '../src/policy/url-policy'
 import { sleep } from '../src/common/sleep';
 import { isPoolFullType } from '../src/agent/failure-types';
 import { browserOpenQueue } from '../src/agent/queues';
-import { roomSlotSupplier } from './open-slots';
-import type { RoomSlotSupplier } from './open-slots';
+import { freeSlotSupplier } from './open-slots';
+import type { FreeSlotSupplier } from './open-slots';
 import { browserPoolFor, desktopPoolFor } from './pools';
 import { toolListLines } from './tool-lists';
 import { CustomSessions, environmentRegistry } from '../src/environments/plugin';
@@ -190,7 +190,7 @@ interface Workers {
   /** Shared queue, session queue, browser opens. */
   workers: Worker[];
   openQueue: string;
-  roomSlots: RoomSlotSupplier;
+  openSlots: FreeSlotSupplier;
 }
 
 /**
@@ -213,19 +213,19 @@ async function createWorkers(
   const session = await Worker.create({ ...common, taskQueue: sessionQueue });
   // Browser session opens: polled only while the pool has a free place (see worker/open-slots.ts).
   const openQueue = browserOpenQueue(config.taskQueue);
-  const roomSlots = roomSlotSupplier(pool);
+  const openSlots = freeSlotSupplier(pool);
   const { maxConcurrentActivityTaskExecutions: _bySlots, ...openCommon } = common;
   const opens = await Worker.create({
     ...openCommon,
     taskQueue: openQueue,
     tuner: {
-      activityTaskSlotSupplier: roomSlots,
+      activityTaskSlotSupplier: openSlots,
       workflowTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
       localActivityTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
       nexusTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
     },
   });
-  return { workers: [shared, session, opens], openQueue, roomSlots };
+  return { workers: [shared, session, opens], openQueue, openSlots };
 }
 
 /** The start's report: queues, limits, tools, encryption, and what a remote browser leaves unchecked. */
@@ -261,7 +261,7 @@ interface RuntimeParts extends Workers {
 
 /** Runs the workers; shutdown (once, however often called) stops them and closes everything the worker opened. */
 function runtimeOf(parts: RuntimeParts): WorkerRuntime {
-  const { workers, roomSlots, pool, desktops, customSessions, ownConnection } = parts;
+  const { workers, openSlots, pool, desktops, customSessions, ownConnection } = parts;
   let stopping: Promise<void> | undefined;
   const runs = Promise.all(workers.map((w) => w.run())).then(() => undefined);
   const shutdown = () =>
@@ -270,7 +270,7 @@ function runtimeOf(parts: RuntimeParts): WorkerRuntime {
         if (w.getState() === 'RUNNING') w.shutdown();
       }
       await runs.catch(() => undefined);
-      roomSlots.dispose();
+      openSlots.dispose();
       await pool.shutdown();
       await desktops?.closeAll();
       await customSessions.closeAll();

@@ -1,19 +1,19 @@
 // The activity slot supplier of a worker's session-open queue (src/agent/queues.ts): it hands the SDK a slot, and so
 // lets the worker poll for an open, only while its browser pool has a free place. A worker whose browsers are all in
-// use takes no opens; they go to a worker with room, or wait in Temporal's queue until one frees up. Several workers
+// use takes no opens; they go to a worker with a free session slot, or wait in Temporal's queue until one frees up. Several workers
 // (on several machines) then share the load without any of them holding an open it cannot serve.
 import type { CustomSlotSupplier, SlotPermit, ActivitySlotInfo } from '@temporalio/worker';
 
 /** What the supplier needs of a pool (BrowserPool has it). */
-export interface PoolRoom {
+export interface FreeSlotSource {
   readonly maxSessions: number;
   /** Places taken: open sessions, and sessions being opened or closed. */
   readonly busy: number;
   /** Calls `listener` whenever a place may have come free; returns a function that stops it. */
-  onRoom(listener: () => void): () => void;
+  onFreeSlot(listener: () => void): () => void;
 }
 
-export interface RoomSlotSupplier extends CustomSlotSupplier<ActivitySlotInfo> {
+export interface FreeSlotSupplier extends CustomSlotSupplier<ActivitySlotInfo> {
   /** Slots handed out and not released yet (reserved by a poller, or running an open). */
   readonly outstanding: number;
   /** Stops listening to the pool (the worker is done). */
@@ -33,7 +33,7 @@ function abortError(signal: AbortSignal): unknown {
  * open finished), and the session the open created is counted by the pool from then on: so the slots never promise
  * more places than the pool has, and the count is briefly conservative while an open runs (never too generous).
  */
-export function roomSlotSupplier(pool: PoolRoom): RoomSlotSupplier {
+export function freeSlotSupplier(pool: FreeSlotSource): FreeSlotSupplier {
   let outstanding = 0;
   const waiting: Array<{ grant: () => void }> = [];
   const free = () => pool.maxSessions - pool.busy - outstanding;
@@ -43,7 +43,7 @@ export function roomSlotSupplier(pool: PoolRoom): RoomSlotSupplier {
       waiting.shift()?.grant();
     }
   };
-  const stop = pool.onRoom(pump);
+  const stop = pool.onFreeSlot(pump);
   return {
     type: 'custom',
     get outstanding() {

@@ -117,8 +117,8 @@ export class BrowserPool {
   /** Openers waiting for a place, first come first served: a freed place is handed to the first, never raced for. */
   private readonly waiters: Array<() => void> = [];
   private opening = 0;
-  /** Called whenever a place may have come free (a session closed, an open ended): see onRoom. */
-  private readonly roomListeners = new Set<() => void>();
+  /** Called whenever a place may have come free (a session closed, an open ended): see onFreeSlot. */
+  private readonly freeSlotListeners = new Set<() => void>();
   private shutDown = false;
 
   constructor(private readonly options: PoolOptions = {}) {
@@ -143,9 +143,9 @@ export class BrowserPool {
   }
 
   /** Calls `listener` whenever a place may have come free; returns a function that stops it. */
-  onRoom(listener: () => void): () => void {
-    this.roomListeners.add(listener);
-    return () => this.roomListeners.delete(listener);
+  onFreeSlot(listener: () => void): () => void {
+    this.freeSlotListeners.add(listener);
+    return () => this.freeSlotListeners.delete(listener);
   }
 
   /** Openers waiting for a place right now. */
@@ -157,13 +157,13 @@ export class BrowserPool {
     return this.options.maxWaiters ?? this.maxSessions;
   }
 
-  private hasRoom(): boolean {
+  private hasFreeSlot(): boolean {
     return this.sessions.size + this.opening < this.maxSessions;
   }
 
   /** Takes a place (counted in `opening`), waiting in line for one when asked to; PoolFullError when none comes. */
   private async takePlace(wait: PoolWait): Promise<void> {
-    if (this.waiters.length === 0 && this.hasRoom()) {
+    if (this.waiters.length === 0 && this.hasFreeSlot()) {
       this.opening += 1;
       return;
     }
@@ -202,8 +202,8 @@ export class BrowserPool {
 
   /** Hands freed places to the openers waiting in line. */
   private handOver(): void {
-    while (this.waiters.length > 0 && this.hasRoom()) this.waiters.shift()?.();
-    for (const listener of this.roomListeners) listener();
+    while (this.waiters.length > 0 && this.hasFreeSlot()) this.waiters.shift()?.();
+    for (const listener of this.freeSlotListeners) listener();
   }
 
   /** The process's one browser, launched (or connected) on first use and relaunched if it went away. */

@@ -1,15 +1,15 @@
 // The session-open queue's slot supplier: a worker offers as many open slots as its pool has free places, waiting
 // pollers get a slot when a place frees up (first come, first served), and an aborted reservation leaves the line.
 import { describe, expect, it } from 'vitest';
-import { roomSlotSupplier } from '../../worker/open-slots';
-import type { PoolRoom } from '../../worker/open-slots';
+import { freeSlotSupplier } from '../../worker/open-slots';
+import type { FreeSlotSource } from '../../worker/open-slots';
 
 /** A pool's bookkeeping: places taken, and the listeners BrowserPool calls when one may have come free. */
-class Places implements PoolRoom {
+class Places implements FreeSlotSource {
   busy = 0;
   private readonly listeners = new Set<() => void>();
   constructor(readonly maxSessions: number) {}
-  onRoom(listener: () => void): () => void {
+  onFreeSlot(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -29,17 +29,17 @@ const settled = async <T>(p: Promise<T>): Promise<'granted' | 'pending' | 'rejec
     new Promise<'pending'>((r) => setTimeout(() => r('pending'), 20)),
   ]);
 
-describe('roomSlotSupplier', () => {
+describe('freeSlotSupplier', () => {
   it('grants one slot per free place and holds further pollers until a place frees up', async () => {
     const pool = new Places(2);
-    const slots = roomSlotSupplier(pool);
+    const slots = freeSlotSupplier(pool);
     const abort = new AbortController();
     expect(await settled(slots.reserveSlot(ctx, abort.signal))).toBe('granted');
     expect(await settled(slots.reserveSlot(ctx, abort.signal))).toBe('granted');
     const third = slots.reserveSlot(ctx, abort.signal);
     expect(await settled(third)).toBe('pending');
     expect(slots.tryReserveSlot(ctx)).toBeNull();
-    // The first open finished: its session now holds the place, the slot is released; still no room.
+    // The first open finished: its session now holds the place, the slot is released; still no free slot.
     pool.busy += 1;
     slots.releaseSlot(ctx);
     expect(await settled(third)).toBe('pending');
@@ -53,7 +53,7 @@ describe('roomSlotSupplier', () => {
   it('counts places the pool took by other paths (an open on the old shared queue)', async () => {
     const pool = new Places(1);
     pool.busy = 1;
-    const slots = roomSlotSupplier(pool);
+    const slots = freeSlotSupplier(pool);
     expect(slots.tryReserveSlot(ctx)).toBeNull();
     pool.free();
     expect(slots.tryReserveSlot(ctx)).toEqual({});
@@ -63,7 +63,7 @@ describe('roomSlotSupplier', () => {
   it('serves waiting pollers first come, first served; an aborted one leaves the line', async () => {
     const pool = new Places(1);
     pool.busy = 1;
-    const slots = roomSlotSupplier(pool);
+    const slots = freeSlotSupplier(pool);
     const first = new AbortController();
     const order: string[] = [];
     const a = slots.reserveSlot(ctx, first.signal).then(

@@ -2,7 +2,7 @@
 // in a fixed template, then the action model, reading the run's memory and that description, answers with native
 // tool calls. The first call is recorded as the turn's action event, with the description and all the turn's calls
 // in its metadata; a retry answers from that record and never calls the models twice for one turn.
-import { INVALID_REPLY_ACTION, agentState, conversationEntry } from '../src/agent/decision';
+import { INVALID_REPLY_ACTION, agentState, conversationEntry } from '../../src/agent/decision';
 import {
   DEFAULT_MEMORY_TOKEN_BUDGET,
   DESKTOP_TOOLS,
@@ -15,20 +15,22 @@ import {
   readToolCalls,
   summarizeCall,
   systemPrompt,
-} from '../src/desktop/agent';
-import type { DesktopCall } from '../src/desktop/agent';
-import { toDataUrl } from '../src/image/screenshot';
-import { replyAsText } from '../src/model/parse';
-import { CALL_KIND_HEADER, ENTRY_INDEX_HEADER } from '../src/scripted/server';
-import { actionEvent } from '../src/trajectory/events';
-import type { ActionFields } from '../src/trajectory/events';
-import { eventId } from '../src/trajectory/ids';
-import type { Event } from '../src/trajectory/schema';
-import { forTheRecord, recordStopStep } from './step-records';
-import { DESKTOP_AGENT, desktopScreen, turnStart } from './desktop-session';
-import { callModel, endpointFor, withHeartbeat } from './support';
-import type { ActivityDeps, RunFiles } from './support';
-import type { DecideCall, DecideResult, StepRef } from '../src/contract/activities';
+} from '../../src/desktop/agent';
+import type { DesktopCall } from '../../src/desktop/agent';
+import { toDataUrl } from '../../src/image/screenshot';
+import { replyAsText } from '../../src/model/parse';
+import { CALL_KIND_HEADER, ENTRY_INDEX_HEADER } from '../../src/scripted/server';
+import { actionEvent } from '../../src/trajectory/events';
+import type { ActionFields } from '../../src/trajectory/events';
+import { eventId } from '../../src/trajectory/ids';
+import type { Event } from '../../src/trajectory/schema';
+import type { TrajectoryWriter } from '../../src/trajectory/writer';
+import { forTheRecord, recordStopStep } from '../step-records';
+import { callModel, endpointFor, withHeartbeat } from '../support';
+import type { ActivityDeps, RunFiles } from '../support';
+import { DESKTOP_AGENT, desktopScreen, turnStart } from './desktop-turn';
+import type { DecideCall, DecideResult, StepRef } from '../../src/contract/activities';
+import type { TaskInput } from '../../src/contract/task';
 
 type ActionEvent = Extract<Event, { type: 'action' }>;
 
@@ -38,9 +40,13 @@ type ActionEvent = Extract<Event, { type: 'action' }>;
  */
 export const FINAL_REPLY_KEY = 'final_reply';
 
-export async function decideDesktop(deps: ActivityDeps, files: RunFiles, req: StepRef): Promise<DecideResult> {
+export async function decideDesktop(
+  deps: ActivityDeps,
+  files: RunFiles,
+  req: StepRef,
+  input: TaskInput,
+): Promise<DecideResult> {
   const w = await files.writer(req.runId);
-  const input = await files.input(req.runId);
   const events = await w.events();
   const recorded = turnStart(events, req);
   if (recorded) return decisionFromRecord(recorded);
@@ -96,42 +102,8 @@ export async function decideDesktop(deps: ActivityDeps, files: RunFiles, req: St
   };
   const first = read.calls[0];
   if (!first) {
-    const outcome = noCallOutcome(completion.text, d.endOnNoCall);
-    if (outcome.kind === 'final') {
-      // The model's last word: recorded as a stop with its text as the answer (act records the tool output).
-      const stop = checkCall('stop', { answer: outcome.answer });
-      const event = actionEvent(
-        req.step,
-        {
-          action_name: stop.name,
-          content: { action: stop.name, arguments: { ...stop.arguments, thoughts: read.thoughts } },
-          action_nl_description: `${summarizeCall(stop)} (the reply called no tool: its text is the answer)`,
-          agent_state: agentState(DESKTOP_AGENT, []),
-          llm_conversation: { messages: conversation },
-          grounding: null,
-        },
-        { generation: req.generation, metadata: { ...metadata, [FINAL_REPLY_KEY]: true } },
-      );
-      await w.appendEvent(event);
-      return decisionFromRecord(event);
-    }
-    const { error, errorType } = outcome;
-    const fields: ActionFields = {
-      action_name: INVALID_REPLY_ACTION,
-      content: { action: INVALID_REPLY_ACTION, arguments: { thoughts: read.thoughts } },
-      action_nl_description: `${read.thoughts}\nInvalid reply: ${error}`.trim(),
-      agent_state: agentState(DESKTOP_AGENT, []),
-      llm_conversation: { messages: conversation },
-      grounding: null,
-    };
-    const event = actionEvent(req.step, fields, {
-      generation: req.generation,
-      metadata: { ...metadata, invalid_reply: { error, error_type: errorType, detail: error } },
-    });
-    await w.appendEvent(event);
-    const decision = invalidDecision(event, error);
-    await recordStopStep(w, req, decision, events);
-    return decision;
+    const reply = { text: completion.text, thoughts: read.thoughts, conversation, metadata };
+    return recordNoCall({ w, req, events }, reply, d.endOnNoCall);
   }
   const event = actionEvent(
     req.step,
@@ -147,6 +119,63 @@ export async function decideDesktop(deps: ActivityDeps, files: RunFiles, req: St
   );
   await w.appendEvent(event);
   return decisionFromRecord(event);
+}
+
+/** A turn's reply as decide records it: the model's text and thoughts, the conversation, the turn's metadata. */
+interface TurnReply {
+  text: string;
+  thoughts: string;
+  conversation: ReturnType<typeof conversationEntry>[];
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * A reply that called no tool: the model's last word (desktop.endOnNoCall), recorded as a stop with its text as the
+ * answer, or an invalid reply the model reads next turn.
+ */
+async function recordNoCall(
+  at: { w: TrajectoryWriter; req: StepRef; events: readonly Event[] },
+  reply: TurnReply,
+  endOnNoCall: Parameters<typeof noCallOutcome>[1],
+): Promise<DecideResult> {
+  const { w, req, events } = at;
+  const { thoughts, conversation, metadata } = reply;
+  const outcome = noCallOutcome(reply.text, endOnNoCall);
+  if (outcome.kind === 'final') {
+    // The model's last word: recorded as a stop with its text as the answer (act records the tool output).
+    const stop = checkCall('stop', { answer: outcome.answer });
+    const event = actionEvent(
+      req.step,
+      {
+        action_name: stop.name,
+        content: { action: stop.name, arguments: { ...stop.arguments, thoughts } },
+        action_nl_description: `${summarizeCall(stop)} (the reply called no tool: its text is the answer)`,
+        agent_state: agentState(DESKTOP_AGENT, []),
+        llm_conversation: { messages: conversation },
+        grounding: null,
+      },
+      { generation: req.generation, metadata: { ...metadata, [FINAL_REPLY_KEY]: true } },
+    );
+    await w.appendEvent(event);
+    return decisionFromRecord(event);
+  }
+  const { error, errorType } = outcome;
+  const fields: ActionFields = {
+    action_name: INVALID_REPLY_ACTION,
+    content: { action: INVALID_REPLY_ACTION, arguments: { thoughts } },
+    action_nl_description: `${thoughts}\nInvalid reply: ${error}`.trim(),
+    agent_state: agentState(DESKTOP_AGENT, []),
+    llm_conversation: { messages: conversation },
+    grounding: null,
+  };
+  const event = actionEvent(req.step, fields, {
+    generation: req.generation,
+    metadata: { ...metadata, invalid_reply: { error, error_type: errorType, detail: error } },
+  });
+  await w.appendEvent(event);
+  const decision = invalidDecision(event, error);
+  await recordStopStep(w, req, decision, events);
+  return decision;
 }
 
 function invalidDecision(event: ActionEvent, error: string): DecideResult {

@@ -1,0 +1,162 @@
+// The browser's driver: opens a session in this worker's browser pool (restoring the run's cookies, storage and URL
+// after a pause or a lost worker), observes and acts on its page (page-steps.ts), probes the final page or saves the
+// session's state before closing it, and decides a step with the browser agent's model request (browser-decide.ts).
+import path from 'node:path';
+import { IN_LINE_DETAIL } from '../../src/agent/failure-types';
+import { FINAL_PAGE_FILE, probesNotRun, runProbes } from '../../src/agent/final-page';
+import type { FinalPageRecord } from '../../src/agent/final-page';
+import { lastUrl } from '../../src/agent/history';
+import { knownSecretValues, redactSecrets } from '../../src/agent/secrets';
+import type { StorageState } from '../../src/browser/environment';
+import { PolicyBlockedError } from '../../src/browser/errors';
+import { describeUrlPolicy } from '../../src/policy/url-policy';
+import type { TaskInput } from '../../src/contract/task';
+import type { OpenSessionInput, ReleaseInput } from '../../src/contract/activities';
+import { sessionRestored } from '../../src/trajectory/events';
+import { eventId } from '../../src/trajectory/ids';
+import { activityDeadlineSignal, heartbeatDetails, nonRetryable, taskUrlPolicy, withHeartbeat } from '../support';
+import type { ActivityDeps, RunFiles } from '../support';
+import { decideBrowser } from './browser-decide';
+import type { EnvironmentDriver, OpenedSession } from './driver';
+import { actOnPage, observePage } from './page-steps';
+import type { PageSteps } from './page-steps';
+
+const STORAGE_STATE_FILE = 'browser_state.json';
+/**
+ * How long an open waits in line in a full pool before giving the place back to Temporal's retry (which may find a
+ * free session slot on another worker). Waiting here hands a freed browser on at once; a retry would find it up to
+ * 5 s later.
+ */
+const POOL_WAIT_MS = 30_000;
+/** An open stops this long before its activity's timeout, so a browser it was still trying to get is released. */
+const OPEN_CLEANUP_MS = 10_000;
+
+export function createBrowserDriver(deps: ActivityDeps, files: RunFiles): EnvironmentDriver {
+  const steps: PageSteps = { deps, files, target: (sessionId) => deps.pool.get(sessionId) };
+  return {
+    sessionPrefix: '',
+    open: (req, input) => openBrowser(deps, files, req, input),
+    observe: (req) => observePage(steps, req),
+    act: (req) => actOnPage(steps, req),
+    release: (req) => releaseBrowser(deps, files, req),
+    decide: (req, input) => decideBrowser(deps, files, req, input),
+  };
+}
+
+/**
+ * Opens a browser session in this worker's pool, under the worker's URL policy narrowed by the task's. A start URL
+ * the policy refuses fails at once (NavigationError, not retried).
+ */
+async function openBrowser(
+  deps: ActivityDeps,
+  files: RunFiles,
+  req: OpenSessionInput,
+  input: TaskInput,
+): Promise<OpenedSession> {
+  const w = await files.writer(req.runId);
+  let url = input.startUrl;
+  let storageState: StorageState | undefined;
+  if (req.restore) {
+    // From the run store, so a session saved on one worker restores on another (another machine, with S3).
+    const saved = await files.store.readText(`${req.runId}/${STORAGE_STATE_FILE}`);
+    storageState = saved === undefined ? undefined : (JSON.parse(saved) as StorageState);
+    const state = await w.readRunState();
+    url = (state.url as string | undefined) ?? lastUrl(await w.events()) ?? input.startUrl;
+  }
+  const urlPolicy = taskUrlPolicy(deps.config, input);
+  const session = await deps.pool
+    .openSession(
+      {
+        viewport: input.viewport,
+        downloadsDir: path.join(files.dir(req.runId), 'downloads'),
+        ...(storageState ? { storageState } : {}),
+        ...(url ? { url } : {}),
+        urlPolicy,
+        owner: req.runId,
+        // A provider's session is tried again when a captcha solve on its first page does not end in this time.
+        captchaWaitMs: input.captcha.waitSeconds * 1000,
+      },
+      {
+        timeoutMs: POOL_WAIT_MS,
+        // A provider's retries (Browserbase) stop in time to release their session before the open times out.
+        signal: activityDeadlineSignal(OPEN_CLEANUP_MS),
+        // Shown on the pending activity: `cua status` and the client's view say the task waits for a browser.
+        onQueued: (waiting) => heartbeatDetails({ [IN_LINE_DETAIL]: waiting }),
+      },
+    )
+    .catch((err: unknown) => {
+      if (err instanceof PolicyBlockedError) nonRetryable(err, 'NavigationError');
+      throw err;
+    });
+  // The lost worker may have finished the step's last act (its post observation is recorded): then the step is
+  // done and the restored session starts the next one, instead of the step being decided again.
+  const stepDone =
+    req.lostActGeneration !== undefined &&
+    (await w.hasEvent(eventId({ step: req.step, kind: 'post', generation: req.lostActGeneration })));
+  if (req.reason === 'worker_lost') {
+    await w.appendEvent(
+      sessionRestored(
+        stepDone ? req.step + 1 : req.step,
+        `The browser session was lost and restored at ${url ?? 'a blank page'}.`,
+        {
+          generation: req.generation,
+          metadata: { note: 'session_restored', restored_url: url ?? null },
+        },
+      ),
+    );
+  }
+  deps.log?.(
+    `session ${session.sessionId} opened for ${req.runId} (${req.reason}, generation ${req.generation}; ` +
+      `URL policy: ${describeUrlPolicy(urlPolicy)})`,
+  );
+  return {
+    sessionId: session.sessionId,
+    taskQueue: deps.sessionQueue,
+    url: session.env.url(),
+    ...(req.lostActGeneration !== undefined ? { stepDone } : {}),
+  };
+}
+
+/** Closes the session: the final page probed (a task that ended) or its state saved (a pause) first. */
+async function releaseBrowser(deps: ActivityDeps, files: RunFiles, req: ReleaseInput): Promise<void> {
+  const { pool } = deps;
+  if (!pool.has(req.sessionId)) return;
+  try {
+    // The task ended: the last page's state, before the browser goes.
+    if (!req.save) await probeFinalPage(deps, files, req);
+    if (req.save) {
+      const env = pool.get(req.sessionId);
+      // Cookies and localStorage, into the run store (owner-only in a folder store, like the rest of the run).
+      const state = await env.saveStorageState();
+      await files.store.writeAtomic(`${req.runId}/${STORAGE_STATE_FILE}`, JSON.stringify(state));
+      const w = await files.writer(req.runId);
+      await w.writeRunState({ ...(await w.readRunState()), url: env.url() });
+    }
+  } catch (err) {
+    if (!req.writesOnce) throw err;
+    await pool.close(req.sessionId);
+    throw err;
+  }
+  await pool.close(req.sessionId);
+}
+
+/**
+ * The task's final-page probes (TaskInput.finalPageProbes), evaluated on the page as the task left it and recorded
+ * in the run (src/agent/final-page.ts). Once per run: a retried release finds them recorded. A page that cannot be
+ * probed is each probe's error, never the release's (a store that cannot be reached is retried with the release).
+ */
+async function probeFinalPage(deps: ActivityDeps, files: RunFiles, req: ReleaseInput): Promise<void> {
+  const scripts = (await files.input(req.runId)).finalPageProbes ?? [];
+  const key = `${req.runId}/${FINAL_PAGE_FILE}`;
+  if (scripts.length === 0 || (await files.store.exists(key))) return;
+  const env = deps.pool.get(req.sessionId);
+  const secrets = knownSecretValues(deps.config.secrets ?? {}, process.env);
+  const redact = (text: string) => redactSecrets(text, secrets);
+  // Task-given script in a page that may hold a session signed in with the operator's secrets: only where the
+  // operator trusts the task starters (redaction cannot stop a script that encodes what it reads).
+  const probes = deps.config.browser.pageProbes
+    ? await withHeartbeat(() => runProbes((e) => env.evaluate(e), scripts, { redact }))
+    : probesNotRun(scripts);
+  const record: FinalPageRecord = { url: redact(env.url()), recorded_at: new Date().toISOString(), probes };
+  await files.store.writeAtomic(key, JSON.stringify(record, null, 2));
+}

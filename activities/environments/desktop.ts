@@ -1,0 +1,222 @@
+// The desktop's driver: open a sandboxed desktop for a run (its home is the run's `home/` folder, so a new worker
+// finds the files again), screenshot it before a turn, carry out one tool call of a turn (each its own action and
+// tool_output event; the turn's last call also records the post screenshot), close it, and decide a turn with the
+// desktop agent's two model calls (desktop-decide.ts).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { agentState } from '../../src/agent/decision';
+import { TEXT_OBSERVATION_KEY } from '../../src/agent/history';
+import { describeUrlPolicy } from '../../src/policy/url-policy';
+import type { TaskInput } from '../../src/contract/task';
+import type { DesktopPool, DesktopSession } from '../../src/desktop';
+import { checkCall, summarizeCall } from '../../src/desktop/agent';
+import type { DesktopCall } from '../../src/desktop/agent';
+import { actionEvent, postObservation, preObservation, sessionRestored, toolOutput } from '../../src/trajectory/events';
+import { eventId } from '../../src/trajectory/ids';
+import type {
+  ActInput,
+  ActResult,
+  ObserveInput,
+  ObserveResult,
+  OpenSessionInput,
+  ReleaseInput,
+} from '../../src/contract/activities';
+import { restoreHome, saveHome } from '../local-files';
+import { recordStartPage } from '../step-records';
+import { nonRetryable, recordedPre, taskUrlPolicy, withHeartbeat } from '../support';
+import type { ActivityDeps, RunFiles } from '../support';
+import { decideDesktop } from './desktop-decide';
+import { runTool } from './desktop-tools';
+import { DESKTOP_AGENT, desktopScreen } from './desktop-turn';
+import type { EnvironmentDriver, OpenedSession } from './driver';
+
+/** The run folder's subfolder that is the sandbox's home directory. */
+const HOME_DIR = 'home';
+/** Desktop session ids start so (the desktop pool names them; table.ts routes observe/act/release by it). */
+const DESKTOP_SESSION_PREFIX = 'desk-';
+
+export function createDesktopDriver(deps: ActivityDeps, files: RunFiles): EnvironmentDriver {
+  return {
+    sessionPrefix: DESKTOP_SESSION_PREFIX,
+    open: (req, input) => openDesktop(deps, files, req, input),
+    observe: (req) => observeDesktop(deps, files, req),
+    act: (req) => actOnDesktop(deps, files, req),
+    async release(req: ReleaseInput): Promise<void> {
+      const desktops = pool(deps);
+      if (desktops.has(req.sessionId)) await desktops.close(req.sessionId);
+      await saveHome(files, req.runId, path.join(files.dir(req.runId), HOME_DIR));
+    },
+    decide: (req, input) => decideDesktop(deps, files, req, input),
+  };
+}
+
+/** The one line the model (and the viewer) reads where a browser step has a URL: the desktop's windows. */
+async function windowsLine(session: DesktopSession): Promise<string> {
+  const windows = await session.windows().catch(() => []);
+  const titles = windows.map((w) => w.title || '(untitled)');
+  return titles.length > 0 ? `Windows: ${titles.join(' | ')}` : 'No windows are open.';
+}
+
+function pool(deps: ActivityDeps): DesktopPool {
+  if (!deps.desktops) {
+    nonRetryable(
+      new Error('this worker has no desktop support (its log says why at start; see README: The desktop agent)'),
+      'DesktopUnavailableError',
+    );
+  }
+  return deps.desktops;
+}
+
+async function openDesktop(
+  deps: ActivityDeps,
+  files: RunFiles,
+  req: OpenSessionInput,
+  input: TaskInput,
+): Promise<OpenedSession> {
+  const d = deps.config.desktop;
+  const desktops = pool(deps);
+  const w = await files.writer(req.runId);
+  const homeDir = path.join(files.dir(req.runId), HOME_DIR);
+  await fs.mkdir(homeDir, { recursive: true, mode: 0o700 });
+  // With a shared store (S3), the home as the last turn left it, whichever worker ran that turn.
+  await restoreHome(files, req.runId, homeDir);
+  const screen = desktopScreen(input);
+  const urlPolicy = taskUrlPolicy(deps.config, input);
+  // Owned by the run: a desktop it still holds here (left by a lost activity) is closed first.
+  const { sessionId } = await desktops.open(
+    {
+      homeDir,
+      width: screen.width,
+      height: screen.height,
+      network: d.network,
+      urlPolicy,
+      apps: d.apps,
+      typingChunk: d.typingChunk,
+      typingDelayMs: d.typingDelayMs,
+      commandTimeoutMs: d.commandTimeoutSeconds * 1000,
+      maxCommandTimeoutMs: d.maxCommandTimeoutSeconds * 1000,
+      outputHeadChars: d.outputHeadChars,
+      outputTailChars: d.outputTailChars,
+      ...(deps.log ? { log: deps.log } : {}),
+    },
+    { owner: req.runId },
+  );
+  if (req.reason !== 'start') {
+    const why =
+      req.reason === 'worker_lost'
+        ? 'The desktop was lost (its worker stopped) and a new one was started'
+        : 'A new desktop was started after the pause';
+    await w.appendEvent(
+      sessionRestored(
+        req.step,
+        `${why}: windows and background processes from before are gone; the files in your home directory are kept.`,
+        { generation: req.generation, metadata: { note: 'session_restored', environment: 'desktop' } },
+      ),
+    );
+  }
+  const network =
+    d.network === 'policy' ? `via proxy, URL policy: ${describeUrlPolicy(urlPolicy)}` : d.network ? 'host' : 'off';
+  deps.log?.(
+    `desktop ${sessionId} opened for ${req.runId} (${req.reason}, generation ${req.generation}; ` +
+      `${screen.width}×${screen.height}, network ${network})`,
+  );
+  return { sessionId, taskQueue: deps.sessionQueue, url: '' };
+}
+
+async function observeDesktop(deps: ActivityDeps, files: RunFiles, req: ObserveInput): Promise<ObserveResult> {
+  const w = await files.writer(req.runId);
+  const session = pool(deps).get(req.sessionId);
+  return withHeartbeat(async () => {
+    const recorded = await recordedPre(w, req);
+    if (recorded) return recorded;
+    await deps.checkpoint?.('observe', req);
+    const png = await session.screenshot();
+    const pageInfo = await windowsLine(session);
+    if (req.step === 1) await recordStartPage(w, { png, url: '', pageInfo });
+    const screenshot = await w.saveScreenshot(req.step, 'pre', png, req.generation);
+    await w.appendEvent(
+      preObservation(
+        req.step,
+        { screenshot_path: screenshot, url: '', page_info: pageInfo },
+        { generation: req.generation },
+      ),
+    );
+    return { url: '', screenshot, captchaTimedOut: false };
+  });
+}
+
+/** One tool call of the turn: recorded as its action (calls after the first) and its tool_output, exactly once. */
+async function actOnDesktop(deps: ActivityDeps, files: RunFiles, req: ActInput): Promise<ActResult> {
+  const w = await files.writer(req.runId);
+  const input = await files.input(req.runId);
+  const k = req.call ?? 0;
+  const stamp = { generation: req.generation, call: k };
+  const ids = {
+    action: eventId({ step: req.step, kind: 'action', ...stamp }),
+    tool: eventId({ step: req.step, kind: 'tool', ...stamp }),
+    post: eventId({ step: req.step, kind: 'post', generation: req.generation }),
+  };
+  const { action: rawName, ...rawArgs } = req.action;
+  const call = checkCall(String(rawName), rawArgs);
+  const events = await w.events();
+  const recorded = events.find((e) => e.id === ids.tool);
+  let output = recorded?.type === 'observation' && recorded.observation_type === 'tool_output' ? recorded : undefined;
+  const session = pool(deps).get(req.sessionId);
+  if (!output) {
+    if (k > 0 && !events.some((e) => e.id === ids.action)) {
+      await w.appendEvent(actionEvent(req.step, callFields(call), stamp));
+    }
+    const result = await withHeartbeat(() => runTool(session, call, { deps, input, req, w }));
+    await withHeartbeat(async () => deps.checkpoint?.('act', req));
+    output = toolOutput(
+      req.step,
+      ids.action,
+      { output: result.output, ...(result.error ? { error: result.error } : {}) },
+      {
+        ...stamp,
+        metadata: {
+          [TEXT_OBSERVATION_KEY]: observationText(result),
+          ...(result.point ? { point: result.point } : {}),
+        },
+      },
+    );
+    await w.appendEvent(output);
+  }
+  if (req.final && !events.some((e) => e.id === ids.post)) {
+    // The turn's files, into a shared store before the turn counts as done (its post observation).
+    await withHeartbeat(() => saveHome(files, req.runId, path.join(files.dir(req.runId), HOME_DIR)));
+    await withHeartbeat(async () => {
+      const shot = await w.saveScreenshot(req.step, 'post', await session.screenshot(), req.generation);
+      await w.appendEvent(
+        postObservation(
+          req.step,
+          ids.action,
+          { screenshot_path: shot, url: '', page_info: await windowsLine(session) },
+          { generation: req.generation },
+        ),
+      );
+    });
+  }
+  return {
+    url: '',
+    textObservation: observationText(output),
+    error: output.error || null,
+  };
+}
+
+/** What the model reads back for a call: its output, or its error. */
+function observationText(result: { output: string; error?: string }): string {
+  return result.error ? `Error: ${result.error}` : result.output;
+}
+
+/** The action event of a turn's second or later call (the first was recorded by decide with the model's reply). */
+function callFields(call: DesktopCall) {
+  return {
+    action_name: call.name,
+    content: { action: call.name, arguments: call.arguments },
+    action_nl_description: summarizeCall(call),
+    agent_state: agentState(DESKTOP_AGENT, []),
+    llm_conversation: { messages: [] },
+    grounding: null,
+  };
+}

@@ -1,0 +1,40 @@
+// The one interface every environment's driver implements: what the session activities (session.ts) and the decide
+// activity (decide.ts) do in an environment, behind the choice of which one (table.ts). The workflow never knows
+// which driver it talks to.
+import type { TaskInput } from '../../src/contract/task';
+import type {
+  ActInput,
+  ActResult,
+  DecideResult,
+  ObserveInput,
+  ObserveResult,
+  OpenSessionInput,
+  OpenSessionResult,
+  ReleaseInput,
+  StepRef,
+} from '../../src/contract/activities';
+import type { ActivityDeps, RunFiles } from '../support';
+
+/** What a driver's open gives back; the session router adds the worker's store wait. */
+export type OpenedSession = Omit<OpenSessionResult, 'storeWaitMinutes'>;
+
+export interface EnvironmentDriver {
+  /**
+   * How this driver's session ids begin: observe, act and release find their driver by it (table.ts). The browser's
+   * is '' (its ids are the pool's UUIDs): it takes every id no longer prefix claims.
+   */
+  readonly sessionPrefix: string;
+  /** Opens a session for the run in this worker (a retry, a re-open after a lost worker or a pause, included). */
+  open(req: OpenSessionInput, input: TaskInput): Promise<OpenedSession>;
+  /** The step's pre observation (recorded once: a retry answers from the record). */
+  observe(req: ObserveInput): Promise<ObserveResult>;
+  /** Carries out one call of the step's decision in the session and records it (exactly once). */
+  act(req: ActInput): Promise<ActResult>;
+  /** Closes the session, with what this environment keeps for a later one (`save`) or records at the end. */
+  release(req: ReleaseInput): Promise<void>;
+  /** The decide activity's part: the step's model request(s), built for this environment, parsed and recorded. */
+  decide(req: StepRef, input: TaskInput): Promise<DecideResult>;
+}
+
+/** A driver, built once per activities object from the worker's dependencies and run files. */
+export type DriverFactory = (deps: ActivityDeps, files: RunFiles) => EnvironmentDriver;

@@ -1,0 +1,170 @@
+// Observe and act on a page: the steps of the browser driver and of an application's own environments (custom.ts),
+// which show a screen and take the browser's actions. Observe records the pre screenshot (behind the captcha gate);
+// act dispatches the decided action, records its tool output and the post screenshot, and may observe the next step.
+import { dispatchAction } from '../../src/agent/dispatch';
+import { TEXT_OBSERVATION_KEY } from '../../src/agent/history';
+import { ACTIONS_WITH_SUB_CALLS } from '../../src/agent/page-question';
+import type { BrowserEnvironment } from '../../src/browser/environment';
+import { NORM1000, resizedPixelsSpace } from '../../src/coords/viewport';
+import type { EnvironmentSession } from '../../src/environments/plugin';
+import { postObservation, preObservation, toolOutput } from '../../src/trajectory/events';
+import { eventId } from '../../src/trajectory/ids';
+import type { TrajectoryWriter } from '../../src/trajectory/writer';
+import type { ActInput, ActResult, ObserveInput, ObserveResult, StepRef } from '../../src/contract/activities';
+import { copyDownloads } from '../local-files';
+import { pageQuestioner } from '../page-subcall';
+import { recordDeferred, recordStartPage } from '../step-records';
+import type { Seen } from '../step-records';
+import { nonRetryable, recordedPre, screenOf, secretResolver, withHeartbeat } from '../support';
+import type { ActivityDeps, RunFiles } from '../support';
+
+/** What observe/act use of a session: the browser's surface, with the browser-only parts answered plainly. */
+export interface StepTarget extends EnvironmentSession {
+  pageContext(): Promise<string>;
+  /** A custom environment has no captcha gate: always open. */
+  waitForCaptcha(timeoutMs: number): Promise<boolean>;
+  /** Unknown: the post screenshot is never reused as the next pre one (the workflow does not fold here anyway). */
+  lastChangeAt(): Promise<number | null>;
+  /** The screenshot and when its capture began, as the browser gives them (BrowserEnvironment.timedScreenshot). */
+  timedScreenshot(): Promise<{ png: Buffer; startedAt: number }>;
+}
+
+/** The session observe/act work in: a browser of the pool, or a session of an application's own environment. */
+export type PageTarget = StepTarget | BrowserEnvironment;
+
+/** A driver's side of the page steps: its dependencies, and the session a step's id names. */
+export interface PageSteps {
+  deps: ActivityDeps;
+  files: RunFiles;
+  target(sessionId: string): PageTarget;
+}
+
+/** Pre screenshot, URL and page context of a step (after the captcha gate); step 1's is the start page too. */
+export async function observePage(s: PageSteps, req: ObserveInput): Promise<ObserveResult> {
+  const w = await s.files.writer(req.runId);
+  const env = s.target(req.sessionId);
+  return withHeartbeat(async () => {
+    const recorded = await recordedPre(w, req);
+    if (recorded) return recorded;
+    await s.deps.checkpoint?.('observe', req);
+    // The captcha gate: open at once unless a remote browser announced a solve in progress.
+    const captchaTimedOut = req.captchaWaitMs ? !(await env.waitForCaptcha(req.captchaWaitMs)) : false;
+    const seen = { png: await env.screenshot(), url: env.url(), pageInfo: await env.pageContext() };
+    if (req.step === 1) await recordStartPage(w, seen);
+    const pre = await recordPre(w, req, seen);
+    return { ...pre, captchaTimedOut };
+  });
+}
+
+/** Carries out the decided action in the session; records tool output and the post screenshot. */
+export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult> {
+  const { deps, files } = s;
+  const w = await files.writer(req.runId);
+  const input = await files.input(req.runId);
+  const { profile, resized } = screenOf(input);
+  const parsed = profile.actionSchema.safeParse(req.action);
+  if (!parsed.success) {
+    nonRetryable(new Error(`act got an invalid ${String(req.action.action)} action`), 'InvalidAction');
+  }
+  const action = parsed.data;
+  const ids = (kind: 'action' | 'tool' | 'post') => eventId({ step: req.step, kind, generation: req.generation });
+  // A retry after the step was recorded: report what was recorded, do not act again.
+  if (await w.hasEvent(ids('post'))) return recordedAct(w, ids('tool'), ids('post'));
+  const env = s.target(req.sessionId);
+  const subCalls = ACTIONS_WITH_SUB_CALLS.includes(action.action)
+    ? await pageQuestioner(deps, input, w, { ...req, actionId: ids('action') })
+    : undefined;
+  const result = await withHeartbeat(() =>
+    dispatchAction(action, {
+      target: env,
+      space: profile.coordinateSpace === 'norm1000' ? NORM1000 : resizedPixelsSpace(resized.width, resized.height),
+      viewport: input.viewport,
+      resolveSecrets: secretResolver(deps.config, env),
+      answerFromPage: subCalls?.answerFromPage ?? (async () => ''),
+    }),
+  );
+  await withHeartbeat(async () => deps.checkpoint?.('act', req));
+  // The action decide left for act (its tool called a model) goes into the stream with that call.
+  if (subCalls) await recordDeferred(w, ids('action'), subCalls.calls);
+  await withHeartbeat(() => copyDownloads(files, req.runId)); // into a shared store (S3), before the step counts
+  await w.appendEvent(
+    toolOutput(
+      req.step,
+      ids('action'),
+      { output: result.output, error: result.error ?? '' },
+      {
+        generation: req.generation,
+        metadata: result.textObservation ? { [TEXT_OBSERVATION_KEY]: result.textObservation } : {},
+      },
+    ),
+  );
+  return withHeartbeat(async () => {
+    // When the capture began: a change after that may be missing from the post screenshot (observeNext).
+    const { png, startedAt: capturedAt } = await env.timedScreenshot();
+    const shot = await w.saveScreenshot(req.step, 'post', png, req.generation);
+    const url = env.url();
+    const pageInfo = await env.pageContext();
+    await w.appendEvent(
+      postObservation(
+        req.step,
+        ids('action'),
+        { screenshot_path: shot, url, page_info: pageInfo },
+        { generation: req.generation },
+      ),
+    );
+    const acted = { url, textObservation: result.textObservation, error: result.error };
+    if (!req.next) return acted;
+    const next = await observeNext(s, req, req.next, env, { png, capturedAt, url, pageInfo });
+    return next ? { ...acted, next } : acted;
+  });
+}
+
+/** What a step recorded already answers a retried act with: its URL, text observation and error. */
+async function recordedAct(w: TrajectoryWriter, toolId: string, postId: string): Promise<ActResult> {
+  const events = await w.events();
+  const tool = events.find((e) => e.id === toolId);
+  const post = events.find((e) => e.id === postId);
+  const text = (tool?.metadata as Record<string, unknown> | undefined)?.[TEXT_OBSERVATION_KEY];
+  return {
+    url: post?.type === 'observation' && post.observation_type === 'environment' ? (post.url ?? '') : '',
+    textObservation: typeof text === 'string' ? text : null,
+    error: tool?.type === 'observation' && tool.observation_type === 'tool_output' ? tool.error || null : null,
+  };
+}
+
+/**
+ * The next step's pre observation, taken at the end of an act: the post screenshot, copied (not captured again)
+ * unless the page changed after it was taken. Undefined while a captcha solve holds the gate (the next step's
+ * observe then waits for it).
+ */
+async function observeNext(
+  s: PageSteps,
+  req: ActInput,
+  next: NonNullable<ActInput['next']>,
+  env: PageTarget,
+  post: { png: Buffer; capturedAt: number; url: string; pageInfo: string },
+): Promise<ObserveResult | undefined> {
+  const ref: StepRef = { runId: req.runId, step: next.step, generation: req.generation };
+  await s.deps.checkpoint?.('observe', ref);
+  if (next.captchaWaitMs > 0 && !(await env.waitForCaptcha(0))) return undefined;
+  const changedAt = await env.lastChangeAt();
+  const changed = changedAt === null || changedAt >= post.capturedAt;
+  const png = changed ? await env.screenshot() : post.png;
+  const url = changed ? env.url() : post.url;
+  const pageInfo = changed ? await env.pageContext() : post.pageInfo;
+  const pre = await recordPre(await s.files.writer(req.runId), ref, { png, url, pageInfo });
+  return { ...pre, captchaTimedOut: false };
+}
+
+/** A step's pre observation in the run folder: its screenshot and the event naming it, URL and page context. */
+async function recordPre(w: TrajectoryWriter, ref: StepRef, seen: Seen): Promise<{ url: string; screenshot: string }> {
+  const screenshot = await w.saveScreenshot(ref.step, 'pre', seen.png, ref.generation);
+  await w.appendEvent(
+    preObservation(
+      ref.step,
+      { screenshot_path: screenshot, url: seen.url, page_info: seen.pageInfo },
+      { generation: ref.generation },
+    ),
+  );
+  return { url: seen.url, screenshot };
+}
