@@ -1,4 +1,5 @@
-// Lint rules: typed checks everywhere, and a sandbox fence around workflows/ (no I/O inside workflow code).
+// Lint rules: typed checks everywhere, no function over 120 lines outside tests, and a sandbox fence around
+// workflows/ (no I/O inside workflow code). The layer order is checked apart: .dependency-cruiser.cjs.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
@@ -28,6 +29,13 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  {
+    // Small functions: a phase per function, or a class with one method per phase (docs/CONVENTIONS.md). Tests may
+    // hold longer tables and scenarios.
+    files: ['**/*.ts'],
+    ignores: ['test/**'],
+    rules: { 'max-lines-per-function': ['error', { max: 120 }] },
   },
   {
     files: ['workflows/**/*.ts'],

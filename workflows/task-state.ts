@@ -1,6 +1,6 @@
 // The task's state inside the workflow: what a continued run carries over, the status the queries show, the reply
 // update/signal and query handlers, the steps table, and the search attributes. No activities here (those are the
-// loop's, in agent.ts); deterministic like all workflow code.
+// loop's, in agent-loop.ts); deterministic like all workflow code.
 import { ApplicationFailure, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DecideCall, ObserveResult, SessionRef } from '../src/contract/activities';
 import { cleanReply } from '../src/agent/reply';

@@ -1,0 +1,425 @@
+// The task workflow's loop as a class, one method per phase: open the session, observe, decide, act, ask the user
+// (and wait durably for the reply), recover a lost session, finish. State lives in fields (the carried part in
+// TaskState); when the loop stops is the table in agent-stops.ts. The same loop drives every environment (browser,
+// desktop): the session activities behind the proxies pick the environment from the task. agent.ts only wires it.
+// Deterministic: only @temporalio/workflow and pure modules.
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  log,
+  patched,
+  setCurrentDetails,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { DecideCall, ObserveResult, OpenSessionInput, SessionRef } from '../src/contract/activities';
+import { decideCaptchaTimeout } from '../src/agent/captcha-policy';
+import { autoReplyText } from '../src/agent/reply';
+import { browserOpenQueue } from '../src/agent/queues';
+import { DEFAULT_STORE_FAULT_WAIT_MINUTES } from '../src/trajectory/store-wait';
+import type { EndReason, ReplyInput, RunStatus, TaskInput, TaskResult } from '../src/contract/task';
+import { activityProxies } from './activity-proxies';
+import type { ActivityProxies } from './activity-proxies';
+import { endReasonOf, isSessionLost, isStoreFailure } from './failures';
+import { stopOf } from './agent-stops';
+import type { LoopFacts, Stop, StepEnd } from './agent-stops';
+import type { CarriedState, TaskState } from './task-state';
+
+const MAX_SESSION_REOPENS_PER_STEP = 3;
+
+/**
+ * Patch id: a browser step's last act also takes the next step's pre observation (one round trip fewer per step),
+ * and a worker lost after that act recorded its post observation no longer makes the step be decided again.
+ */
+export const FOLD_OBSERVE_PATCH = 'fold-observe-into-act';
+
+/**
+ * Patch id: a browser task's session opens go to browserOpenQueue, which a worker polls only while its pool has room
+ * (instead of the shared queue, where a worker with a full pool took opens and made them wait in its own line while
+ * another worker had room).
+ */
+export const OPEN_QUEUE_PATCH = 'open-browser-on-room-queue';
+
+/** How a run of the loop ends: the task's result, or the state to continue as new with. */
+export type LoopEnd = { result: TaskResult } | { carry: CarriedState };
+
+type Observed = { step: number; generation: number; obs: ObserveResult };
+
+export class AgentLoop {
+  private readonly input: TaskInput;
+  private readonly state: CarriedState;
+  private readonly proxies: ActivityProxies;
+  /** The desktop records every call of a turn in act, stops included; the browser's decide records its stops. */
+  private readonly actOnStops: boolean;
+  /** Decided once per workflow (histories recorded before the patch replay without it). */
+  private readonly fold: boolean;
+  /** Likewise decided once: where session opens are scheduled (see OPEN_QUEUE_PATCH). */
+  private readonly openQueue: string | undefined;
+  /** The next step's observation, taken by the last act of the step before (see ActInput.next). */
+  private observed: Observed | null;
+  /** The generation of the act in flight when it is a step's last (see OpenSessionInput.lostActGeneration). */
+  private lastActInFlight: number | null = null;
+  /** How the last step ended (for the stops). */
+  private stepEnd: StepEnd = null;
+  /** The error text of the last model reply that was no valid action (for the stops). */
+  private lastInvalidReply = '';
+
+  /** `continued`: this run continues an earlier one as new (its state is the task's carried state). */
+  constructor(
+    private readonly task: TaskState,
+    private readonly continued: boolean,
+  ) {
+    this.input = task.input;
+    this.state = task.carried;
+    // How long activities may wait for an unusable run store: what the session's worker said (the default until
+    // then, and in histories from before it said so). Sizes timeouts only: a replay takes its results from the history.
+    this.proxies = activityProxies(
+      this.input.timing,
+      () => this.state.storeWaitMinutes ?? DEFAULT_STORE_FAULT_WAIT_MINUTES,
+    );
+    const envName = this.input.environment;
+    this.actOnStops = envName === 'desktop';
+    this.fold = envName === 'browser' && patched(FOLD_OBSERVE_PATCH);
+    this.openQueue =
+      envName === 'browser' && patched(OPEN_QUEUE_PATCH) ? browserOpenQueue(workflowInfo().taskQueue) : undefined;
+    this.observed = this.state.observed ?? null;
+  }
+
+  /** Runs steps until a stop holds (then finishes the task) or the run should continue as new. */
+  async run(): Promise<LoopEnd> {
+    const { state } = this;
+    if (!this.continued) {
+      this.task.publish();
+      await this.proxies.shared('start run').startRun(this.input);
+    }
+    const stepsAtStart = state.step;
+    for (;;) {
+      const stop = stopOf(this.facts());
+      if (stop) return { result: await this.finish(stop) };
+      if (this.dueToContinue(state.step - stepsAtStart)) {
+        return { carry: this.observed ? { ...state, observed: this.observed } : state };
+      }
+      state.step += 1;
+      this.task.publish();
+      await this.step();
+    }
+  }
+
+  /** Ends a task that was cancelled or failed: records the end (as far as it can) and returns the error to throw. */
+  async endOnError(err: unknown): Promise<unknown> {
+    if (isCancellation(err)) {
+      await this.finishCancelled();
+      return err;
+    }
+    return this.finishFailed(err);
+  }
+
+  private facts(): LoopFacts {
+    return { input: this.input, state: this.state, stepEnd: this.stepEnd, lastInvalidReply: this.lastInvalidReply };
+  }
+
+  /** Continue as new once this run has taken a step and Temporal suggests it, or the task's own step limit says so. */
+  private dueToContinue(ranHere: number): boolean {
+    const after = this.input.continueAsNewAfterSteps;
+    return ranHere > 0 && (workflowInfo().continueAsNewSuggested || (after !== undefined && ranHere >= after));
+  }
+
+  /** One step, run again in a re-opened session when its worker is lost (up to MAX_SESSION_REOPENS_PER_STEP times). */
+  private async step(): Promise<void> {
+    const { state } = this;
+    this.stepEnd = null;
+    for (let reopen = 0; ; reopen++) {
+      const session =
+        state.session ?? (await this.open(state.step === 1 && !this.continued ? 'start' : 'continue')).session;
+      try {
+        this.stepEnd = await this.takeStep(session);
+        return;
+      } catch (err) {
+        if (!isSessionLost(err) || reopen >= MAX_SESSION_REOPENS_PER_STEP) throw err;
+        if (await this.recover(err)) return;
+      }
+    }
+  }
+
+  /** Observe, decide, act on each call of the decision; a terminate or a question ends the step. */
+  private async takeStep(session: SessionRef): Promise<StepEnd> {
+    const obs = await this.observe(session);
+    const calls = await this.decide(obs);
+    if (!calls) return null;
+    for (const [index, call] of calls.entries()) {
+      const final = index === calls.length - 1 || call.kind !== 'act';
+      if (call.kind === 'act' || this.actOnStops) await this.act(session, call, index, final);
+      else this.task.record(call, obs.url);
+      if (call.kind === 'terminate') {
+        this.task.answer = call.text ?? '';
+        return 'answered';
+      }
+      // Calls after a question are not run: the model decides again with the user's reply.
+      if (call.kind === 'ask') return (await this.ask(call.text ?? '')) ? null : 'unanswered';
+    }
+    return null;
+  }
+
+  /** Opens (or restores) the task's session; `stepDone`: a lost worker had finished the step (see lostActGeneration). */
+  private async open(
+    reason: OpenSessionInput['reason'],
+    lostActGeneration?: number,
+  ): Promise<{ session: SessionRef; stepDone: boolean }> {
+    const { state, input } = this;
+    state.generation += reason === 'start' ? 0 : 1;
+    const { stepDone, storeWaitMinutes, ...opened } = await this.proxies
+      .opener(`step ${state.step} · open ${input.environment} (${reason})`, this.openQueue)
+      .openSession({
+        runId: input.runId,
+        generation: state.generation,
+        restore: reason !== 'start',
+        reason,
+        step: state.step,
+        ...(lostActGeneration !== undefined ? { lostActGeneration } : {}),
+      });
+    state.session = { ...opened, generation: state.generation };
+    if (storeWaitMinutes !== undefined) state.storeWaitMinutes = storeWaitMinutes;
+    state.lastUrl = opened.url;
+    return { session: state.session, stepDone: stepDone === true };
+  }
+
+  /** The step's observation: the one the step before's last act took, else an observe (behind the captcha gate). */
+  private async observe(session: SessionRef): Promise<ObserveResult> {
+    const { state, input, observed } = this;
+    const waitMs = this.captchaWaitMs();
+    const prior = observed?.step === state.step && observed.generation === state.generation ? observed.obs : null;
+    this.observed = null;
+    const obs =
+      prior ??
+      (await this.proxies.onSession(session, `step ${state.step} · observe`).observe({
+        runId: input.runId,
+        step: state.step,
+        generation: state.generation,
+        sessionId: session.sessionId,
+        captchaWaitMs: waitMs,
+      }));
+    state.lastUrl = obs.url;
+    if (obs.captchaTimedOut) {
+      state.captchaTimeouts = (state.captchaTimeouts ?? 0) + 1;
+      const decision = decideCaptchaTimeout({ ...input.captcha, waitMs }, state.captchaTimeouts);
+      log.warn('captcha gate timed out', { step: state.step, timeouts: state.captchaTimeouts, decision });
+      if (decision === 'raise') {
+        throw ApplicationFailure.nonRetryable(
+          `a captcha was not solved within ${input.captcha.waitSeconds}s`,
+          'CaptchaTimeout',
+        );
+      }
+      if (decision === 'disable-gate') state.captchaGateOff = true;
+    }
+    return obs;
+  }
+
+  /** The model's calls for the step; null when its reply was no valid action (counted; the model reads the error). */
+  private async decide(obs: ObserveResult): Promise<DecideCall[] | null> {
+    const { state, task } = this;
+    const ref = { runId: this.input.runId, step: state.step, generation: state.generation };
+    // The Temporal UI's Current Details say so while the model is deciding (and, when it is slow or failing, for how
+    // long); the tries and the last error are on the pending decide activity. Metadata only: replay is unchanged.
+    task.modelCallSince = new Date().toISOString();
+    setCurrentDetails(
+      `**Step ${state.step}: waiting for the model** since ${task.modelCallSince.slice(11, 19)} UTC\n\nIts tries and the last try's error: Pending Activities (decide).`,
+    );
+    const decision = await this.proxies.model(`step ${state.step} · decide`).decide(ref);
+    task.modelCallSince = null;
+    setCurrentDetails('');
+    if (decision.kind === 'invalid') {
+      // Not a failure: the error was recorded as the step's observation and the model reads it next step.
+      const row = task.record(decision, obs.url);
+      state.invalidReplies = (state.invalidReplies ?? 0) + 1;
+      row.textObservation = (decision.text ?? '').slice(0, 300);
+      log.warn('invalid model reply', { step: state.step, inARow: state.invalidReplies, error: decision.text });
+      this.lastInvalidReply = decision.text ?? '';
+      return null;
+    }
+    state.invalidReplies = 0;
+    return decision.calls ?? [decision];
+  }
+
+  /** Carries out one call of the step's decision in the session; `final` also records the step's post screenshot. */
+  private async act(session: SessionRef, call: DecideCall, index: number, final: boolean): Promise<void> {
+    const { state, input, task } = this;
+    const row = task.record(call, state.lastUrl);
+    task.actStarted(row);
+    // Folding: the step's last act observes for the next step when there is one (the budget allows it).
+    const foldHere = this.fold && final && call.kind === 'act';
+    const next =
+      foldHere && state.step < input.maxSteps ? { step: state.step + 1, captchaWaitMs: this.captchaWaitMs() } : null;
+    this.lastActInFlight = foldHere ? state.generation : null;
+    const acted = await this.proxies.onSession(session, `step ${state.step} · ${call.summary}`).act({
+      runId: input.runId,
+      step: state.step,
+      generation: state.generation,
+      sessionId: session.sessionId,
+      action: call.action,
+      ...(this.actOnStops ? { call: index, final } : {}),
+      ...(next ? { next } : {}),
+    });
+    this.lastActInFlight = null;
+    task.actDone();
+    if (next && acted.next) this.observed = { step: next.step, generation: state.generation, obs: acted.next };
+    state.lastUrl = acted.url;
+    row.url = acted.url;
+    const text = acted.textObservation ?? acted.error;
+    row.textObservation = text ? text.slice(0, 300) : null;
+  }
+
+  private captchaWaitMs(): number {
+    return this.state.captchaGateOff ? 0 : this.input.captcha.waitSeconds * 1000;
+  }
+
+  /** Asks the user and waits (durably, the session released) for the reply; false if the ask timed out. */
+  private async ask(text: string): Promise<boolean> {
+    const { state, input, task } = this;
+    state.questionCount += 1;
+    const question = { id: `q${state.questionCount}`, text, step: state.step };
+    task.question = question;
+    const autoReply = autoReplyText(input.autoReply);
+    if (autoReply !== undefined) {
+      task.pendingReply = { text: autoReply, questionId: question.id };
+    } else {
+      task.status = 'waiting_for_user';
+      task.publish();
+      setCurrentDetails(`**Waiting for a reply** (question ${question.id}, step ${state.step})\n\n> ${text}`);
+      await this.release(true);
+      await this.proxies.shared(`step ${state.step} · pause (waiting for user)`).pause({
+        runId: input.runId,
+        question: text,
+      });
+      const replied = input.askTimeoutSeconds
+        ? await condition(() => task.pendingReply !== null, `${input.askTimeoutSeconds}s`)
+        : (await condition(() => task.pendingReply !== null), true);
+      if (!replied) return false;
+    }
+    const reply = task.pendingReply as ReplyInput | null;
+    if (!reply) return false;
+    await this.proxies.shared(`step ${state.step} · user reply`).recordReply({
+      runId: input.runId,
+      questionId: question.id,
+      text: reply.text,
+      step: state.step,
+    });
+    task.pendingReply = null;
+    task.question = null;
+    task.status = 'running';
+    setCurrentDetails('');
+    task.publish();
+    if (!state.session) await this.open('reply');
+    return true;
+  }
+
+  /**
+   * The step's session was lost: re-opens it. True if the lost worker had finished the step (its last act was
+   * recorded as done: the next step starts in the restored session); false if the step is observed and decided again.
+   */
+  private async recover(err: unknown): Promise<boolean> {
+    const { state, task } = this;
+    const envName = this.input.environment;
+    state.session = null;
+    this.observed = null;
+    const lostAct = this.lastActInFlight;
+    this.lastActInFlight = null;
+    // Lost during the step's last act: if it was recorded as done, the step is over; otherwise its effect is unknown.
+    if (lostAct !== null && (await this.open('worker_lost', lostAct)).stepDone) {
+      log.warn(`${envName} session lost after the step's last act was recorded; going on in a new session`, {
+        step: state.step,
+        error: String(err),
+      });
+      task.actDone();
+      return true;
+    }
+    log.warn(`${envName} session lost; re-opening and re-observing the step`, { step: state.step, error: String(err) });
+    task.markSuperseded();
+    if (lostAct === null) await this.open('worker_lost');
+    return false;
+  }
+
+  /** Releases the session; `writesOnce`: the task ends without waiting for its run store (see ReleaseInput.writesOnce). */
+  private async release(save: boolean, writesOnce = false): Promise<void> {
+    const { state, input } = this;
+    const session = state.session;
+    if (!session) return;
+    state.session = null;
+    try {
+      await this.proxies.onSession(session, `step ${state.step} · release ${input.environment}`).releaseSession({
+        runId: input.runId,
+        sessionId: session.sessionId,
+        save,
+        ...(writesOnce ? { writesOnce } : {}),
+      });
+    } catch (err) {
+      if (!isSessionLost(err)) throw err;
+      log.warn('session already gone when releasing', { error: String(err) });
+    }
+  }
+
+  /** Ends the task the way a stop says: its error, the session released (unless it is already), the end recorded. */
+  private async finish(stop: Stop): Promise<TaskResult> {
+    const error = stop.error?.(this.facts());
+    if (error !== undefined) this.task.error = error;
+    if (stop.release) await this.release(false);
+    await this.finalize(stop.status, stop.endReason, stop.reason(this.facts()));
+    return this.task.result();
+  }
+
+  /** Records the task's end in its run folder (and publishes its status). */
+  private async finalize(final: RunStatus, why: EndReason, reason: string | null): Promise<void> {
+    const { task } = this;
+    task.status = final;
+    task.endReason = why;
+    task.publish();
+    const recorded = await this.proxies.shared(`finalize · ${final}`).finalize({
+      runId: this.input.runId,
+      status: final,
+      answer: task.answer,
+      reason,
+      endReason: why,
+      steps: this.state.step,
+    });
+    // A used-up step budget is answered with the last observation's text (histories recorded before: no result).
+    if (recorded) task.answer = recorded.answer;
+  }
+
+  /** Cancelled: ends now, even while its run store is full or unreachable (what it would write is tried once). */
+  private async finishCancelled(): Promise<void> {
+    await CancellationScope.nonCancellable(async () => {
+      await this.release(false, true);
+      await this.finalize('cancelled', 'cancelled', 'cancelled by user').catch((finalizeErr: unknown) => {
+        if (!isStoreFailure(finalizeErr)) throw finalizeErr;
+        log.warn('could not record the cancellation in the run folder', { error: String(finalizeErr) });
+      });
+    });
+  }
+
+  /** Failed: records why (as far as the run store allows) and returns the TaskFailed error carrying the result. */
+  private async finishFailed(err: unknown): Promise<ApplicationFailure> {
+    const message = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
+    this.task.error = message;
+    const why = endReasonOf(err, this.input);
+    await CancellationScope.nonCancellable(async () => {
+      const storeDown = why === 'run_folder';
+      await this.release(false, storeDown).catch(() => undefined);
+      try {
+        await this.finalize('failed', why, message);
+      } catch (finalizeErr) {
+        // The run store that ended the task may still be down: the task's result says why it ended all the same
+        // (its run folder keeps the status it had; nothing recorded is lost).
+        if (!storeDown || !isStoreFailure(finalizeErr)) throw finalizeErr;
+        log.warn('could not record the end of the task in its run folder', { error: String(finalizeErr) });
+      }
+    });
+    const result: TaskResult = { ...this.task.result(), endReason: why };
+    return ApplicationFailure.create({
+      message: `task failed at step ${this.state.step}: ${message}`,
+      type: 'TaskFailed',
+      nonRetryable: true,
+      details: [result],
+    });
+  }
+}

@@ -1,0 +1,73 @@
+// When the task loop stops by itself, in one table: the model terminated with an answer, a question got no reply in
+// time, too many model replies in a row were no valid action, or the step budget is used up. The loop checks the
+// table before every step; the first entry that holds ends the task. Cancellation and failures are not checks: they
+// arrive as errors, and the loop ends the task on them (AgentLoop.endOnError). Pure: no Temporal calls here.
+import type { EndReason, RunStatus, TaskInput } from '../src/contract/task';
+import type { CarriedState } from './task-state';
+
+/** How the last step ended: a terminate call carried out, a question left without a reply in time, or neither. */
+export type StepEnd = 'answered' | 'unanswered' | null;
+
+/** What the stops read. */
+export interface LoopFacts {
+  readonly input: TaskInput;
+  readonly state: CarriedState;
+  readonly stepEnd: StepEnd;
+  /** The error text of the last model reply that was no valid action. */
+  readonly lastInvalidReply: string;
+}
+
+export interface Stop {
+  /** Whether the loop stops here. */
+  when(facts: LoopFacts): boolean;
+  status: RunStatus;
+  endReason: EndReason;
+  /** The session is released first (a question released it already when it waited for the reply). */
+  release: boolean;
+  /** The task's error, when the stop is a failure. */
+  error?(facts: LoopFacts): string;
+  /** The reason the run folder records. */
+  reason(facts: LoopFacts): string | null;
+}
+
+const invalidRepliesError = (f: LoopFacts): string =>
+  `${f.state.invalidReplies ?? 0} model replies in a row were no valid action; the last: ${f.lastInvalidReply}`;
+
+/** In order: the step's own end before the budget (a last step that answers completes the task). */
+export const STOPS: readonly Stop[] = [
+  {
+    when: (f) => f.stepEnd === 'answered',
+    status: 'complete',
+    endReason: 'complete',
+    release: true,
+    reason: () => null,
+  },
+  {
+    when: (f) => f.stepEnd === 'unanswered',
+    status: 'failed',
+    endReason: 'ask_timeout',
+    release: false,
+    error: (f) => `no reply within ${f.input.askTimeoutSeconds}s`,
+    reason: () => 'ask_timeout',
+  },
+  {
+    when: (f) => (f.state.invalidReplies ?? 0) >= f.input.maxInvalidReplies,
+    status: 'failed',
+    endReason: 'invalid_replies',
+    release: true,
+    error: invalidRepliesError,
+    reason: invalidRepliesError,
+  },
+  {
+    when: (f) => f.state.step >= f.input.maxSteps,
+    status: 'max_rounds',
+    endReason: 'max_rounds',
+    release: true,
+    reason: (f) => `step budget of ${f.input.maxSteps} used up`,
+  },
+];
+
+/** The stop that holds now, if any. */
+export function stopOf(facts: LoopFacts): Stop | undefined {
+  return STOPS.find((stop) => stop.when(facts));
+}
