@@ -1,5 +1,8 @@
 // Determinism guard: recorded workflow histories (test/histories/, made by scripts/record-histories.ts) must
 // replay against the current workflow code. A change that breaks replay needs patched() or a new workflow type.
+// Five were recorded from the code before the loop became a class (issue 24), to hold the reshape to the old
+// commands: cancelled-while-asking, ask-timeout, failed-model-endpoint, and two evaluations (one with 17 child
+// tasks and retries, one run of a chain that continued as new five times).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
