@@ -1,14 +1,17 @@
-// The browser's driver: opens a session in this worker's browser pool (restoring the run's cookies, storage and URL
-// after a pause or a lost worker), observes and acts on its page (page-steps.ts), probes the final page or saves the
-// session's state before closing it, and decides a step with the browser agent's model request (browser-decide.ts).
+// The browser's driver: opens a session in this worker's browser pool (restoring the run's saved page after a pause
+// or a lost worker: storage, URL, forms, scroll, focus; browser-state.ts), observes and acts on its page
+// (page-steps.ts) with a page checkpoint after every act, probes the final page or saves the page before closing it,
+// and decides a step with the browser agent's model request (browser-decide.ts).
 import path from 'node:path';
 import { IN_LINE_DETAIL } from '../../src/agent/failure-types';
 import { FINAL_PAGE_FILE, probesNotRun, runProbes } from '../../src/agent/final-page';
 import type { FinalPageRecord } from '../../src/agent/final-page';
 import { lastUrl } from '../../src/agent/history';
 import { knownSecretValues, redactSecrets } from '../../src/agent/secrets';
-import type { StorageState } from '../../src/browser/environment';
 import { PolicyBlockedError } from '../../src/browser/errors';
+import type { BrowserEnvironment } from '../../src/browser/environment';
+import { NEVER_RESTORED, restoreDocumentState, storageRestored } from '../../src/browser/page-state';
+import type { RestoreReport } from '../../src/browser/page-state';
 import { describeUrlPolicy } from '../../src/policy/url-policy';
 import type { TaskInput } from '../../src/contract/task';
 import type { OpenSessionInput, ReleaseInput } from '../../src/contract/activities';
@@ -17,11 +20,12 @@ import { eventId } from '../../src/trajectory/ids';
 import { activityDeadlineSignal, heartbeatDetails, nonRetryable, taskUrlPolicy, withHeartbeat } from '../support';
 import type { ActivityDeps, RunFiles } from '../support';
 import { decideBrowser } from './browser-decide';
+import { PageCheckpoints } from './browser-state';
+import type { SavedPage } from './browser-state';
 import type { EnvironmentDriver, OpenedSession } from './driver';
 import { actOnPage, observePage } from './page-steps';
 import type { PageSteps } from './page-steps';
 
-const STORAGE_STATE_FILE = 'browser_state.json';
 /**
  * How long an open waits in line in a full pool before giving the place back to Temporal's retry (which may find a
  * free session slot on another worker). Waiting here hands a freed browser on at once; a retry would find it up to
@@ -32,13 +36,19 @@ const POOL_WAIT_MS = 30_000;
 const OPEN_CLEANUP_MS = 10_000;
 
 export function createBrowserDriver(deps: ActivityDeps, files: RunFiles): EnvironmentDriver {
-  const steps: PageSteps = { deps, files, target: (sessionId) => deps.pool.get(sessionId) };
+  const pages = new PageCheckpoints(deps, files);
+  const steps: PageSteps = {
+    deps,
+    files,
+    target: (sessionId) => deps.pool.get(sessionId),
+    afterAct: (req) => pages.saveStep(req.runId, req.step, req.generation, deps.pool.get(req.sessionId)),
+  };
   return {
     sessionPrefix: '',
-    open: (req, input) => openBrowser(deps, files, req, input),
+    open: (req, input) => openBrowser(deps, files, pages, req, input),
     observe: (req) => observePage(steps, req),
     act: (req) => actOnPage(steps, req),
-    release: (req) => releaseBrowser(deps, files, req),
+    release: (req) => releaseBrowser(deps, files, pages, req),
     decide: (req, input) => decideBrowser(deps, files, req, input),
   };
 }
@@ -50,18 +60,19 @@ export function createBrowserDriver(deps: ActivityDeps, files: RunFiles): Enviro
 async function openBrowser(
   deps: ActivityDeps,
   files: RunFiles,
+  pages: PageCheckpoints,
   req: OpenSessionInput,
   input: TaskInput,
 ): Promise<OpenedSession> {
   const w = await files.writer(req.runId);
   let url = input.startUrl;
-  let storageState: StorageState | undefined;
+  let saved: SavedPage | undefined;
   if (req.restore) {
-    // From the run store, so a session saved on one worker restores on another (another machine, with S3).
-    const saved = await files.store.readText(`${req.runId}/${STORAGE_STATE_FILE}`);
-    storageState = saved === undefined ? undefined : (JSON.parse(saved) as StorageState);
+    // From the run store, so a page saved on one worker restores on another (another machine, with S3): the newer
+    // of the last step's checkpoint and the page saved at a question.
+    saved = await pages.load(req.runId);
     const state = await w.readRunState();
-    url = (state.url as string | undefined) ?? lastUrl(await w.events()) ?? input.startUrl;
+    url = saved?.document?.url || ((state.url as string | undefined) ?? lastUrl(await w.events()) ?? input.startUrl);
   }
   const urlPolicy = taskUrlPolicy(deps.config, input);
   const session = await deps.pool
@@ -69,7 +80,8 @@ async function openBrowser(
       {
         viewport: input.viewport,
         downloadsDir: path.join(files.dir(req.runId), 'downloads'),
-        ...(storageState ? { storageState } : {}),
+        ...(saved ? { storageState: saved.storage } : {}),
+        ...(saved?.document ? { sessionStorage: saved.document.sessionStorage } : {}),
         ...(url ? { url } : {}),
         urlPolicy,
         owner: req.runId,
@@ -93,6 +105,7 @@ async function openBrowser(
   const stepDone =
     req.lostActGeneration !== undefined &&
     (await w.hasEvent(eventId({ step: req.step, kind: 'post', generation: req.lostActGeneration })));
+  const report = saved ? await restorePage(deps, req.runId, session.env, saved) : undefined;
   if (req.reason === 'worker_lost') {
     await w.appendEvent(
       sessionRestored(
@@ -100,7 +113,18 @@ async function openBrowser(
         `The browser session was lost and restored at ${url ?? 'a blank page'}.`,
         {
           generation: req.generation,
-          metadata: { note: 'session_restored', restored_url: url ?? null },
+          metadata: {
+            note: 'session_restored',
+            restored_url: url ?? null,
+            ...(report && saved
+              ? {
+                  restored_from: saved.from,
+                  restored: report.restored,
+                  not_restored: report.notRestored,
+                  blanked: report.blanked,
+                }
+              : {}),
+          },
         },
       ),
     );
@@ -117,8 +141,40 @@ async function openBrowser(
   };
 }
 
-/** Closes the session: the final page probed (a task that ended) or its state saved (a pause) first. */
-async function releaseBrowser(deps: ActivityDeps, files: RunFiles, req: ReleaseInput): Promise<void> {
+/**
+ * The saved page's forms, scroll and focus put back into the just opened session (its storage, sessionStorage and URL
+ * went in with the open). A page that cannot take them is logged and reported, never the open's failure.
+ */
+async function restorePage(
+  deps: ActivityDeps,
+  runId: string,
+  env: BrowserEnvironment,
+  saved: SavedPage,
+): Promise<RestoreReport> {
+  const { document } = saved;
+  const storage = storageRestored(saved.storage, document ?? { sessionStorage: {} });
+  const unrestored = {
+    restored: storage,
+    notRestored: ['form fields', 'scroll', 'focus', ...NEVER_RESTORED],
+    blanked: [],
+  };
+  if (!document) return unrestored;
+  try {
+    const report = await withHeartbeat(() => restoreDocumentState(env.page, document));
+    return { ...report, restored: [...storage, ...report.restored] };
+  } catch (err) {
+    deps.log?.(`${runId}: the saved page's forms, scroll and focus were not restored: ${String(err)}`);
+    return { ...unrestored, blanked: document.blanked };
+  }
+}
+
+/** Closes the session: the final page probed (a task that ended) or its page saved (a pause) first. */
+async function releaseBrowser(
+  deps: ActivityDeps,
+  files: RunFiles,
+  pages: PageCheckpoints,
+  req: ReleaseInput,
+): Promise<void> {
   const { pool } = deps;
   if (!pool.has(req.sessionId)) return;
   try {
@@ -126,9 +182,8 @@ async function releaseBrowser(deps: ActivityDeps, files: RunFiles, req: ReleaseI
     if (!req.save) await probeFinalPage(deps, files, req);
     if (req.save) {
       const env = pool.get(req.sessionId);
-      // Cookies and localStorage, into the run store (owner-only in a folder store, like the rest of the run).
-      const state = await env.saveStorageState();
-      await files.store.writeAtomic(`${req.runId}/${STORAGE_STATE_FILE}`, JSON.stringify(state));
+      // The whole page, into the run store (owner-only in a folder store, like the rest of the run).
+      await withHeartbeat(() => pages.saveForQuestion(req.runId, env));
       const w = await files.writer(req.runId);
       await w.writeRunState({ ...(await w.readRunState()), url: env.url() });
     }

@@ -37,6 +37,11 @@ export interface PageSteps {
   deps: ActivityDeps;
   files: RunFiles;
   target(sessionId: string): PageTarget;
+  /**
+   * Called once a step's act is recorded (its post observation in the run folder), before the next step is
+   * observed: the browser's page checkpoint. It must not fail the act for its own reasons.
+   */
+  afterAct?(req: ActInput): Promise<void>;
 }
 
 /** Pre screenshot, URL and page context of a step (after the captcha gate); step 1's is the start page too. */
@@ -112,6 +117,7 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
         { generation: req.generation },
       ),
     );
+    await s.afterAct?.(req);
     const acted = { url, textObservation: result.textObservation, error: result.error };
     if (!req.next) return acted;
     const next = await observeNext(s, req, req.next, env, { png, capturedAt, url, pageInfo });

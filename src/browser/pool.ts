@@ -19,6 +19,7 @@ import { launchBrowser } from './launch';
 import type { LaunchOptions } from './launch';
 import { DEFAULT_DOWNLOAD_LIMITS } from './downloads';
 import { PolicyGuard } from './policy-guard';
+import { seedSessionStorageOnLoad } from './page-state';
 import { DEFAULT_URL_POLICY } from '../policy/url-policy';
 import type { UrlPolicy } from '../policy/url-policy';
 import type { Lookup } from '../policy/resolve';
@@ -64,8 +65,10 @@ export type PoolOptions = {
 export type OpenSessionOptions = {
   viewport: { width: number; height: number };
   downloadsDir: string;
-  /** Restores cookies and localStorage saved with `saveStorageState`. */
+  /** Restores cookies, localStorage (and IndexedDB) saved with `saveStorageState` or page-state.ts. */
   storageState?: StorageState | string;
+  /** sessionStorage (origin → key → value) put back as the first page's documents load (page-state.ts). */
+  sessionStorage?: Record<string, Record<string, string>>;
   /** First page to open. */
   url?: string;
   /** Overrides of the pool's environment defaults for this session. */
@@ -353,7 +356,11 @@ export class BrowserPool {
         },
         guard,
       );
+      const seeded = options.sessionStorage
+        ? await seedSessionStorageOnLoad(context, { sessionStorage: options.sessionStorage })
+        : undefined;
       if (options.url !== undefined) await env.visitUrl(options.url);
+      await seeded?.dispose(); // the first page has it; later loads keep what the page made of it
       return env;
     } catch (error) {
       await context?.close().catch(() => undefined);

@@ -1,0 +1,172 @@
+// The browser driver's saved pages in the run store (src/browser/page-state.ts captures and restores them):
+// - at a question, the whole page in `browser_state.json` (before this, that file was Playwright's bare storage
+//   state; such a file still restores, as storage and the run's URL);
+// - after every act, a step checkpoint `checkpoints/step-<NNNN>.json` (URL, forms, scroll, focus, sessionStorage)
+//   naming its storage blob `checkpoints/storage-<sha256>.json` (cookies, localStorage, IndexedDB), written only when
+//   its hash changed, and `checkpoints/latest.json` pointing at the newest checkpoint.
+// A re-open restores whichever is newer: the last finished step's page, or the page saved at the question.
+import { createHash } from 'node:crypto';
+import { knownSecretValues } from '../../src/agent/secrets';
+import type { BrowserEnvironment, StorageState } from '../../src/browser/environment';
+import { PAGE_STATE_FORMAT, captureDocumentState } from '../../src/browser/page-state';
+import type { DocumentState, PageState } from '../../src/browser/page-state';
+import { RunStoreUnavailableError } from '../../src/trajectory/errors';
+import type { ActivityDeps, RunFiles } from '../support';
+
+/** The page saved at a question (the name it had when it held only Playwright's storage state). */
+export const QUESTION_STATE_FILE = 'browser_state.json';
+export const CHECKPOINTS_DIR = 'checkpoints';
+export const LATEST_CHECKPOINT_FILE = `${CHECKPOINTS_DIR}/latest.json`;
+
+/** One step's checkpoint file: the document state and the storage blob it goes with (run-relative key). */
+export type StepCheckpoint = DocumentState & { step: number; generation: number; storage_file: string };
+
+/** `checkpoints/latest.json`: which step's checkpoint is the newest. */
+export type LatestCheckpoint = { step: number; generation: number; file: string; captured_at: string };
+
+/**
+ * A saved page found for a re-open: its storage, its document state (absent in a question's file saved before pages
+ * were), and where it came from (named in the session_restored note).
+ */
+export type SavedPage = { storage: StorageState; document?: DocumentState; from: string };
+
+const stepFile = (step: number) => `${CHECKPOINTS_DIR}/step-${String(step).padStart(4, '0')}.json`;
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** Per run, what this process last wrote: the storage blob's hash, and sessionStorage kept from earlier captures. */
+type Remembered = { storageHash: string | null; sessionStorage: DocumentState['sessionStorage'] };
+
+export class PageCheckpoints {
+  private readonly runs = new Map<string, Remembered>();
+
+  constructor(
+    private readonly deps: ActivityDeps,
+    private readonly files: RunFiles,
+  ) {}
+
+  private secrets(): string[] {
+    return knownSecretValues(this.deps.config.secrets ?? {}, process.env);
+  }
+
+  private remembered(runId: string): Remembered {
+    let r = this.runs.get(runId);
+    if (!r) {
+      r = { storageHash: null, sessionStorage: {} };
+      this.runs.set(runId, r);
+      if (this.runs.size > 256) this.runs.delete(this.runs.keys().next().value as string);
+    }
+    return r;
+  }
+
+  /** The page now, with sessionStorage of origins the tab showed earlier kept (the tab's storage outlives a page). */
+  private async capture(runId: string, env: BrowserEnvironment): Promise<PageState> {
+    const secretValues = this.secrets();
+    const [storage, doc] = await Promise.all([
+      env.controller.context.storageState({ indexedDB: true }),
+      captureDocumentState(env.page, { secretValues }),
+    ]);
+    const r = this.remembered(runId);
+    r.sessionStorage = { ...r.sessionStorage, ...doc.sessionStorage };
+    return { ...doc, sessionStorage: r.sessionStorage, storage: withoutSecrets(storage, secretValues) };
+  }
+
+  /**
+   * The step's checkpoint, after its act was recorded. A page that cannot be captured is logged and skipped (never
+   * the act's failure); the writes go through the run store, which waits out a full or unreachable one.
+   */
+  async saveStep(runId: string, step: number, generation: number, env: BrowserEnvironment): Promise<void> {
+    let state: PageState;
+    try {
+      state = await this.capture(runId, env);
+    } catch (err) {
+      this.deps.log?.(`${runId}: no page checkpoint after step ${step}: ${firstLine(err)}`);
+      return;
+    }
+    try {
+      const { storage, ...doc } = state;
+      const storageFile = await this.writeStorage(runId, storage);
+      const checkpoint: StepCheckpoint = { ...doc, step, generation, storage_file: storageFile };
+      await this.files.store.writeAtomic(`${runId}/${stepFile(step)}`, JSON.stringify(checkpoint));
+      const latest: LatestCheckpoint = { step, generation, file: stepFile(step), captured_at: doc.capturedAt };
+      await this.files.store.writeAtomic(`${runId}/${LATEST_CHECKPOINT_FILE}`, JSON.stringify(latest));
+    } catch (err) {
+      if (err instanceof RunStoreUnavailableError) throw err; // the store waited and gave up: the task ends there
+      this.deps.log?.(`${runId}: page checkpoint after step ${step} not written: ${firstLine(err)}`);
+    }
+  }
+
+  /** The storage blob, content-addressed: written only when its hash differs from the last one written. */
+  private async writeStorage(runId: string, storage: StorageState): Promise<string> {
+    const text = JSON.stringify(storage);
+    const hash = sha256(text);
+    const file = `${CHECKPOINTS_DIR}/storage-${hash}.json`;
+    const r = this.remembered(runId);
+    if (r.storageHash !== hash) {
+      await this.files.store.createExclusive(`${runId}/${file}`, text); // false when there already: same content
+      r.storageHash = hash;
+    }
+    return file;
+  }
+
+  /** The whole page, saved when the task waits for a question (so a reply on any worker restores it). */
+  async saveForQuestion(runId: string, env: BrowserEnvironment): Promise<PageState> {
+    const state = await this.capture(runId, env);
+    await this.files.store.writeAtomic(`${runId}/${QUESTION_STATE_FILE}`, JSON.stringify(state));
+    return state;
+  }
+
+  /** The newest saved page of the run (a step checkpoint or the question's), or undefined when none was saved. */
+  async load(runId: string): Promise<SavedPage | undefined> {
+    const [checkpoint, question] = await Promise.all([this.loadCheckpoint(runId), this.loadQuestion(runId)]);
+    const questionAt = question?.document?.capturedAt;
+    const saved =
+      checkpoint && questionAt && questionAt > checkpoint.document.capturedAt ? question : (checkpoint ?? question);
+    if (saved?.document) {
+      const r = this.remembered(runId);
+      r.sessionStorage = saved.document.sessionStorage;
+      r.storageHash = sha256(JSON.stringify(saved.storage));
+    }
+    return saved;
+  }
+
+  private async loadCheckpoint(runId: string): Promise<(SavedPage & { document: DocumentState }) | undefined> {
+    const latest = await this.readJson<LatestCheckpoint>(`${runId}/${LATEST_CHECKPOINT_FILE}`);
+    if (!latest) return undefined;
+    const checkpoint = await this.readJson<StepCheckpoint>(`${runId}/${latest.file}`);
+    const storage = checkpoint && (await this.readJson<StorageState>(`${runId}/${checkpoint.storage_file}`));
+    if (!checkpoint || !storage) return undefined;
+    const { step, generation: _generation, storage_file: _file, ...document } = checkpoint;
+    return { storage, document, from: `the checkpoint after step ${step}` };
+  }
+
+  private async loadQuestion(runId: string): Promise<SavedPage | undefined> {
+    const saved = await this.readJson<PageState | StorageState>(`${runId}/${QUESTION_STATE_FILE}`);
+    if (!saved) return undefined;
+    if (!isPageState(saved)) {
+      return { storage: saved, from: 'the question (cookies and localStorage only: saved before pages were)' };
+    }
+    const { storage, ...document } = saved;
+    return { storage, document, from: 'the question' };
+  }
+
+  private async readJson<T>(key: string): Promise<T | undefined> {
+    const text = await this.files.store.readText(key);
+    return text === undefined ? undefined : (JSON.parse(text) as T);
+  }
+}
+
+const isPageState = (saved: PageState | StorageState): saved is PageState =>
+  'format' in saved && saved.format === PAGE_STATE_FORMAT;
+
+/** Storage without the cookies and localStorage items that hold a secret value (never written to the run store). */
+function withoutSecrets(storage: StorageState, secrets: readonly string[]): StorageState {
+  if (secrets.length === 0) return storage;
+  const clean = (value: string) => !secrets.some((s) => s.length > 0 && value.includes(s));
+  return {
+    cookies: storage.cookies.filter((c) => clean(c.value)),
+    origins: storage.origins.map((o) => ({ ...o, localStorage: o.localStorage.filter((i) => clean(i.value)) })),
+  };
+}
+
+const firstLine = (err: unknown): string =>
+  ((err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '').trim();
