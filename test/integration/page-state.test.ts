@@ -1,9 +1,20 @@
 // "The page" saved and put back in a new browser context (src/browser/page-state.ts): form controls in the page and
 // in an iframe, scroll positions, focus, sessionStorage a single-page app renders from at load, a cookie set by
-// script, IndexedDB; password fields and fields holding a secret come back empty and are named.
+// script, IndexedDB; password fields and fields holding a secret come back empty and are named. Then the browser
+// driver's use of it: a checkpoint after every act (storage written when it changed), restored after a lost worker.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Frame, Page } from 'playwright';
-import { launchBrowser } from '../../src/browser';
+import { createActivities } from '../../activities/catalog';
+import { BrowserPool, launchBrowser } from '../../src/browser';
+import { loadConfig } from '../../src/runtime/config';
+import { TaskInputSchema } from '../../src/contract/task';
+import { startScriptedModelServer } from '../../src/scripted/server';
+import type { ScriptedModelServer } from '../../src/scripted/server';
+import { readRun } from '../../src/trajectory/reader';
+import { SCRIPTS_DIR } from './harness';
 import { NEVER_RESTORED, captureDocumentState, capturePageState, restorePageState } from '../../src/browser/page-state';
 import type { PageState } from '../../src/browser/page-state';
 import { startFixtureServer } from '../fixtures/browser/server';
@@ -149,4 +160,114 @@ describe('page state: capture and restore', () => {
     expect(p50).toBeLessThan(200); // a loose bound for a loaded CI machine; the bench holds the 10 ms target
     await context.close();
   });
+});
+
+describe("the browser driver's saved pages (activities, no Temporal server)", () => {
+  let pool: BrowserPool;
+  let model: ScriptedModelServer;
+  let runsDir: string;
+  const activities = () =>
+    createActivities({ config: loadConfig({ env: { CUA_RUNS_DIR: runsDir } }), pool, sessionQueue: 'q-test' });
+
+  beforeAll(async () => {
+    runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-page-state-'));
+    pool = new BrowserPool({ maxSessions: 2 });
+    model = await startScriptedModelServer({ scriptsDir: SCRIPTS_DIR });
+  });
+
+  afterAll(async () => {
+    await pool?.shutdown();
+    await model?.close();
+  });
+
+  const files = (runId: string, dir = 'checkpoints') => fs.readdirSync(path.join(runsDir, runId, dir)).sort();
+  const json = (runId: string, file: string) =>
+    JSON.parse(fs.readFileSync(path.join(runsDir, runId, file), 'utf8')) as Record<string, unknown>;
+
+  it('checkpoints every act; a new worker after a lost one restores the last step, and its note says what came back', async () => {
+    const runId = 'page-ckpt-1';
+    const acts = activities();
+    const model_ = { baseUrl: model.url, model: 'never-ends' };
+    await acts.startRun(
+      TaskInputSchema.parse({ runId, instruction: 'x', startUrl: server.url('/pages/page-state.html'), model: model_ }),
+    );
+    const session = await acts.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const page = pool.get(session.sessionId).page;
+    const step = async (n: number) => {
+      const ref = { runId, step: n, generation: 0, sessionId: session.sessionId };
+      await acts.observe(ref);
+      const decided = await acts.decide(ref);
+      await acts.act({ ...ref, action: decided.action });
+    };
+    await page.evaluate(() => sessionStorage.setItem('cart', '3 lemons'));
+    await step(1);
+    expect(files(runId).filter((f) => f.startsWith('storage-'))).toHaveLength(1);
+    await step(2); // nothing in storage changed: no second blob
+    expect(files(runId).filter((f) => f.startsWith('storage-'))).toHaveLength(1);
+    await page.fill('#name', 'Ada Lovelace');
+    await page.fill('#pw', 'hunter2-password');
+    await page.evaluate(() => (document.cookie = 'basket=kettle; path=/'));
+    await step(3);
+    expect(files(runId)).toEqual([
+      'latest.json',
+      'step-0001.json',
+      'step-0002.json',
+      'step-0003.json',
+      ...files(runId).filter((f) => f.startsWith('storage-')),
+    ]);
+    expect(files(runId).filter((f) => f.startsWith('storage-'))).toHaveLength(2);
+    expect(json(runId, 'checkpoints/latest.json')).toMatchObject({ step: 3, file: 'checkpoints/step-0003.json' });
+    const saved = fs.readFileSync(path.join(runsDir, runId, 'checkpoints/step-0003.json'), 'utf8');
+    expect(saved).toContain('Ada Lovelace');
+    expect(saved).not.toContain('hunter2-password');
+
+    // Another worker process (nothing in memory) re-opens after the lost one: the page after step 3.
+    const other = activities();
+    const reopened = await other.openSession({ runId, generation: 1, restore: true, reason: 'worker_lost', step: 4 });
+    const restored = pool.get(reopened.sessionId).page;
+    expect(await restored.inputValue('#name')).toBe('Ada Lovelace');
+    expect(await restored.inputValue('#pw')).toBe('');
+    expect(await restored.textContent('#cart')).toBe('3 lemons');
+    expect(await restored.evaluate(() => document.cookie)).toContain('basket=kettle');
+    const note = (await readRun(path.join(runsDir, runId))).events.find((e) => e.id === 'step-0004-restored-g1');
+    expect(note?.metadata).toMatchObject({
+      note: 'session_restored',
+      restored_from: 'the checkpoint after step 3',
+      restored: expect.arrayContaining(['cookies', 'localStorage', 'sessionStorage', '1 form field']),
+      not_restored: [...NEVER_RESTORED],
+      blanked: ['#pw'],
+    });
+    await other.releaseSession({ runId, sessionId: reopened.sessionId, save: false });
+  }, 120_000);
+
+  it('a browser_state.json saved before pages were (bare storage state) still restores', async () => {
+    const runId = 'page-legacy-1';
+    const acts = activities();
+    const startUrl = server.url('/pages/page-state.html');
+    await acts.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl }));
+    const origin = server.origin;
+    const legacy = {
+      cookies: [
+        {
+          name: 'old',
+          value: 'yes',
+          domain: '127.0.0.1',
+          path: '/',
+          expires: -1,
+          httpOnly: false,
+          secure: false,
+          sameSite: 'Lax',
+        },
+      ],
+      origins: [{ origin, localStorage: [{ name: 'theme', value: 'sepia' }] }],
+    };
+    fs.writeFileSync(path.join(runsDir, runId, 'browser_state.json'), JSON.stringify(legacy));
+    const session = await acts.openSession({ runId, generation: 1, restore: true, reason: 'reply', step: 2 });
+    const page = pool.get(session.sessionId).page;
+    expect(await page.evaluate(() => document.cookie)).toContain('old=yes');
+    expect(page.url()).toBe(startUrl);
+    await acts.releaseSession({ runId, sessionId: session.sessionId, save: true });
+    // The release at a question saves the whole page, in the same file.
+    expect(json(runId, 'browser_state.json')).toMatchObject({ format: 'cua-page-state/1', url: startUrl });
+  }, 60_000);
 });
