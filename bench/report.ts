@@ -5,7 +5,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { table } from './stats';
 
-export const SECTIONS = ['settle', 'persistence', 'step', 'history', 'concurrency', 'resume', 'scale-out'] as const;
+export const SECTIONS = [
+  'settle',
+  'checkpoint',
+  'persistence',
+  'step',
+  'history',
+  'concurrency',
+  'resume',
+  'scale-out',
+] as const;
 export type SectionName = (typeof SECTIONS)[number];
 
 export type Verdict = 'PASS' | 'MISS' | 'info';

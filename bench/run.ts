@@ -6,6 +6,7 @@ import { Bench } from './context';
 import { BenchUsageError, parseOptions, USAGE } from './options';
 import { finalTable, loadNow, loadRow, machineInfo, writeResults } from './report';
 import type { ResultsFile, SectionName, SectionOutput } from './report';
+import { benchCheckpoint } from './sections/checkpoint';
 import { benchConcurrency } from './sections/concurrency';
 import { benchHistory } from './sections/history';
 import { benchPersistence } from './sections/persistence';
@@ -18,6 +19,7 @@ type Runner = (b: Bench) => Promise<SectionOutput>;
 
 const RUNNERS: Partial<Record<SectionName, Runner>> = {
   settle: benchSettle,
+  checkpoint: benchCheckpoint,
   persistence: benchPersistence,
   step: benchStep,
   history: benchHistory,

@@ -3,7 +3,7 @@
 //   state; such a file still restores, as storage and the run's URL);
 // - after every act, a step checkpoint `checkpoints/step-<NNNN>.json` (URL, forms, scroll, focus, sessionStorage)
 //   naming its storage blob `checkpoints/storage-<sha256>.json` (cookies, localStorage, IndexedDB), written only when
-//   its hash changed, and `checkpoints/latest.json` pointing at the newest checkpoint.
+//   its hash changed, and `checkpoints/latest.json`, a copy of the newest one naming its file.
 // A re-open restores whichever is newer: the last finished step's page, or the page saved at the question.
 import { createHash } from 'node:crypto';
 import { knownSecretValues } from '../../src/agent/secrets';
@@ -21,8 +21,8 @@ export const LATEST_CHECKPOINT_FILE = `${CHECKPOINTS_DIR}/latest.json`;
 /** One step's checkpoint file: the document state and the storage blob it goes with (run-relative key). */
 export type StepCheckpoint = DocumentState & { step: number; generation: number; storage_file: string };
 
-/** `checkpoints/latest.json`: which step's checkpoint is the newest. */
-export type LatestCheckpoint = { step: number; generation: number; file: string; captured_at: string };
+/** `checkpoints/latest.json`: the newest step checkpoint, a copy of it with the name of its step's file. */
+export type LatestCheckpoint = StepCheckpoint & { file: string };
 
 /**
  * A saved page found for a re-open: its storage, its document state (absent in a question's file saved before pages
@@ -86,9 +86,12 @@ export class PageCheckpoints {
       const { storage, ...doc } = state;
       const storageFile = await this.writeStorage(runId, storage);
       const checkpoint: StepCheckpoint = { ...doc, step, generation, storage_file: storageFile };
-      await this.files.store.writeAtomic(`${runId}/${stepFile(step)}`, JSON.stringify(checkpoint));
-      const latest: LatestCheckpoint = { step, generation, file: stepFile(step), captured_at: doc.capturedAt };
-      await this.files.store.writeAtomic(`${runId}/${LATEST_CHECKPOINT_FILE}`, JSON.stringify(latest));
+      const latest: LatestCheckpoint = { ...checkpoint, file: stepFile(step) };
+      // Both whole on their own (latest.json is a copy, not only a pointer), so they are written side by side.
+      await Promise.all([
+        this.files.store.writeAtomic(`${runId}/${stepFile(step)}`, JSON.stringify(checkpoint)),
+        this.files.store.writeAtomic(`${runId}/${LATEST_CHECKPOINT_FILE}`, JSON.stringify(latest)),
+      ]);
     } catch (err) {
       if (err instanceof RunStoreUnavailableError) throw err; // the store waited and gave up: the task ends there
       this.deps.log?.(`${runId}: page checkpoint after step ${step} not written: ${firstLine(err)}`);
@@ -130,12 +133,10 @@ export class PageCheckpoints {
   }
 
   private async loadCheckpoint(runId: string): Promise<(SavedPage & { document: DocumentState }) | undefined> {
-    const latest = await this.readJson<LatestCheckpoint>(`${runId}/${LATEST_CHECKPOINT_FILE}`);
-    if (!latest) return undefined;
-    const checkpoint = await this.readJson<StepCheckpoint>(`${runId}/${latest.file}`);
+    const checkpoint = await this.readJson<LatestCheckpoint>(`${runId}/${LATEST_CHECKPOINT_FILE}`);
     const storage = checkpoint && (await this.readJson<StorageState>(`${runId}/${checkpoint.storage_file}`));
     if (!checkpoint || !storage) return undefined;
-    const { step, generation: _generation, storage_file: _file, ...document } = checkpoint;
+    const { step, generation: _generation, storage_file: _storage, file: _file, ...document } = checkpoint;
     return { storage, document, from: `the checkpoint after step ${step}` };
   }
 
