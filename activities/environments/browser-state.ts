@@ -30,6 +30,9 @@ export type LatestCheckpoint = StepCheckpoint & { file: string };
  */
 export type SavedPage = { storage: StorageState; document?: DocumentState; from: string };
 
+/** A page that does not answer a capture in this time (a script stuck in a loop) gets no checkpoint this step. */
+const CAPTURE_LIMIT_MS = 5_000;
+
 const stepFile = (step: number) => `${CHECKPOINTS_DIR}/step-${String(step).padStart(4, '0')}.json`;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -77,7 +80,7 @@ export class PageCheckpoints {
   async saveStep(runId: string, step: number, generation: number, env: BrowserEnvironment): Promise<void> {
     let state: PageState;
     try {
-      state = await this.capture(runId, env);
+      state = await withTimeout(this.capture(runId, env), CAPTURE_LIMIT_MS);
     } catch (err) {
       this.deps.log?.(`${runId}: no page checkpoint after step ${step}: ${firstLine(err)}`);
       return;
@@ -167,6 +170,14 @@ function withoutSecrets(storage: StorageState, secrets: readonly string[]): Stor
     cookies: storage.cookies.filter((c) => clean(c.value)),
     origins: storage.origins.map((o) => ({ ...o, localStorage: o.localStorage.filter((i) => clean(i.value)) })),
   };
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the page did not answer within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 const firstLine = (err: unknown): string =>

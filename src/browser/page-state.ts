@@ -145,8 +145,13 @@ export function storageRestored(
 
 /** Puts form values, scroll and focus back into a page that shows the saved URL's document (already loaded). */
 export async function restoreDocumentState(page: Page, state: DocumentState): Promise<RestoreReport> {
-  const frames = framesWithPaths(page);
   const notRestored: string[] = [...NEVER_RESTORED];
+  // Another document (a redirect to a sign-in page, an error page): its fields are not the saved ones.
+  if (page.url() !== state.url) {
+    notRestored.push(`form fields, scroll and focus (the page opened as ${page.url()}, not ${state.url})`);
+    return { restored: [], notRestored, blanked: [...state.blanked] };
+  }
+  const frames = framesWithPaths(page);
   let fields = 0;
   let scrolled = false;
   let focused = false;
