@@ -251,6 +251,24 @@ describe("the browser driver's saved pages (activities, no Temporal server)", ()
     await other.releaseSession({ runId, sessionId: reopened.sessionId, save: false });
   }, 120_000);
 
+  it('fill, then ask: the reply re-opens on the page as it was left, the typed value still there', async () => {
+    const runId = 'page-ask-1';
+    const acts = activities();
+    const startUrl = server.url('/pages/page-state.html');
+    await acts.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl }));
+    const session = await acts.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const page = pool.get(session.sessionId).page;
+    await page.fill('input[name="qty"]', '12');
+    await page.evaluate(() => document.getElementById('panel')?.scrollTo(0, 120));
+    await acts.releaseSession({ runId, sessionId: session.sessionId, save: true }); // the task asks
+    expect(pool.has(session.sessionId)).toBe(false);
+    const reopened = await acts.openSession({ runId, generation: 1, restore: true, reason: 'reply', step: 2 });
+    const restored = pool.get(reopened.sessionId).page;
+    expect(await restored.inputValue('input[name="qty"]')).toBe('12');
+    expect(await restored.evaluate(() => document.getElementById('panel')?.scrollTop)).toBe(120);
+    await acts.releaseSession({ runId, sessionId: reopened.sessionId, save: false });
+  }, 60_000);
+
   it('a browser_state.json saved before pages were (bare storage state) still restores', async () => {
     const runId = 'page-legacy-1';
     const acts = activities();
