@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { knownSecretValues } from '../../src/agent/secrets';
 import type { BrowserEnvironment, StorageState } from '../../src/browser/environment';
-import { PAGE_STATE_FORMAT, captureDocumentState } from '../../src/browser/page-state';
+import { PAGE_STATE_FORMAT, captureDocumentState, captureOpenStorage } from '../../src/browser/page-state';
 import type { DocumentState, PageState } from '../../src/browser/page-state';
 import { RunStoreUnavailableError } from '../../src/trajectory/errors';
 import type { ActivityDeps, RunFiles } from '../support';
@@ -37,7 +37,12 @@ const stepFile = (step: number) => `${CHECKPOINTS_DIR}/step-${String(step).padSt
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** Per run, what this process last wrote: the storage blob's hash, and sessionStorage kept from earlier captures. */
-type Remembered = { storageHash: string | null; sessionStorage: DocumentState['sessionStorage'] };
+type Remembered = {
+  storageHash: string | null;
+  sessionStorage: DocumentState['sessionStorage'];
+  /** The storage last captured (a step's capture reads only the open origins and keeps the rest from it). */
+  storage?: StorageState;
+};
 
 export class PageCheckpoints {
   private readonly runs = new Map<string, Remembered>();
@@ -61,16 +66,22 @@ export class PageCheckpoints {
     return r;
   }
 
-  /** The page now, with sessionStorage of origins the tab showed earlier kept (the tab's storage outlives a page). */
-  private async capture(runId: string, env: BrowserEnvironment): Promise<PageState> {
+  /**
+   * The page now, with sessionStorage of origins the tab showed earlier kept (the tab's storage outlives a page).
+   * `full`: storage of every origin the context visited (Playwright's storage state, which opens each closed one
+   * again); else of the open origins, over what was captured before (a step's checkpoint, in a few ms).
+   */
+  private async capture(runId: string, env: BrowserEnvironment, full: boolean): Promise<PageState> {
     const secretValues = this.secrets();
+    const r = this.remembered(runId);
+    const context = env.controller.context;
     const [storage, doc] = await Promise.all([
-      env.controller.context.storageState({ indexedDB: true }),
+      full ? context.storageState({ indexedDB: true }) : captureOpenStorage(context, r.storage),
       captureDocumentState(env.page, { secretValues }),
     ]);
-    const r = this.remembered(runId);
     r.sessionStorage = { ...r.sessionStorage, ...doc.sessionStorage };
-    return { ...doc, sessionStorage: r.sessionStorage, storage: withoutSecrets(storage, secretValues) };
+    r.storage = withoutSecrets(storage, secretValues);
+    return { ...doc, sessionStorage: r.sessionStorage, storage: r.storage };
   }
 
   /**
@@ -80,7 +91,7 @@ export class PageCheckpoints {
   async saveStep(runId: string, step: number, generation: number, env: BrowserEnvironment): Promise<void> {
     let state: PageState;
     try {
-      state = await withTimeout(this.capture(runId, env), CAPTURE_LIMIT_MS);
+      state = await withTimeout(this.capture(runId, env, false), CAPTURE_LIMIT_MS);
     } catch (err) {
       this.deps.log?.(`${runId}: no page checkpoint after step ${step}: ${firstLine(err)}`);
       return;
@@ -116,7 +127,7 @@ export class PageCheckpoints {
 
   /** The whole page, saved when the task waits for a question (so a reply on any worker restores it). */
   async saveForQuestion(runId: string, env: BrowserEnvironment): Promise<PageState> {
-    const state = await this.capture(runId, env);
+    const state = await this.capture(runId, env, true);
     await this.files.store.writeAtomic(`${runId}/${QUESTION_STATE_FILE}`, JSON.stringify(state));
     return state;
   }
@@ -130,6 +141,7 @@ export class PageCheckpoints {
     if (saved?.document) {
       const r = this.remembered(runId);
       r.sessionStorage = saved.document.sessionStorage;
+      r.storage = saved.storage;
       r.storageHash = sha256(JSON.stringify(saved.storage));
     }
     return saved;

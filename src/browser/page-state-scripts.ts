@@ -199,3 +199,73 @@ export function seedSessionStorage(byOrigin: Record<string, Record<string, strin
     // no sessionStorage here (an opaque origin)
   }
 }
+
+/** One origin's storage in Playwright's storage-state shape (IndexedDB records with plain JSON keys and values). */
+export type OriginRead = {
+  /** null for an opaque origin (about:blank, a data: URL): nothing to read. */
+  origin: string | null;
+  localStorage: Array<{ name: string; value: string }>;
+  indexedDB: unknown[];
+};
+
+/**
+ * Reads the document's origin's localStorage and IndexedDB as Playwright's storage state writes them, or null when a
+ * record's key or value is not plain JSON (a Date, a Blob, a typed array): the caller then asks Playwright, which
+ * encodes those. Cheap: it reads this document's origin only, where Playwright's own call also opens every other
+ * origin the context ever visited (over 100 ms each).
+ */
+export async function readOriginStorage(): Promise<OriginRead | null> {
+  const plain = (v: unknown): boolean =>
+    v === null ||
+    typeof v === 'string' ||
+    typeof v === 'boolean' ||
+    (typeof v === 'number' && Number.isFinite(v)) ||
+    (Array.isArray(v) && v.every(plain)) ||
+    (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && Object.values(v as object).every(plain));
+  const done = <T>(req: IDBRequest<T>): Promise<T> =>
+    new Promise((resolve, reject) => {
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error);
+    });
+  const readStore = async (store: IDBObjectStore): Promise<Record<string, unknown> | null> => {
+    const [keys, values] = await Promise.all([done(store.getAllKeys()), done(store.getAll())]);
+    if (!values.every(plain) || (store.keyPath === null && !keys.every(plain))) return null;
+    const keyPath = store.keyPath;
+    return {
+      name: store.name,
+      records: values.map((value, i) => (keyPath === null ? { key: keys[i], value } : { value })),
+      indexes: Array.from(store.indexNames).map((n) => {
+        const index = store.index(n);
+        return {
+          name: index.name,
+          keyPath: typeof index.keyPath === 'string' ? index.keyPath : undefined,
+          keyPathArray: Array.isArray(index.keyPath) ? index.keyPath : undefined,
+          multiEntry: index.multiEntry,
+          unique: index.unique,
+        };
+      }),
+      autoIncrement: store.autoIncrement,
+      keyPath: typeof keyPath === 'string' ? keyPath : undefined,
+      keyPathArray: Array.isArray(keyPath) ? keyPath : undefined,
+    };
+  };
+  if (location.origin === 'null') return { origin: null, localStorage: [], indexedDB: [] };
+  const localStorageItems = Object.keys(localStorage)
+    .filter((name) => !name.startsWith('__pwCoverage.'))
+    .map((name) => ({ name, value: localStorage.getItem(name) ?? '' }));
+  const databases: unknown[] = [];
+  for (const info of await indexedDB.databases()) {
+    if (!info.name || !info.version) return null;
+    const db = await done(indexedDB.open(info.name));
+    try {
+      const names = Array.from(db.objectStoreNames);
+      const tx = names.length > 0 ? db.transaction(names, 'readonly') : null;
+      const stores = tx ? await Promise.all(names.map((n) => readStore(tx.objectStore(n)))) : [];
+      if (stores.some((s) => s === null)) return null;
+      databases.push({ name: info.name, version: info.version, stores });
+    } finally {
+      db.close();
+    }
+  }
+  return { origin: location.origin, localStorage: localStorageItems, indexedDB: databases };
+}

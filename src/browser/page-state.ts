@@ -4,7 +4,7 @@
 // known secret value are saved empty and named in `blanked`; the values never leave this process unblanked.
 import type { BrowserContext, Frame, Page } from 'playwright';
 import type { StorageState } from './environment';
-import { readFrameState, seedSessionStorage, writeFrameState } from './page-state-scripts';
+import { readFrameState, readOriginStorage, seedSessionStorage, writeFrameState } from './page-state-scripts';
 import type { FieldState, ScrollState } from './page-state-scripts';
 
 export type { FieldState, ScrollState } from './page-state-scripts';
@@ -94,6 +94,34 @@ export async function captureDocumentState(page: Page, opts: CaptureOptions = {}
     }
   }
   return doc;
+}
+
+/**
+ * The context's cookies, and localStorage and IndexedDB of the origins its pages show now, over `earlier` (what an
+ * earlier capture had of the others: a closed origin's storage cannot change). Much cheaper than Playwright's
+ * storageState once the context has visited several origins (it opens each again); falls back to it when a page
+ * holds records only it can encode, or cannot be read.
+ */
+export async function captureOpenStorage(context: BrowserContext, earlier?: StorageState): Promise<StorageState> {
+  const [cookies, reads] = await Promise.all([
+    context.cookies(),
+    Promise.all(
+      context.pages().map((p) =>
+        p
+          .mainFrame()
+          .evaluate(readOriginStorage)
+          .catch(() => null),
+      ),
+    ),
+  ]);
+  if (reads.some((r) => r === null)) return context.storageState({ indexedDB: true });
+  const origins = new Map((earlier?.origins ?? []).map((o) => [o.origin, o]));
+  for (const read of reads) {
+    if (!read?.origin) continue;
+    if (read.localStorage.length === 0 && read.indexedDB.length === 0) origins.delete(read.origin);
+    else origins.set(read.origin, { ...read, origin: read.origin } as StorageState['origins'][number]);
+  }
+  return { cookies, origins: [...origins.values()] };
 }
 
 /**

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Frame, Page } from 'playwright';
 import { createActivities } from '../../activities/catalog';
 import { BrowserPool, launchBrowser } from '../../src/browser';
+import type { StorageState } from '../../src/browser';
 import { loadConfig } from '../../src/runtime/config';
 import { TaskInputSchema } from '../../src/contract/task';
 import { startScriptedModelServer } from '../../src/scripted/server';
@@ -18,6 +19,7 @@ import { SCRIPTS_DIR } from './harness';
 import {
   NEVER_RESTORED,
   captureDocumentState,
+  captureOpenStorage,
   capturePageState,
   restoreDocumentState,
   restorePageState,
@@ -153,6 +155,38 @@ describe('page state: capture and restore', () => {
     expect(elsewhere.notRestored.at(-1)).toMatch(/^form fields, scroll and focus \(the page opened as .*elsewhere/);
     expect(await page.inputValue('#name')).toBe('');
     await context.close();
+  });
+
+  it("a step's storage read of the open origins matches Playwright's, keeps closed origins, and restores", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await fillFixture(page);
+    const full = await context.storageState({ indexedDB: true });
+    const open = await captureOpenStorage(context);
+    const sorted = (s: StorageState) => JSON.parse(JSON.stringify({ ...s, cookies: [...s.cookies].sort() })) as unknown;
+    expect(sorted(open)).toEqual(sorted(full));
+    // Another origin now: the first one's storage comes from the earlier capture, not from opening it again.
+    await page.goto(`http://localhost:${server.port}/pages/page-state.html`);
+    const later = await captureOpenStorage(context, open);
+    expect(later.origins.map((o) => o.origin).sort()).toEqual(
+      [server.origin, `http://localhost:${server.port}`].sort(),
+    );
+    const target = await browser.newContext({ storageState: later });
+    const restored = await target.newPage();
+    await restored.goto(server.url('/pages/page-state.html'));
+    expect(await restored.evaluate(() => localStorage.getItem('theme'))).toBe('dark');
+    const order = await restored.evaluate(
+      () =>
+        new Promise<unknown>((resolve) => {
+          const req = indexedDB.open('shop', 1);
+          req.onsuccess = () => {
+            const get = req.result.transaction('orders').objectStore('orders').get(7);
+            get.onsuccess = () => resolve(get.result);
+          };
+        }),
+    );
+    expect(order).toEqual({ id: 7, item: 'kettle' });
+    await Promise.all([context.close(), target.close()]);
   });
 
   it('capturing the page is cheap (a loose bound here; bench section checkpoint holds the 10 ms target)', async () => {
