@@ -291,13 +291,14 @@ export class AgentLoop {
     const question = { id: `q${state.questionCount}`, text, step: state.step };
     task.question = question;
     const autoReply = autoReplyText(input.autoReply);
+    let held = false;
     if (autoReply !== undefined) {
       task.pendingReply = { text: autoReply, questionId: question.id };
     } else {
       task.status = 'waiting_for_user';
       task.publish();
       setCurrentDetails(`**Waiting for a reply** (question ${question.id}, step ${state.step})\n\n> ${text}`);
-      const held = this.holdOnAsk && (state.session?.holdSeconds ?? 0) > 0 ? await this.hold() : await this.released();
+      held = this.holdOnAsk && (state.session?.holdSeconds ?? 0) > 0 ? await this.hold() : await this.released();
       await this.proxies.shared(`step ${state.step} · pause (waiting for user)`).pause({
         runId: input.runId,
         question: text,
@@ -306,16 +307,17 @@ export class AgentLoop {
         ? await condition(() => task.pendingReply !== null, `${input.askTimeoutSeconds}s`)
         : (await condition(() => task.pendingReply !== null), true);
       if (!replied) return false;
-      if (held) await this.reclaim();
     }
     const reply = task.pendingReply as ReplyInput | null;
     if (!reply) return false;
-    await this.proxies.shared(`step ${state.step} · user reply`).recordReply({
+    const recorded = this.proxies.shared(`step ${state.step} · user reply`).recordReply({
       runId: input.runId,
       questionId: question.id,
       text: reply.text,
       step: state.step,
     });
+    // A held session is taken back while the reply is recorded (one round trip less before the next screenshot).
+    await Promise.all([recorded, held ? this.reclaim() : undefined]);
     task.pendingReply = null;
     task.question = null;
     task.status = 'running';
