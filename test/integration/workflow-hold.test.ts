@@ -1,6 +1,7 @@
 // A question keeps the live browser (browser.holdWhileWaitingSeconds, issue 25): fill a field, ask, and a quick
 // reply goes on on the same page (no re-open, the page loaded once) and the typed value is submitted; a reply after
-// the hold finds the browser saved and closed, and the restored page submits the value all the same.
+// the hold, or after the worker shut down during it, finds the browser saved and closed, and the restored page
+// submits the value all the same.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replyToTask } from '../../api/tasks';
 import type { TaskResult } from '../../src/contract/task';
@@ -90,5 +91,24 @@ describe('a question holds the live browser', () => {
     expect(loads).toEqual(['/order', '/order']); // loaded again by the restore
     const activities = await scheduled(handle);
     expect(activities.filter((a) => a === 'openSession')).toHaveLength(2);
+  }, 120_000);
+
+  it('the worker shuts down during the hold: the page is saved; the reply finds the session gone and restores it', async () => {
+    loads.length = 0;
+    orders.length = 0;
+    const handle = await h.start({ script: 'fill-ask-order', instruction: 'Order 3.', startUrl: pages.url('/order') });
+    await untilWaiting(handle, 60_000);
+    await eventually(async () => h.worker?.pool.held === 1, 10_000, 'the session to be held');
+    await h.stopWorker();
+    expect(logLines.some((l) => l.includes(handle.workflowId) && l.includes('hold ended (shutdown)'))).toBe(true);
+    await h.startWorker();
+    // The reclaim goes to the stopped worker's queue: no one takes it (schedule-to-start timeout), a lost session.
+    await replyToTask(h.client, handle.workflowId, 'yes');
+    expect((await handle.result()) as TaskResult).toMatchObject({ status: 'complete', answer: 'ordered' });
+    expect(orders).toEqual(['3']);
+    expect(loads).toEqual(['/order', '/order']);
+    const activities = await scheduled(handle);
+    expect(activities.filter((a) => a === 'openSession')).toHaveLength(2);
+    expect(activities).toContain('reclaimSession');
   }, 120_000);
 });
