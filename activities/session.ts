@@ -5,10 +5,13 @@ import { isPoolFullType, OPEN_ATTEMPTS } from '../src/agent/failure-types';
 import type {
   ActInput,
   ActResult,
+  HoldSessionInput,
+  HoldSessionResult,
   ObserveInput,
   ObserveResult,
   OpenSessionInput,
   OpenSessionResult,
+  ReclaimSessionResult,
   ReleaseInput,
 } from '../src/contract/activities';
 import type { Environments } from './environments/table';
@@ -54,6 +57,23 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles, env
         });
       }
       return release(req);
+    },
+
+    /**
+     * A question: the session's page saved and the session kept alive for a quick reply, where its driver can hold
+     * it; otherwise saved and released as before (`held: false`: the reply opens a new one).
+     */
+    async holdSession(req: HoldSessionInput): Promise<HoldSessionResult> {
+      const driver = environments.forSession(req.sessionId);
+      if (driver.hold) return driver.hold(req);
+      await release({ ...req, save: true });
+      return { held: false };
+    },
+
+    /** The reply came: whether the held session is still alive in this worker (then it is the task's again). */
+    async reclaimSession(req: HoldSessionInput): Promise<ReclaimSessionResult> {
+      const driver = environments.forSession(req.sessionId);
+      return driver.reclaim ? driver.reclaim(req) : { alive: false };
     },
 
     /** Pre screenshot, URL and page context of a step (after the captcha gate); step 1's is the start page too. */

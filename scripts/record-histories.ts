@@ -48,6 +48,14 @@ const RECORDINGS: Record<string, (h: Harness) => Promise<WorkflowHandle>> = {
       continueAsNewAfterSteps: 2,
       autoReply: 'Lisbon',
     }),
+  // Issue 25: a question holds the live browser (patch hold-session-while-waiting; holdSession), and a reply within
+  // the hold takes it back (reclaimSession) and goes on on the same page.
+  'ask-then-reply-held': async (h) => {
+    const ask = await h.start({ script: 'ask-city', instruction: 'Search hotels in the city I want.' });
+    await untilWaiting(ask, 60_000);
+    await replyToTask(h.client, ask.workflowId, 'Lisbon');
+    return ask;
+  },
   // The desktop agent (issue 12): a turn of two tool calls, a question and its reply, a turn ending with stop.
   'desktop-turns-ask': async (h) => {
     const task = await h.start({ script: 'desktop-turns', environment: 'desktop', startUrl: undefined });
@@ -61,7 +69,8 @@ async function main(): Promise<void> {
   const force = process.argv.includes('--force');
   const todo = Object.entries(RECORDINGS).filter(([name]) => force || !fs.existsSync(path.join(OUT, `${name}.json`)));
   if (todo.length === 0) return console.log('all histories are recorded (use --force to re-record them)');
-  const h = await startHarness();
+  // The worker holds a questioning task's browser (the harness's default is 0, releasing it as before the hold).
+  const h = await startHarness({ env: { CUA_HOLD_WHILE_WAITING_SECONDS: '600' } });
   try {
     fs.mkdirSync(OUT, { recursive: true });
     for (const [name, run] of todo) {

@@ -42,6 +42,13 @@ export const FOLD_OBSERVE_PATCH = 'fold-observe-into-act';
  */
 export const OPEN_QUEUE_PATCH = 'open-browser-on-room-queue';
 
+/**
+ * Patch id: a question keeps the task's session alive on its worker (holdSession: the page saved first) instead of
+ * releasing it, and a reply takes it back (reclaimSession) when it is still alive, going on on the same live page; a
+ * session the worker closed meanwhile (or a lost worker) is re-opened and restored as before.
+ */
+export const HOLD_SESSION_PATCH = 'hold-session-while-waiting';
+
 /** How a run of the loop ends: the task's result, or the state to continue as new with. */
 export type LoopEnd = { result: TaskResult } | { carry: CarriedState };
 
@@ -55,6 +62,8 @@ export class AgentLoop {
   private readonly actOnStops: boolean;
   /** Decided once per workflow (histories recorded before the patch replay without it). */
   private readonly fold: boolean;
+  /** Likewise: a question holds the session instead of releasing it (see HOLD_SESSION_PATCH). */
+  private readonly holdOnAsk: boolean;
   /** Likewise decided once: where session opens are scheduled (see OPEN_QUEUE_PATCH). */
   private readonly openQueue: string | undefined;
   /** The next step's observation, taken by the last act of the step before (see ActInput.next). */
@@ -84,6 +93,7 @@ export class AgentLoop {
     this.fold = envName === 'browser' && patched(FOLD_OBSERVE_PATCH);
     this.openQueue =
       envName === 'browser' && patched(OPEN_QUEUE_PATCH) ? browserOpenQueue(workflowInfo().taskQueue) : undefined;
+    this.holdOnAsk = patched(HOLD_SESSION_PATCH);
     this.observed = this.state.observed ?? null;
   }
 
@@ -281,13 +291,14 @@ export class AgentLoop {
     const question = { id: `q${state.questionCount}`, text, step: state.step };
     task.question = question;
     const autoReply = autoReplyText(input.autoReply);
+    let held = false;
     if (autoReply !== undefined) {
       task.pendingReply = { text: autoReply, questionId: question.id };
     } else {
       task.status = 'waiting_for_user';
       task.publish();
       setCurrentDetails(`**Waiting for a reply** (question ${question.id}, step ${state.step})\n\n> ${text}`);
-      await this.release(true);
+      held = this.holdOnAsk && (state.session?.holdSeconds ?? 0) > 0 ? await this.hold() : await this.released();
       await this.proxies.shared(`step ${state.step} · pause (waiting for user)`).pause({
         runId: input.runId,
         question: text,
@@ -299,12 +310,14 @@ export class AgentLoop {
     }
     const reply = task.pendingReply as ReplyInput | null;
     if (!reply) return false;
-    await this.proxies.shared(`step ${state.step} · user reply`).recordReply({
+    const recorded = this.proxies.shared(`step ${state.step} · user reply`).recordReply({
       runId: input.runId,
       questionId: question.id,
       text: reply.text,
       step: state.step,
     });
+    // A held session is taken back while the reply is recorded (one round trip less before the next screenshot).
+    await Promise.all([recorded, held ? this.reclaim() : undefined]);
     task.pendingReply = null;
     task.question = null;
     task.status = 'running';
@@ -338,6 +351,49 @@ export class AgentLoop {
     task.markSuperseded();
     if (lostAct === null) await this.open('worker_lost');
     return false;
+  }
+
+  /** Releases the session for the wait, its page saved (as before HOLD_SESSION_PATCH); false: nothing is held. */
+  private async released(): Promise<false> {
+    await this.release(true);
+    return false;
+  }
+
+  /** Holds the session through the wait (its page saved); false when it was released instead, or is gone. */
+  private async hold(): Promise<boolean> {
+    const { state, input } = this;
+    const session = state.session;
+    if (!session) return false;
+    try {
+      const { held } = await this.proxies
+        .onSession(session, `step ${state.step} · hold ${input.environment} (waiting for user)`)
+        .holdSession({ runId: input.runId, sessionId: session.sessionId });
+      if (!held) state.session = null;
+      return held;
+    } catch (err) {
+      if (!isSessionLost(err)) throw err;
+      log.warn('session gone when holding it for the reply', { error: String(err) });
+      state.session = null;
+      return false;
+    }
+  }
+
+  /** After the reply: the held session, if it is still alive, goes on as it was; otherwise the reply re-opens one. */
+  private async reclaim(): Promise<void> {
+    const { state, input } = this;
+    const session = state.session;
+    if (!session) return;
+    try {
+      const { alive } = await this.proxies
+        .onSession(session, `step ${state.step} · reclaim ${input.environment}`)
+        .reclaimSession({ runId: input.runId, sessionId: session.sessionId });
+      if (alive) return;
+    } catch (err) {
+      if (!isSessionLost(err)) throw err;
+      log.warn('held session gone at the reply', { error: String(err) });
+    }
+    state.session = null;
+    this.observed = null;
   }
 
   /** Releases the session; `writesOnce`: the task ends without waiting for its run store (see ReleaseInput.writesOnce). */

@@ -22,7 +22,7 @@ export interface Stop {
   when(facts: LoopFacts): boolean;
   status: RunStatus;
   endReason: EndReason;
-  /** The session is released first (a question released it already when it waited for the reply). */
+  /** The session is released first (when the task still has one: a question may have released it already). */
   release: boolean;
   /** The task's error, when the stop is a failure. */
   error?(facts: LoopFacts): string;
@@ -46,7 +46,8 @@ export const STOPS: readonly Stop[] = [
     when: (f) => f.stepEnd === 'unanswered',
     status: 'failed',
     endReason: 'ask_timeout',
-    release: false,
+    // A question released the session (nothing to do then) or holds it (HOLD_SESSION_PATCH): closed now.
+    release: true,
     error: (f) => `no reply within ${f.input.askTimeoutSeconds}s`,
     reason: () => 'ask_timeout',
   },

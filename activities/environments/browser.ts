@@ -14,7 +14,12 @@ import { NEVER_RESTORED, restoreDocumentState, storageRestored } from '../../src
 import type { RestoreReport } from '../../src/browser/page-state';
 import { describeUrlPolicy } from '../../src/policy/url-policy';
 import type { TaskInput } from '../../src/contract/task';
-import type { OpenSessionInput, ReleaseInput } from '../../src/contract/activities';
+import type {
+  HoldSessionInput,
+  HoldSessionResult,
+  OpenSessionInput,
+  ReleaseInput,
+} from '../../src/contract/activities';
 import { sessionRestored } from '../../src/trajectory/events';
 import { eventId } from '../../src/trajectory/ids';
 import { activityDeadlineSignal, heartbeatDetails, nonRetryable, taskUrlPolicy, withHeartbeat } from '../support';
@@ -49,6 +54,8 @@ export function createBrowserDriver(deps: ActivityDeps, files: RunFiles): Enviro
     observe: (req) => observePage(steps, req),
     act: (req) => actOnPage(steps, req),
     release: (req) => releaseBrowser(deps, files, pages, req),
+    hold: (req) => holdBrowser(deps, files, pages, req),
+    reclaim: (req) => Promise.resolve({ alive: deps.pool.reclaim(req.sessionId) }),
     decide: (req, input) => decideBrowser(deps, files, req, input),
   };
 }
@@ -137,6 +144,7 @@ async function openBrowser(
     sessionId: session.sessionId,
     taskQueue: deps.sessionQueue,
     url: session.env.url(),
+    holdSeconds: deps.config.browser.holdWhileWaitingSeconds,
     ...(req.lostActGeneration !== undefined ? { stepDone } : {}),
   };
 }
@@ -180,19 +188,52 @@ async function releaseBrowser(
   try {
     // The task ended: the last page's state, before the browser goes.
     if (!req.save) await probeFinalPage(deps, files, req);
-    if (req.save) {
-      const env = pool.get(req.sessionId);
-      // The whole page, into the run store (owner-only in a folder store, like the rest of the run).
-      await withHeartbeat(() => pages.saveForQuestion(req.runId, env));
-      const w = await files.writer(req.runId);
-      await w.writeRunState({ ...(await w.readRunState()), url: env.url() });
-    }
+    if (req.save) await savePage(files, pages, req.runId, pool.get(req.sessionId));
   } catch (err) {
     if (!req.writesOnce) throw err;
     await pool.close(req.sessionId);
     throw err;
   }
   await pool.close(req.sessionId);
+}
+
+/** The whole page, into the run store (owner-only in a folder store, like the rest of the run), and its URL. */
+async function savePage(
+  files: RunFiles,
+  pages: PageCheckpoints,
+  runId: string,
+  env: BrowserEnvironment,
+): Promise<void> {
+  await withHeartbeat(() => pages.saveForQuestion(runId, env));
+  const w = await files.writer(runId);
+  await w.writeRunState({ ...(await w.readRunState()), url: env.url() });
+}
+
+/**
+ * A question: the page saved now (a worker lost during the wait still restores it), and the live session held for
+ * browser.holdWhileWaitingSeconds, saved again and closed when the hold ends unclaimed. Not held (saved and closed, as
+ * a release would): no hold configured, the session already gone, or openers waiting for its place.
+ */
+async function holdBrowser(
+  deps: ActivityDeps,
+  files: RunFiles,
+  pages: PageCheckpoints,
+  req: HoldSessionInput,
+): Promise<HoldSessionResult> {
+  const { pool } = deps;
+  if (!pool.has(req.sessionId)) return { held: false };
+  const env = pool.get(req.sessionId);
+  await savePage(files, pages, req.runId, env);
+  const holdMs = deps.config.browser.holdWhileWaitingSeconds * 1000;
+  const held =
+    holdMs > 0 &&
+    pool.hold(req.sessionId, holdMs, async (why) => {
+      deps.log?.(`session ${req.sessionId} of ${req.runId}: hold ended (${why}); saving its page and closing it`);
+      if (pool.has(req.sessionId)) await savePage(files, pages, req.runId, env);
+    });
+  if (!held) await pool.close(req.sessionId);
+  else deps.log?.(`session ${req.sessionId} of ${req.runId} held for a reply (up to ${holdMs / 1000} s)`);
+  return { held };
 }
 
 /**

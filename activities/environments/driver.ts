@@ -6,10 +6,13 @@ import type {
   ActInput,
   ActResult,
   DecideResult,
+  HoldSessionInput,
+  HoldSessionResult,
   ObserveInput,
   ObserveResult,
   OpenSessionInput,
   OpenSessionResult,
+  ReclaimSessionResult,
   ReleaseInput,
   StepRef,
 } from '../../src/contract/activities';
@@ -32,6 +35,13 @@ export interface EnvironmentDriver {
   act(req: ActInput): Promise<ActResult>;
   /** Closes the session, with what this environment keeps for a later one (`save`) or records at the end. */
   release(req: ReleaseInput): Promise<void>;
+  /**
+   * Optional: keeps the session alive while its task waits for a reply, after saving what release with `save` would.
+   * A driver without it has its session released (saved) instead.
+   */
+  hold?(req: HoldSessionInput): Promise<HoldSessionResult>;
+  /** With `hold`: the reply came; whether the held session is still alive (a driver without it: never). */
+  reclaim?(req: HoldSessionInput): Promise<ReclaimSessionResult>;
   /** The decide activity's part: the step's model request(s), built for this environment, parsed and recorded. */
   decide(req: StepRef, input: TaskInput): Promise<DecideResult>;
 }

@@ -1,7 +1,8 @@
 // The worker's browser pool: one Chromium per process, one isolated context per session (with its URL policy), a
 // session limit with a first-come queue for a freed place, idle sessions closed after a timeout, and a clean shutdown.
 // With a browser provider (Browserbase) each session has a browser of its own instead, tried again from scratch when
-// it fails to open, and ended with the session.
+// it fails to open, and ended with the session. A session held while its task waits for a reply (`hold`) counts as a
+// free place: an open that needs it saves and closes the one held longest.
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext } from 'playwright';
 import { BrowserEnvironment } from './environment';
@@ -26,6 +27,8 @@ import type { Lookup } from '../policy/resolve';
 import type { BrowserProvider, ProvidedBrowser } from './provider';
 import { sleep } from '../common/sleep';
 import { SessionLifetimes } from '../runtime/session-lifetimes';
+import { SessionHolds } from '../runtime/session-holds';
+import type { HoldEnd } from '../runtime/session-holds';
 
 export type PoolOptions = {
   launch?: LaunchOptions;
@@ -115,6 +118,8 @@ export class BrowserPool {
   private readonly sessions = new Map<string, BrowserEnvironment>();
   /** Owners and idle clocks of the open sessions; closes the idle ones. */
   private readonly lifetimes: SessionLifetimes;
+  /** Sessions kept alive while their tasks wait for a reply: saved and closed when the hold ends or the place is needed. */
+  private readonly holds: SessionHolds;
   /** The provider's browser of each session opened through one, ended with it. */
   private readonly provided = new Map<string, ProvidedBrowser>();
   /** Openers waiting for a place, first come first served: a freed place is handed to the first, never raced for. */
@@ -125,7 +130,12 @@ export class BrowserPool {
   private shutDown = false;
 
   constructor(private readonly options: PoolOptions = {}) {
-    this.lifetimes = new SessionLifetimes(options, (id) => this.close(id));
+    this.holds = new SessionHolds((id) => this.close(id), options.log);
+    this.lifetimes = new SessionLifetimes(
+      options,
+      (id) => this.close(id),
+      (id) => this.holds.has(id) || this.holds.isEnding(id),
+    );
   }
 
   get size(): number {
@@ -140,9 +150,38 @@ export class BrowserPool {
     return [...this.sessions.keys()];
   }
 
-  /** Places taken: open sessions, and sessions being opened or closed. */
+  /** Places taken: open sessions (but held ones: an open may have their place), and sessions being opened or closed. */
   get busy(): number {
-    return this.sessions.size + this.opening;
+    return this.sessions.size + this.opening - this.holds.count;
+  }
+
+  /** Sessions held while their tasks wait for a reply. */
+  get held(): number {
+    return this.holds.count;
+  }
+
+  /**
+   * Keeps a session alive while its task waits for a reply, for up to `ms`; its place counts as free meanwhile. When
+   * the hold ends unclaimed (its time is up, an open needs the place, the pool shuts down) `save` runs and the session
+   * is closed. False (nothing held) when the session is not open or openers are waiting for a place right now.
+   */
+  hold(sessionId: string, ms: number, save: (why: HoldEnd) => Promise<void>): boolean {
+    if (!this.sessions.has(sessionId) || this.waiters.length > 0 || this.shutDown) return false;
+    this.holds.hold(sessionId, ms, save);
+    for (const listener of this.freeSlotListeners) listener();
+    return true;
+  }
+
+  /** A reply came: true if the session was still held (it is its task's again, as it was), false if it is gone. */
+  reclaim(sessionId: string): boolean {
+    if (!this.holds.take(sessionId)) return false;
+    this.lifetimes.touch(sessionId);
+    return this.sessions.has(sessionId);
+  }
+
+  /** Whether the session is held right now. */
+  isHeld(sessionId: string): boolean {
+    return this.holds.has(sessionId);
   }
 
   /** Calls `listener` whenever a place may have come free; returns a function that stops it. */
@@ -228,6 +267,10 @@ export class BrowserPool {
    */
   async openSession(options: OpenSessionOptions, wait: PoolWait = {}): Promise<Session> {
     await this.lifetimes.closeOwnedBy(options.owner);
+    // A pool full of held sessions: the one held longest is saved and closed for this open.
+    for (let oldest = this.holds.longest(); oldest && !this.hasFreeSlot(); oldest = this.holds.longest()) {
+      await this.holds.end(oldest, 'pool_needed');
+    }
     await this.takePlace(wait);
     try {
       const provider = this.options.provider;
@@ -387,6 +430,7 @@ export class BrowserPool {
     const provided = this.provided.get(sessionId);
     this.sessions.delete(sessionId);
     this.lifetimes.delete(sessionId);
+    this.holds.forget(sessionId);
     this.provided.delete(sessionId);
     this.opening += 1; // the place stays taken while the context closes (closing costs the CPU a new one needs)
     try {
@@ -405,6 +449,7 @@ export class BrowserPool {
 
   /** Closes every session and the browser; the pool cannot be used afterwards. */
   async shutdown(): Promise<void> {
+    await this.holds.endAll('shutdown'); // saved while the browser is still there
     this.shutDown = true;
     for (const grant of this.waiters.splice(0)) grant(); // each then fails at getBrowser: the pool is shut down
     this.lifetimes.stop();

@@ -7,6 +7,8 @@ export interface SessionRef {
   /** The task queue of the worker process that owns this browser session. */
   taskQueue: string;
   generation: number;
+  /** See OpenSessionResult.holdSeconds. */
+  holdSeconds?: number;
 }
 
 export interface OpenSessionInput {
@@ -29,6 +31,11 @@ export interface OpenSessionResult {
   /** The queue of the worker process that holds the session (its observe/act go there). */
   taskQueue: string;
   url: string;
+  /**
+   * How long this worker keeps the session alive while its task waits for a reply (browser.holdWhileWaitingSeconds);
+   * absent or 0: a question releases it (environments without a hold, histories recorded before it existed).
+   */
+  holdSeconds?: number;
   /** See `OpenSessionInput.lostActGeneration`; absent in histories recorded before it existed. */
   stepDone?: boolean;
   /**
@@ -108,6 +115,22 @@ export interface ReleaseInput {
   writesOnce?: boolean;
 }
 
+/** Keep the session alive while its task waits for a reply (its page saved first), or take it back after one. */
+export interface HoldSessionInput {
+  runId: string;
+  sessionId: string;
+}
+
+export interface HoldSessionResult {
+  /** False: the session was saved and released instead (no hold in this environment or worker): open on the reply. */
+  held: boolean;
+}
+
+export interface ReclaimSessionResult {
+  /** True: the held session is still open in this worker, as it was; false: it was saved and closed meanwhile. */
+  alive: boolean;
+}
+
 export interface RecordReplyInput {
   runId: string;
   questionId: string;
@@ -148,6 +171,10 @@ export interface TaskActivities {
   finalize(req: FinalizeInput): Promise<FinalizeResult>;
   openSession(req: OpenSessionInput): Promise<OpenSessionResult>;
   releaseSession(req: ReleaseInput): Promise<void>;
+  /** A question: saves the session's page and keeps the session alive for a quick reply (or releases it). */
+  holdSession(req: HoldSessionInput): Promise<HoldSessionResult>;
+  /** The reply came: whether the held session is still alive (it is the task's again). */
+  reclaimSession(req: HoldSessionInput): Promise<ReclaimSessionResult>;
   observe(req: ObserveInput): Promise<ObserveResult>;
   act(req: ActInput): Promise<ActResult>;
   decide(req: StepRef): Promise<DecideResult>;

@@ -138,6 +138,12 @@ export const ConfigSchema = z.strictObject({
       /** Absent: derived from the machine's cores and memory (src/runtime/limits.ts). */
       maxSessions: z.number().int().min(1).max(256).optional(),
       idleTimeoutSeconds: z.number().positive().default(600),
+      /**
+       * A task that asks the user a question keeps its live browser this long (0: none), so a reply within it goes on
+       * on the same page, nothing restored. The page is saved at the question all the same, and again when the hold
+       * ends, the pool needs the place, or the worker shuts down; a held browser is not closed as idle.
+       */
+      holdWhileWaitingSeconds: z.number().min(0).max(86_400).default(600),
       singleTab: z.boolean().default(true),
       /** A download larger than this is cancelled and its partial file removed. */
       maxDownloadMiB: z.number().positive().default(100),
@@ -173,6 +179,7 @@ export const ConfigSchema = z.strictObject({
       provider: 'chromium',
       headless: true,
       idleTimeoutSeconds: 600,
+      holdWhileWaitingSeconds: 600,
       singleTab: true,
       maxDownloadMiB: 100,
       pageReadyTimeoutSeconds: 60,
@@ -317,6 +324,9 @@ function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Rec
     if (env.BROWSERBASE_BASE_URL) browserbase.baseUrl = env.BROWSERBASE_BASE_URL;
   }
   if (env.CUA_MAX_SESSIONS) section('browser').maxSessions = Number(env.CUA_MAX_SESSIONS);
+  if (env.CUA_HOLD_WHILE_WAITING_SECONDS) {
+    section('browser').holdWhileWaitingSeconds = Number(env.CUA_HOLD_WHILE_WAITING_SECONDS);
+  }
   if (env.CUA_TYPING_DELAY_MS) section('browser').typingDelayMs = Number(env.CUA_TYPING_DELAY_MS);
   if (env.CUA_PAGE_PROBES) {
     const on = /^(1|true|on|yes)$/i.test(env.CUA_PAGE_PROBES);

@@ -33,7 +33,7 @@ export type LifetimeOptions = {
 /** Why a pool closes a session on its own. */
 export type LifetimeEnd = 'idle' | 'replaced';
 
-type Held = { owner: string | undefined; idleFor: () => number };
+type Held = { owner: string | undefined; idleFor: () => number; touchedAt?: number };
 
 /** The sessions of one pool, by id: who each is for and how long it has been idle. The pool closes them. */
 export class SessionLifetimes {
@@ -43,12 +43,20 @@ export class SessionLifetimes {
   constructor(
     private readonly options: LifetimeOptions,
     private readonly close: (sessionId: string, why: LifetimeEnd) => Promise<void>,
+    /** Sessions held while their task waits for a reply (session-holds.ts): no idle limit applies to them. */
+    private readonly isHeld: (sessionId: string) => boolean = () => false,
   ) {}
 
   /** Keeps an opened session (and starts the sweep when there is an idle limit). */
   add(sessionId: string, idleFor: () => number, owner?: string): void {
     this.held.set(sessionId, { owner, idleFor });
     this.startSweeper();
+  }
+
+  /** The session was used without an operation of its own (taken back after a hold): its idle clock starts again. */
+  touch(sessionId: string): void {
+    const h = this.held.get(sessionId);
+    if (h) h.touchedAt = Date.now();
   }
 
   /** Forgets a session the pool closed. */
@@ -64,11 +72,14 @@ export class SessionLifetimes {
     return stale;
   }
 
-  /** Closes the sessions idle for the limit or longer; returns their ids. */
+  /** Closes the sessions idle for the limit or longer (never a held one); returns their ids. */
   async closeIdle(): Promise<string[]> {
     const limit = this.options.idleTimeoutMs;
     if (limit === undefined) return [];
-    const idle = [...this.held].filter(([, h]) => h.idleFor() >= limit).map(([id]) => id);
+    const now = Date.now();
+    const idle = [...this.held]
+      .filter(([id, h]) => !this.isHeld(id) && Math.min(h.idleFor(), now - (h.touchedAt ?? -Infinity)) >= limit)
+      .map(([id]) => id);
     await Promise.all(idle.map((id) => this.close(id, 'idle')));
     return idle;
   }

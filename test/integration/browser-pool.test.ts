@@ -1,9 +1,10 @@
 // The worker's pool: isolated sessions on one browser, a session limit, idle sessions closed, clean shutdown,
-// and a remote browser reached over CDP.
+// a remote browser reached over CDP, and sessions held while their tasks wait for a reply (issue 25).
 import net from 'node:net';
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserClosedError, BrowserPool, PoolFullError, UnknownSessionError, launchBrowser } from '../../src/browser';
+import { freeSlotSupplier } from '../../worker/open-slots';
 import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';
 
@@ -132,5 +133,89 @@ describe('BrowserPool', () => {
       await pool.shutdown();
     }
     expect(browser.isConnected()).toBe(true);
+  });
+});
+
+describe('BrowserPool: sessions held while their tasks wait for a reply', () => {
+  const ctx = {} as never;
+
+  it('a held session counts as a free place for the open-slot supplier, and a reclaim takes it back as it was', async () => {
+    const pool = new BrowserPool({ browser, maxSessions: 1 });
+    const slots = freeSlotSupplier(pool);
+    try {
+      const a = await pool.openSession({ ...SESSION, url: server.url('/account') });
+      expect(slots.tryReserveSlot(ctx)).toBeNull();
+      expect(pool.hold(a.sessionId, 60_000, async () => undefined)).toBe(true);
+      expect(pool.held).toBe(1);
+      const permit = slots.tryReserveSlot(ctx);
+      expect(permit).not.toBeNull();
+      slots.releaseSlot(ctx);
+      expect(pool.reclaim(a.sessionId)).toBe(true);
+      expect(pool.get(a.sessionId)).toBe(a.env);
+      expect(slots.tryReserveSlot(ctx)).toBeNull();
+      expect(pool.reclaim(a.sessionId)).toBe(false); // taken back already: no longer held
+    } finally {
+      slots.dispose();
+      await pool.shutdown();
+    }
+  });
+
+  it('an open in a pool full of held sessions saves and closes the one held longest', async () => {
+    const pool = new BrowserPool({ browser, maxSessions: 2 });
+    const saved: string[] = [];
+    try {
+      const first = await pool.openSession(SESSION);
+      const second = await pool.openSession(SESSION);
+      pool.hold(first.sessionId, 60_000, async (why) => void saved.push(`first ${why}`));
+      await new Promise((r) => setTimeout(r, 5)); // held later
+      pool.hold(second.sessionId, 60_000, async (why) => void saved.push(`second ${why}`));
+      const third = await pool.openSession(SESSION);
+      expect(saved).toEqual(['first pool_needed']);
+      expect(pool.has(first.sessionId)).toBe(false);
+      expect(pool.reclaim(first.sessionId)).toBe(false);
+      expect(pool.reclaim(second.sessionId)).toBe(true);
+      expect(pool.sessionIds().sort()).toEqual([second.sessionId, third.sessionId].sort());
+    } finally {
+      await pool.shutdown();
+    }
+  });
+
+  it('a hold that ends saves and closes the session; the idle sweep never closes a held one; shutdown saves', async () => {
+    const pool = new BrowserPool({ browser, idleTimeoutMs: 300, sweepIntervalMs: 50 });
+    const saved: string[] = [];
+    try {
+      // Each held as it opens (an open may take longer than the idle limit on a busy machine).
+      const held = await pool.openSession(SESSION);
+      pool.hold(held.sessionId, 60_000, async (why) => void saved.push(`held ${why}`));
+      const expiring = await pool.openSession(SESSION);
+      pool.hold(expiring.sessionId, 60_000, async (why) => void saved.push(`expiring ${why}`));
+      const idle = await pool.openSession(SESSION);
+      await expect.poll(() => pool.has(idle.sessionId), { timeout: 5_000 }).toBe(false);
+      expect(pool.has(expiring.sessionId)).toBe(true); // idle past the limit, but held
+      // Held again, shortly this time (a hold replaces the one before): it ends unclaimed.
+      pool.hold(expiring.sessionId, 300, async (why) => void saved.push(`expiring ${why}`));
+      await expect.poll(() => pool.has(expiring.sessionId), { timeout: 5_000 }).toBe(false);
+      expect(saved).toEqual(['expiring expired']);
+      expect(pool.has(held.sessionId)).toBe(true);
+      await pool.shutdown();
+      expect(saved).toEqual(['expiring expired', 'held shutdown']);
+      expect(pool.size).toBe(0);
+    } finally {
+      await pool.shutdown();
+    }
+  });
+
+  it('a session is not held while openers wait in line for a place (they get it)', async () => {
+    const pool = new BrowserPool({ browser, maxSessions: 1 });
+    try {
+      const a = await pool.openSession(SESSION);
+      const waiter = pool.openSession(SESSION, { timeoutMs: 10_000 });
+      await expect.poll(() => pool.waiting).toBe(1);
+      expect(pool.hold(a.sessionId, 60_000, async () => undefined)).toBe(false);
+      await pool.close(a.sessionId);
+      await waiter;
+    } finally {
+      await pool.shutdown();
+    }
   });
 });

@@ -101,6 +101,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       TEMPORAL_ADDRESS: server.address,
       CUA_RUNS_DIR: path.join(dir, 'runs'),
       CUA_TASK_QUEUE: `it-${process.pid}`,
+      // A question releases the browser (as before browser.holdWhileWaitingSeconds), unless a test holds it.
+      CUA_HOLD_WHILE_WAITING_SECONDS: '0',
       ...opts.env,
     },
   });
