@@ -5,6 +5,7 @@ import { PromptActionsError } from '../src/model/errors';
 import { taskMessage, userReply } from '../src/trajectory/events';
 import { TrajectoryWriter } from '../src/trajectory/writer';
 import { desktopScreen } from './environments/desktop-turn';
+import { resolveHeldRequests } from './environments/request-log';
 import type { TaskInput } from '../src/contract/task';
 import { nonRetryable, withoutStoreWait } from './support';
 import type { ActivityDeps, RunFiles } from './support';
@@ -57,6 +58,9 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
     async recordReply(req: RecordReplyInput): Promise<void> {
       const w = await files.writer(req.runId);
       await w.appendEvent(userReply(req.step, req.text, { metadata: { question_id: req.questionId } }));
+      // The user answered the runtime's question about a held-back resend: the request may go again if the model
+      // (which reads the reply) sends it.
+      if (req.settlesHeldRequests) await resolveHeldRequests(files.store, req.runId);
       await w.writeStatus('running');
     },
 

@@ -70,6 +70,8 @@ export class AgentLoop {
   private observed: Observed | null;
   /** The generation of the act in flight when it is a step's last (see OpenSessionInput.lostActGeneration). */
   private lastActInFlight: number | null = null;
+  /** The act in flight, for the note a lost worker's successor writes (see OpenSessionInput.actInDoubt). */
+  private actInFlight: { summary: string; startedAt: string } | null = null;
   /** How the last step ended (for the stops). */
   private stepEnd: StepEnd = null;
   /** The error text of the last model reply that was no valid action (for the stops). */
@@ -160,8 +162,10 @@ export class AgentLoop {
     if (!calls) return null;
     for (const [index, call] of calls.entries()) {
       const final = index === calls.length - 1 || call.kind !== 'act';
-      if (call.kind === 'act' || this.actOnStops) await this.act(session, call, index, final);
-      else this.task.record(call, obs.url);
+      const asked = call.kind === 'act' || this.actOnStops ? await this.act(session, call, index, final) : undefined;
+      if (call.kind !== 'act' && !this.actOnStops) this.task.record(call, obs.url);
+      // The act held back a resend of a request in doubt: the runtime asks the user, as a critical point.
+      if (asked !== undefined) return (await this.ask(asked, true)) ? null : 'unanswered';
       if (call.kind === 'terminate') {
         this.task.answer = call.text ?? '';
         return 'answered';
@@ -176,6 +180,7 @@ export class AgentLoop {
   private async open(
     reason: OpenSessionInput['reason'],
     lostActGeneration?: number,
+    actInDoubt?: OpenSessionInput['actInDoubt'],
   ): Promise<{ session: SessionRef; stepDone: boolean }> {
     const { state, input } = this;
     state.generation += reason === 'start' ? 0 : 1;
@@ -188,6 +193,7 @@ export class AgentLoop {
         reason,
         step: state.step,
         ...(lostActGeneration !== undefined ? { lostActGeneration } : {}),
+        ...(actInDoubt ? { actInDoubt } : {}),
       });
     state.session = { ...opened, generation: state.generation };
     if (storeWaitMinutes !== undefined) state.storeWaitMinutes = storeWaitMinutes;
@@ -252,11 +258,15 @@ export class AgentLoop {
     return decision.calls ?? [decision];
   }
 
-  /** Carries out one call of the step's decision in the session; `final` also records the step's post screenshot. */
-  private async act(session: SessionRef, call: DecideCall, index: number, final: boolean): Promise<void> {
+  /**
+   * Carries out one call of the step's decision in the session; `final` also records the step's post screenshot.
+   * Returns the runtime's question when the act held back a resend of a request in doubt (ActResult.runtimeQuestion).
+   */
+  private async act(session: SessionRef, call: DecideCall, index: number, final: boolean): Promise<string | undefined> {
     const { state, input, task } = this;
     const row = task.record(call, state.lastUrl);
     task.actStarted(row);
+    this.actInFlight = { summary: call.summary, startedAt: new Date().toISOString() };
     // Folding: the step's last act observes for the next step when there is one (the budget allows it).
     const foldHere = this.fold && final && call.kind === 'act';
     const next =
@@ -272,21 +282,39 @@ export class AgentLoop {
       ...(next ? { next } : {}),
     });
     this.lastActInFlight = null;
+    this.actInFlight = null;
     task.actDone();
     if (next && acted.next) this.observed = { step: next.step, generation: state.generation, obs: acted.next };
     state.lastUrl = acted.url;
     row.url = acted.url;
     const text = acted.textObservation ?? acted.error;
     row.textObservation = text ? text.slice(0, 300) : null;
+    return acted.runtimeQuestion;
   }
 
   private captchaWaitMs(): number {
     return this.state.captchaGateOff ? 0 : this.input.captcha.waitSeconds * 1000;
   }
 
-  /** Asks the user and waits (durably, the session released) for the reply; false if the ask timed out. */
-  private async ask(text: string): Promise<boolean> {
+  /**
+   * Asks the user and waits (durably, the session held or released) for the reply; false if the ask timed out.
+   * `byRuntime`: the runtime's question about a held-back resend (recorded by the act); the reply settles it.
+   */
+  private async ask(text: string, byRuntime = false): Promise<boolean> {
     const { state, input, task } = this;
+    if (byRuntime) {
+      task.record(
+        {
+          actionName: 'ask_user_question',
+          action: {},
+          thoughts: '',
+          summary: `ask_user_question (runtime) "${text.slice(0, 40)}…"`,
+          kind: 'ask',
+          text,
+        },
+        state.lastUrl,
+      );
+    }
     state.questionCount += 1;
     const question = { id: `q${state.questionCount}`, text, step: state.step };
     task.question = question;
@@ -315,6 +343,7 @@ export class AgentLoop {
       questionId: question.id,
       text: reply.text,
       step: state.step,
+      ...(byRuntime ? { settlesHeldRequests: true } : {}),
     });
     // A held session is taken back while the reply is recorded (one round trip less before the next screenshot).
     await Promise.all([recorded, held ? this.reclaim() : undefined]);
@@ -338,8 +367,10 @@ export class AgentLoop {
     this.observed = null;
     const lostAct = this.lastActInFlight;
     this.lastActInFlight = null;
+    const actInDoubt = this.actInFlight ?? undefined;
+    this.actInFlight = null;
     // Lost during the step's last act: if it was recorded as done, the step is over; otherwise its effect is unknown.
-    if (lostAct !== null && (await this.open('worker_lost', lostAct)).stepDone) {
+    if (lostAct !== null && (await this.open('worker_lost', lostAct, actInDoubt)).stepDone) {
       log.warn(`${envName} session lost after the step's last act was recorded; going on in a new session`, {
         step: state.step,
         error: String(err),
@@ -349,7 +380,7 @@ export class AgentLoop {
     }
     log.warn(`${envName} session lost; re-opening and re-observing the step`, { step: state.step, error: String(err) });
     task.markSuperseded();
-    if (lostAct === null) await this.open('worker_lost');
+    if (lostAct === null) await this.open('worker_lost', undefined, actInDoubt);
     return false;
   }
 

@@ -29,6 +29,7 @@ import { PageCheckpoints } from './browser-state';
 import type { SavedPage } from './browser-state';
 import type { EnvironmentDriver, OpenedSession } from './driver';
 import { actOnPage, observePage } from './page-steps';
+import { inDoubtText, openJournal } from './request-log';
 import type { PageSteps } from './page-steps';
 
 /**
@@ -47,6 +48,7 @@ export function createBrowserDriver(deps: ActivityDeps, files: RunFiles): Enviro
     files,
     target: (sessionId) => deps.pool.get(sessionId),
     afterAct: (req) => pages.saveStep(req.runId, req.step, req.generation, deps.pool.get(req.sessionId)),
+    journal: (sessionId) => deps.pool.get(sessionId).journal,
   };
   return {
     sessionPrefix: '',
@@ -82,6 +84,7 @@ async function openBrowser(
     url = saved?.document?.url || ((state.url as string | undefined) ?? lastUrl(await w.events()) ?? input.startUrl);
   }
   const urlPolicy = taskUrlPolicy(deps.config, input);
+  const journal = await openJournal(deps, files, req.runId);
   const session = await deps.pool
     .openSession(
       {
@@ -94,6 +97,7 @@ async function openBrowser(
         owner: req.runId,
         // A provider's session is tried again when a captcha solve on its first page does not end in this time.
         captchaWaitMs: input.captcha.waitSeconds * 1000,
+        journal,
       },
       {
         timeoutMs: POOL_WAIT_MS,
@@ -114,10 +118,15 @@ async function openBrowser(
     (await w.hasEvent(eventId({ step: req.step, kind: 'post', generation: req.lostActGeneration })));
   const report = saved ? await restorePage(deps, req.runId, session.env, saved) : undefined;
   if (req.reason === 'worker_lost') {
+    const page = { url: session.env.url(), title: await session.env.page.title().catch(() => '') };
+    // What may or may not have happened: the act in flight (unless the lost worker recorded it as done) and the
+    // requests with no recorded answer. The model reads this note with the step's new observation.
+    const act = stepDone ? undefined : req.actInDoubt;
+    const doubt = inDoubtText(act, journal.inDoubtAtOpen, page);
     await w.appendEvent(
       sessionRestored(
         stepDone ? req.step + 1 : req.step,
-        `The browser session was lost and restored at ${url ?? 'a blank page'}.`,
+        `The browser session was lost and restored at ${url ?? 'a blank page'}.${doubt ? ` ${doubt}` : ''}`,
         {
           generation: req.generation,
           metadata: {
@@ -129,6 +138,20 @@ async function openBrowser(
                   restored: report.restored,
                   not_restored: report.notRestored,
                   blanked: report.blanked,
+                }
+              : {}),
+            ...(doubt
+              ? {
+                  in_doubt: {
+                    ...(act ? { action: act.summary, started_at: act.startedAt } : {}),
+                    requests: journal.inDoubtAtOpen.map((e) => ({
+                      method: e.method,
+                      url: e.url,
+                      started_at: e.started_at,
+                      body_preview: e.body_preview,
+                    })),
+                    page,
+                  },
                 }
               : {}),
           },

@@ -2,18 +2,22 @@
 // which show a screen and take the browser's actions. Observe records the pre screenshot (behind the captcha gate);
 // act dispatches the decided action, records its tool output and the post screenshot, and may observe the next step.
 import { dispatchAction } from '../../src/agent/dispatch';
-import { TEXT_OBSERVATION_KEY } from '../../src/agent/history';
+import { RUNTIME_QUESTION_KEY, TEXT_OBSERVATION_KEY } from '../../src/agent/history';
 import { ACTIONS_WITH_SUB_CALLS } from '../../src/agent/page-question';
 import type { BrowserEnvironment } from '../../src/browser/environment';
 import { NORM1000, resizedPixelsSpace } from '../../src/coords/viewport';
 import type { EnvironmentSession } from '../../src/environments/plugin';
-import { postObservation, preObservation, toolOutput } from '../../src/trajectory/events';
+import { postObservation, preObservation, runtimeQuestion, toolOutput } from '../../src/trajectory/events';
+import type { RequestJournal } from '../../src/browser/request-journal';
+import { autoReplyText } from '../../src/agent/reply';
+import type { TaskInput } from '../../src/contract/task';
 import { eventId } from '../../src/trajectory/ids';
 import type { TrajectoryWriter } from '../../src/trajectory/writer';
 import type { ActInput, ActResult, ObserveInput, ObserveResult, StepRef } from '../../src/contract/activities';
 import { copyDownloads } from '../local-files';
 import { pageQuestioner } from '../page-subcall';
 import { recordDeferred, recordStartPage } from '../step-records';
+import { heldBackQuestion, heldBackText } from './request-log';
 import type { Seen } from '../step-records';
 import { nonRetryable, recordedPre, screenOf, secretResolver, withHeartbeat } from '../support';
 import type { ActivityDeps, RunFiles } from '../support';
@@ -38,10 +42,13 @@ export interface PageSteps {
   files: RunFiles;
   target(sessionId: string): PageTarget;
   /**
-   * Called once a step's act is recorded (its post observation in the run folder), before the next step is
-   * observed: the browser's page checkpoint. It must not fail the act for its own reasons.
+   * Called once a step's action is done and its post screenshot taken, just before the post observation that makes
+   * the step count as done is recorded: the browser's page checkpoint (so a step that counts as done always has its
+   * page saved). It must not fail the act for its own reasons.
    */
   afterAct?(req: ActInput): Promise<void>;
+  /** The session's journal of requests that change something (the browser's; request-journal.ts), if it keeps one. */
+  journal?(sessionId: string): RequestJournal | undefined;
 }
 
 /** Pre screenshot, URL and page context of a step (after the captcha gate); step 1's is the start page too. */
@@ -74,8 +81,10 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
   const action = parsed.data;
   const ids = (kind: 'action' | 'tool' | 'post') => eventId({ step: req.step, kind, generation: req.generation });
   // A retry after the step was recorded: report what was recorded, do not act again.
-  if (await w.hasEvent(ids('post'))) return recordedAct(w, ids('tool'), ids('post'));
+  if (await w.hasEvent(ids('post'))) return recordedAct(w, req, ids('tool'), ids('post'));
   const env = s.target(req.sessionId);
+  const journal = s.journal?.(req.sessionId);
+  journal?.setStep({ step: req.step, generation: req.generation });
   const subCalls = ACTIONS_WITH_SUB_CALLS.includes(action.action)
     ? await pageQuestioner(deps, input, w, { ...req, actionId: ids('action') })
     : undefined;
@@ -89,6 +98,8 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
     }),
   );
   await withHeartbeat(async () => deps.checkpoint?.('act', req));
+  const doubt = journal ? await resendsOf(journal, input) : undefined;
+  if (doubt) result.textObservation = [result.textObservation, doubt.text].filter(Boolean).join('\n');
   // The action decide left for act (its tool called a model) goes into the stream with that call.
   if (subCalls) await recordDeferred(w, ids('action'), subCalls.calls);
   await withHeartbeat(() => copyDownloads(files, req.runId)); // into a shared store (S3), before the step counts
@@ -96,10 +107,13 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
     toolOutput(
       req.step,
       ids('action'),
-      { output: result.output, error: result.error ?? '' },
+      { output: doubt ? `${result.output}\n${doubt.text}`.trim() : result.output, error: result.error ?? '' },
       {
         generation: req.generation,
-        metadata: result.textObservation ? { [TEXT_OBSERVATION_KEY]: result.textObservation } : {},
+        metadata: {
+          ...(result.textObservation ? { [TEXT_OBSERVATION_KEY]: result.textObservation } : {}),
+          ...(doubt?.question ? { [RUNTIME_QUESTION_KEY]: doubt.question } : {}),
+        },
       },
     ),
   );
@@ -109,6 +123,7 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
     const shot = await w.saveScreenshot(req.step, 'post', png, req.generation);
     const url = env.url();
     const pageInfo = await env.pageContext();
+    await s.afterAct?.(req);
     await w.appendEvent(
       postObservation(
         req.step,
@@ -117,25 +132,61 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
         { generation: req.generation },
       ),
     );
-    await s.afterAct?.(req);
-    const acted = { url, textObservation: result.textObservation, error: result.error };
-    if (!req.next) return acted;
+    if (doubt?.question) await recordRuntimeQuestion(w, req, doubt.question);
+    const acted = {
+      url,
+      textObservation: result.textObservation,
+      error: result.error,
+      ...(doubt?.question ? { runtimeQuestion: doubt.question } : {}),
+    };
+    // A question is asked before the next step: its observation is taken after the reply.
+    if (!req.next || doubt?.question) return acted;
     const next = await observeNext(s, req, req.next, env, { png, capturedAt, url, pageInfo });
     return next ? { ...acted, next } : acted;
   });
 }
 
 /** What a step recorded already answers a retried act with: its URL, text observation and error. */
-async function recordedAct(w: TrajectoryWriter, toolId: string, postId: string): Promise<ActResult> {
+async function recordedAct(w: TrajectoryWriter, req: ActInput, toolId: string, postId: string): Promise<ActResult> {
   const events = await w.events();
   const tool = events.find((e) => e.id === toolId);
   const post = events.find((e) => e.id === postId);
-  const text = (tool?.metadata as Record<string, unknown> | undefined)?.[TEXT_OBSERVATION_KEY];
+  const metadata = tool?.metadata as Record<string, unknown> | undefined;
+  const text = metadata?.[TEXT_OBSERVATION_KEY];
+  const question = metadata?.[RUNTIME_QUESTION_KEY];
+  // A retry after the post observation: the runtime's question is recorded (if the lost try did not get to it).
+  if (typeof question === 'string') await recordRuntimeQuestion(w, req, question);
   return {
     url: post?.type === 'observation' && post.observation_type === 'environment' ? (post.url ?? '') : '',
     textObservation: typeof text === 'string' ? text : null,
     error: tool?.type === 'observation' && tool.observation_type === 'tool_output' ? tool.error || null : null,
+    ...(typeof question === 'string' ? { runtimeQuestion: question } : {}),
   };
+}
+
+/**
+ * Resends of requests in doubt the act's action caused: held back (the runtime asks the user, unless the task is
+ * unattended) or let through (the worker allows it); what the model reads of them. Undefined when there were none.
+ */
+async function resendsOf(
+  journal: RequestJournal,
+  input: TaskInput,
+): Promise<{ text: string; question?: string } | undefined> {
+  await journal.flush();
+  const held = journal.takeHeld();
+  const resent = journal.takeResent().map((r) => r.entry);
+  if (held.length === 0 && resent.length === 0) return undefined;
+  const asking = held.length > 0 && autoReplyText(input.autoReply) === undefined;
+  return {
+    text: heldBackText(held, resent, asking),
+    ...(asking ? { question: heldBackQuestion(held) } : {}),
+  };
+}
+
+/** The runtime's question after the step's action, once (its id is the step's and generation's). */
+async function recordRuntimeQuestion(w: TrajectoryWriter, req: ActInput, question: string): Promise<void> {
+  const event = runtimeQuestion(req.step, question, { generation: req.generation });
+  if (!(await w.hasEvent(event.id))) await w.appendEvent(event);
 }
 
 /**

@@ -6,6 +6,8 @@ import type { Event } from '../trajectory/schema';
 
 /** Metadata key on a tool_output that carries the text fed into the next step's prompt. */
 export const TEXT_OBSERVATION_KEY = 'text_observation';
+/** Metadata key on a tool_output whose action's resend was held back: the question the runtime asks the user. */
+export const RUNTIME_QUESTION_KEY = 'runtime_question';
 
 type EnvironmentEvent = Extract<Event, { observation_type: 'environment' }>;
 
@@ -14,6 +16,10 @@ interface StepEvents {
   action: Map<number, Extract<Event, { type: 'action' }>>;
   tool: Map<number, Extract<Event, { observation_type: 'tool_output' }>>;
   reply?: string;
+  /** The runtime's question after the step's action (a held-back resend), when it asked one. */
+  asked?: string;
+  /** Per generation: a restored session's note that says what is in doubt (the model reads it with that observation). */
+  doubt: Map<number, string>;
 }
 
 export class HistoryError extends Error {
@@ -28,18 +34,22 @@ function index(events: readonly Event[]): { task: string | null; steps: Map<numb
   const steps = new Map<number, StepEvents>();
   const get = (s: number) => {
     let entry = steps.get(s);
-    if (!entry) steps.set(s, (entry = { pre: new Map(), action: new Map(), tool: new Map() }));
+    if (!entry) steps.set(s, (entry = { pre: new Map(), action: new Map(), tool: new Map(), doubt: new Map() }));
     return entry;
   };
   for (const e of events) {
     const id = parseEventId(e.id);
     if (!id) continue;
     if (e.type === 'action' && id.kind === 'action') get(id.step).action.set(id.generation, e);
+    else if (e.type === 'action' && id.kind === 'asked') get(id.step).asked = askedQuestion(e);
     else if (e.type === 'observation') {
       if (e.observation_type === 'environment' && id.kind === 'pre') get(id.step).pre.set(id.generation, e);
       else if (e.observation_type === 'tool_output' && id.kind === 'tool') get(id.step).tool.set(id.generation, e);
       else if (e.observation_type === 'user_message' && id.kind === 'task') task = e.content;
       else if (e.observation_type === 'user_message' && id.kind === 'reply') get(id.step).reply = e.content;
+      else if (e.observation_type === 'tool_output' && id.kind === 'restored' && e.metadata['in_doubt']) {
+        get(id.step).doubt.set(id.generation, e.output);
+      }
     }
   }
   return { task, steps };
@@ -56,16 +66,32 @@ function rawResponse(action: Extract<Event, { type: 'action' }>): string {
   return typeof first?.raw_response === 'string' ? first.raw_response : '';
 }
 
-/** The carry-over from step s into step s+1: the text observation of its action and the user's reply. */
+function askedQuestion(action: Extract<Event, { type: 'action' }>): string {
+  const question = (action.content.arguments as { question?: unknown } | undefined)?.question;
+  return typeof question === 'string' ? question : '';
+}
+
+/**
+ * The carry-over from step s into step s+1: the text observation of its action and the user's reply (to the runtime's
+ * question, the question with it: the model did not ask it).
+ */
 function carry(s: StepEvents | undefined): { textObservation?: string; userReply?: string } {
   if (!s) return {};
   const finalAction = latest(s.action);
   const tool = finalAction ? s.tool.get(finalAction[0]) : undefined;
   const text = tool?.metadata?.[TEXT_OBSERVATION_KEY];
+  const reply = s.reply && s.asked ? `The runtime asked me: ${s.asked}\nMy reply: ${s.reply}` : s.reply;
   return {
     ...(typeof text === 'string' && text ? { textObservation: text } : {}),
-    ...(s.reply ? { userReply: s.reply } : {}),
+    ...(reply ? { userReply: reply } : {}),
   };
+}
+
+/** A step's observation with what a restored session's note says is in doubt, before anything else it carries. */
+function withDoubt<T extends { textObservation?: string; userReply?: string }>(seen: T, doubt: string | undefined): T {
+  if (!doubt) return seen;
+  if (seen.userReply) return { ...seen, userReply: `${seen.userReply}\n\n${doubt}` };
+  return { ...seen, textObservation: seen.textObservation ? `${doubt}\n\n${seen.textObservation}` : doubt };
 }
 
 /** What the model saw at a step: its screenshot (as `screenshot`) and the page URL, when they were recorded. */
@@ -84,10 +110,11 @@ function seenAt(pre: EnvironmentEvent | undefined): { screenshot?: string; url?:
 export function historyForStep(events: readonly Event[], step: number, generation: number): HistoryTurn[] {
   const { task, steps } = index(events);
   if (task === null) throw new HistoryError('the run has no task message (user-0000-task-g0)');
-  const turn = (s: number, pre: EnvironmentEvent | undefined): HistoryTurn => {
+  const turn = (s: number, pre: EnvironmentEvent | undefined, doubt?: string): HistoryTurn => {
     const { screenshot } = seenAt(pre);
-    if (s === 1) return { kind: 'task', text: task, ...(screenshot ? { screenshot } : {}) };
-    return { kind: 'observation', ...seenAt(pre), ...carry(steps.get(s - 1)) };
+    if (s === 1 && !doubt) return { kind: 'task', text: task, ...(screenshot ? { screenshot } : {}) };
+    if (s === 1) return { kind: 'task', text: `${task}\n\n${doubt}`, ...(screenshot ? { screenshot } : {}) };
+    return withDoubt({ kind: 'observation' as const, ...seenAt(pre), ...carry(steps.get(s - 1)) }, doubt);
   };
   const turns: HistoryTurn[] = [];
   for (let s = 1; s < step; s++) {
@@ -99,7 +126,7 @@ export function historyForStep(events: readonly Event[], step: number, generatio
   }
   const current = steps.get(step)?.pre.get(generation);
   if (!current) throw new HistoryError(`step ${step} has no observation for session generation ${generation}`);
-  turns.push(turn(step, current));
+  turns.push(turn(step, current, steps.get(step)?.doubt.get(generation)));
   return turns;
 }
 

@@ -17,6 +17,7 @@ import { readViewport, stripNewWindowTargets, waitScrollIdle } from './pageScrip
 import { bingSearchUrl, firstLine, isDownloadStart, isInterrupted, normalizeUrl } from './navigation';
 import { describeViewport } from './pageContext';
 import { PolicyGuard } from './policy-guard';
+import type { RequestJournal } from './request-journal';
 import { isRecoverable } from './recovery';
 import { delay, lastMutationInPage, POINTER_SETTLE, SCREENSHOT_SETTLE, SCROLL_SETTLE } from './settle';
 import type { SettleOptions, SettleReport } from './settle';
@@ -74,6 +75,8 @@ export class BrowserEnvironment {
   readonly captcha: CaptchaGate;
   private readonly singleTab: boolean;
   private readonly clock = new IdleClock();
+  /** The run's journal of requests that change something, when the session keeps one (pool.ts). */
+  journal?: RequestJournal;
 
   constructor(
     readonly controller: BrowserController,

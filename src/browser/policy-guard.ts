@@ -144,6 +144,11 @@ export class PolicyGuard {
     return holder.guard;
   }
 
+  /** Whether this guard routes every request of its context (the policy restricts the web). */
+  get intercepts(): boolean {
+    return restrictsWeb(this.policy);
+  }
+
   /** Options the session's browser context must be created with. */
   contextOptions(): Pick<BrowserContextOptions, 'permissions' | 'proxy' | 'serviceWorkers'> {
     if (!restrictsWeb(this.policy)) return {};

@@ -20,6 +20,7 @@ import { launchBrowser } from './launch';
 import type { LaunchOptions } from './launch';
 import { DEFAULT_DOWNLOAD_LIMITS } from './downloads';
 import { PolicyGuard } from './policy-guard';
+import type { RequestJournal } from './request-journal';
 import { seedSessionStorageOnLoad } from './page-state';
 import { DEFAULT_URL_POLICY } from '../policy/url-policy';
 import type { UrlPolicy } from '../policy/url-policy';
@@ -88,6 +89,11 @@ export type OpenSessionOptions = {
    * a gate still closed then fails the attempt. 0 or absent: no wait.
    */
   captchaWaitMs?: number;
+  /**
+   * The run's journal of requests that change something (request-journal.ts): attached before the first page loads,
+   * so a resend of a request in doubt is held back from the start; kept as the environment's `journal`.
+   */
+  journal?: RequestJournal;
 };
 
 /**
@@ -388,6 +394,7 @@ export class BrowserPool {
       const existing = adoptDefault ? browser.contexts()[0] : undefined;
       context = existing ? await adoptContext(existing, options, guard) : await newContext(browser, options, guard);
       await guard.attach(context);
+      await options.journal?.attach(context, guard.intercepts);
       await context.addCookies([{ ...SAME_TAB_SEARCH_COOKIE }]);
       const env = await BrowserEnvironment.create(
         context,
@@ -399,6 +406,7 @@ export class BrowserPool {
         },
         guard,
       );
+      if (options.journal) env.journal = options.journal;
       const seeded = options.sessionStorage
         ? await seedSessionStorageOnLoad(context, { sessionStorage: options.sessionStorage })
         : undefined;

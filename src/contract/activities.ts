@@ -24,6 +24,11 @@ export interface OpenSessionInput {
    * observation was recorded, the step is done (`stepDone`), and the restored session belongs to the next step.
    */
   lostActGeneration?: number;
+  /**
+   * Re-opening after the worker was lost during an act: which action it was and when it started (workflow time), so
+   * the session_restored note (which the model reads) can say it may or may not have taken effect.
+   */
+  actInDoubt?: { summary: string; startedAt: string };
 }
 
 export interface OpenSessionResult {
@@ -101,6 +106,11 @@ export interface ActResult {
   error: string | null;
   /** The next step's observation, when `ActInput.next` asked for it and it could be taken. */
   next?: ObserveResult;
+  /**
+   * The act held back a resend of a request in doubt (sent before a worker was lost, no answer recorded) and recorded
+   * the runtime's question about it (an ask_user_question with metadata.asked_by "runtime"): the workflow asks it.
+   */
+  runtimeQuestion?: string;
 }
 
 export interface ReleaseInput {
@@ -136,6 +146,8 @@ export interface RecordReplyInput {
   questionId: string;
   text: string;
   step: number;
+  /** The reply answers the runtime's question about held-back requests: they are settled (may be sent again). */
+  settlesHeldRequests?: boolean;
 }
 
 export interface FinalizeInput {

@@ -144,6 +144,12 @@ export const ConfigSchema = z.strictObject({
        * ends, the pool needs the place, or the worker shuts down; a held browser is not closed as idle.
        */
       holdWhileWaitingSeconds: z.number().min(0).max(86_400).default(600),
+      /**
+       * A request that changes something (a form post, a POST/PUT/PATCH/DELETE fetch) that was under way when a worker
+       * was lost may or may not have reached its server. Off (default): sending the same request again is held back
+       * and the user is asked first. On: it is sent again, and the model is told so.
+       */
+      resendInDoubt: z.boolean().default(false),
       singleTab: z.boolean().default(true),
       /** A download larger than this is cancelled and its partial file removed. */
       maxDownloadMiB: z.number().positive().default(100),
@@ -180,6 +186,7 @@ export const ConfigSchema = z.strictObject({
       headless: true,
       idleTimeoutSeconds: 600,
       holdWhileWaitingSeconds: 600,
+      resendInDoubt: false,
       singleTab: true,
       maxDownloadMiB: 100,
       pageReadyTimeoutSeconds: 60,

@@ -155,3 +155,22 @@ export function postObservation(
     ...page,
   });
 }
+
+/**
+ * A question the runtime asks the user after `step`'s action (not the model's: `metadata.asked_by = "runtime"`, an
+ * empty llm_conversation), recorded as an ask_user_question so that the reply follows an action as usual.
+ */
+export function runtimeQuestion(step: number, question: string, stamp: Stamp = {}): Action {
+  return ActionSchema.parse({
+    type: 'action',
+    id: eventId({ step, kind: 'asked', generation: stamp.generation }),
+    timestamp: stamp.timestamp ?? new Date().toISOString(),
+    metadata: { asked_by: 'runtime', ...stamp.metadata },
+    action_name: 'ask_user_question',
+    content: { action: 'ask_user_question', arguments: { question } },
+    action_nl_description: `The runtime asks the user: ${question}`,
+    agent_state: {},
+    llm_conversation: { messages: [] },
+    grounding: null,
+  });
+}

@@ -14,6 +14,8 @@
 //   action    the action the model chose
 //   tool      the action's text result (tool_output, action_id = the action)
 //   post      environment observation after the action (post screenshot, action_id = the action)
+//   asked     a question the runtime asks the user after the step's action (an ask_user_question action with
+//             metadata.asked_by "runtime", no model call): a resend of a request in doubt was held back
 //
 // A desktop turn runs several tool calls in one step: the second and later calls' `action` and `tool` events carry
 // the call's place in the turn as a suffix, `-c<call>` (e.g. `step-0003-action-g0-c1`); the first call's ids have
@@ -32,6 +34,7 @@ export const EVENT_KINDS = [
   'action',
   'tool',
   'post',
+  'asked',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

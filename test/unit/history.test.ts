@@ -8,6 +8,7 @@ import {
   actionEvent,
   postObservation,
   preObservation,
+  runtimeQuestion,
   sessionRestored,
   taskMessage,
   toolOutput,
@@ -198,6 +199,41 @@ describe('historyForStep', () => {
     const run = () => historyForStep(events, stepNo, generation);
     expect(run).toThrow(HistoryError);
     expect(run).toThrow(message);
+  });
+
+  it('a restored session that says what is in doubt: the model reads it with that observation only', () => {
+    const note =
+      'The browser session was lost. Your last action, left_click (500, 340), may or may not have taken effect.';
+    const restored = sessionRestored(2, note, gen(1, { in_doubt: { action: 'left_click (500, 340)' } }));
+    const plain = sessionRestored(2, 'The browser session was lost and restored.', gen(2));
+    const events = [TASK, ...step(1, { text: 'page text' }), pre(2, 0), act(2, 0), restored, pre(2, 1)];
+    expect(historyForStep(events, 2, 1).at(-1)).toEqual(obs(2, 1, { textObservation: `${note}\n\npage text` }));
+    // A note with nothing in doubt is not read; a later step does not read the earlier note again.
+    expect(historyForStep([...events, act(2, 1), plain, pre(2, 2)], 2, 2).at(-1)).toEqual(
+      obs(2, 2, { textObservation: 'page text' }),
+    );
+    expect(historyForStep([...events, ...step(2, { g: 1 }).slice(1), pre(3)], 3, 0).at(-1)).toEqual(obs(3));
+    // Lost during step 1: the note goes with the task's message.
+    const atOne = [TASK, pre(1, 0), act(1, 0), sessionRestored(1, note, gen(1, { in_doubt: {} })), pre(1, 1)];
+    expect(historyForStep(atOne, 1, 1)).toEqual([
+      { ...taskTurn, text: `Find the opening hours\n\n${note}`, screenshot: shot(1, 1) },
+    ]);
+  });
+
+  it("the runtime's question is read with the user's reply to it; it is no step of the model's", () => {
+    const question = 'A request … may already have been received. Should it be sent again?';
+    const events = [
+      TASK,
+      ...step(1),
+      runtimeQuestion(1, question, gen(0)),
+      userReply(1, 'No, I will check.', T),
+      pre(2),
+    ];
+    const turns = historyForStep(events, 2, 0);
+    expect(turns.filter((t) => t.kind === 'assistant')).toEqual([said(1)]);
+    expect(turns.at(-1)).toEqual(
+      obs(2, 0, { userReply: `The runtime asked me: ${question}\nMy reply: No, I will check.` }),
+    );
   });
 
   it('HistoryError carries its class name', () => {

@@ -1,0 +1,118 @@
+// The browser driver's side of the request journal (src/browser/request-journal.ts): the journal is the run's
+// `requests.jsonl` in the run store, so a worker that re-opens the run after a lost one finds what was in flight; what
+// the session_restored note and the runtime's question say of requests in doubt; and the resolution a user's reply
+// to that question writes.
+import { randomUUID } from 'node:crypto';
+import { knownSecretValues, redactSecrets } from '../../src/agent/secrets';
+import {
+  REQUEST_JOURNAL_FILE,
+  RequestJournal,
+  heldBack,
+  inDoubt,
+  parseJournal,
+} from '../../src/browser/request-journal';
+import type { HeldRequest, JournalLine, JournalStart } from '../../src/browser/request-journal';
+import type { RunStore } from '../../src/trajectory/store';
+import type { ActivityDeps, RunFiles } from '../support';
+
+const key = (runId: string) => `${runId}/${REQUEST_JOURNAL_FILE}`;
+
+export async function readJournal(store: RunStore, runId: string): Promise<JournalLine[]> {
+  return parseJournal((await store.readText(key(runId))) ?? '');
+}
+
+/** A journal for a session of the run opening now, with the entries in doubt the run store holds. */
+export async function openJournal(deps: ActivityDeps, files: RunFiles, runId: string): Promise<RequestJournal> {
+  const { store } = files;
+  const secrets = knownSecretValues(deps.config.secrets ?? {}, process.env);
+  return new RequestJournal({
+    append: (line) => store.appendLine(key(runId), JSON.stringify(line)),
+    read: () => readJournal(store, runId),
+    inDoubt: inDoubt(await readJournal(store, runId)),
+    allowResend: deps.config.browser.resendInDoubt,
+    redact: (text) => redactSecrets(text, secrets),
+    idPrefix: randomUUID().slice(0, 8),
+    onError: (err) => deps.log?.(`${runId}: the request journal could not be written: ${String(err)}`),
+  });
+}
+
+/** A reply to the runtime's question settles the requests whose resend was held back: they may be sent again. */
+export async function resolveHeldRequests(store: RunStore, runId: string): Promise<number> {
+  const held = heldBack(await readJournal(store, runId));
+  const at = new Date().toISOString();
+  for (const entry of held) {
+    await store.appendLine(key(runId), JSON.stringify({ kind: 'resolved', id: entry.id, at, how: 'user_replied' }));
+  }
+  return held.length;
+}
+
+const clock = (iso: string) => `${iso.slice(11, 19)} UTC`;
+
+/** One request for people and the model: "POST http://…/order (qty=3), sent at 10:32:05 UTC". */
+export function describeRequest(entry: JournalStart): string {
+  const body = entry.body_preview ? ` (${entry.body_preview})` : '';
+  return `${entry.method} ${entry.url}${body}, sent at ${clock(entry.started_at)}`;
+}
+
+/** What the act in flight when the worker was lost was, for the note (from the workflow). */
+export type ActInDoubt = { summary: string; startedAt: string };
+
+/**
+ * The session_restored note's part about what may or may not have happened: the act in flight when the worker was
+ * lost, the requests with no recorded answer, and what the restored page shows. Empty when nothing is in doubt.
+ */
+export function inDoubtText(
+  act: ActInDoubt | undefined,
+  requests: readonly JournalStart[],
+  page: { url: string; title: string },
+): string {
+  if (!act && requests.length === 0) return '';
+  const parts: string[] = [];
+  if (act) {
+    parts.push(
+      `Your last action, ${act.summary}, started at ${clock(act.startedAt)} and may or may not have taken effect ` +
+        'before the browser was lost.',
+    );
+  }
+  if (requests.length > 0) {
+    const list = requests.map(describeRequest).join('; ');
+    parts.push(
+      `${requests.length === 1 ? 'A request that changes something was' : 'Requests that change something were'} ` +
+        `sent and no answer was recorded: ${list}. It may already have been received; the same request is not sent ` +
+        'again without asking the user.',
+    );
+  }
+  parts.push(`The restored page shows ${page.url || 'a blank page'}${page.title ? ` ("${page.title}")` : ''}.`);
+  return parts.join(' ');
+}
+
+/** The runtime's question when a resend was held back (an ask_user_question with asked_by "runtime"). */
+export function heldBackQuestion(held: readonly HeldRequest[]): string {
+  const list = held.map((h) => describeRequest(h.entry)).join('; ');
+  return (
+    `A request sent just before the browser was lost has no recorded answer, so it may already have been received: ` +
+    `${list}. The agent has just tried to send it again; it was not sent. Should it be sent again (it may then ` +
+    'happen twice), or should the agent first check whether it took effect?'
+  );
+}
+
+/** The tool output's line about resends held back or let through. */
+export function heldBackText(held: readonly HeldRequest[], resent: readonly JournalStart[], asking: boolean): string {
+  const lines: string[] = [];
+  if (held.length > 0) {
+    lines.push(
+      `Not sent: ${held.map((h) => describeRequest(h.entry)).join('; ')} — the same request was sent before the ` +
+        `browser was lost and may already have been received. ${
+          asking
+            ? 'The user is asked whether to send it again.'
+            : 'Nobody can be asked in this unattended task: check whether it took effect instead.'
+        }`,
+    );
+  }
+  if (resent.length > 0) {
+    lines.push(
+      `Sent again (this worker allows resending requests in doubt): ${resent.map(describeRequest).join('; ')}.`,
+    );
+  }
+  return lines.join('\n');
+}
