@@ -1,7 +1,8 @@
 // "The page" saved and put back in a new browser context (src/browser/page-state.ts): form controls in the page and
 // in an iframe, scroll positions, focus, sessionStorage a single-page app renders from at load, a cookie set by
-// script, IndexedDB; password fields and fields holding a secret come back empty and are named. Then the browser
-// driver's use of it: a checkpoint after every act (storage written when it changed), restored after a lost worker.
+// script, IndexedDB; password fields and fields holding a secret come back empty and are named; each origin's
+// sessionStorage goes only to that origin's frames. Then the browser driver's use of it: a checkpoint after every act
+// (storage written when it changed), restored after a lost worker.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -187,6 +188,55 @@ describe('page state: capture and restore', () => {
     );
     expect(order).toEqual({ id: 7, item: 'kettle' });
     await Promise.all([context.close(), target.close()]);
+  });
+
+  it("each origin's sessionStorage comes back in its own frames, by an init script that carries that origin's only", async () => {
+    // Another origin of the same site (another port): its frame may use sessionStorage (a cross-site one may not).
+    const otherServer = await startFixtureServer();
+    const other = otherServer.origin;
+    server.route('/two-origins', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<!doctype html><p>top</p><iframe id="frame" src="${other}/pages/target.html"></iframe>`);
+    });
+    const source = await browser.newContext();
+    const page = await source.newPage();
+    await page.goto(server.url('/two-origins'));
+    const frameOf = async (p: Page): Promise<Frame> => {
+      const frame = await (await p.waitForSelector('#frame')).contentFrame();
+      if (!frame) throw new Error('no iframe');
+      await frame.waitForLoadState();
+      return frame;
+    };
+    await page.evaluate(() => sessionStorage.setItem('a-key', 'a-value-1'));
+    await (await frameOf(page)).evaluate(() => sessionStorage.setItem('b-key', 'b-value-2'));
+    const state = await capturePageState(source, page);
+    expect(state.sessionStorage).toEqual({
+      [server.origin]: { 'a-key': 'a-value-1' },
+      [other]: { 'b-key': 'b-value-2' },
+    });
+    await source.close();
+
+    const target = await browser.newContext();
+    const scripts: string[] = [];
+    const addInitScript = target.addInitScript.bind(target);
+    target.addInitScript = ((script: Parameters<typeof addInitScript>[0], arg?: unknown) => {
+      scripts.push(String(script));
+      return addInitScript(script, arg);
+    }) as typeof target.addInitScript;
+    const restored = await target.newPage();
+    const report = await restorePageState(target, restored, state);
+    expect(report.restored).toContain('sessionStorage');
+    const read = (f: Page | Frame) => f.evaluate(() => ({ ...sessionStorage }));
+    expect(await read(restored)).toEqual({ 'a-key': 'a-value-1' });
+    expect(await read(await frameOf(restored))).toEqual({ 'b-key': 'b-value-2' });
+    // What was sent to the browser: one script per origin; the one every frame of origin A runs holds none of B's.
+    expect(scripts).toHaveLength(2);
+    const forA = scripts.find((t) => t.includes(JSON.stringify(server.origin))) ?? '';
+    expect(forA).toContain('a-value-1');
+    expect(forA).not.toContain('b-value-2');
+    expect(scripts.find((t) => t.includes(JSON.stringify(other)))).not.toContain('a-value-1');
+    await target.close();
+    await otherServer.close();
   });
 
   it('capturing the page is cheap (a loose bound here; bench section checkpoint holds the 10 ms target)', async () => {
