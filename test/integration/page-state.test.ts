@@ -2,7 +2,7 @@
 // in an iframe, scroll positions, focus, sessionStorage a single-page app renders from at load, a cookie set by
 // script, IndexedDB; password fields and fields holding a secret come back empty and are named; each origin's
 // sessionStorage goes only to that origin's frames. Then the browser driver's use of it: a checkpoint after every act
-// (storage written when it changed), restored after a lost worker.
+// (storage written when it changed), restored after a lost worker, and `back` past the restored tab's own history.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +15,9 @@ import { loadConfig } from '../../src/runtime/config';
 import { TaskInputSchema } from '../../src/contract/task';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
+import { actionEvent } from '../../src/trajectory/events';
 import { readRun } from '../../src/trajectory/reader';
+import { TrajectoryWriter } from '../../src/trajectory/writer';
 import { SCRIPTS_DIR } from './harness';
 import {
   NEVER_RESTORED,
@@ -352,6 +354,79 @@ describe("the browser driver's saved pages (activities, no Temporal server)", ()
     expect(await restored.evaluate(() => document.getElementById('panel')?.scrollTop)).toBe(120);
     await acts.releaseSession({ runId, sessionId: reopened.sessionId, save: false });
   }, 60_000);
+
+  it("back past the restored tab's history loads the recorded earlier pages by GET, newest first, and says so", async () => {
+    // A (a form) posts to B, a link leads on to C; the task asks at C and the reply re-opens there.
+    const page = (title: string, body: string) => `<!doctype html><title>${title}</title>${body}`;
+    server.route('/walk/a', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        page('A', '<form method="post" action="/walk/b"><input name="q" value="kettle"><button>Go</button></form>'),
+      );
+    });
+    server.route('/walk/b', (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(page('B', `<p id="method">${req.method ?? ''}</p>`));
+    });
+    server.route('/walk/c', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(page('C', '<p>C</p>'));
+    });
+    const [A, B, C, D] = [
+      server.url('/walk/a'),
+      server.url('/walk/b'),
+      server.url('/walk/c'),
+      server.url('/pages/target.html'),
+    ];
+    const runId = 'page-back-1';
+    const acts = activities();
+    await acts.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl: A }));
+    const first = await acts.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const writer = await TrajectoryWriter.open(runsDir, runId);
+    const ref = (step: number, sessionId: string, generation: number) => ({ runId, step, generation, sessionId });
+    /** The step's decided action (recorded as decide records it), then carried out by act. */
+    const act = async (step: number, sessionId: string, generation: number, action: Record<string, unknown>) => {
+      const name = String(action.action);
+      const { action: _name, ...args } = action;
+      await writer.appendEvent(
+        actionEvent(step, { action_name: name, content: { action: name, arguments: args } }, { generation }),
+      );
+      return acts.act({ ...ref(step, sessionId, generation), action });
+    };
+    await acts.observe(ref(1, first.sessionId, 0)); // at A
+    await pool.get(first.sessionId).page.click('button'); // the form's POST
+    await act(1, first.sessionId, 0, { action: 'wait', time: 0 }); // at B
+    await acts.observe(ref(2, first.sessionId, 0));
+    await act(2, first.sessionId, 0, { action: 'visit_url', url: C }); // at C
+    await acts.releaseSession({ runId, sessionId: first.sessionId, save: true }); // the task asks
+
+    const reopened = await acts.openSession({ runId, generation: 1, restore: true, reason: 'reply', step: 3 });
+    const restored = pool.get(reopened.sessionId).page;
+    expect(restored.url()).toBe(C);
+    const back = (step: number, action: Record<string, unknown> = { action: 'history_back' }) =>
+      act(step, reopened.sessionId, 1, action);
+    const note = (url: string) =>
+      "The browser's own history was lost when the session was restored; loaded the previous page from the record: " +
+      `${url} (a fresh GET: what was typed there is not restored).`;
+
+    // The tab's own history first: a page visited after the restore goes back to C as a browser does.
+    await act(3, reopened.sessionId, 1, { action: 'visit_url', url: D });
+    const toC = await back(4);
+    expect([toC.url, toC.textObservation]).toEqual([C, null]);
+    // Past it: B from the record, by GET (the form is not posted again), and the model is told.
+    const requestsBefore = server.requests.length;
+    const toB = await back(5);
+    expect(toB.url).toBe(B);
+    expect(toB.textObservation).toBe(`I went back to the previous page. ${note(B)}`);
+    expect(server.requests.slice(requestsBefore)).toContain('GET /walk/b');
+    expect(server.requests.slice(requestsBefore)).not.toContain('POST /walk/b');
+    expect(await restored.textContent('#method')).toBe('GET');
+    // On down the record (Alt+Left is a back too), not back to C.
+    const toA = await back(6, { action: 'key', keys: ['Alt', 'ArrowLeft'] });
+    expect(toA.url).toBe(A);
+    expect(toA.textObservation).toBe(`I pressed Alt+ArrowLeft. ${note(A)}`);
+    await acts.releaseSession({ runId, sessionId: reopened.sessionId, save: false });
+  }, 120_000);
 
   it('a browser_state.json saved before pages were (bare storage state) still restores', async () => {
     const runId = 'page-legacy-1';
