@@ -6,7 +6,7 @@ import path from 'node:path';
 import { IN_LINE_DETAIL } from '../../src/agent/failure-types';
 import { FINAL_PAGE_FILE, probesNotRun, runProbes } from '../../src/agent/final-page';
 import type { FinalPageRecord } from '../../src/agent/final-page';
-import { lastUrl } from '../../src/agent/history';
+import { earlierUrls, lastUrl } from '../../src/agent/history';
 import { knownSecretValues, redactSecrets } from '../../src/agent/secrets';
 import { PolicyBlockedError } from '../../src/browser/errors';
 import type { BrowserEnvironment } from '../../src/browser/environment';
@@ -76,12 +76,15 @@ async function openBrowser(
   const w = await files.writer(req.runId);
   let url = input.startUrl;
   let saved: SavedPage | undefined;
+  let earlier: string[] = [];
   if (req.restore) {
     // From the run store, so a page saved on one worker restores on another (another machine, with S3): the newer
     // of the last step's checkpoint and the page saved at a question.
     saved = await pages.load(req.runId);
-    const state = await w.readRunState();
-    url = saved?.document?.url || ((state.url as string | undefined) ?? lastUrl(await w.events()) ?? input.startUrl);
+    const [state, events] = await Promise.all([w.readRunState(), w.events()]);
+    url = saved?.document?.url || ((state.url as string | undefined) ?? lastUrl(events) ?? input.startUrl);
+    // The new context has no back stack: a back past the restored page loads the pages the run showed before it.
+    if (url) earlier = earlierUrls(events, url);
   }
   const urlPolicy = taskUrlPolicy(deps.config, input);
   const journal = await openJournal(deps, files, req.runId);
@@ -93,6 +96,7 @@ async function openBrowser(
         ...(saved ? { storageState: saved.storage } : {}),
         ...(saved?.document ? { sessionStorage: saved.document.sessionStorage } : {}),
         ...(url ? { url } : {}),
+        ...(earlier.length > 0 ? { environment: { earlierUrls: earlier } } : {}),
         urlPolicy,
         owner: req.runId,
         // A provider's session is tried again when a captcha solve on its first page does not end in this time.

@@ -16,6 +16,7 @@ export interface ActionTarget {
   keys(chord: readonly string[]): Promise<unknown>;
   scroll(dx: number, dy: number): Promise<unknown>;
   visitUrl(url: string): Promise<unknown>;
+  /** The browser's reports `loadedFromRecord` when it opened a recorded URL instead (a restored tab, no history). */
   historyBack(): Promise<unknown>;
   wait(seconds: number): Promise<unknown>;
   pageMarkdown(): Promise<string>;

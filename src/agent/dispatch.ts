@@ -7,7 +7,7 @@ import type { CoordinateSpace, Viewport } from '../coords/viewport';
 import { modelToViewport, scaleScroll } from '../coords/viewport';
 import { resolveVisitUrl, webSearchUrl } from '../model/urls';
 import type { ActionOutcome, PerformedAction } from './observations';
-import { failureText, navigationFailureText, observationOf } from './observations';
+import { failureText, loadedFromRecordText, navigationFailureText, observationOf } from './observations';
 import type { SecretResolution } from './secrets';
 import { hasSecretPlaceholder, redactedError } from './secrets';
 import { isSessionLostType } from './failure-types';
@@ -83,7 +83,7 @@ const HANDLERS: Handlers = {
       ...(coordinate ? { at: { x: coordinate[0], y: coordinate[1] } } : {}),
     });
   },
-  key: async (a, ctx) => void (await ctx.target.keys(a.keys)),
+  key: async (a, ctx) => backOutcome(await ctx.target.keys(a.keys)), // Alt+Left is a back
   // The model's positive amounts scroll up/left; the mouse wheel's positive deltas scroll down/right.
   scroll: async (a, ctx) => void (await ctx.target.scroll(0, 0 - a.pixels)),
   hscroll: async (a, ctx) => void (await ctx.target.scroll(0 - a.pixels, 0)),
@@ -97,7 +97,7 @@ const HANDLERS: Handlers = {
       return { error: message, textObservation: navigationFailureText(a.url, message) };
     }
   },
-  history_back: async (_a, ctx) => void (await ctx.target.historyBack()),
+  history_back: async (_a, ctx) => backOutcome(await ctx.target.historyBack()),
   web_search: async (a, ctx) => {
     try {
       await ctx.target.visitUrl(webSearchUrl(a.query, ctx.searchTemplate));
@@ -140,6 +140,15 @@ async function typeSecret(
   }
 }
 
+/**
+ * A back's outcome as the observation needs it: the recorded URL it loaded where a restored tab had no history of its
+ * own (the browser environment's ActionOutcome.loadedFromRecord); nothing for any other result.
+ */
+function backOutcome(result: unknown): ActionOutcome | void {
+  if (typeof result !== 'object' || result === null || !('loadedFromRecord' in result)) return undefined;
+  return typeof result.loadedFromRecord === 'string' ? { loadedFromRecord: result.loadedFromRecord } : undefined;
+}
+
 function toPair(p: { x: number; y: number }): [number, number] {
   return [p.x, p.y];
 }
@@ -175,8 +184,11 @@ export async function dispatchAction(action: AgentAction, ctx: DispatchContext):
     const result = await handler(done, ctx);
     if (isFailure(result)) return failed(action, result.error, result.textObservation);
     const entry = observationOf(done);
-    const output = entry.text(done, result ?? {});
-    return { output, error: null, textObservation: entry.textObservation ? output : null };
+    const outcome = result ?? {};
+    // A back that loaded a recorded page says so, and the model reads it (what it sees is not what it left).
+    const note = outcome.loadedFromRecord === undefined ? '' : ` ${loadedFromRecordText(outcome.loadedFromRecord)}`;
+    const output = entry.text(done, outcome) + note;
+    return { output, error: null, textObservation: entry.textObservation || note ? output : null };
   } catch (err) {
     if (isSessionError(err)) throw err;
     const message = errorText(err);

@@ -165,3 +165,18 @@ export function lastUrl(events: readonly Event[]): string | null {
   }
   return null;
 }
+
+/**
+ * The web pages the run showed before `current` (a restored session's page), for `back` past the restored tab's own
+ * history: the environment observations' URLs in order, each kept at its newest showing only, without `current`, and
+ * only http(s) ones (a blank or notice page is nothing to go back to); newest last.
+ */
+export function earlierUrls(events: readonly Event[], current: string): string[] {
+  const newestFirst: string[] = [];
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i];
+    if (e?.type !== 'observation' || e.observation_type !== 'environment' || !e.url) continue;
+    if (e.url !== current && /^https?:/i.test(e.url) && !newestFirst.includes(e.url)) newestFirst.push(e.url);
+  }
+  return newestFirst.reverse();
+}

@@ -15,6 +15,8 @@ export type PerformedAction = AgentAction;
 export interface ActionOutcome {
   /** The page answer of read_page_answer_question. */
   answer?: string;
+  /** A back (history_back, Alt+Left) in a restored session that loaded this recorded URL: said, and fed back. */
+  loadedFromRecord?: string;
 }
 
 export interface ObservationEntry<A extends AgentAction> {
@@ -91,6 +93,14 @@ export const OBSERVATIONS: ObservationTable = {
 /** The entry of an action (the table typed for the action's own name). */
 export function observationOf<A extends AgentAction>(action: A): ObservationEntry<A> {
   return OBSERVATIONS[action.action] as ObservationEntry<A>;
+}
+
+/** Said after an action's text when a back loaded the previous page from the run's record instead of the browser's. */
+export function loadedFromRecordText(url: string): string {
+  return (
+    "The browser's own history was lost when the session was restored; loaded the previous page from the record: " +
+    `${url} (a fresh GET: what was typed there is not restored).`
+  );
 }
 
 /** Fed back when an action throws: the model sees the first line of the error. */

@@ -18,6 +18,7 @@ import { bingSearchUrl, firstLine, isDownloadStart, isInterrupted, normalizeUrl 
 import { describeViewport } from './pageContext';
 import { PolicyGuard } from './policy-guard';
 import type { RequestJournal } from './request-journal';
+import { RecordedBack } from './recorded-back';
 import { isRecoverable } from './recovery';
 import { delay, lastMutationInPage, POINTER_SETTLE, SCREENSHOT_SETTLE, SCROLL_SETTLE } from './settle';
 import type { SettleOptions, SettleReport } from './settle';
@@ -33,8 +34,16 @@ export type Point = { x: number; y: number };
 
 export type TypeOptions = { pressEnter?: boolean; deleteExistingText?: boolean; at?: Point };
 
-/** What an action did besides its own effect: how long settling took, whether a popup became the page, downloads. */
-export type ActionOutcome = { settle: SettleReport; popupAdopted: boolean; downloads: SavedDownload[] };
+/**
+ * What an action did besides its own effect: how long settling took, whether a popup became the page, downloads, and
+ * for a back in a restored tab with no earlier entry of its own, the recorded URL it loaded instead (a plain GET).
+ */
+export type ActionOutcome = {
+  settle: SettleReport;
+  popupAdopted: boolean;
+  downloads: SavedDownload[];
+  loadedFromRecord?: string;
+};
 
 export type EnvironmentOptions = ControllerOptions & {
   /** Close the old page when a popup takes over (default true); false keeps it open in the background. */
@@ -52,6 +61,11 @@ export type EnvironmentOptions = ControllerOptions & {
   captchaSignals?: boolean;
   /** After a solve finished, the gate waits this long before waiting for the page (default CAPTCHA_RESUME_DELAY_MS). */
   captchaResumeMs?: number;
+  /**
+   * A restored session: the URLs its run showed before its first page, newest last (src/agent/history.ts
+   * earlierUrls). A back past the tab's own history loads them, one by one (recorded-back.ts).
+   */
+  earlierUrls?: readonly string[];
 };
 
 export type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
@@ -77,6 +91,7 @@ export class BrowserEnvironment {
   private readonly clock = new IdleClock();
   /** The run's journal of requests that change something, when the session keeps one (pool.ts). */
   journal?: RequestJournal;
+  private readonly recordedBack: RecordedBack | undefined;
 
   constructor(
     readonly controller: BrowserController,
@@ -85,6 +100,8 @@ export class BrowserEnvironment {
     readonly guard: PolicyGuard = new PolicyGuard(),
   ) {
     this.singleTab = options.singleTab ?? true;
+    const earlier = options.earlierUrls ?? [];
+    this.recordedBack = earlier.length > 0 ? new RecordedBack(earlier, controller.page) : undefined;
     this.captcha = new CaptchaGate({
       listen: options.captchaSignals ?? false,
       ...(options.captchaResumeMs === undefined ? {} : { resumeDelayMs: options.captchaResumeMs }),
@@ -314,8 +331,20 @@ export class BrowserEnvironment {
     return this.visitUrl(isUrl ? queryOrUrl : (this.options.searchUrl ?? bingSearchUrl)(queryOrUrl));
   }
 
+  /**
+   * The browser's back. In a restored tab with no earlier entry of its own, the run's previous URL instead, opened
+   * as visitUrl opens an address (a GET under the URL policy; what was posted or typed there is not sent again).
+   */
   historyBack(): Promise<ActionOutcome> {
-    return this.navigate((page) => page.goBack({ waitUntil: 'commit', timeout: this.navTimeoutMs }), 'go back');
+    return this.track(async () => {
+      const recorded = await this.recordedBack?.take(this.page);
+      if (recorded === undefined) {
+        return this.navigate((page) => page.goBack({ waitUntil: 'commit', timeout: this.navTimeoutMs }), 'go back');
+      }
+      const outcome = await this.visitUrl(recorded);
+      await this.recordedBack?.markLoaded(this.page);
+      return { ...outcome, loadedFromRecord: recorded };
+    });
   }
 
   historyForward(): Promise<ActionOutcome> {

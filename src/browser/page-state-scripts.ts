@@ -1,6 +1,7 @@
 // The page-side halves of saving and restoring "the page" (page-state.ts): functions serialised by Playwright into
-// each frame, so each is self-contained (its helpers nested inside it). Reading: sessionStorage, the form controls a
-// person changed, scroll positions and focus. Writing: the same back, with input and change events fired.
+// each frame, so each is self-contained (its helpers nested inside it), and the text of the init script that seeds
+// one origin's sessionStorage. Reading: sessionStorage, the form controls a person changed, scroll positions and
+// focus. Writing: the same back, with input and change events fired.
 
 /** One form control as saved: where it is (a CSS selector unique in its document) and what it holds. */
 export type FieldState =
@@ -187,17 +188,26 @@ export function writeFrameState(state: FrameWrite): {
   return { missing, fields, scrolled, focused };
 }
 
-/** Init script: puts saved sessionStorage back in each frame of a saved origin, once per tab (see page-state.ts). */
-export function seedSessionStorage(byOrigin: Record<string, Record<string, string>>): void {
-  try {
-    const items = byOrigin[location.origin];
-    if (!items) return;
-    for (const [key, value] of Object.entries(items)) {
-      if (sessionStorage.getItem(key) === null) sessionStorage.setItem(key, value);
-    }
-  } catch {
-    // no sessionStorage here (an opaque origin)
-  }
+/**
+ * The init script that puts one origin's saved sessionStorage back in each frame of that origin as its document
+ * starts (an item the frame's tab already has is kept). Built as text, not serialised with an argument: the items
+ * sit behind the origin check, so a frame of another origin runs the check and returns without ever holding them as
+ * a value (no page can read another origin's saved items). Entries, not an object literal: a `__proto__` key stays.
+ */
+export function sessionStorageSeedScript(origin: string, items: Record<string, string>): string {
+  return [
+    '(() => {',
+    `  if (location.origin !== ${JSON.stringify(origin)}) return;`,
+    `  const entries = ${JSON.stringify(Object.entries(items))};`,
+    '  try {',
+    '    for (const [key, value] of entries) {',
+    '      if (sessionStorage.getItem(key) === null) sessionStorage.setItem(key, value);',
+    '    }',
+    '  } catch {',
+    '    // this document may not use sessionStorage (storage blocked)',
+    '  }',
+    '})();',
+  ].join('\n');
 }
 
 /** One origin's storage in Playwright's storage-state shape (IndexedDB records with plain JSON keys and values). */

@@ -4,7 +4,7 @@
 // known secret value are saved empty and named in `blanked`; the values never leave this process unblanked.
 import type { BrowserContext, Frame, Page } from 'playwright';
 import type { StorageState } from './environment';
-import { readFrameState, readOriginStorage, seedSessionStorage, writeFrameState } from './page-state-scripts';
+import { readFrameState, readOriginStorage, sessionStorageSeedScript, writeFrameState } from './page-state-scripts';
 import type { FieldState, ScrollState } from './page-state-scripts';
 
 export type { FieldState, ScrollState } from './page-state-scripts';
@@ -146,15 +146,20 @@ export async function restorePageState(
 }
 
 /**
- * Adds the init script that gives each saved origin its sessionStorage as its first document loads; dispose it once
- * the restored page has loaded (later loads must not put back what the page removed meanwhile).
+ * Adds one init script per saved origin that gives the frames of that origin (and only those) its sessionStorage as
+ * their first documents load; dispose them once the restored page has loaded (later loads must not put back what the
+ * page removed meanwhile).
  */
 export async function seedSessionStorageOnLoad(
-  context: BrowserContext,
+  context: { addInitScript(script: string): Promise<{ dispose(): Promise<void> }> },
   state: Pick<DocumentState, 'sessionStorage'>,
 ): Promise<{ dispose(): Promise<void> } | undefined> {
-  if (Object.keys(state.sessionStorage).length === 0) return undefined;
-  return context.addInitScript(seedSessionStorage, state.sessionStorage);
+  const origins = Object.entries(state.sessionStorage).filter(([, items]) => Object.keys(items).length > 0);
+  if (origins.length === 0) return undefined;
+  const scripts = await Promise.all(
+    origins.map(([origin, items]) => context.addInitScript(sessionStorageSeedScript(origin, items))),
+  );
+  return { dispose: async () => void (await Promise.all(scripts.map((s) => s.dispose()))) };
 }
 
 /** What the storage part of a restore brought back, as report lines (sessionStorage included when saved). */

@@ -1,7 +1,8 @@
 // "The page" saved and put back in a new browser context (src/browser/page-state.ts): form controls in the page and
 // in an iframe, scroll positions, focus, sessionStorage a single-page app renders from at load, a cookie set by
-// script, IndexedDB; password fields and fields holding a secret come back empty and are named. Then the browser
-// driver's use of it: a checkpoint after every act (storage written when it changed), restored after a lost worker.
+// script, IndexedDB; password fields and fields holding a secret come back empty and are named; each origin's
+// sessionStorage goes only to that origin's frames. Then the browser driver's use of it: a checkpoint after every act
+// (storage written when it changed), restored after a lost worker, and `back` past the restored tab's own history.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +15,9 @@ import { loadConfig } from '../../src/runtime/config';
 import { TaskInputSchema } from '../../src/contract/task';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
+import { actionEvent } from '../../src/trajectory/events';
 import { readRun } from '../../src/trajectory/reader';
+import { TrajectoryWriter } from '../../src/trajectory/writer';
 import { SCRIPTS_DIR } from './harness';
 import {
   NEVER_RESTORED,
@@ -189,6 +192,55 @@ describe('page state: capture and restore', () => {
     await Promise.all([context.close(), target.close()]);
   });
 
+  it("each origin's sessionStorage comes back in its own frames, by an init script that carries that origin's only", async () => {
+    // Another origin of the same site (another port): its frame may use sessionStorage (a cross-site one may not).
+    const otherServer = await startFixtureServer();
+    const other = otherServer.origin;
+    server.route('/two-origins', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<!doctype html><p>top</p><iframe id="frame" src="${other}/pages/target.html"></iframe>`);
+    });
+    const source = await browser.newContext();
+    const page = await source.newPage();
+    await page.goto(server.url('/two-origins'));
+    const frameOf = async (p: Page): Promise<Frame> => {
+      const frame = await (await p.waitForSelector('#frame')).contentFrame();
+      if (!frame) throw new Error('no iframe');
+      await frame.waitForLoadState();
+      return frame;
+    };
+    await page.evaluate(() => sessionStorage.setItem('a-key', 'a-value-1'));
+    await (await frameOf(page)).evaluate(() => sessionStorage.setItem('b-key', 'b-value-2'));
+    const state = await capturePageState(source, page);
+    expect(state.sessionStorage).toEqual({
+      [server.origin]: { 'a-key': 'a-value-1' },
+      [other]: { 'b-key': 'b-value-2' },
+    });
+    await source.close();
+
+    const target = await browser.newContext();
+    const scripts: string[] = [];
+    const addInitScript = target.addInitScript.bind(target);
+    target.addInitScript = ((script: Parameters<typeof addInitScript>[0], arg?: unknown) => {
+      scripts.push(String(script));
+      return addInitScript(script, arg);
+    }) as typeof target.addInitScript;
+    const restored = await target.newPage();
+    const report = await restorePageState(target, restored, state);
+    expect(report.restored).toContain('sessionStorage');
+    const read = (f: Page | Frame) => f.evaluate(() => ({ ...sessionStorage }));
+    expect(await read(restored)).toEqual({ 'a-key': 'a-value-1' });
+    expect(await read(await frameOf(restored))).toEqual({ 'b-key': 'b-value-2' });
+    // What was sent to the browser: one script per origin; the one every frame of origin A runs holds none of B's.
+    expect(scripts).toHaveLength(2);
+    const forA = scripts.find((t) => t.includes(JSON.stringify(server.origin))) ?? '';
+    expect(forA).toContain('a-value-1');
+    expect(forA).not.toContain('b-value-2');
+    expect(scripts.find((t) => t.includes(JSON.stringify(other)))).not.toContain('a-value-1');
+    await target.close();
+    await otherServer.close();
+  });
+
   it('capturing the page is cheap (a loose bound here; bench section checkpoint holds the 10 ms target)', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -302,6 +354,79 @@ describe("the browser driver's saved pages (activities, no Temporal server)", ()
     expect(await restored.evaluate(() => document.getElementById('panel')?.scrollTop)).toBe(120);
     await acts.releaseSession({ runId, sessionId: reopened.sessionId, save: false });
   }, 60_000);
+
+  it("back past the restored tab's history loads the recorded earlier pages by GET, newest first, and says so", async () => {
+    // A (a form) posts to B, a link leads on to C; the task asks at C and the reply re-opens there.
+    const page = (title: string, body: string) => `<!doctype html><title>${title}</title>${body}`;
+    server.route('/walk/a', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        page('A', '<form method="post" action="/walk/b"><input name="q" value="kettle"><button>Go</button></form>'),
+      );
+    });
+    server.route('/walk/b', (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(page('B', `<p id="method">${req.method ?? ''}</p>`));
+    });
+    server.route('/walk/c', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(page('C', '<p>C</p>'));
+    });
+    const [A, B, C, D] = [
+      server.url('/walk/a'),
+      server.url('/walk/b'),
+      server.url('/walk/c'),
+      server.url('/pages/target.html'),
+    ];
+    const runId = 'page-back-1';
+    const acts = activities();
+    await acts.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl: A }));
+    const first = await acts.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const writer = await TrajectoryWriter.open(runsDir, runId);
+    const ref = (step: number, sessionId: string, generation: number) => ({ runId, step, generation, sessionId });
+    /** The step's decided action (recorded as decide records it), then carried out by act. */
+    const act = async (step: number, sessionId: string, generation: number, action: Record<string, unknown>) => {
+      const name = String(action.action);
+      const { action: _name, ...args } = action;
+      await writer.appendEvent(
+        actionEvent(step, { action_name: name, content: { action: name, arguments: args } }, { generation }),
+      );
+      return acts.act({ ...ref(step, sessionId, generation), action });
+    };
+    await acts.observe(ref(1, first.sessionId, 0)); // at A
+    await pool.get(first.sessionId).page.click('button'); // the form's POST
+    await act(1, first.sessionId, 0, { action: 'wait', time: 0 }); // at B
+    await acts.observe(ref(2, first.sessionId, 0));
+    await act(2, first.sessionId, 0, { action: 'visit_url', url: C }); // at C
+    await acts.releaseSession({ runId, sessionId: first.sessionId, save: true }); // the task asks
+
+    const reopened = await acts.openSession({ runId, generation: 1, restore: true, reason: 'reply', step: 3 });
+    const restored = pool.get(reopened.sessionId).page;
+    expect(restored.url()).toBe(C);
+    const back = (step: number, action: Record<string, unknown> = { action: 'history_back' }) =>
+      act(step, reopened.sessionId, 1, action);
+    const note = (url: string) =>
+      "The browser's own history was lost when the session was restored; loaded the previous page from the record: " +
+      `${url} (a fresh GET: what was typed there is not restored).`;
+
+    // The tab's own history first: a page visited after the restore goes back to C as a browser does.
+    await act(3, reopened.sessionId, 1, { action: 'visit_url', url: D });
+    const toC = await back(4);
+    expect([toC.url, toC.textObservation]).toEqual([C, null]);
+    // Past it: B from the record, by GET (the form is not posted again), and the model is told.
+    const requestsBefore = server.requests.length;
+    const toB = await back(5);
+    expect(toB.url).toBe(B);
+    expect(toB.textObservation).toBe(`I went back to the previous page. ${note(B)}`);
+    expect(server.requests.slice(requestsBefore)).toContain('GET /walk/b');
+    expect(server.requests.slice(requestsBefore)).not.toContain('POST /walk/b');
+    expect(await restored.textContent('#method')).toBe('GET');
+    // On down the record (Alt+Left is a back too), not back to C.
+    const toA = await back(6, { action: 'key', keys: ['Alt', 'ArrowLeft'] });
+    expect(toA.url).toBe(A);
+    expect(toA.textObservation).toBe(`I pressed Alt+ArrowLeft. ${note(A)}`);
+    await acts.releaseSession({ runId, sessionId: reopened.sessionId, save: false });
+  }, 120_000);
 
   it('a browser_state.json saved before pages were (bare storage state) still restores', async () => {
     const runId = 'page-legacy-1';

@@ -309,6 +309,43 @@ describe('dispatchAction: the text fed back (observations.ts)', () => {
     expect(await dispatchAction(action, ctx)).toEqual(expected);
   });
 
+  describe('a back that loaded the previous page from the record (a restored session) says so, and is fed back', () => {
+    const B = 'https://shop.test/b';
+    const NOTE =
+      "The browser's own history was lost when the session was restored; loaded the previous page from the record: " +
+      `${B} (a fresh GET: what was typed there is not restored).`;
+    const outcome = { settle: { ms: 5 }, loadedFromRecord: B };
+    it.each<[string, AgentAction, Partial<ActionTarget>, DispatchResult]>([
+      [
+        'history_back',
+        { action: 'history_back' },
+        { historyBack: async () => outcome },
+        fed(`I went back to the previous page. ${NOTE}`),
+      ],
+      [
+        'the Alt+Left chord',
+        { action: 'key', keys: ['Alt', 'ArrowLeft'] },
+        { keys: async () => outcome },
+        fed(`I pressed Alt+ArrowLeft. ${NOTE}`),
+      ],
+      [
+        "the browser's own back (an outcome without a recorded URL)",
+        { action: 'history_back' },
+        { historyBack: async () => ({ settle: { ms: 5 } }) },
+        quiet('I went back to the previous page.'),
+      ],
+      [
+        "a custom environment's back (a Playwright response)",
+        { action: 'history_back' },
+        { historyBack: async () => null },
+        quiet('I went back to the previous page.'),
+      ],
+    ])('%s', async (_name, action, methods, expected) => {
+      const { ctx } = setup();
+      expect(await dispatchAction(action, { ...ctx, target: { ...ctx.target, ...methods } })).toEqual(expected);
+    });
+  });
+
   it('feeds back only the page answer and the memorized fact (failures aside)', () => {
     const fedActions = Object.entries(OBSERVATIONS)
       .filter(([, entry]) => entry.textObservation)

@@ -1,9 +1,17 @@
-// Specification of rebuilding the model's history (and the memorised facts, the last URL) from run-folder events.
+// Specification of rebuilding the model's history (and the memorised facts, the last URL, the URLs before a restored
+// page) from run-folder events.
 import { describe, expect, it } from 'vitest';
 
 import { buildChatMessages } from '../../src/model/context';
 import type { HistoryTurn } from '../../src/model/context';
-import { HistoryError, historyForStep, lastObservationText, lastUrl, memorizedFacts } from '../../src/agent/history';
+import {
+  HistoryError,
+  earlierUrls,
+  historyForStep,
+  lastObservationText,
+  lastUrl,
+  memorizedFacts,
+} from '../../src/agent/history';
 import {
   actionEvent,
   postObservation,
@@ -312,6 +320,44 @@ describe('lastUrl', () => {
     ],
   ])('%s', (_name, events, expected) => {
     expect(lastUrl(events)).toBe(expected);
+  });
+});
+
+describe("earlierUrls (what `back` walks past a restored tab's own history)", () => {
+  const A = 'https://shop.test/a';
+  const B = 'https://shop.test/b';
+  const C = 'https://shop.test/c';
+  /** One step per URL shown in turn: the pre sees it, the post sees the next one. */
+  const visits = (...urls: string[]): Event[] =>
+    urls.slice(0, -1).flatMap((u, i) => {
+      const n = i + 1;
+      const next = urls[i + 1] ?? u;
+      return [
+        pre(n, 0, { screenshot_path: shot(n), url: u }),
+        act(n),
+        post(n, 0, { screenshot_path: 'p.png', url: next }),
+      ];
+    });
+  it.each<[string, Event[], string, string[]]>([
+    ['no observations', [TASK], C, []],
+    ['A → B → C, restored at C: newest last', [TASK, ...visits(A, B, C)], C, [A, B]],
+    ['a page shown over several steps counts once', [TASK, ...visits(A, B, B, B, C)], C, [A, B]],
+    ['a page shown again is where it was last shown (no swinging)', [TASK, ...visits(A, B, A, B, C)], C, [A, B]],
+    ['the restored page itself is left out, wherever it was', [TASK, ...visits(C, A, C, B, C)], C, [A, B]],
+    [
+      'only web pages: a blank, a data: notice and an empty URL are skipped',
+      [TASK, ...visits('about:blank', A, 'data:text/html,saved', B, C), pre(9, 0, { screenshot_path: 'x', url: '' })],
+      C,
+      [A, B],
+    ],
+    [
+      'a retried step (another generation) counts as shown',
+      [TASK, pre(1, 0, { screenshot_path: 'a', url: A }), pre(1, 1, { screenshot_path: 'b', url: B })],
+      C,
+      [A, B],
+    ],
+  ])('%s', (_name, events, current, expected) => {
+    expect(earlierUrls(events, current)).toEqual(expected);
   });
 });
 
