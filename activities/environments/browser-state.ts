@@ -80,7 +80,7 @@ export class PageCheckpoints {
       captureDocumentState(env.page, { secretValues }),
     ]);
     r.sessionStorage = { ...r.sessionStorage, ...doc.sessionStorage };
-    r.storage = withoutSecrets(storage, secretValues);
+    r.storage = storageWithoutSecrets(storage, secretValues);
     return { ...doc, sessionStorage: r.sessionStorage, storage: r.storage };
   }
 
@@ -174,15 +174,36 @@ export class PageCheckpoints {
 const isPageState = (saved: PageState | StorageState): saved is PageState =>
   'format' in saved && saved.format === PAGE_STATE_FORMAT;
 
-/** Storage without the cookies and localStorage items that hold a secret value (never written to the run store). */
-function withoutSecrets(storage: StorageState, secrets: readonly string[]): StorageState {
-  if (secrets.length === 0) return storage;
-  const clean = (value: string) => !secrets.some((s) => s.length > 0 && value.includes(s));
+/**
+ * Storage without the cookies, localStorage items and IndexedDB records that hold a secret value (never written to the
+ * run store). A record is checked as a whole, keys and values, as Playwright serialises it.
+ */
+export function storageWithoutSecrets(storage: StorageState, secrets: readonly string[]): StorageState {
+  const known = secrets.filter((s) => s.length > 0);
+  if (known.length === 0) return storage;
+  const clean = (value: string) => !known.some((s) => value.includes(s));
   return {
     cookies: storage.cookies.filter((c) => clean(c.value)),
-    origins: storage.origins.map((o) => ({ ...o, localStorage: o.localStorage.filter((i) => clean(i.value)) })),
+    origins: storage.origins.map((o) => {
+      const { indexedDB } = o as { indexedDB?: IndexedDbDatabase[] };
+      return {
+        ...o,
+        localStorage: o.localStorage.filter((i) => clean(i.value)),
+        ...(indexedDB
+          ? {
+              indexedDB: indexedDB.map((db) => ({
+                ...db,
+                stores: db.stores.map((st) => ({ ...st, records: st.records.filter((r) => clean(JSON.stringify(r))) })),
+              })),
+            }
+          : {}),
+      };
+    }),
   };
 }
+
+/** The part of Playwright's IndexedDB snapshot (storageState({indexedDB: true})) the secret check reads. */
+type IndexedDbDatabase = { stores: Array<{ records: unknown[] }> };
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
