@@ -1,7 +1,8 @@
 // The desktop's driver: open a sandboxed desktop for a run (its home is the run's `home/` folder, so a new worker
-// finds the files again), screenshot it before a turn, carry out one tool call of a turn (each its own action and
-// tool_output event; the turn's last call also records the post screenshot), close it, and decide a turn with the
-// desktop agent's two model calls (desktop-decide.ts).
+// finds the files again; each turn that changed it is archived as its step's, desktop-home.ts), screenshot it before
+// a turn, carry out one tool call of a turn (each its own action and tool_output event; the turn's last call also
+// records the post screenshot), close it, and decide a turn with the desktop agent's two model calls
+// (desktop-decide.ts).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { agentState } from '../../src/agent/decision';
@@ -21,12 +22,12 @@ import type {
   OpenSessionInput,
   ReleaseInput,
 } from '../../src/contract/activities';
-import { restoreHome, saveHome } from '../local-files';
 import { recordStartPage } from '../step-records';
 import { nonRetryable, recordedPre, taskUrlPolicy, withHeartbeat } from '../support';
 import type { ActivityDeps, RunFiles } from '../support';
 import { decideDesktop } from './desktop-decide';
 import { runTool } from './desktop-tools';
+import { restoreHome, saveHome } from './desktop-home';
 import { DESKTOP_AGENT, desktopScreen } from './desktop-turn';
 import type { EnvironmentDriver, OpenedSession } from './driver';
 
@@ -183,8 +184,8 @@ async function actOnDesktop(deps: ActivityDeps, files: RunFiles, req: ActInput):
     await w.appendEvent(output);
   }
   if (req.final && !events.some((e) => e.id === ids.post)) {
-    // The turn's files, into a shared store before the turn counts as done (its post observation).
-    await withHeartbeat(() => saveHome(files, req.runId, path.join(files.dir(req.runId), HOME_DIR)));
+    // The turn's home, archived as its step's before the turn counts as done (its post observation).
+    await withHeartbeat(() => saveHome(files, req.runId, path.join(files.dir(req.runId), HOME_DIR), req.step));
     await withHeartbeat(async () => {
       const shot = await w.saveScreenshot(req.step, 'post', await session.screenshot(), req.generation);
       await w.appendEvent(
