@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowHandle } from '@temporalio/client';
 import { homeArchiveAt, unpackHome } from '../../activities/environments/desktop-home';
-import { replyToTask, startTask, validateTaskInput } from '../../api/tasks';
+import { replyToTask } from '../../api/tasks';
 import type { TaskResult } from '../../src/contract/task';
 import { desktopSupport } from '../../src/desktop';
 import { startScriptedModelServer } from '../../src/scripted/server';
@@ -16,7 +16,8 @@ import type { ScriptedModelServer } from '../../src/scripted/server';
 import { LocalRunStore } from '../../src/trajectory/store';
 import { readRun } from '../../src/trajectory/reader';
 import type { Event } from '../../src/trajectory/schema';
-import { FAST_TIMING, eventually, startHarness, untilWaiting } from './harness';
+import { startDesktopTask } from './desktop-tasks';
+import { eventually, startHarness, untilWaiting } from './harness';
 import type { Harness } from './harness';
 
 const support = desktopSupport();
@@ -46,17 +47,9 @@ const openWindow = [
   run(`for i in $(seq 1 50); do xprop -name ${WINDOW} >/dev/null 2>&1 && break; sleep 0.1; done; echo one > one.txt`),
 ];
 
-let counter = 0;
 function start(scriptName: string) {
-  const input = validateTaskInput({
-    runId: `desk-hold-${Date.now().toString(36)}-${++counter}`,
-    instruction: 'Open a window, ask, go on.',
-    environment: 'desktop',
-    timing: FAST_TIMING,
-    maxSteps: 10,
-    model: { endpoint: 'default', baseUrl: model.url, model: scriptName },
-  });
-  return startTask(h.client, h.config.taskQueue, input);
+  const to = { client: h.client, taskQueue: h.config.taskQueue, modelUrl: model.url, prefix: 'desk-hold' };
+  return startDesktopTask(to, scriptName, { instruction: 'Open a window, ask, go on.' });
 }
 
 beforeAll(async () => {
