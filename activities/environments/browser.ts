@@ -31,6 +31,7 @@ import type { EnvironmentDriver, OpenedSession } from './driver';
 import { actOnPage, observePage } from './page-steps';
 import { inDoubtText, openJournal } from './request-log';
 import type { PageSteps } from './page-steps';
+import { holdForReply } from './session-hold';
 
 /**
  * How long an open waits in line in a full pool before giving the place back to Temporal's retry (which may find a
@@ -241,26 +242,22 @@ async function savePage(
  * browser.holdWhileWaitingSeconds, saved again and closed when the hold ends unclaimed. Not held (saved and closed, as
  * a release would): no hold configured, the session already gone, or openers waiting for its place.
  */
-async function holdBrowser(
+function holdBrowser(
   deps: ActivityDeps,
   files: RunFiles,
   pages: PageCheckpoints,
   req: HoldSessionInput,
 ): Promise<HoldSessionResult> {
   const { pool } = deps;
-  if (!pool.has(req.sessionId)) return { held: false };
-  const env = pool.get(req.sessionId);
-  await savePage(files, pages, req.runId, env);
-  const holdMs = deps.config.browser.holdWhileWaitingSeconds * 1000;
-  const held =
-    holdMs > 0 &&
-    pool.hold(req.sessionId, holdMs, async (why) => {
-      deps.log?.(`session ${req.sessionId} of ${req.runId}: hold ended (${why}); saving its page and closing it`);
-      if (pool.has(req.sessionId)) await savePage(files, pages, req.runId, env);
-    });
-  if (!held) await pool.close(req.sessionId);
-  else deps.log?.(`session ${req.sessionId} of ${req.runId} held for a reply (up to ${holdMs / 1000} s)`);
-  return { held };
+  const env = pool.has(req.sessionId) ? pool.get(req.sessionId) : undefined;
+  return holdForReply(pool, req, {
+    seconds: deps.config.browser.holdWhileWaitingSeconds,
+    save: async () => {
+      if (env && pool.has(req.sessionId)) await savePage(files, pages, req.runId, env);
+    },
+    what: 'page',
+    log: deps.log,
+  });
 }
 
 /**

@@ -1,7 +1,8 @@
 // The desktop's driver: open a sandboxed desktop for a run (its home is the run's `home/` folder, so a new worker
-// finds the files again), screenshot it before a turn, carry out one tool call of a turn (each its own action and
-// tool_output event; the turn's last call also records the post screenshot), close it, and decide a turn with the
-// desktop agent's two model calls (desktop-decide.ts).
+// finds the files again; each turn that changed it is archived as its step's, desktop-home.ts), screenshot it before
+// a turn, carry out one tool call of a turn (each its own action and tool_output event; the turn's last call also
+// records the post screenshot), hold it through a question's wait (windows and all) or close it, and decide a turn
+// with the desktop agent's two model calls (desktop-decide.ts).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { agentState } from '../../src/agent/decision';
@@ -16,19 +17,21 @@ import { eventId } from '../../src/trajectory/ids';
 import type {
   ActInput,
   ActResult,
+  HoldSessionInput,
+  HoldSessionResult,
   ObserveInput,
   ObserveResult,
   OpenSessionInput,
-  ReleaseInput,
 } from '../../src/contract/activities';
-import { restoreHome, saveHome } from '../local-files';
 import { recordStartPage } from '../step-records';
 import { nonRetryable, recordedPre, taskUrlPolicy, withHeartbeat } from '../support';
 import type { ActivityDeps, RunFiles } from '../support';
 import { decideDesktop } from './desktop-decide';
 import { runTool } from './desktop-tools';
+import { restoreHome, saveHome } from './desktop-home';
 import { DESKTOP_AGENT, desktopScreen } from './desktop-turn';
 import type { EnvironmentDriver, OpenedSession } from './driver';
+import { holdForReply } from './session-hold';
 
 /** The run folder's subfolder that is the sandbox's home directory. */
 const HOME_DIR = 'home';
@@ -36,18 +39,78 @@ const HOME_DIR = 'home';
 const DESKTOP_SESSION_PREFIX = 'desk-';
 
 export function createDesktopDriver(deps: ActivityDeps, files: RunFiles): EnvironmentDriver {
+  const steps = new SessionSteps();
+  const release = async (req: HoldSessionInput): Promise<void> => {
+    const desktops = pool(deps);
+    if (desktops.has(req.sessionId)) await desktops.close(req.sessionId);
+    await saveHome(files, req.runId, homeOf(files, req.runId), steps.of(req.sessionId));
+    steps.forget(req.sessionId);
+  };
   return {
     sessionPrefix: DESKTOP_SESSION_PREFIX,
-    open: (req, input) => openDesktop(deps, files, req, input),
-    observe: (req) => observeDesktop(deps, files, req),
-    act: (req) => actOnDesktop(deps, files, req),
-    async release(req: ReleaseInput): Promise<void> {
-      const desktops = pool(deps);
-      if (desktops.has(req.sessionId)) await desktops.close(req.sessionId);
-      await saveHome(files, req.runId, path.join(files.dir(req.runId), HOME_DIR));
+    async open(req, input) {
+      const opened = await openDesktop(deps, files, req, input);
+      steps.set(opened.sessionId, req.step);
+      return opened;
     },
+    observe: (req) => observeDesktop(deps, files, req),
+    act(req) {
+      steps.set(req.sessionId, req.step);
+      return actOnDesktop(deps, files, req);
+    },
+    release,
+    hold: (req) => holdDesktop(deps, files, req, steps, release),
+    reclaim: async (req) => ({ alive: await pool(deps).reclaim(req.sessionId) }),
     decide: (req, input) => decideDesktop(deps, files, req, input),
   };
+}
+
+/** The step each open desktop last worked on (its open's, then each act's): a home saved outside a turn is its. */
+class SessionSteps {
+  private readonly steps = new Map<string, number>();
+
+  set(sessionId: string, step: number): void {
+    this.steps.delete(sessionId);
+    this.steps.set(sessionId, step);
+    if (this.steps.size > 256) this.steps.delete(this.steps.keys().next().value as string);
+  }
+
+  of(sessionId: string): number | undefined {
+    return this.steps.get(sessionId);
+  }
+
+  forget(sessionId: string): void {
+    this.steps.delete(sessionId);
+  }
+}
+
+/**
+ * A question: the home saved now (a worker lost during the wait still finds the files), and the live desktop held
+ * for browser.holdWhileWaitingSeconds, so a quick reply finds its windows and background programs as they were. When
+ * the hold ends unclaimed the desktop is closed and its home saved again; not held, it is closed (the home saved).
+ */
+function holdDesktop(
+  deps: ActivityDeps,
+  files: RunFiles,
+  req: HoldSessionInput,
+  steps: SessionSteps,
+  release: (req: HoldSessionInput) => Promise<void>,
+): Promise<HoldSessionResult> {
+  return holdForReply(pool(deps), req, {
+    seconds: deps.config.browser.holdWhileWaitingSeconds,
+    save: async (why) => {
+      // At the hold's end the desktop is closed first, as a release does (its programs write no more), then saved.
+      if (why) return release(req);
+      await withHeartbeat(() => saveHome(files, req.runId, homeOf(files, req.runId), steps.of(req.sessionId)));
+    },
+    what: 'home',
+    log: deps.log,
+  });
+}
+
+/** The run's local home folder: the sandbox's home directory. */
+function homeOf(files: RunFiles, runId: string): string {
+  return path.join(files.dir(runId), HOME_DIR);
 }
 
 /** The one line the model (and the viewer) reads where a browser step has a URL: the desktop's windows. */
@@ -76,7 +139,7 @@ async function openDesktop(
   const d = deps.config.desktop;
   const desktops = pool(deps);
   const w = await files.writer(req.runId);
-  const homeDir = path.join(files.dir(req.runId), HOME_DIR);
+  const homeDir = homeOf(files, req.runId);
   await fs.mkdir(homeDir, { recursive: true, mode: 0o700 });
   // With a shared store (S3), the home as the last turn left it, whichever worker ran that turn.
   await restoreHome(files, req.runId, homeDir);
@@ -120,7 +183,7 @@ async function openDesktop(
     `desktop ${sessionId} opened for ${req.runId} (${req.reason}, generation ${req.generation}; ` +
       `${screen.width}×${screen.height}, network ${network})`,
   );
-  return { sessionId, taskQueue: deps.sessionQueue, url: '' };
+  return { sessionId, taskQueue: deps.sessionQueue, url: '', holdSeconds: deps.config.browser.holdWhileWaitingSeconds };
 }
 
 async function observeDesktop(deps: ActivityDeps, files: RunFiles, req: ObserveInput): Promise<ObserveResult> {
@@ -183,8 +246,8 @@ async function actOnDesktop(deps: ActivityDeps, files: RunFiles, req: ActInput):
     await w.appendEvent(output);
   }
   if (req.final && !events.some((e) => e.id === ids.post)) {
-    // The turn's files, into a shared store before the turn counts as done (its post observation).
-    await withHeartbeat(() => saveHome(files, req.runId, path.join(files.dir(req.runId), HOME_DIR)));
+    // The turn's home, archived as its step's before the turn counts as done (its post observation).
+    await withHeartbeat(() => saveHome(files, req.runId, homeOf(files, req.runId), req.step));
     await withHeartbeat(async () => {
       const shot = await w.saveScreenshot(req.step, 'post', await session.screenshot(), req.generation);
       await w.appendEvent(

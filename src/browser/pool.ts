@@ -140,7 +140,7 @@ export class BrowserPool {
     this.lifetimes = new SessionLifetimes(
       options,
       (id) => this.close(id),
-      (id) => this.holds.has(id) || this.holds.isEnding(id),
+      (id) => this.holds.keeps(id),
     );
   }
 
@@ -274,9 +274,7 @@ export class BrowserPool {
   async openSession(options: OpenSessionOptions, wait: PoolWait = {}): Promise<Session> {
     await this.lifetimes.closeOwnedBy(options.owner);
     // A pool full of held sessions: the one held longest is saved and closed for this open.
-    for (let oldest = this.holds.longest(); oldest && !this.hasFreeSlot(); oldest = this.holds.longest()) {
-      await this.holds.end(oldest, 'pool_needed');
-    }
+    await this.holds.makeRoom(() => !this.hasFreeSlot());
     await this.takePlace(wait);
     try {
       const provider = this.options.provider;

@@ -125,7 +125,7 @@ export interface ReleaseInput {
   writesOnce?: boolean;
 }
 
-/** Keep the session alive while its task waits for a reply (its page saved first), or take it back after one. */
+/** Keep the session alive while its task waits for a reply (its page or home saved first), or take it back after one. */
 export interface HoldSessionInput {
   runId: string;
   sessionId: string;

@@ -1,7 +1,10 @@
 // The worker's desktop sessions: ids, a session limit, closing one or all, their lifetimes (a desktop idle past a
-// limit is closed; opening one for a run first closes the run's older one), and a process exit hook that kills
-// whatever is still running when Node exits.
+// limit is closed; opening one for a run first closes the run's older one), desktops held while their tasks wait for
+// a reply (`hold`: the place counts as free, an open that needs it ends the one held longest), and a process exit
+// hook that kills whatever is still running when Node exits.
 import { randomBytes } from 'node:crypto';
+import { SessionHolds } from '../runtime/session-holds';
+import type { HoldEnd } from '../runtime/session-holds';
 import { SessionLifetimes } from '../runtime/session-lifetimes';
 import type { LifetimeEnd, LifetimeOptions } from '../runtime/session-lifetimes';
 import { DesktopPoolFullError, UnknownDesktopSessionError } from './errors';
@@ -27,13 +30,20 @@ export class DesktopPool {
   private readonly sessions = new Map<string, DesktopSession>();
   /** Owners and idle clocks of the open desktops; closes the idle ones. */
   private readonly lifetimes: SessionLifetimes;
+  /** Desktops kept alive while their tasks wait for a reply: saved and closed when the hold ends or the place is needed. */
+  private readonly holds: SessionHolds;
   private opening = 0;
   private readonly onExit = (): void => {
     for (const session of this.sessions.values()) session.killNow();
   };
 
   constructor(private readonly options: DesktopPoolOptions) {
-    this.lifetimes = new SessionLifetimes(options, (id, why) => this.close(id, why));
+    this.holds = new SessionHolds((id) => this.close(id), options.log);
+    this.lifetimes = new SessionLifetimes(
+      options,
+      (id, why) => this.close(id, why),
+      (id) => this.holds.keeps(id),
+    );
   }
 
   /** Open sessions (not counting those still starting). */
@@ -49,16 +59,46 @@ export class DesktopPool {
     return [...this.sessions.keys()];
   }
 
+  /** Desktops held while their tasks wait for a reply. */
+  get held(): number {
+    return this.holds.count;
+  }
+
   /**
-   * Opens a session; throws DesktopPoolFullError when `maxSessions` are open or starting. A desktop still held for
-   * the same owner (one a lost activity left behind) is closed first, so its place is not waited for.
+   * Keeps a desktop alive while its task waits for a reply, for up to `ms`; its place counts as free meanwhile. When
+   * the hold ends unclaimed (its time is up, an open needs the place, the pool closes all) `end` runs and the desktop
+   * is closed (if `end` has not closed it). False (nothing held) when the desktop is not open.
+   */
+  hold(sessionId: string, ms: number, end: (why: HoldEnd) => Promise<void>): boolean {
+    if (!this.sessions.has(sessionId)) return false;
+    this.holds.hold(sessionId, ms, end);
+    return true;
+  }
+
+  /**
+   * A reply came: true if the desktop was still held (it is its task's again, windows and all), false if it is gone.
+   * A hold being ended is waited for first, so a new desktop for the reply opens after its home was saved.
+   */
+  async reclaim(sessionId: string): Promise<boolean> {
+    await this.holds.settled(sessionId);
+    if (!this.holds.take(sessionId)) return false;
+    this.lifetimes.touch(sessionId);
+    return this.sessions.has(sessionId);
+  }
+
+  /**
+   * Opens a session; throws DesktopPoolFullError when `maxSessions` are open or starting and none of them is held for
+   * a reply (a held one is saved and closed for it, the one held longest first). A desktop still kept for the same
+   * owner (one a lost activity left behind) is closed first, so its place is not waited for.
    */
   async open(
     options: DesktopOptions,
     { owner }: DesktopOpenOptions = {},
   ): Promise<{ sessionId: string; session: DesktopSession }> {
     await this.lifetimes.closeOwnedBy(owner);
-    if (this.sessions.size + this.opening >= this.options.maxSessions) {
+    const full = () => this.sessions.size + this.opening >= this.options.maxSessions;
+    await this.holds.makeRoom(full);
+    if (full()) {
       throw new DesktopPoolFullError(`the desktop pool is full (${this.options.maxSessions} sessions)`);
     }
     this.opening++;
@@ -98,6 +138,7 @@ export class DesktopPool {
     if (!session) return;
     this.sessions.delete(sessionId);
     this.lifetimes.delete(sessionId);
+    this.holds.forget(sessionId);
     if (this.sessions.size === 0) process.off('exit', this.onExit);
     await session.close();
     const reason =
@@ -114,8 +155,9 @@ export class DesktopPool {
     return this.lifetimes.closeIdle();
   }
 
-  /** Closes every desktop and stops the idle sweep (until the next open). */
+  /** Closes every desktop (a held one saved first) and stops the idle sweep (until the next open). */
   async closeAll(): Promise<void> {
+    await this.holds.endAll('shutdown');
     this.lifetimes.stop();
     await Promise.all(this.sessionIds().map((id) => this.close(id)));
   }

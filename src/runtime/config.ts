@@ -141,7 +141,8 @@ export const ConfigSchema = z.strictObject({
       /**
        * A task that asks the user a question keeps its live browser this long (0: none), so a reply within it goes on
        * on the same page, nothing restored. The page is saved at the question all the same, and again when the hold
-       * ends, the pool needs the place, or the worker shuts down; a held browser is not closed as idle.
+       * ends, the pool needs the place, or the worker shuts down; a held browser is not closed as idle. A desktop task
+       * keeps its desktop (X session, windows, programs) as long, its home saved the same way.
        */
       holdWhileWaitingSeconds: z.number().min(0).max(86_400).default(600),
       /**

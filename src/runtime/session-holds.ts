@@ -1,6 +1,7 @@
-// Sessions a worker keeps alive while their task waits for a reply (browser.holdWhileWaitingSeconds): each held one
-// has a deadline, and when it ends (the hold ran out, the pool needs the place, the worker shuts down) the session's
-// page is saved first and then it is closed. A reply within the hold takes the session back (`take`) as it was.
+// Sessions a worker keeps alive while their task waits for a reply (browser.holdWhileWaitingSeconds; the browser and
+// desktop pools each keep theirs here): each held one has a deadline, and when it ends (the hold ran out, the pool
+// needs the place, the worker shuts down) what the session keeps (a page, a home) is saved and then it is closed. A
+// reply within the hold takes the session back (`take`) as it was.
 
 /** Why a hold ended without a reply taking the session back. */
 export type HoldEnd = 'expired' | 'pool_needed' | 'shutdown';
@@ -9,8 +10,8 @@ type Hold = { since: number; timer: NodeJS.Timeout; save: (why: HoldEnd) => Prom
 
 export class SessionHolds {
   private readonly holds = new Map<string, Hold>();
-  /** Holds being ended right now (saved, then closed): such a session is no longer anyone's to take back. */
-  private readonly ending = new Set<string>();
+  /** Holds being ended right now (saved, then closed), each until done: no longer anyone's to take back. */
+  private readonly ending = new Map<string, Promise<void>>();
 
   constructor(
     private readonly close: (sessionId: string) => Promise<void>,
@@ -53,6 +54,16 @@ export class SessionHolds {
     return this.ending.has(sessionId);
   }
 
+  /** Whether the session is held or its hold is being ended (no idle limit applies to it). */
+  keeps(sessionId: string): boolean {
+    return this.has(sessionId) || this.isEnding(sessionId);
+  }
+
+  /** Waits until the session's hold, if it is being ended, is done: its state saved and the session closed. */
+  async settled(sessionId: string): Promise<void> {
+    await this.ending.get(sessionId)?.catch(() => undefined);
+  }
+
   /** The session held longest, if any. */
   longest(): string | undefined {
     let oldest: [string, number] | undefined;
@@ -64,15 +75,23 @@ export class SessionHolds {
   async end(sessionId: string, why: HoldEnd): Promise<void> {
     const hold = this.holds.get(sessionId);
     if (!hold || !this.take(sessionId)) return;
-    this.ending.add(sessionId);
-    try {
+    const ended = (async () => {
       await hold.save(why).catch((err: unknown) => {
-        this.log?.(`held session ${sessionId}: its page was not saved again (${why}): ${String(err)}`);
+        this.log?.(`held session ${sessionId}: its state was not saved again (${why}): ${String(err)}`);
       });
       await this.close(sessionId);
+    })();
+    this.ending.set(sessionId, ended);
+    try {
+      await ended;
     } finally {
       this.ending.delete(sessionId);
     }
+  }
+
+  /** Ends the holds, longest held first (`pool_needed`), while `full` says an open finds no free place. */
+  async makeRoom(full: () => boolean): Promise<void> {
+    for (let oldest = this.longest(); oldest && full(); oldest = this.longest()) await this.end(oldest, 'pool_needed');
   }
 
   /** Ends every hold (the worker shuts down). */

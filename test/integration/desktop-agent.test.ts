@@ -11,8 +11,9 @@ import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
 import type { Event } from '../../src/trajectory/schema';
 import type { TaskInputArgs, TaskResult } from '../../src/contract/task';
-import { failedResult, replyToTask, startTask, validateTaskInput } from '../../api/tasks';
-import { FAST_TIMING, eventually, failureOf, startHarness, untilWaiting } from './harness';
+import { failedResult, replyToTask } from '../../api/tasks';
+import { startDesktopTask } from './desktop-tasks';
+import { eventually, failureOf, startHarness, untilWaiting } from './harness';
 import { WorkerProcesses } from './worker-processes';
 import type { Harness } from './harness';
 import { childRectangles } from '../fixtures/desktop/helpers';
@@ -35,18 +36,9 @@ function script(name: string, entries: Entry[]): string {
   return name;
 }
 
-let counter = 0;
 function start(scriptName: string, args: Partial<TaskInputArgs> = {}) {
-  const input = validateTaskInput({
-    runId: `desk-it-${Date.now().toString(36)}-${++counter}`,
-    instruction: 'Leave a note in the home directory.',
-    environment: 'desktop',
-    timing: FAST_TIMING,
-    maxSteps: 10,
-    ...args,
-    model: { endpoint: 'default', baseUrl: model.url, model: scriptName },
-  });
-  return startTask(h.client, h.config.taskQueue, input);
+  const to = { client: h.client, taskQueue: h.config.taskQueue, modelUrl: model.url, prefix: 'desk-it' };
+  return startDesktopTask(to, scriptName, args);
 }
 
 const events = async (runId: string): Promise<Event[]> => (await readRun(h.runDir(runId))).events;

@@ -244,6 +244,45 @@ describe.skipIf(!support.ok)('DesktopPool', () => {
     expect(pool.size).toBe(0);
   });
 
+  it('holds a desktop for a reply: taken back alive, its place free for an open, ended when the time is up or at closeAll', async () => {
+    const pool = new DesktopPool({ maxSessions: 1, idleTimeoutMs: 200, defaults: { apps: [] } });
+    const ended: string[] = [];
+    /** Holds a desktop; its end records why, and whether the desktop was still open to be saved. */
+    const hold = (id: string, ms: number) =>
+      pool.hold(id, ms, async (why) => void ended.push(`${id} ${why} ${pool.has(id) ? 'open' : 'gone'}`));
+    try {
+      const a = await pool.open({ homeDir: path.join(scratch, 'held-a') });
+      expect(hold(a.sessionId, 60_000)).toBe(true);
+      expect(pool.held).toBe(1);
+      // Past the idle limit while held: the sweep leaves it alone; a reply takes it back as it was.
+      await waitFor(() => (a.session.idleFor() > 400 ? true : undefined), 'the held desktop to be idle a while');
+      expect(await pool.closeIdle()).toEqual([]);
+      expect(await pool.reclaim(a.sessionId)).toBe(true);
+      expect([pool.held, a.session.alive()]).toEqual([0, true]);
+      expect(await pool.reclaim(a.sessionId)).toBe(false); // no longer held
+
+      // Held again, in a full pool: an open ends the hold (saved while still open), then closes it for its place.
+      expect(hold(a.sessionId, 60_000)).toBe(true);
+      const b = await pool.open({ homeDir: path.join(scratch, 'held-b') });
+      expect(ended).toEqual([`${a.sessionId} pool_needed open`]);
+      expect([pool.has(a.sessionId), a.session.alive()]).toEqual([false, false]);
+      expect(await pool.reclaim(a.sessionId)).toBe(false);
+
+      // A hold whose time is up ends on its own.
+      expect(hold(b.sessionId, 50)).toBe(true);
+      await waitFor(() => (pool.has(b.sessionId) ? undefined : true), 'the hold of b to run out');
+      expect(ended.at(-1)).toBe(`${b.sessionId} expired open`);
+
+      const c = await pool.open({ homeDir: path.join(scratch, 'held-c') });
+      expect(hold(c.sessionId, 60_000)).toBe(true);
+      await pool.closeAll();
+      expect(ended.at(-1)).toBe(`${c.sessionId} shutdown open`);
+      expect(c.session.alive()).toBe(false);
+    } finally {
+      await pool.closeAll();
+    }
+  });
+
   it('close kills the display, the sandbox and every process inside it', async () => {
     const pool = new DesktopPool({ maxSessions: 2 });
     const { sessionId, session } = await pool.open({ homeDir: path.join(scratch, 'c') });

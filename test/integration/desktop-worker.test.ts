@@ -15,12 +15,12 @@ import type { Config } from '../../src/runtime/config';
 import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
 import type { TaskInputArgs, TaskResult } from '../../src/contract/task';
-import { startTask, validateTaskInput } from '../../api/tasks';
 import { createWorkerRuntime } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';
 import type { WorkerOptions } from '../../worker/main';
 import { processAlive } from '../fixtures/desktop/helpers';
-import { FAST_TIMING, eventually, startHarness, workflowBundle } from './harness';
+import { startDesktopTask } from './desktop-tasks';
+import { eventually, startHarness, workflowBundle } from './harness';
 import { READY_LINE } from './worker-process';
 import { WorkerProcesses } from './worker-processes';
 import type { Harness } from './harness';
@@ -74,18 +74,9 @@ async function startWorker(
   };
 }
 
-let taskCount = 0;
 function start(worker: TestWorker, scriptName: string, args: Partial<TaskInputArgs> = {}) {
-  const input = validateTaskInput({
-    runId: `desk-worker-${Date.now().toString(36)}-${++taskCount}`,
-    instruction: 'Count the lines of n.txt.',
-    environment: 'desktop',
-    timing: FAST_TIMING,
-    maxSteps: 6,
-    ...args,
-    model: { endpoint: 'default', baseUrl: model.url, model: scriptName },
-  });
-  return startTask(h.client, worker.queue, input);
+  const to = { client: h.client, taskQueue: worker.queue, modelUrl: model.url, prefix: 'desk-worker' };
+  return startDesktopTask(to, scriptName, { instruction: 'Count the lines of n.txt.', maxSteps: 6, ...args });
 }
 
 const actionRequests = (name: string) => model.requests.filter((r) => r.script === name && r.call === 'action');

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOME_ARCHIVE, restoreHome, saveHome } from '../../activities/local-files';
+import { homeArchiveFile, restoreHome, saveHome } from '../../activities/environments/desktop-home';
 import { RunFiles } from '../../activities/support';
 import { storeWaitLine, viewTask } from '../../api/tasks';
 import { startS3Server } from '../../src/infra/rclone';
@@ -204,7 +204,7 @@ describe("the desktop's home archive and an evaluation's verdict, with the S3 st
     fs.writeFileSync(path.join(home, 'todo.txt'), 'buy milk\n');
 
     await s3.kill();
-    const saved = saveHome(machineA, 'run-h', home);
+    const saved = saveHome(machineA, 'run-h', home, 1);
     const judged = writer.appendVerification({ verifier_name: 'eval_rules', score: 1, reasoning: 'all checks pass' });
     await eventually(async () => waits.filter((w) => w !== null).length >= 4, 20_000, 'both writes waiting');
     await s3.restart();
@@ -217,7 +217,7 @@ describe("the desktop's home archive and an evaluation's verdict, with the S3 st
     const homeB = path.join(machineB.dir('run-h'), 'home');
     expect(await restoreHome(machineB, 'run-h', homeB)).toBe(true);
     expect(fs.readFileSync(path.join(homeB, 'todo.txt'), 'utf8')).toBe('buy milk\n');
-    expect(await machineB.store.exists(`run-h/${HOME_ARCHIVE}`)).toBe(true);
+    expect(await machineB.store.exists(`run-h/${homeArchiveFile(1)}`)).toBe(true);
     const verdicts = await loadVerification(machineB.store, 'run-h');
     expect(Object.keys(verdicts)).toEqual(['eval_rules']);
     expect(verdicts.eval_rules).toMatchObject({ score: 1, reasoning: 'all checks pass' });

@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { copyDownloads, HOME_ARCHIVE, restoreHome, saveHome, storeIsRemote } from '../../activities/local-files';
+import { copyDownloads, storeIsRemote } from '../../activities/local-files';
+import { homeArchiveFile, restoreHome, saveHome } from '../../activities/environments/desktop-home';
 import { RunFiles } from '../../activities/support';
 import { startS3Server } from '../../src/infra/rclone';
 import type { S3Server } from '../../src/infra/rclone';
@@ -262,7 +263,7 @@ describe('the S3 store', () => {
 });
 
 describe('local session files with the S3 store (two machines: two local folders, one bucket)', () => {
-  it('carries the desktop home across workers as one archive, written only when it changed', async () => {
+  it('carries the desktop home across workers as the archive of its step, written only when it changed', async () => {
     const bucket = (await freshS3Store()).bucket;
     const machineA = new RunFiles(path.join(tmp, 'home-a'), s3Store(bucket));
     const machineB = new RunFiles(path.join(tmp, 'home-b'), s3Store(bucket));
@@ -270,9 +271,10 @@ describe('local session files with the S3 store (two machines: two local folders
     fs.mkdirSync(path.join(homeA, 'notes'), { recursive: true });
     fs.writeFileSync(path.join(homeA, 'notes', 'todo.txt'), 'buy milk\n');
     fs.symlinkSync('/etc/passwd', path.join(homeA, 'link')); // archived as a link, never followed
-    expect(await saveHome(machineA, 'run-h', homeA)).toBe(true);
-    expect(await saveHome(machineA, 'run-h', homeA)).toBe(false); // unchanged: not written again
-    expect(fs.existsSync(path.join(s3.dir, bucket, 'runs/run-h', HOME_ARCHIVE))).toBe(true);
+    expect(await saveHome(machineA, 'run-h', homeA, 1)).toBe(true);
+    expect(await saveHome(machineA, 'run-h', homeA, 2)).toBe(false); // unchanged: not written again
+    expect(fs.existsSync(path.join(s3.dir, bucket, 'runs/run-h', homeArchiveFile(1)))).toBe(true);
+    expect(fs.existsSync(path.join(s3.dir, bucket, 'runs/run-h', homeArchiveFile(2)))).toBe(false);
 
     // Machine B had an older home for the run: the bucket's archive replaces it.
     const homeB = path.join(machineB.dir('run-h'), 'home');

@@ -43,6 +43,42 @@ describe('SessionHolds', () => {
     expect(events).toEqual(['save a pool_needed', 'close a', 'save b shutdown', 'close b']);
   });
 
+  it('makes room for an open: ends the holds, longest held first, while the pool is full', async () => {
+    let open = 3;
+    const events: string[] = [];
+    const kept = new SessionHolds(async (id) => {
+      events.push(`close ${id}`);
+      open -= 1;
+    });
+    for (const id of ['a', 'b', 'c']) {
+      kept.hold(id, 10_000, async (why) => void events.push(`save ${id} ${why}`));
+      vi.advanceTimersByTime(5);
+    }
+    await kept.makeRoom(() => open >= 2); // a pool of 2 places, 3 of them open
+    expect(events).toEqual(['save a pool_needed', 'close a', 'save b pool_needed', 'close b']);
+    expect([kept.count, kept.has('c')]).toEqual([1, true]);
+    await kept.makeRoom(() => false); // room enough: nothing ends
+    expect(kept.count).toBe(1);
+  });
+
+  it('a hold being ended is kept from the idle sweep, and can be waited for until the session is closed', async () => {
+    let finishSave = (): void => undefined;
+    const events: string[] = [];
+    const kept = new SessionHolds(async (id) => void events.push(`close ${id}`));
+    kept.hold('a', 10, () => new Promise<void>((resolve) => (finishSave = resolve)));
+    expect(kept.keeps('a')).toBe(true);
+    await vi.advanceTimersByTimeAsync(10);
+    expect([kept.has('a'), kept.isEnding('a'), kept.keeps('a')]).toEqual([false, true, true]);
+    const settled = kept.settled('a').then(() => events.push('settled'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(events).toEqual([]);
+    finishSave();
+    await settled;
+    expect(events).toEqual(['close a', 'settled']);
+    expect(kept.keeps('a')).toBe(false);
+    await kept.settled('never-held');
+  });
+
   it('a save that fails still closes the session (the save at the hold start is there)', async () => {
     const closed: string[] = [];
     const log: string[] = [];

@@ -1,0 +1,24 @@
+// Starting a desktop task in an integration test: fast timings, and the scripted model serving the named script.
+import type { Client } from '@temporalio/client';
+import { startTask, validateTaskInput } from '../../api/tasks';
+import type { TaskInputArgs } from '../../src/contract/task';
+import { FAST_TIMING } from './harness';
+
+/** Where a test's desktop tasks go: the client, the task queue, the scripted model's URL, and a run id prefix. */
+export type DesktopTasks = { client: Client; taskQueue: string; modelUrl: string; prefix: string };
+
+let counter = 0;
+
+/** Starts a desktop task whose model is the script `scriptName` (10 turns at most unless `args` says otherwise). */
+export function startDesktopTask(to: DesktopTasks, scriptName: string, args: Partial<TaskInputArgs> = {}) {
+  const input = validateTaskInput({
+    runId: `${to.prefix}-${Date.now().toString(36)}-${++counter}`,
+    instruction: 'Leave a note in the home directory.',
+    environment: 'desktop',
+    timing: FAST_TIMING,
+    maxSteps: 10,
+    ...args,
+    model: { endpoint: 'default', baseUrl: to.modelUrl, model: scriptName },
+  });
+  return startTask(to.client, to.taskQueue, input);
+}
