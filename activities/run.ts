@@ -2,14 +2,23 @@
 import { lastObservationText } from '../src/agent/history';
 import { endpointProfileIssue, promptFileActions } from '../src/model/endpoint-prompt';
 import { PromptActionsError } from '../src/model/errors';
-import { taskMessage, userReply } from '../src/trajectory/events';
+import { followupMessage, handbackNote, steerMessage, taskMessage, userReply } from '../src/trajectory/events';
+import { parseEventId } from '../src/trajectory/ids';
+import type { Event } from '../src/trajectory/schema';
 import { TrajectoryWriter } from '../src/trajectory/writer';
 import { desktopScreen } from './environments/desktop-turn';
 import { resolveHeldRequests } from './environments/request-log';
 import type { TaskInput } from '../src/contract/task';
 import { nonRetryable, withoutStoreWait } from './support';
 import type { ActivityDeps, RunFiles } from './support';
-import type { FinalizeInput, FinalizeResult, RecordReplyInput } from '../src/contract/activities';
+import type {
+  FinalizeInput,
+  FinalizeResult,
+  RecordControlInput,
+  RecordReplyInput,
+  StartFollowUpInput,
+  StartFollowUpResult,
+} from '../src/contract/activities';
 
 export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
   return {
@@ -64,6 +73,32 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       await w.writeStatus('running');
     },
 
+    /** A control's trace: the status it leaves, a message said to the task, or the note of a handback. */
+    async recordControl(req: RecordControlInput): Promise<void> {
+      const w = await files.writer(req.runId);
+      const stamp = { generation: req.generation, metadata: req.metadata ?? {} };
+      if (req.kind === 'say') await w.appendEvent(steerMessage(req.step, req.text ?? '', req.index ?? 1));
+      if (req.kind === 'handback') await w.appendEvent(handbackNote(req.step, req.text ?? '', stamp));
+      if (req.kind === 'paused' || req.kind === 'taken_over') {
+        await w.writeStatus(req.kind);
+        await w.writeDataPoint(); // a snapshot, as at a question: the run may stay so for days
+      }
+      if (req.kind === 'resumed' || req.kind === 'handback') await w.writeStatus('running');
+    },
+
+    /**
+     * A follow-up task in the run of a finished task (`cua continue`): its instruction is recorded as a followup_task
+     * message for the step after the run's last, and the run is running again. Returns that last step.
+     */
+    async startFollowUp(req: StartFollowUpInput): Promise<StartFollowUpResult> {
+      const w = await files.writer(req.runId);
+      const events = await w.events();
+      const steps = lastStep(events);
+      await w.appendEvent(followupMessage(steps + 1, req.text));
+      await w.writeStatus('running', null);
+      return { steps };
+    },
+
     /**
      * Records how the task ended and writes data_point.json. A task whose step budget ran out (and has no answer)
      * gets the last step's observation text as its answer, as in the original (its status stays max_rounds);
@@ -84,4 +119,9 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       return { answer };
     },
   };
+}
+
+/** The highest step a run's events name (0 for none). */
+function lastStep(events: readonly Event[]): number {
+  return events.reduce((max, e) => Math.max(max, parseEventId(e.id)?.step ?? 0), 0);
 }

@@ -23,8 +23,21 @@ import {
 import type { TaskListEntry, TaskListFilter, TaskView } from './tasks';
 import { watchTask } from './watch';
 import type { WatchEvent, WatchOptions } from './watch';
-import type { PendingQuestion, TaskInput, TaskInputArgs, TaskResult, TaskStatus, StepSummary } from './contract';
+import type {
+  ControlAccepted,
+  HandbackInput,
+  PendingQuestion,
+  TakeoverLease,
+  TaskInput,
+  TaskInputArgs,
+  TaskResult,
+  TaskStatus,
+  StepSummary,
+} from './contract';
+import { continueTask, handBackTask, pauseTask, resumeTask, sayToTask, takeOverTask } from './control';
+import type { FollowUpOptions } from './control';
 import {
+  ControlRefusedError,
   InvalidTaskInputError,
   StaleQuestionError,
   TaskAlreadyExistsError,
@@ -37,6 +50,7 @@ import {
 
 export {
   ConfigError,
+  ControlRefusedError,
   InvalidTaskInputError,
   StaleQuestionError,
   TaskAlreadyExistsError,
@@ -47,7 +61,7 @@ export {
   TaskNotWaitingError,
   TemporalUnreachableError,
 };
-export type { StoreWait, TaskListEntry, TaskListFilter, WatchEvent, WatchOptions };
+export type { FollowUpOptions, StoreWait, TaskListEntry, TaskListFilter, WatchEvent, WatchOptions };
 
 /** Where the Temporal server is: the `temporal` section of cua.config.json. */
 export type TemporalSettings = NonNullable<ConfigInput['temporal']>;
@@ -177,6 +191,39 @@ export class AgentClient {
     return listTasks(this.temporal, filter);
   }
 
+  /** Pauses the task after the step under way (its page held, then saved); resolves once it is paused. */
+  async pause(id: string): Promise<ControlAccepted> {
+    return pauseTask(this.temporal, id);
+  }
+
+  /** Resumes a paused task where it stopped. */
+  async resume(id: string): Promise<ControlAccepted> {
+    return resumeTask(this.temporal, id);
+  }
+
+  /** Tells the running task something: the model reads it with its next observation. */
+  async say(id: string, text: string): Promise<ControlAccepted> {
+    return sayToTask(this.temporal, id, text);
+  }
+
+  /**
+   * A follow-up task in a finished task's run: same id, run folder (history) and page (restored from its last step).
+   * ControlRefusedError while the task runs or waits for a reply.
+   */
+  async continue(id: string, text: string, opts: FollowUpOptions = {}): Promise<{ id: string; input: TaskInput }> {
+    return continueTask(this.temporal, id, text, opts);
+  }
+
+  /** Takes over the task's live browser after the step under way: the lease says where to watch and drive it. */
+  async takeover(id: string): Promise<TakeoverLease> {
+    return takeOverTask(this.temporal, id);
+  }
+
+  /** Ends a takeover: the agent goes on, told how long a person had the browser, what changed, and `note`. */
+  async handback(id: string, input: HandbackInput = {}): Promise<ControlAccepted> {
+    return handBackTask(this.temporal, id, input);
+  }
+
   /** Cancels a running task and waits until it has ended (browser closed, run folder kept). */
   async cancel(id: string): Promise<{ id: string; message: string }> {
     return { id, ...(await cancelTask(this.temporal, id)) };
@@ -229,4 +276,13 @@ export async function createAgentClient(options: AgentClientOptions = {}): Promi
   return agentClientFor(config);
 }
 
-export type { PendingQuestion, StepSummary, TaskInput, TaskResult, TaskStatus };
+export type {
+  ControlAccepted,
+  HandbackInput,
+  PendingQuestion,
+  StepSummary,
+  TakeoverLease,
+  TaskInput,
+  TaskResult,
+  TaskStatus,
+};

@@ -1,18 +1,25 @@
 // `durable-cua/contract`: what the workflow accepts and answers, for applications that use the raw Temporal client
 // (or another language's SDK): the workflow type, task input schema and types, the reply update and signal, the
+// controls' updates (pause, resume, say, takeover, handback),
 // status and steps queries, the reply refusals' failure types, the search attributes and the default task queue. The sources are src/contract/task.ts and workflows/messages.ts.
-import { AGENT_WORKFLOW, REPLY_REFUSALS } from '../src/contract/task';
+import { AGENT_WORKFLOW, CONTROL_REFUSED, REPLY_REFUSALS } from '../src/contract/task';
 import {
   STATUS_SEARCH_ATTRIBUTE,
   STEP_SEARCH_ATTRIBUTE,
+  handbackUpdate,
+  pauseUpdate,
   replySignal,
   replyUpdate,
+  resumeUpdate,
+  sayUpdate,
   statusQuery,
   stepsQuery,
+  takeoverUpdate,
 } from '../workflows/messages';
 
 export {
   AGENT_WORKFLOW,
+  CONTROL_REFUSED,
   DEFAULT_TASK_QUEUE,
   END_REASONS,
   ENVIRONMENTS,
@@ -24,13 +31,22 @@ export {
 export {
   STATUS_SEARCH_ATTRIBUTE,
   STEP_SEARCH_ATTRIBUTE,
+  handbackUpdate,
+  pauseUpdate,
   replySignal,
   replyUpdate,
+  resumeUpdate,
+  sayUpdate,
   statusQuery,
   stepsQuery,
+  takeoverUpdate,
 } from '../workflows/messages';
 export type {
+  ControlAccepted,
   EndReason,
+  HandbackInput,
+  SayInput,
+  TakeoverLease,
   EnvironmentName,
   PendingQuestion,
   ReplyInput,
@@ -53,4 +69,11 @@ export const WIRE_NAMES = {
   stepSearchAttribute: STEP_SEARCH_ATTRIBUTE.name,
   /** The failure types of a refused reply update. */
   replyRefusals: REPLY_REFUSALS,
+  /** The controls' updates (each refuses a bad or stale request with CONTROL_REFUSED). */
+  pauseUpdate: pauseUpdate.name,
+  resumeUpdate: resumeUpdate.name,
+  sayUpdate: sayUpdate.name,
+  takeoverUpdate: takeoverUpdate.name,
+  handbackUpdate: handbackUpdate.name,
+  controlRefused: CONTROL_REFUSED,
 } as const;

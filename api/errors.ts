@@ -82,3 +82,14 @@ export class TaskFailedError extends TaskError {
     super(`task ${taskId} ended without a result: ${message}`, options);
   }
 }
+
+/** A control (pause, resume, say, takeover, handback, continue) the task refused; the message says why, in one line. */
+export class ControlRefusedError extends TaskError {
+  constructor(
+    readonly taskId: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -61,15 +61,19 @@ export async function startTask(
   client: Client,
   taskQueue: string,
   input: TaskInput,
+  opts: { reuseClosedId?: boolean; summary?: string } = {},
 ): Promise<WorkflowHandleWithFirstExecutionRunId> {
   try {
     return await client.workflow.start(AGENT_WORKFLOW, {
       taskQueue,
       workflowId: input.runId,
-      // The id names the task's run folder: a second task under a closed task's id would write into the first's.
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      // The id names the task's run folder: a second task under a closed task's id would write into the first's. A
+      // follow-up (api/control.ts continueTask) means to: it goes on in that folder.
+      workflowIdReusePolicy: opts.reuseClosedId
+        ? WorkflowIdReusePolicy.ALLOW_DUPLICATE
+        : WorkflowIdReusePolicy.REJECT_DUPLICATE,
       args: [input],
-      staticSummary: input.instruction.slice(0, 400),
+      staticSummary: (opts.summary ?? input.instruction).slice(0, 400),
       memo: { instruction: input.instruction.slice(0, 400) },
       ...(input.searchAttributes
         ? {

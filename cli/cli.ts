@@ -30,6 +30,20 @@ import {
   workerCommand,
   WORKER_USAGE,
 } from './commands/infra';
+import {
+  CONTINUE_USAGE,
+  HANDBACK_USAGE,
+  PAUSE_USAGE,
+  RESUME_USAGE,
+  SAY_USAGE,
+  TAKEOVER_USAGE,
+  continueCommand,
+  handbackCommand,
+  pauseCommand,
+  resumeCommand,
+  sayCommand,
+  takeoverCommand,
+} from './commands/control';
 
 type Command = { run: (argv: readonly string[]) => Promise<number>; usage: string; about: string };
 
@@ -43,6 +57,16 @@ const COMMANDS: Record<string, Command> = {
   reply: { run: replyCommand, usage: REPLY_USAGE, about: "answer a waiting task's question" },
   status: { run: statusCommand, usage: STATUS_USAGE, about: 'show where a task is' },
   list: { run: listCommand, usage: LIST_USAGE, about: 'list tasks (filter by status)' },
+  pause: { run: pauseCommand, usage: PAUSE_USAGE, about: 'pause a task after its step (its page held, then saved)' },
+  resume: { run: resumeCommand, usage: RESUME_USAGE, about: 'resume a paused task where it stopped' },
+  say: { run: sayCommand, usage: SAY_USAGE, about: 'tell a running task something; the model reads it next step' },
+  continue: {
+    run: continueCommand,
+    usage: CONTINUE_USAGE,
+    about: 'give a finished task a follow-up task (same run, page and history)',
+  },
+  takeover: { run: takeoverCommand, usage: TAKEOVER_USAGE, about: "take over a task's live browser (a lease)" },
+  handback: { run: handbackCommand, usage: HANDBACK_USAGE, about: 'hand a taken-over task back to the agent' },
   cancel: {
     run: cancelCommand,
     usage: CANCEL_USAGE,

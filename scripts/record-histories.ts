@@ -6,8 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { continueTask, pauseTask, resumeTask, sayToTask } from '../api/control';
 import { replyToTask } from '../api/tasks';
-import { startHarness, untilWaiting } from '../test/integration/harness';
+import { statusQuery } from '../workflows/messages';
+import { eventually, startHarness, untilWaiting } from '../test/integration/harness';
 import type { Harness } from '../test/integration/harness';
 
 const OUT = path.resolve(__dirname, '..', 'test', 'histories');
@@ -55,6 +57,23 @@ const RECORDINGS: Record<string, (h: Harness) => Promise<WorkflowHandle>> = {
     await untilWaiting(ask, 60_000);
     await replyToTask(h.client, ask.workflowId, 'Lisbon');
     return ask;
+  },
+  // Issue 26: a pause during a slow decision (the step finishes, the page is held), a message said while paused, a
+  // resume (patch person-controls; recordControl), then the task's end.
+  'pause-say-resume': async (h) => {
+    const task = await h.start({ script: 'pause-order', instruction: 'Order 3.' });
+    await eventually(async () => (await task.query(statusQuery)).step === 2, 60_000, 'step 2');
+    await pauseTask(h.client, task.workflowId);
+    await sayToTask(h.client, task.workflowId, 'The quantity is right; go ahead.');
+    await resumeTask(h.client, task.workflowId);
+    return task;
+  },
+  // ... and a follow-up in its run (startFollowUp, the page restored at the follow-up's first step).
+  'follow-up': async (h) => {
+    const task = await h.start({ script: 'pause-order', instruction: 'Order 3.' });
+    await task.result();
+    await continueTask(h.client, task.workflowId, 'Is the order page still open?');
+    return h.client.workflow.getHandle(task.workflowId);
   },
   // The desktop agent (issue 12): a turn of two tool calls, a question and its reply, a turn ending with stop.
   'desktop-turns-ask': async (h) => {

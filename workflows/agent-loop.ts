@@ -49,6 +49,13 @@ export const OPEN_QUEUE_PATCH = 'open-browser-on-room-queue';
  */
 export const HOLD_SESSION_PATCH = 'hold-session-while-waiting';
 
+/**
+ * Patch id: a person's controls (task-control.ts) stop the loop between steps: a pause (the session held, then saved
+ * and released as for a question) until a resume, a takeover (the live browser leased to a person) until a handback;
+ * messages said to the task are recorded for the next step. Histories recorded before it never took a control.
+ */
+export const CONTROL_PATCH = 'person-controls';
+
 /** How a run of the loop ends: the task's result, or the state to continue as new with. */
 export type LoopEnd = { result: TaskResult } | { carry: CarriedState };
 
@@ -70,6 +77,8 @@ export class AgentLoop {
   private observed: Observed | null;
   /** The generation of the act in flight when it is a step's last (see OpenSessionInput.lostActGeneration). */
   private lastActInFlight: number | null = null;
+  /** A follow-up's first step (its open restores the page the task's last step left). */
+  private firstStep = 0;
   /** The act in flight, for the note a lost worker's successor writes (see OpenSessionInput.actInDoubt). */
   private actInFlight: { summary: string; startedAt: string } | null = null;
   /** How the last step ended (for the stops). */
@@ -104,12 +113,14 @@ export class AgentLoop {
     const { state } = this;
     if (!this.continued) {
       this.task.publish();
-      await this.proxies.shared('start run').startRun(this.input);
+      if (this.input.followUp === undefined) await this.proxies.shared('start run').startRun(this.input);
+      else await this.startFollowUp(this.input.followUp);
     }
     const stepsAtStart = state.step;
     for (;;) {
       const stop = stopOf(this.facts());
       if (stop) return { result: await this.finish(stop) };
+      await this.controlPoint();
       if (this.dueToContinue(state.step - stepsAtStart)) {
         return { carry: this.observed ? { ...state, observed: this.observed } : state };
       }
@@ -143,8 +154,7 @@ export class AgentLoop {
     const { state } = this;
     this.stepEnd = null;
     for (let reopen = 0; ; reopen++) {
-      const session =
-        state.session ?? (await this.open(state.step === 1 && !this.continued ? 'start' : 'continue')).session;
+      const session = state.session ?? (await this.open(this.openReason())).session;
       try {
         this.stepEnd = await this.takeStep(session);
         return;
@@ -153,6 +163,95 @@ export class AgentLoop {
         if (await this.recover(err)) return;
       }
     }
+  }
+
+  /** Why a step finds no session: the task's start, a follow-up's first step, or a run continued as new. */
+  private openReason(): OpenSessionInput['reason'] {
+    const { state } = this;
+    if (state.step === 1 && !this.continued) return 'start';
+    return this.input.followUp !== undefined && state.step === this.firstStep ? 'follow_up' : 'continue';
+  }
+
+  /** A follow-up task: recorded in the run folder after its last step, where this run's steps go on. */
+  private async startFollowUp(text: string): Promise<void> {
+    const { steps } = await this.proxies.shared('follow-up').startFollowUp({ runId: this.input.runId, text });
+    this.state.step = steps;
+    this.firstStep = steps + 1;
+  }
+
+  /**
+   * Between steps: a person's pause or takeover stops the loop until a resume or a handback (the step under way has
+   * finished); then the messages said to the task are recorded for the next step, where the model reads them.
+   */
+  private async controlPoint(): Promise<void> {
+    const { control } = this.task;
+    if (!control.stopRequested && control.says.length === 0) return;
+    patched(CONTROL_PATCH);
+    while (control.stopRequested) {
+      if (control.takeoverRequested) await this.takeOver();
+      else await this.pause();
+    }
+    while (control.says.length > 0) {
+      const step = this.state.step + 1;
+      const at = this.state.saysAt?.step === step ? this.state.saysAt : { step, count: 0 };
+      await this.proxies.shared(`step ${step} · message`).recordControl({
+        runId: this.input.runId,
+        step,
+        generation: this.state.generation,
+        kind: 'say',
+        text: control.says[0] as string,
+        index: at.count + 1,
+      });
+      this.state.saysAt = { step, count: at.count + 1 };
+      control.says.shift();
+    }
+  }
+
+  /** A takeover: the live browser leased to a person until they hand it back (built with the takeover activities). */
+  private async takeOver(): Promise<void> {
+    this.task.control.takeoverRequested = false;
+    throw ApplicationFailure.nonRetryable('takeover is not available yet', 'ControlRefused');
+  }
+
+  /**
+   * A pause: the session held (its page saved; released when the hold ends, as for a question), the status `paused`
+   * until a resume (or a takeover, which leases the page from here). Lasts as long as needed: nothing runs meanwhile.
+   */
+  private async pause(): Promise<void> {
+    const { state, input, task } = this;
+    const { control } = task;
+    control.pauseRequested = false;
+    control.paused = true;
+    control.since = new Date().toISOString();
+    task.status = 'paused';
+    task.publish();
+    setCurrentDetails(
+      `**Paused** after step ${state.step} since ${control.since.slice(11, 19)} UTC\n\nResume: \`npx cua resume ${input.runId}\``,
+    );
+    const held = (state.session?.holdSeconds ?? 0) > 0 ? await this.hold('paused') : await this.released();
+    await this.recordControl('paused');
+    control.pauseSettled = true;
+    await condition(() => !control.paused || control.takeoverRequested);
+    control.paused = false;
+    control.pauseSettled = false;
+    if (held) await this.reclaim();
+    if (control.takeoverRequested) return; // the takeover goes on from here (a session is opened for it if need be)
+    control.since = null;
+    task.status = 'running';
+    task.publish();
+    setCurrentDetails('');
+    await this.recordControl('resumed');
+    if (!state.session) await this.open('resume');
+  }
+
+  /** A control's trace in the run folder (status, message or note), for the step the loop stopped after. */
+  private recordControl(kind: 'paused' | 'taken_over' | 'resumed', step = this.state.step): Promise<void> {
+    return this.proxies.shared(`step ${step} · ${kind.replace('_', ' ')}`).recordControl({
+      runId: this.input.runId,
+      step,
+      generation: this.state.generation,
+      kind,
+    });
   }
 
   /** Observe, decide, act on each call of the decision; a terminate or a question ends the step. */
@@ -391,13 +490,13 @@ export class AgentLoop {
   }
 
   /** Holds the session through the wait (its page saved); false when it was released instead, or is gone. */
-  private async hold(): Promise<boolean> {
+  private async hold(why = 'waiting for user'): Promise<boolean> {
     const { state, input } = this;
     const session = state.session;
     if (!session) return false;
     try {
       const { held } = await this.proxies
-        .onSession(session, `step ${state.step} · hold ${input.environment} (waiting for user)`)
+        .onSession(session, `step ${state.step} · hold ${input.environment} (${why})`)
         .holdSession({ runId: input.runId, sessionId: session.sessionId });
       if (!held) state.session = null;
       return held;
@@ -460,6 +559,7 @@ export class AgentLoop {
     const { task } = this;
     task.status = final;
     task.endReason = why;
+    task.control.ended = true;
     task.publish();
     const recorded = await this.proxies.shared(`finalize · ${final}`).finalize({
       runId: this.input.runId,

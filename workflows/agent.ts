@@ -12,7 +12,7 @@ import { TaskState } from './task-state';
 import type { CarriedState } from './task-state';
 
 export type { CarriedState };
-export { FOLD_OBSERVE_PATCH, HOLD_SESSION_PATCH, OPEN_QUEUE_PATCH } from './agent-loop';
+export { CONTROL_PATCH, FOLD_OBSERVE_PATCH, HOLD_SESSION_PATCH, OPEN_QUEUE_PATCH } from './agent-loop';
 
 function validateInput(raw: TaskInputArgs): TaskInput {
   const parsed = TaskInputSchema.safeParse(raw);

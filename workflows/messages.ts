@@ -3,7 +3,15 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey } from '@temporalio/common';
 
-import type { ReplyInput, StepSummary, TaskStatus } from '../src/contract/task';
+import type {
+  ControlAccepted,
+  HandbackInput,
+  ReplyInput,
+  SayInput,
+  StepSummary,
+  TakeoverLease,
+  TaskStatus,
+} from '../src/contract/task';
 
 /** Search attributes registered on the dev server by our scripts (`cua server`, tests). */
 export const STATUS_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaStatus', 'KEYWORD');
@@ -13,3 +21,14 @@ export const replyUpdate = defineUpdate<{ accepted: true; step: number }, [Reply
 export const replySignal = defineSignal<[ReplyInput]>('replySignal');
 export const statusQuery = defineQuery<TaskStatus>('status');
 export const stepsQuery = defineQuery<StepSummary[]>('steps');
+
+// Controls (workflows/task-control.ts): each an Update whose validator refuses a bad or stale request in one line.
+/** Pause after the step under way; answers once the task is paused (or has ended). */
+export const pauseUpdate = defineUpdate<ControlAccepted, []>('pause');
+export const resumeUpdate = defineUpdate<ControlAccepted, []>('resume');
+/** A message the model reads with its next observation. */
+export const sayUpdate = defineUpdate<ControlAccepted, [SayInput]>('say');
+/** Pause after the step under way and lease the live browser to a person; answers with the lease once it is given. */
+export const takeoverUpdate = defineUpdate<TakeoverLease, []>('takeover');
+/** End the takeover: the agent goes on, told what changed. */
+export const handbackUpdate = defineUpdate<ControlAccepted, [HandbackInput]>('handback');

@@ -13,6 +13,7 @@ import {
   statusQuery,
   stepsQuery,
 } from './messages';
+import { TaskControl } from './task-control';
 import type {
   EndReason,
   PendingQuestion,
@@ -42,6 +43,8 @@ export interface CarriedState {
   observed?: { step: number; generation: number; obs: ObserveResult } | null;
   /** How long the session's worker waits for an unusable run store (its store.faultWaitMinutes), once it said. */
   storeWaitMinutes?: number;
+  /** Messages said to the task recorded for a step so far (each has its place among the step's messages). */
+  saysAt?: { step: number; count: number };
 }
 
 const SUMMARIES_KEPT = 200;
@@ -64,6 +67,8 @@ export class TaskState {
   modelCallSince: string | null = null;
   /** The decision whose act is under way; if its worker is lost, its effect is unknown and it is superseded. */
   private pendingAct: StepSummary | null = null;
+  /** A person's controls: pause, resume, say, takeover, handback (task-control.ts). */
+  readonly control: TaskControl;
 
   constructor(
     readonly input: TaskInput,
@@ -78,10 +83,12 @@ export class TaskState {
       lastAction: null,
       summaries: [],
     };
+    this.control = new TaskControl(this);
   }
 
-  /** Registers the status and steps queries and the reply update and signal. */
+  /** Registers the status and steps queries, the reply update and signal, and the controls' updates. */
   installHandlers(): void {
+    this.control.install();
     setHandler(statusQuery, () => this.view());
     setHandler(stepsQuery, () => this.carried.summaries);
     setHandler(
@@ -118,6 +125,7 @@ export class TaskState {
       sessionGeneration: s.generation,
       invalidReplies: s.invalidReplies ?? 0,
       ...(this.modelCallSince ? { modelCallSince: this.modelCallSince } : {}),
+      ...this.control.view(),
     };
   }
 

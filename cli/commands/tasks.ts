@@ -1,7 +1,7 @@
 // `cua reply | status | list | cancel`: talk to running tasks through Temporal.
 import { loadConfig } from '../../src/runtime/config';
 import { RUN_STATUSES } from '../../src/contract/task';
-import type { RunStatus } from '../../src/contract/task';
+import type { RunStatus, TaskStatus } from '../../src/contract/task';
 import { agentClientFor } from '../../api/client';
 import { one, parse, UsageError } from '../args';
 import { modelWaitLine, storeWaitLine } from '../../api/tasks';
@@ -61,6 +61,7 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
     if (s.lastAction) console.log(`  last action: ${s.lastAction}`);
     if (s.invalidReplies) console.log(`  invalid model replies in a row: ${s.invalidReplies}`);
     if (s.question) console.log(`  question:    ${s.question.text}  (reply: npx cua reply ${id} "<text>")`);
+    for (const line of controlLines(id, s)) console.log(`  ${line}`);
   } else if (view.result) {
     const r = view.result;
     const why = r.endReason && r.endReason !== r.status ? ` (${r.endReason})` : '';
@@ -110,4 +111,19 @@ export async function cancelCommand(argv: readonly string[]): Promise<number> {
   const { message } = await agent.cancel(id);
   console.log(values.json ? JSON.stringify({ id, status: 'cancelled' }) : `task ${id} cancelled (${message})`);
   return 0;
+}
+
+/** What `cua status` says of a person's controls: a pause, a takeover, messages the model has not read yet. */
+export function controlLines(id: string, s: TaskStatus): string[] {
+  const since = s.controlSince ? ` since ${s.controlSince.slice(0, 19).replace('T', ' ')} UTC` : '';
+  const lines: string[] = [];
+  if (s.pausing) lines.push('pausing:     after the step under way');
+  if (s.status === 'paused') lines.push(`paused${since}; resume: npx cua resume ${id}`);
+  if (s.takeover && 'pending' in s.takeover) lines.push('taking over: after the step under way');
+  else if (s.takeover) {
+    lines.push(`taken over${since} (lease ${s.takeover.leaseId}): ${s.takeover.url}`);
+    lines.push(`hand back:   npx cua handback ${id} "<what you did>"`);
+  }
+  if (s.unreadMessages) lines.push(`messages:    ${s.unreadMessages} not read by the model yet`);
+  return lines;
 }

@@ -20,6 +20,10 @@ interface StepEvents {
   asked?: string;
   /** Per generation: a restored session's note that says what is in doubt (the model reads it with that observation). */
   doubt: Map<number, string>;
+  /** A follow-up task given before this step (`cua continue`). */
+  followUp?: string;
+  /** Messages said to the task before this step (`cua say`), and notes of handbacks, in order. */
+  said: string[];
 }
 
 export class HistoryError extends Error {
@@ -34,7 +38,8 @@ function index(events: readonly Event[]): { task: string | null; steps: Map<numb
   const steps = new Map<number, StepEvents>();
   const get = (s: number) => {
     let entry = steps.get(s);
-    if (!entry) steps.set(s, (entry = { pre: new Map(), action: new Map(), tool: new Map(), doubt: new Map() }));
+    if (!entry)
+      steps.set(s, (entry = { pre: new Map(), action: new Map(), tool: new Map(), doubt: new Map(), said: [] }));
     return entry;
   };
   for (const e of events) {
@@ -49,7 +54,10 @@ function index(events: readonly Event[]): { task: string | null; steps: Map<numb
       else if (e.observation_type === 'user_message' && id.kind === 'reply') get(id.step).reply = e.content;
       else if (e.observation_type === 'tool_output' && id.kind === 'restored' && e.metadata['in_doubt']) {
         get(id.step).doubt.set(id.generation, e.output);
-      }
+      } else if (e.observation_type === 'user_message' && id.kind === 'followup') {
+        if (e.metadata['kind'] === 'steer') get(id.step).said.push(`The user says: ${e.content}`);
+        else get(id.step).followUp = e.content;
+      } else if (e.observation_type === 'tool_output' && id.kind === 'handback') get(id.step).said.push(e.output);
     }
   }
   return { task, steps };
@@ -87,6 +95,15 @@ function carry(s: StepEvents | undefined): { textObservation?: string; userReply
   };
 }
 
+/**
+ * What the user told the task before a step, the model reads with its observation (kept like a reply): a follow-up
+ * task, then messages said to it and notes of handbacks, in order.
+ */
+function toldBefore(s: StepEvents | undefined): string {
+  if (!s) return '';
+  return [s.followUp ? `New task from the user: ${s.followUp}` : '', ...s.said].filter(Boolean).join('\n\n');
+}
+
 /** A step's observation with what a restored session's note says is in doubt, before anything else it carries. */
 function withDoubt<T extends { textObservation?: string; userReply?: string }>(seen: T, doubt: string | undefined): T {
   if (!doubt) return seen;
@@ -112,9 +129,13 @@ export function historyForStep(events: readonly Event[], step: number, generatio
   if (task === null) throw new HistoryError('the run has no task message (user-0000-task-g0)');
   const turn = (s: number, pre: EnvironmentEvent | undefined, doubt?: string): HistoryTurn => {
     const { screenshot } = seenAt(pre);
-    if (s === 1 && !doubt) return { kind: 'task', text: task, ...(screenshot ? { screenshot } : {}) };
-    if (s === 1) return { kind: 'task', text: `${task}\n\n${doubt}`, ...(screenshot ? { screenshot } : {}) };
-    return withDoubt({ kind: 'observation' as const, ...seenAt(pre), ...carry(steps.get(s - 1)) }, doubt);
+    const told = toldBefore(steps.get(s));
+    if (s === 1) {
+      const text = [task, told, doubt].filter(Boolean).join('\n\n');
+      return { kind: 'task', text, ...(screenshot ? { screenshot } : {}) };
+    }
+    const seen = { kind: 'observation' as const, ...seenAt(pre), ...carry(steps.get(s - 1)) };
+    return withDoubt(told ? { ...seen, userReply: [seen.userReply, told].filter(Boolean).join('\n\n') } : seen, doubt);
   };
   const turns: HistoryTurn[] = [];
   for (let s = 1; s < step; s++) {

@@ -17,7 +17,7 @@ export interface OpenSessionInput {
   /** Restore storage state and URL saved in the run folder (after a release or a lost worker). */
   restore: boolean;
   /** Why the session is being (re)opened; recorded as a note when restoring. */
-  reason: 'start' | 'reply' | 'worker_lost' | 'continue';
+  reason: 'start' | 'reply' | 'worker_lost' | 'continue' | 'resume' | 'follow_up';
   step: number;
   /**
    * Re-opening after the worker was lost during the step's last act, in this generation: if that act's post
@@ -150,6 +150,36 @@ export interface RecordReplyInput {
   settlesHeldRequests?: boolean;
 }
 
+/** A control's trace in the run folder (activities/run.ts recordControl). */
+export interface RecordControlInput {
+  runId: string;
+  /** The step the model reads a message or note with (the next one), or the step the task stopped after. */
+  step: number;
+  generation: number;
+  /**
+   * `paused` / `taken_over` / `resumed`: the status (status.json says `running` for the first two; the precise one is
+   * in metadata.stats.run_status). `say`: a user_message `followup_task` with metadata.kind "steer". `handback`: the
+   * note the model reads about what a person did (a tool_output with no action, metadata.note "handback").
+   */
+  kind: 'paused' | 'taken_over' | 'resumed' | 'say' | 'handback';
+  text?: string;
+  /** `say`: the message's place among the step's messages (1, 2, …). */
+  index?: number;
+  /** `handback`: what the note's metadata records (duration, URLs, titles, the person's note). */
+  metadata?: Record<string, unknown>;
+}
+
+/** A follow-up task in a finished task's run: its instruction, recorded after the run's last step. */
+export interface StartFollowUpInput {
+  runId: string;
+  text: string;
+}
+
+export interface StartFollowUpResult {
+  /** The run's last step so far: the follow-up's first step is the next one. */
+  steps: number;
+}
+
 export interface FinalizeInput {
   runId: string;
   status: RunStatus;
@@ -181,6 +211,8 @@ export interface TaskActivities {
   pause(req: { runId: string; question: string }): Promise<void>;
   recordReply(req: RecordReplyInput): Promise<void>;
   finalize(req: FinalizeInput): Promise<FinalizeResult>;
+  recordControl(req: RecordControlInput): Promise<void>;
+  startFollowUp(req: StartFollowUpInput): Promise<StartFollowUpResult>;
   openSession(req: OpenSessionInput): Promise<OpenSessionResult>;
   releaseSession(req: ReleaseInput): Promise<void>;
   /** A question: saves the session's page and keeps the session alive for a quick reply (or releases it). */

@@ -41,6 +41,11 @@ const TaskInputFields = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'run id: letters, digits, dot, dash, underscore (max 128)'),
   instruction: z.string().trim().min(1, 'instruction must not be empty'),
+  /**
+   * A follow-up task (`cua continue`): this run goes on in the run folder of the task's earlier run (same id), after
+   * its last step, with the same history and the page its last step left. `instruction` stays the task's first.
+   */
+  followUp: z.string().trim().min(1, 'a follow-up must not be empty').max(10_000).optional(),
   startUrl: z.url().optional(),
   /** Where the agent acts: a browser (Fara's agent) or a sandboxed Linux desktop (open-computer-use's agent). */
   environment: z
@@ -157,6 +162,27 @@ export interface TaskStatus {
   invalidReplies: number;
   /** When the step's model call began (ISO time, its first try), while one is under way; absent otherwise. */
   modelCallSince?: string;
+  /** A pause asked for and not yet in effect (the step under way finishes first); absent otherwise. */
+  pausing?: boolean;
+  /** Since when the task is paused or taken over (ISO time); absent otherwise. */
+  controlSince?: string;
+  /** The takeover under way (status `taken_over`), or asked for and not yet given: where a person drives the page. */
+  takeover?: TakeoverLease | { pending: true };
+  /** Messages said to the task (`cua say`) the model has not read yet. */
+  unreadMessages?: number;
+}
+
+/** A person's lease on the task's live browser: where to watch and drive it, until the handback. */
+export interface TakeoverLease {
+  leaseId: string;
+  /** The screencast-and-input page of the worker that holds the browser (with the token in its query). */
+  url: string;
+  /** The lease's token (also in `url`): a WebSocket client sends it as `?token=` or `Authorization: Bearer`. */
+  token: string;
+  /** Raw DevTools (operator only, browser.takeoverCdp): a URL chromium.connectOverCDP accepts. */
+  cdpUrl?: string;
+  /** When the lease began (ISO time). */
+  since: string;
 }
 
 export interface StepSummary {
@@ -191,6 +217,27 @@ export interface ReplyInput {
   /** The question being answered; a reply to an older question is rejected. */
   questionId?: string;
 }
+
+/** A control's answer: it was taken, at which step, and the task's status now. */
+export interface ControlAccepted {
+  accepted: true;
+  step: number;
+  status: RunStatus;
+}
+
+export interface SayInput {
+  text: string;
+}
+
+export interface HandbackInput {
+  /** What the person did or wants the agent to know; the agent reads it with its next observation. */
+  note?: string;
+  /** The lease being handed back; a handback of another (an older) lease is refused. */
+  leaseId?: string;
+}
+
+/** The failure type of a refused control (pause, resume, say, takeover, handback): its message says why, one line. */
+export const CONTROL_REFUSED = 'ControlRefused';
 
 /**
  * The failure types of a refused reply (the reply update's validator): no question is pending, the reply answers

@@ -71,6 +71,27 @@ export function followupMessage(step: number, content: string, stamp: Stamp = {}
   return userMessage(id, content, 'followup_task', stamp);
 }
 
+/**
+ * A message said to the running task (`cua say`), read by the model with `step`'s observation: a `followup_task`
+ * (none of the seed's message types means "steer") marked `metadata.kind = "steer"`; `index` is its place among the
+ * step's messages (1, 2, …).
+ */
+export function steerMessage(step: number, content: string, index: number, stamp: Stamp = {}): UserMessageObservation {
+  const id = eventId({ step, kind: 'followup', call: index });
+  return userMessage(id, content, 'followup_task', { ...stamp, metadata: { kind: 'steer', ...stamp.metadata } });
+}
+
+/** What a person did while they had the browser (a takeover), read by the model with `step`'s observation. */
+export function handbackNote(step: number, output: string, stamp: Stamp = {}): ToolOutputObservation {
+  return ToolOutputObservationSchema.parse({
+    ...common(eventId({ step, kind: 'handback', generation: stamp.generation }), stamp, null),
+    metadata: { note: 'handback', ...stamp.metadata },
+    observation_type: 'tool_output',
+    output,
+    error: '',
+  });
+}
+
 /** The user's answer to the question asked at `step` (ask_user_question). */
 export function userReply(step: number, content: string, stamp: Stamp = {}): UserMessageObservation {
   const id = eventId({ step, kind: 'reply', generation: stamp.generation });

@@ -5,7 +5,8 @@
 //
 // Kinds written by the agent loop (scope `step` unless noted):
 //   task      (scope user, step 0) the task instruction, a user_message of type `task`
-//   followup  (scope user) a follow-up task from the user, user_message `followup_task`
+//   followup  (scope user) a follow-up task from the user, user_message `followup_task`; with a call suffix
+//             (`-c1`, `-c2`, …) a message said to the running task (`cua say`, metadata.kind "steer")
 //   reply     (scope user) the user's answer to ask_user_question at that step, user_message `critical_point_response`
 //   restored  a session_restored note (tool_output, action_id null) before a re-observation
 //   feedback  retry feedback to the model (user_message `retry_feedback`), e.g. after a parse failure
@@ -14,6 +15,8 @@
 //   action    the action the model chose
 //   tool      the action's text result (tool_output, action_id = the action)
 //   post      environment observation after the action (post screenshot, action_id = the action)
+//   handback  a note that a person took over the browser and handed it back, before the next step's observation
+//             (tool_output, action_id null, metadata.note "handback")
 //   asked     a question the runtime asks the user after the step's action (an ask_user_question action with
 //             metadata.asked_by "runtime", no model call): a resend of a request in doubt was held back
 //
@@ -35,6 +38,7 @@ export const EVENT_KINDS = [
   'tool',
   'post',
   'asked',
+  'handback',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

@@ -1,7 +1,16 @@
 // Run statuses: our precise lifecycle values, and how each is written into the Fara files' SolverStatus.
 import type { SolverStatus } from './schema';
 
-export const RUN_STATUSES = ['running', 'complete', 'waiting_for_user', 'max_rounds', 'failed', 'cancelled'] as const;
+export const RUN_STATUSES = [
+  'running',
+  'complete',
+  'waiting_for_user',
+  'max_rounds',
+  'failed',
+  'cancelled',
+  'paused',
+  'taken_over',
+] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 const FILE_STATUS: Record<RunStatus, SolverStatus> = {
@@ -11,16 +20,22 @@ const FILE_STATUS: Record<RunStatus, SolverStatus> = {
   max_rounds: 'max_rounds',
   failed: 'aborted',
   cancelled: 'aborted',
+  // A person stopped the agent (a pause) or drives its browser (a takeover): the run goes on, as far as the files go.
+  paused: 'running',
+  taken_over: 'running',
 };
 
-/** The value written to status.json / data_point.json: `failed` and `cancelled` become `aborted`. */
+/**
+ * The value written to status.json / data_point.json: `failed` and `cancelled` become `aborted`, `paused` and
+ * `taken_over` `running` (the precise value is kept in metadata.stats.run_status).
+ */
 export function toFileStatus(status: RunStatus): SolverStatus {
   return FILE_STATUS[status];
 }
 
 /** True once a run can no longer continue. */
 export function isTerminal(status: RunStatus): boolean {
-  return status !== 'running' && status !== 'waiting_for_user';
+  return !['running', 'waiting_for_user', 'paused', 'taken_over'].includes(status);
 }
 
 export function isRunStatus(value: unknown): value is RunStatus {
