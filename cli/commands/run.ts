@@ -183,12 +183,23 @@ export async function runCommand(rawArgv: readonly string[]): Promise<number> {
     return 0;
   }
   if (!values.json) console.log(`task ${input.runId} started on queue ${config.taskQueue}`);
-  const outcome = await followTask(agent.temporal, agent.temporal.workflow.getHandle(input.runId), {
-    json: !!values.json,
-    ask: values.json ? async () => null : readReplyFromTerminal,
-    print: (l) => console.log(l),
-  });
-  return report(input.runId, outcome, !!values.json);
+  const follow = () =>
+    followTask(agent.temporal, agent.temporal.workflow.getHandle(input.runId), {
+      json: !!values.json,
+      ask: values.json ? async () => null : readReplyFromTerminal,
+      print: (l) => console.log(l),
+    });
+  let outcome = await follow();
+  let code = report(input.runId, outcome, !!values.json);
+  // At a terminal, a finished task takes a follow-up in the same run, page and history (an empty line ends it).
+  while (outcome.result?.status === 'complete' && !values.json && process.stdin.isTTY) {
+    const next = await promptLine('\nFollow-up task (empty line = done): ');
+    if (!next) break;
+    await agent.continue(input.runId, next);
+    outcome = await follow();
+    code = report(input.runId, outcome, false);
+  }
+  return code;
 }
 
 export function report(
