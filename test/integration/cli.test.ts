@@ -318,6 +318,28 @@ describe('cua errors on unknown or finished tasks', () => {
   it('reply to a finished task', async () => {
     expectOneLineError(await cua(['reply', ids.book, 'x']), /not waiting/);
   });
+
+  it.each<[string, string[], RegExp]>([
+    ['pause of an unknown id', ['pause', 'no-such-id'], /no-such-id/],
+    ['resume of a finished task', ['resume', 'BOOK'], /has ended \(completed\)/],
+    ['say to a finished task', ['say', 'BOOK', 'hello'], /has ended \(completed\)/],
+    ['takeover of a finished task', ['takeover', 'BOOK'], /has ended \(completed\)/],
+    ['handback of a finished task', ['handback', 'BOOK'], /has ended \(completed\)/],
+    ['continue with a bad budget', ['continue', 'BOOK', 'more', '--max-steps', '0'], /--max-steps must be/],
+  ])('a control refused in one line: %s', async (_name, args, pattern) => {
+    expectOneLineError(await cua(args.map((a) => (a === 'BOOK' ? ids.book : a))), pattern);
+  });
+
+  it.each<[string[], RegExp]>([
+    [['say', 'some-id'], /^cua: need a task id and a message$/],
+    [['continue', 'some-id'], /^cua: need a task id and the next task$/],
+  ])('%j exits 2 with a one-line error, then the usage', async (args, pattern) => {
+    const res = await cua(args);
+    expect(res.code).toBe(2);
+    const [first, usage] = lines(res.stderr);
+    expect(first).toMatch(pattern);
+    expect(usage).toMatch(new RegExp(`^usage: npx cua ${args[0]} <id>`));
+  });
 });
 
 describe('cua list and show', () => {
