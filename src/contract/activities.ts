@@ -165,6 +165,36 @@ export interface FinalizeResult {
   answer: string | null;
 }
 
+/** What the worker that starts a task says about it (startRun); absent in histories recorded before it said anything. */
+export interface StartRunResult {
+  /** The events this worker's webhook wants (notifications.webhook.events); absent: it has no webhook. */
+  notifyEvents?: NotifyEvent[];
+}
+
+/** What a webhook is told about: a task waits for a reply, is paused, failed, completed (or max_rounds), or cancelled. */
+export const NOTIFY_EVENTS = ['waiting', 'paused', 'failed', 'completed', 'cancelled'] as const;
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+
+/**
+ * One notification, as the workflow knows it (the notify activity turns it into the webhook's body, signed with the
+ * worker's secret; neither the URL nor the secret is in here, so neither enters workflow history).
+ */
+export interface NotifyInput {
+  event: NotifyEvent;
+  /** This notification's own id (its child workflow's id): the same on every retry, so a receiver can drop repeats. */
+  deliveryId: string;
+  taskId: string;
+  status: RunStatus;
+  step: number;
+  instruction: string;
+  question?: { id: string; text: string };
+  answer?: string;
+  error?: string;
+  endReason?: EndReason;
+  /** When it happened (workflow time, ISO 8601); each attempt's request carries its own send time besides. */
+  at: string;
+}
+
 export interface ObserveInput extends StepRef {
   sessionId: string;
   /** How long a captcha solve the page announced may be waited out before the screenshot. */
