@@ -9,16 +9,17 @@ import { resolveHeldRequests } from './environments/request-log';
 import type { TaskInput } from '../src/contract/task';
 import { nonRetryable, withoutStoreWait } from './support';
 import type { ActivityDeps, RunFiles } from './support';
-import type { FinalizeInput, FinalizeResult, RecordReplyInput } from '../src/contract/activities';
+import type { FinalizeInput, FinalizeResult, RecordReplyInput, StartRunResult } from '../src/contract/activities';
 
 export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
   return {
     /**
      * Creates (or, on a retry, reopens) the run folder and records the task; then refuses (InvalidTaskInput) a task
      * its endpoint's prompt settings do not fit: another declared profile, another profile's identity, a prompt file
-     * offering actions the task's profile lacks (or a prompt file that cannot be read: PromptFileError).
+     * offering actions the task's profile lacks (or a prompt file that cannot be read: PromptFileError). Returns the
+     * events this worker's webhook wants (nothing without a webhook: the workflow then starts no notifications).
      */
-    async startRun(input: TaskInput): Promise<void> {
+    async startRun(input: TaskInput): Promise<StartRunResult | undefined> {
       const { writer: w } = await TrajectoryWriter.openOrCreate(files.store, input.runId, {
         task_id: input.runId,
         instruction: input.instruction,
@@ -46,6 +47,8 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
           );
         });
       }
+      const notifyEvents = deps.config.notifications?.webhook?.events;
+      return notifyEvents ? { notifyEvents } : undefined;
     },
 
     /** Marks the run as waiting for the user and writes a data_point.json snapshot (a pause). */

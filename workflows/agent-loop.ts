@@ -25,6 +25,7 @@ import type { ActivityProxies } from './activity-proxies';
 import { endReasonOf, isSessionLost, isStoreFailure } from './failures';
 import { stopOf } from './agent-stops';
 import type { LoopFacts, Stop, StepEnd } from './agent-stops';
+import { notifyEnd, notifyWaiting, rememberNotifyEvents } from './notify';
 import type { CarriedState, TaskState } from './task-state';
 
 const MAX_SESSION_REOPENS_PER_STEP = 3;
@@ -104,7 +105,7 @@ export class AgentLoop {
     const { state } = this;
     if (!this.continued) {
       this.task.publish();
-      await this.proxies.shared('start run').startRun(this.input);
+      rememberNotifyEvents(state, await this.proxies.shared('start run').startRun(this.input));
     }
     const stepsAtStart = state.step;
     for (;;) {
@@ -326,6 +327,7 @@ export class AgentLoop {
       task.status = 'waiting_for_user';
       task.publish();
       setCurrentDetails(`**Waiting for a reply** (question ${question.id}, step ${state.step})\n\n> ${text}`);
+      await notifyWaiting(task);
       held = this.holdOnAsk && (state.session?.holdSeconds ?? 0) > 0 ? await this.hold() : await this.released();
       await this.proxies.shared(`step ${state.step} · pause (waiting for user)`).pause({
         runId: input.runId,
@@ -452,6 +454,7 @@ export class AgentLoop {
     if (error !== undefined) this.task.error = error;
     if (stop.release) await this.release(false);
     await this.finalize(stop.status, stop.endReason, stop.reason(this.facts()));
+    await notifyEnd(this.task);
     return this.task.result();
   }
 
@@ -481,6 +484,7 @@ export class AgentLoop {
         if (!isStoreFailure(finalizeErr)) throw finalizeErr;
         log.warn('could not record the cancellation in the run folder', { error: String(finalizeErr) });
       });
+      await notifyEnd(this.task);
     });
   }
 
@@ -500,6 +504,7 @@ export class AgentLoop {
         if (!storeDown || !isStoreFailure(finalizeErr)) throw finalizeErr;
         log.warn('could not record the end of the task in its run folder', { error: String(finalizeErr) });
       }
+      await notifyEnd(this.task);
     });
     const result: TaskResult = { ...this.task.result(), endReason: why };
     return ApplicationFailure.create({

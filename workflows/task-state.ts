@@ -2,7 +2,7 @@
 // update/signal and query handlers, the steps table, and the search attributes. No activities here (those are the
 // loop's, in agent-loop.ts); deterministic like all workflow code.
 import { ApplicationFailure, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { DecideCall, ObserveResult, SessionRef } from '../src/contract/activities';
+import type { DecideCall, NotifyEvent, ObserveResult, SessionRef } from '../src/contract/activities';
 import { cleanReply } from '../src/agent/reply';
 import { REPLY_REFUSALS } from '../src/contract/task';
 import {
@@ -42,6 +42,10 @@ export interface CarriedState {
   observed?: { step: number; generation: number; obs: ObserveResult } | null;
   /** How long the session's worker waits for an unusable run store (its store.faultWaitMinutes), once it said. */
   storeWaitMinutes?: number;
+  /** The events the starting worker's webhook wants (workflows/notify.ts); absent: none are sent. */
+  notifyEvents?: NotifyEvent[];
+  /** Notifications started so far (numbers their workflow ids). */
+  notifications?: number;
 }
 
 const SUMMARIES_KEPT = 200;

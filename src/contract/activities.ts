@@ -206,7 +206,8 @@ export interface ObserveInput extends StepRef {
  * and the model call. activities/catalog.ts implements them; workflows see only this interface.
  */
 export interface TaskActivities {
-  startRun(input: TaskInput): Promise<void>;
+  /** Creates the run folder; says which events the worker's webhook wants (undefined: no webhook, or before it said). */
+  startRun(input: TaskInput): Promise<StartRunResult | undefined>;
   /** Marks the run as waiting for the user (a pause in the run folder). */
   pause(req: { runId: string; question: string }): Promise<void>;
   recordReply(req: RecordReplyInput): Promise<void>;
@@ -220,4 +221,6 @@ export interface TaskActivities {
   observe(req: ObserveInput): Promise<ObserveResult>;
   act(req: ActInput): Promise<ActResult>;
   decide(req: StepRef): Promise<DecideResult>;
+  /** POSTs one notification to the worker's webhook (returns at once when it has none); throws to be retried. */
+  notify(req: NotifyInput): Promise<void>;
 }
