@@ -9,11 +9,15 @@ import { activitySignal, nonRetryable } from './support';
 import type { ActivityDeps } from './support';
 
 /** `env`: where a secretEnv is read, when the worker starts (an unset one stops the start: ConfigError). */
-export function createNotifyActivity(deps: Pick<ActivityDeps, 'config'>, env: NodeJS.ProcessEnv = process.env) {
+export function createNotifyActivity(deps: Pick<ActivityDeps, 'config' | 'log'>, env: NodeJS.ProcessEnv = process.env) {
   const target = webhookTarget(deps.config.notifications, env);
   return {
     async notify(req: NotifyInput): Promise<void> {
-      if (!target?.events.includes(req.event)) return;
+      if (!target?.events.includes(req.event)) {
+        // The worker that started the task has a webhook for it; this one does not (give workers the same section).
+        deps.log?.(`notification ${req.deliveryId} not sent: this worker has no webhook for ${req.event} events`);
+        return;
+      }
       try {
         await postWebhook(target, webhookBody(req), { signal: activitySignal() });
       } catch (err) {

@@ -6,7 +6,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { NotifyInput, TaskActivities } from '../src/contract/activities';
 
 /** How long a notification is retried before it is given up (the workflow then fails, visibly, in the UI). */
-export const NOTIFY_RETRY_WINDOW = '1 hour';
+const NOTIFY_RETRY_WINDOW = '1 hour';
 
 export async function notification(input: NotifyInput): Promise<void> {
   const { notify } = proxyActivities<Pick<TaskActivities, 'notify'>>({

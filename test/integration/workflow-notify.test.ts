@@ -175,6 +175,14 @@ describe('notifications of a task (dev server)', () => {
     expect(cancelled?.body).not.toHaveProperty('reply_command');
   });
 
+  it('a task that continued as new still notifies (the events its worker wants are carried over)', async () => {
+    const handle = await h.start({ script: 'click-then-finish', continueAsNewAfterSteps: 1 });
+    expect(await handle.result()).toMatchObject({ status: 'complete', steps: 2 });
+    expect((await handle.describe()).runId).not.toBe(handle.firstExecutionRunId);
+    const [completed] = await received(handle.workflowId, 'completed');
+    expect(completed?.body).toMatchObject({ delivery_id: `${handle.workflowId}-notify-completed-1`, step: 2 });
+  });
+
   it('a receiver that answers 500 the first time gets the notification again (retried by Temporal)', async () => {
     receiver.respond = (_body, attempt) => (attempt === 1 ? 500 : 200);
     const handle = await h.start({ script: 'click-then-finish' });
