@@ -15,6 +15,7 @@ const LAYERS = [
   'src/environments', // the custom-environment plugin interface
   'src/agent', // the agent's rules: dispatch, failure types, end reasons, secrets, replies
   'src/contract', // the task contract and the activities' inputs and outputs (zod and pure modules only)
+  'src/notify', // webhook notifications: the config section, the body, its signature, the POST
   'src/runtime', // configuration and the Temporal connection
   'src/eval', // evaluation: task sets, checks, judge, records, results
   'src/browser', // the browser: pool, environment, policy guard

@@ -1,10 +1,11 @@
 // The activities, built by createActivities(deps) so the worker and tests inject the browser pool, the config and
 // this worker's own queue name. Each is a thin shell over src/: run.ts (the run folder), session.ts (the sessions),
-// decide.ts (the model call); the last two route to the task's environment driver (environments/). Every one runs
-// in `asActivity` (heartbeats; a run store that stayed unusable is final) and reaches the run store through one
-// store per worker that waits out a full or unreachable store.
+// decide.ts (the model call), the last two routed to the task's environment driver (environments/), and notify.ts
+// (the webhook). Every one runs in `asActivity` (heartbeats; a run store that stayed unusable is final) and reaches
+// the run store through one store per worker that waits out a full or unreachable store.
 import { createDecideActivity } from './decide';
 import { createEvalActivities } from './eval';
+import { createNotifyActivity } from './notify';
 import { createRunActivities } from './run';
 import { createSessionActivities } from './session';
 import { createEnvironments } from './environments/table';
@@ -36,6 +37,7 @@ export function createActivities(deps: ActivityDeps): TaskActivities & EvalActiv
     ...createSessionActivities(deps, files, environments),
     ...createDecideActivity(files, environments),
     ...createEvalActivities(deps, files),
+    ...createNotifyActivity(deps),
   });
 }
 

@@ -18,6 +18,7 @@ import type {
   RecordReplyInput,
   StartFollowUpInput,
   StartFollowUpResult,
+  StartRunResult,
 } from '../src/contract/activities';
 
 export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
@@ -25,9 +26,10 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
     /**
      * Creates (or, on a retry, reopens) the run folder and records the task; then refuses (InvalidTaskInput) a task
      * its endpoint's prompt settings do not fit: another declared profile, another profile's identity, a prompt file
-     * offering actions the task's profile lacks (or a prompt file that cannot be read: PromptFileError).
+     * offering actions the task's profile lacks (or a prompt file that cannot be read: PromptFileError). Returns the
+     * events this worker's webhook wants (nothing without a webhook: the workflow then starts no notifications).
      */
-    async startRun(input: TaskInput): Promise<void> {
+    async startRun(input: TaskInput): Promise<StartRunResult | undefined> {
       const { writer: w } = await TrajectoryWriter.openOrCreate(files.store, input.runId, {
         task_id: input.runId,
         instruction: input.instruction,
@@ -55,6 +57,8 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
           );
         });
       }
+      const notifyEvents = deps.config.notifications?.webhook?.events;
+      return notifyEvents ? { notifyEvents } : undefined;
     },
 
     /** Marks the run as waiting for the user and writes a data_point.json snapshot (a pause). */
@@ -96,7 +100,8 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       const steps = lastStep(events);
       await w.appendEvent(followupMessage(steps + 1, req.text));
       await w.writeStatus('running', null);
-      return { steps };
+      const notifyEvents = deps.config.notifications?.webhook?.events;
+      return { steps, ...(notifyEvents ? { notifyEvents } : {}) };
     },
 
     /**

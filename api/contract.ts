@@ -2,6 +2,8 @@
 // (or another language's SDK): the workflow type, task input schema and types, the reply update and signal, the
 // controls' updates (pause, resume, say, takeover, handback),
 // status and steps queries, the reply refusals' failure types, the search attributes and the default task queue. The sources are src/contract/task.ts and workflows/messages.ts.
+// And what a worker's webhook sends (its body and headers) with the receiver's check, verifyWebhookSignature
+// (src/notify/).
 import { AGENT_WORKFLOW, CONTROL_REFUSED, REPLY_REFUSALS } from '../src/contract/task';
 import {
   STATUS_SEARCH_ATTRIBUTE,
@@ -57,6 +59,19 @@ export type {
   TaskResult,
   TaskStatus,
 } from '../src/contract/task';
+
+export { NOTIFY_EVENTS } from '../src/contract/activities';
+export type { NotifyEvent } from '../src/contract/activities';
+export type { WebhookBody } from '../src/notify/body';
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  DELIVERY_HEADER,
+  EVENT_HEADER,
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  verifyWebhookSignature,
+} from '../src/notify/signature';
+export type { WebhookHeaders, WebhookVerification } from '../src/notify/signature';
 
 /** The names on the wire, for clients that do not import the definitions above (Python, Go, the temporal CLI). */
 export const WIRE_NAMES = {

@@ -11,11 +11,14 @@ import { replyToTask } from '../api/tasks';
 import { statusQuery } from '../workflows/messages';
 import { eventually, startHarness, untilWaiting } from '../test/integration/harness';
 import type { Harness } from '../test/integration/harness';
+import { WebhookReceiver } from '../test/fixtures/webhook/server';
 
 const OUT = path.resolve(__dirname, '..', 'test', 'histories');
 
+type Recordings = Record<string, (h: Harness, receiver: WebhookReceiver) => Promise<WorkflowHandle>>;
+
 /** Each recorded history: its file name and how to run the task that makes it (to its end). */
-const RECORDINGS: Record<string, (h: Harness) => Promise<WorkflowHandle>> = {
+const RECORDINGS: Recordings = {
   'complete-book-lisbon': async (h) => h.start({ script: 'book-lisbon' }),
   'ask-then-reply': async (h) => {
     const ask = await h.start({ script: 'ask-city', instruction: 'Search hotels in the city I want.' });
@@ -84,16 +87,50 @@ const RECORDINGS: Record<string, (h: Harness) => Promise<WorkflowHandle>> = {
   },
 };
 
+/** Recorded with a worker that has a webhook (a local receiver): the task starts notification children (issue 26). */
+const WEBHOOK_RECORDINGS: Recordings = {
+  // A question (waiting) and the end (completed), each a notification child started behind the patch notify-webhook.
+  'notify-ask-then-reply': async (h) => {
+    const ask = await h.start({ script: 'ask-city', instruction: 'Search hotels in the city I want.' });
+    await untilWaiting(ask, 60_000);
+    await replyToTask(h.client, ask.workflowId, 'Lisbon');
+    return ask;
+  },
+  // A notification child's own history: the receiver answers 500 first, the activity's retry delivers it.
+  'notification-retried': async (h, receiver) => {
+    receiver.respond = (_body, attempt) => (attempt === 1 ? 500 : 200);
+    const task = await h.start({ script: 'click-then-finish' });
+    await task.result();
+    return h.client.workflow.getHandle(`${task.workflowId}-notify-completed-1`);
+  },
+};
+
+function missing(recordings: Recordings, force: boolean): [string, Recordings[string]][] {
+  return Object.entries(recordings).filter(([name]) => force || !fs.existsSync(path.join(OUT, `${name}.json`)));
+}
+
 async function main(): Promise<void> {
   const force = process.argv.includes('--force');
-  const todo = Object.entries(RECORDINGS).filter(([name]) => force || !fs.existsSync(path.join(OUT, `${name}.json`)));
-  if (todo.length === 0) return console.log('all histories are recorded (use --force to re-record them)');
+  const todo = missing(RECORDINGS, force);
+  const withWebhook = missing(WEBHOOK_RECORDINGS, force);
+  if (todo.length === 0 && withWebhook.length === 0) {
+    return console.log('all histories are recorded (use --force to re-record them)');
+  }
+  fs.mkdirSync(OUT, { recursive: true });
+  if (todo.length > 0) await record(todo, false);
+  if (withWebhook.length > 0) await record(withWebhook, true);
+}
+
+/** Runs the recordings on a harness of their own (its worker with a webhook, or without) and writes their histories. */
+async function record(todo: [string, Recordings[string]][], webhook: boolean): Promise<void> {
+  const receiver = await WebhookReceiver.start();
   // The worker holds a questioning task's browser (the harness's default is 0, releasing it as before the hold).
-  const h = await startHarness({ env: { CUA_HOLD_WHILE_WAITING_SECONDS: '600' } });
+  const env: Record<string, string> = { CUA_HOLD_WHILE_WAITING_SECONDS: '600' };
+  if (webhook) Object.assign(env, { CUA_WEBHOOK_URL: receiver.url, CUA_WEBHOOK_SECRET: receiver.secret });
+  const h = await startHarness({ env });
   try {
-    fs.mkdirSync(OUT, { recursive: true });
     for (const [name, run] of todo) {
-      const handle = await run(h);
+      const handle = await run(h, receiver);
       await handle.result().catch(() => undefined);
       const history = await handle.fetchHistory();
       const json = temporal.api.history.v1.History.toObject(temporal.api.history.v1.History.fromObject(history), {
@@ -106,6 +143,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await h.close();
+    await receiver.close();
   }
 }
 

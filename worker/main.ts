@@ -17,6 +17,7 @@ import { ConfigError } from '../src/common/config-error';
 import type { Config } from '../src/runtime/config';
 import { describeLimits } from '../src/runtime/limits';
 import { checkPromptFiles } from '../src/runtime/prompt-checks';
+import { webhookSummary, webhookTarget } from '../src/notify/config';
 import { DEFAULT_URL_POLICY, remoteBrowserGaps } from '../src/policy/url-policy';
 import { sleep } from '../src/common/sleep';
 import { isPoolFullType } from '../src/agent/failure-types';
@@ -243,6 +244,8 @@ function logReady(
     log(line);
   }
   if (config.encryption) log(encryptionSummary(config.encryption));
+  const webhook = webhookTarget(config.notifications, process.env);
+  if (webhook) log(webhookSummary(webhook));
   const remote =
     config.browser.provider === 'browserbase' ? 'a Browserbase session' : config.browser.cdpUrl && 'cdpUrl';
   const gaps = remote ? remoteBrowserGaps(config.urlPolicy ?? DEFAULT_URL_POLICY, remote) : null;

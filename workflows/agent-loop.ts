@@ -25,6 +25,7 @@ import type { ActivityProxies } from './activity-proxies';
 import { endReasonOf, isSessionLost, isStoreFailure } from './failures';
 import { stopOf } from './agent-stops';
 import type { LoopFacts, Stop, StepEnd } from './agent-stops';
+import { notifyEnd, notifyPaused, notifyWaiting, rememberNotifyEvents } from './notify';
 import type { CarriedState, TaskState } from './task-state';
 
 const MAX_SESSION_REOPENS_PER_STEP = 3;
@@ -113,8 +114,9 @@ export class AgentLoop {
     const { state } = this;
     if (!this.continued) {
       this.task.publish();
-      if (this.input.followUp === undefined) await this.proxies.shared('start run').startRun(this.input);
-      else await this.startFollowUp(this.input.followUp);
+      if (this.input.followUp === undefined) {
+        rememberNotifyEvents(state, await this.proxies.shared('start run').startRun(this.input));
+      } else await this.startFollowUp(this.input.followUp);
     }
     const stepsAtStart = state.step;
     for (;;) {
@@ -174,9 +176,10 @@ export class AgentLoop {
 
   /** A follow-up task: recorded in the run folder after its last step, where this run's steps go on. */
   private async startFollowUp(text: string): Promise<void> {
-    const { steps } = await this.proxies.shared('follow-up').startFollowUp({ runId: this.input.runId, text });
-    this.state.step = steps;
-    this.firstStep = steps + 1;
+    const started = await this.proxies.shared('follow-up').startFollowUp({ runId: this.input.runId, text });
+    rememberNotifyEvents(this.state, started);
+    this.state.step = started.steps;
+    this.firstStep = started.steps + 1;
   }
 
   /**
@@ -230,6 +233,7 @@ export class AgentLoop {
     );
     const held = (state.session?.holdSeconds ?? 0) > 0 ? await this.hold('paused') : await this.released();
     await this.recordControl('paused');
+    await notifyPaused(task);
     control.pauseSettled = true;
     await condition(() => !control.paused || control.takeoverRequested);
     control.paused = false;
@@ -425,6 +429,7 @@ export class AgentLoop {
       task.status = 'waiting_for_user';
       task.publish();
       setCurrentDetails(`**Waiting for a reply** (question ${question.id}, step ${state.step})\n\n> ${text}`);
+      await notifyWaiting(task);
       held = this.holdOnAsk && (state.session?.holdSeconds ?? 0) > 0 ? await this.hold() : await this.released();
       await this.proxies.shared(`step ${state.step} · pause (waiting for user)`).pause({
         runId: input.runId,
@@ -551,6 +556,7 @@ export class AgentLoop {
     if (error !== undefined) this.task.error = error;
     if (stop.release) await this.release(false);
     await this.finalize(stop.status, stop.endReason, stop.reason(this.facts()));
+    await notifyEnd(this.task);
     return this.task.result();
   }
 
@@ -581,6 +587,7 @@ export class AgentLoop {
         if (!isStoreFailure(finalizeErr)) throw finalizeErr;
         log.warn('could not record the cancellation in the run folder', { error: String(finalizeErr) });
       });
+      await notifyEnd(this.task);
     });
   }
 
@@ -600,6 +607,7 @@ export class AgentLoop {
         if (!storeDown || !isStoreFailure(finalizeErr)) throw finalizeErr;
         log.warn('could not record the end of the task in its run folder', { error: String(finalizeErr) });
       }
+      await notifyEnd(this.task);
     });
     const result: TaskResult = { ...this.task.result(), endReason: why };
     return ApplicationFailure.create({

@@ -2,7 +2,7 @@
 // update/signal and query handlers, the steps table, and the search attributes. No activities here (those are the
 // loop's, in agent-loop.ts); deterministic like all workflow code.
 import { ApplicationFailure, log, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import type { DecideCall, ObserveResult, SessionRef } from '../src/contract/activities';
+import type { DecideCall, NotifyEvent, ObserveResult, SessionRef } from '../src/contract/activities';
 import { cleanReply } from '../src/agent/reply';
 import { REPLY_REFUSALS } from '../src/contract/task';
 import {
@@ -45,6 +45,10 @@ export interface CarriedState {
   storeWaitMinutes?: number;
   /** Messages said to the task recorded for a step so far (each has its place among the step's messages). */
   saysAt?: { step: number; count: number };
+  /** The events the starting worker's webhook wants (workflows/notify.ts); absent: none are sent. */
+  notifyEvents?: NotifyEvent[];
+  /** Notifications started so far (numbers their workflow ids). */
+  notifications?: number;
 }
 
 const SUMMARIES_KEPT = 200;

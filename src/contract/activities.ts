@@ -175,7 +175,7 @@ export interface StartFollowUpInput {
   text: string;
 }
 
-export interface StartFollowUpResult {
+export interface StartFollowUpResult extends StartRunResult {
   /** The run's last step so far: the follow-up's first step is the next one. */
   steps: number;
 }
@@ -195,6 +195,36 @@ export interface FinalizeResult {
   answer: string | null;
 }
 
+/** What the worker that starts a task says about it (startRun); absent in histories recorded before it said anything. */
+export interface StartRunResult {
+  /** The events this worker's webhook wants (notifications.webhook.events); absent: it has no webhook. */
+  notifyEvents?: NotifyEvent[];
+}
+
+/** What a webhook is told about: a task waits for a reply, is paused, failed, completed (or max_rounds), or cancelled. */
+export const NOTIFY_EVENTS = ['waiting', 'paused', 'failed', 'completed', 'cancelled'] as const;
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+
+/**
+ * One notification, as the workflow knows it (the notify activity turns it into the webhook's body, signed with the
+ * worker's secret; neither the URL nor the secret is in here, so neither enters workflow history).
+ */
+export interface NotifyInput {
+  event: NotifyEvent;
+  /** This notification's own id (its child workflow's id): the same on every retry, so a receiver can drop repeats. */
+  deliveryId: string;
+  taskId: string;
+  status: RunStatus;
+  step: number;
+  instruction: string;
+  question?: { id: string; text: string };
+  answer?: string;
+  error?: string;
+  endReason?: EndReason;
+  /** When it happened (workflow time, ISO 8601); each attempt's request carries its own send time besides. */
+  at: string;
+}
+
 export interface ObserveInput extends StepRef {
   sessionId: string;
   /** How long a captcha solve the page announced may be waited out before the screenshot. */
@@ -206,7 +236,8 @@ export interface ObserveInput extends StepRef {
  * and the model call. activities/catalog.ts implements them; workflows see only this interface.
  */
 export interface TaskActivities {
-  startRun(input: TaskInput): Promise<void>;
+  /** Creates the run folder; says which events the worker's webhook wants (undefined: no webhook, or before it said). */
+  startRun(input: TaskInput): Promise<StartRunResult | undefined>;
   /** Marks the run as waiting for the user (a pause in the run folder). */
   pause(req: { runId: string; question: string }): Promise<void>;
   recordReply(req: RecordReplyInput): Promise<void>;
@@ -222,4 +253,6 @@ export interface TaskActivities {
   observe(req: ObserveInput): Promise<ObserveResult>;
   act(req: ActInput): Promise<ActResult>;
   decide(req: StepRef): Promise<DecideResult>;
+  /** POSTs one notification to the worker's webhook (returns at once when it has none); throws to be retried. */
+  notify(req: NotifyInput): Promise<void>;
 }

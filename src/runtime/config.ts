@@ -8,6 +8,7 @@ import { DEFAULT_TASK_QUEUE } from '../agent/queues';
 import { dataDir } from '../infra/paths';
 import { UrlPolicySchema } from '../policy/url-policy';
 import { EncryptionSchema, encryptionEnvOverride } from '../codec/config';
+import { NotificationsSchema, notificationsEnvOverride } from '../notify/config';
 import { isHostPattern, SECRET_NAME } from '../agent/secrets';
 import { deriveLimits, thisMachine } from './limits';
 import type { LimitName, MachineShape, WorkerLimits } from './limits';
@@ -274,6 +275,8 @@ export const ConfigSchema = z.strictObject({
     .default({ taskSetDirs: [] }),
   /** Payload encryption (AES-256-GCM codec); absent: payloads are stored as plain JSON. See src/codec/. */
   encryption: EncryptionSchema.optional(),
+  /** A webhook told when a task waits for a reply, is paused, fails, completes or is cancelled (src/notify/). */
+  notifications: NotificationsSchema.optional(),
 });
 type ParsedConfig = z.infer<typeof ConfigSchema>;
 /** The configuration as written (cua.config.json, or an object passed to the public API): every field optional. */
@@ -354,6 +357,8 @@ function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Rec
   else if (models.default && env.OPENAI_API_KEY) models.default.apiKey ??= env.OPENAI_API_KEY;
   const encryption = encryptionEnvOverride(out.encryption, env, (m) => new ConfigError(m));
   if (encryption) (out as Record<string, unknown>).encryption = encryption;
+  const notifications = notificationsEnvOverride(out.notifications, env);
+  if (notifications) (out as Record<string, unknown>).notifications = notifications;
   return out;
 }
 

@@ -2,7 +2,8 @@
 // replay against the current workflow code. A change that breaks replay needs patched() or a new workflow type.
 // Five were recorded from the code before the loop became a class (issue 24), to hold the reshape to the old
 // commands: cancelled-while-asking, ask-timeout, failed-model-endpoint, and two evaluations (one with 17 child
-// tasks and retries, one run of a chain that continued as new five times).
+// tasks and retries, one run of a chain that continued as new five times). Two come from a worker with a webhook
+// (issue 26): a task that starts notification children (patch notify-webhook), and a notification retried after a 500.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -9,6 +9,7 @@ import type { Config } from '../../src/runtime/config';
 import { captchaSignalsOn, loadConfig } from '../../src/runtime/config';
 import { ConfigError } from '../../src/common/config-error';
 import { deriveLimits, thisMachine } from '../../src/runtime/limits';
+import { webhookSummary, webhookTarget } from '../../src/notify/config';
 import type { MachineShape } from '../../src/runtime/limits';
 
 let dir: string;
@@ -458,5 +459,153 @@ describe('loadConfig: the environment object passed in is the only environment r
       env,
     );
     expect(config.models.default?.apiKey).toBe(key);
+  });
+});
+
+describe('loadConfig: notifications (the webhook)', () => {
+  const URL_ = 'https://hooks.example/cua';
+  const SECRET = 'sixteen-chars-ok';
+
+  it('is absent unless configured; a webhook gets every event and a 10 s timeout by default', () => {
+    expect(load({}).notifications).toBeUndefined();
+    expect(load({ notifications: { webhook: { url: URL_, secret: SECRET } } }).notifications).toEqual({
+      webhook: {
+        url: URL_,
+        secret: SECRET,
+        events: ['waiting', 'paused', 'failed', 'completed', 'cancelled'],
+        timeoutSeconds: 10,
+      },
+    });
+  });
+
+  it.each<[string, unknown, NodeJS.ProcessEnv, Record<string, unknown>]>([
+    [
+      'CUA_WEBHOOK_URL and CUA_WEBHOOK_SECRET make one',
+      {},
+      { CUA_WEBHOOK_URL: URL_, CUA_WEBHOOK_SECRET: SECRET },
+      { url: URL_, secret: SECRET },
+    ],
+    [
+      "CUA_WEBHOOK_URL replaces the file's URL, keeping its secretEnv and events",
+      { notifications: { webhook: { url: 'https://old.example/', secretEnv: 'HOOK_KEY', events: ['failed'] } } },
+      { CUA_WEBHOOK_URL: URL_ },
+      { url: URL_, secretEnv: 'HOOK_KEY', events: ['failed'] },
+    ],
+    [
+      "CUA_WEBHOOK_SECRET replaces the file's secretEnv",
+      { notifications: { webhook: { url: URL_, secretEnv: 'HOOK_KEY' } } },
+      { CUA_WEBHOOK_SECRET: SECRET },
+      { url: URL_, secret: SECRET },
+    ],
+  ])('%s', (_name, file, env, webhook) => {
+    const got = load(file, env).notifications?.webhook;
+    expect(got).toMatchObject(webhook);
+    if (!('secretEnv' in webhook)) expect(got).not.toHaveProperty('secretEnv');
+  });
+
+  it('CUA_WEBHOOK_SECRET alone turns no webhook on', () => {
+    expect(load({}, { CUA_WEBHOOK_SECRET: SECRET }).notifications).toBeUndefined();
+  });
+
+  it.each<[string, unknown, NodeJS.ProcessEnv, RegExp]>([
+    ['a webhook without a secret', { notifications: { webhook: { url: URL_ } } }, {}, /exactly one of secret and/],
+    [
+      'CUA_WEBHOOK_URL without a secret',
+      {},
+      { CUA_WEBHOOK_URL: URL_ },
+      /notifications\.webhook: give exactly one of secret and secretEnv \(or set CUA_WEBHOOK_SECRET\)/,
+    ],
+    [
+      'both a secret and a secretEnv',
+      { notifications: { webhook: { url: URL_, secret: SECRET, secretEnv: 'K' } } },
+      {},
+      /notifications\.webhook: give exactly one/,
+    ],
+    [
+      'a short secret',
+      { notifications: { webhook: { url: URL_, secret: 'short' } } },
+      {},
+      /notifications\.webhook\.secret: at least 16 characters/,
+    ],
+    [
+      'a URL that is not http(s)',
+      { notifications: { webhook: { url: 'ftp://hooks.example/', secret: SECRET } } },
+      {},
+      /notifications\.webhook\.url: an http\(s\) URL/,
+    ],
+    ['a bad CUA_WEBHOOK_URL', {}, { CUA_WEBHOOK_URL: 'hooks', CUA_WEBHOOK_SECRET: SECRET }, /webhook\.url/],
+    [
+      'an unknown event',
+      { notifications: { webhook: { url: URL_, secret: SECRET, events: ['started'] } } },
+      {},
+      /notifications\.webhook\.events\.0: Invalid option/,
+    ],
+    [
+      'no events',
+      { notifications: { webhook: { url: URL_, secret: SECRET, events: [] } } },
+      {},
+      /notifications\.webhook\.events/,
+    ],
+    [
+      'a timeout over a minute',
+      { notifications: { webhook: { url: URL_, secret: SECRET, timeoutSeconds: 61 } } },
+      {},
+      /notifications\.webhook\.timeoutSeconds: .*<=60/,
+    ],
+    [
+      'an unknown key',
+      { notifications: { webhook: { url: URL_, secret: SECRET, retries: 3 } } },
+      {},
+      /notifications\.webhook: Unrecognized key: "retries"/,
+    ],
+  ])('%s → ConfigError', (_name, content, env, message) => {
+    const run = () => load(content, env);
+    expect(run).toThrow(ConfigError);
+    expect(run).toThrow(message);
+  });
+
+  it('an error in the section does not quote the secret', () => {
+    const run = () => load({ notifications: { webhook: { url: 'nope', secret: 'too-short-1' } } });
+    expect(run).toThrow(/webhook\.url/);
+    expect(run).not.toThrow(/too-short-1/);
+  });
+});
+
+describe('webhookTarget: the secret resolved when the worker starts', () => {
+  const section = (webhook: Record<string, unknown>) =>
+    load({ notifications: { webhook: { url: 'https://hooks.example/', ...webhook } } }).notifications;
+
+  it('none without a webhook', () => {
+    expect(webhookTarget(undefined, {})).toBeUndefined();
+    expect(webhookTarget({}, {})).toBeUndefined();
+  });
+
+  it.each<[string, Record<string, unknown>, NodeJS.ProcessEnv]>([
+    ['from the file', { secret: 'sixteen-chars-ok' }, {}],
+    ['from its environment variable', { secretEnv: 'HOOK_KEY' }, { HOOK_KEY: 'sixteen-chars-ok' }],
+  ])('takes the secret %s', (_name, webhook, env) => {
+    expect(webhookTarget(section(webhook), env)).toEqual({
+      url: 'https://hooks.example/',
+      secret: 'sixteen-chars-ok',
+      events: ['waiting', 'paused', 'failed', 'completed', 'cancelled'],
+      timeoutMs: 10_000,
+    });
+  });
+
+  it.each<[string, NodeJS.ProcessEnv, RegExp]>([
+    ['an unset variable', {}, /notifications\.webhook\.secretEnv: the environment variable HOOK_KEY is not set/],
+    ['a short value', { HOOK_KEY: 'tiny-val' }, /the value of HOOK_KEY is shorter than 16 characters/],
+  ])('refuses %s (ConfigError, one line, no value quoted)', (_name, env, message) => {
+    const run = () => webhookTarget(section({ secretEnv: 'HOOK_KEY' }), env);
+    expect(run).toThrow(ConfigError);
+    expect(run).toThrow(message);
+    expect(run).not.toThrow(/tiny-val/);
+  });
+
+  it("the worker's start line names the webhook's origin, not its path (which may be a credential)", () => {
+    const target = webhookTarget(section({ secret: 'sixteen-chars-ok', url: 'https://hooks.example/T0/B1/xyz' }), {});
+    expect(webhookSummary(target!)).toBe(
+      'notifications: webhook https://hooks.example for waiting, paused, failed, completed, cancelled',
+    );
   });
 });

@@ -1,0 +1,53 @@
+// The JSON body of a webhook notification, built from what the workflow knows (NotifyInput). Pure. Field names are
+// snake_case like the run folder's files; a field that does not apply to the event is left out.
+import type { NotifyEvent, NotifyInput } from '../contract/activities';
+import type { EndReason, RunStatus } from '../contract/task';
+
+/** The instruction is cut to this many characters (the run folder has it whole). */
+export const INSTRUCTION_CHARS = 200;
+
+export interface WebhookBody {
+  event: NotifyEvent;
+  /** The same on every retry of this notification: a receiver drops a repeat by it. */
+  delivery_id: string;
+  task_id: string;
+  status: RunStatus;
+  step: number;
+  /** The pending question (event waiting), its id, and the command that answers it. */
+  question?: string;
+  question_id?: string;
+  reply_command?: string;
+  answer?: string;
+  error?: string;
+  end_reason?: EndReason;
+  /** When the event happened (ISO 8601); the X-Cua-Timestamp header says when this request was sent. */
+  at: string;
+  instruction: string;
+}
+
+/** The command that answers the question, to paste into a shell (run ids are shell-safe: letters, digits, . _ -). */
+export function replyCommand(taskId: string, questionId: string): string {
+  return `npx cua reply ${taskId} "<your reply>" --question ${questionId}`;
+}
+
+function cut(text: string, chars: number): string {
+  return text.length <= chars ? text : `${text.slice(0, chars - 1)}…`;
+}
+
+export function webhookBody(n: NotifyInput): WebhookBody {
+  return {
+    event: n.event,
+    delivery_id: n.deliveryId,
+    task_id: n.taskId,
+    status: n.status,
+    step: n.step,
+    ...(n.question
+      ? { question: n.question.text, question_id: n.question.id, reply_command: replyCommand(n.taskId, n.question.id) }
+      : {}),
+    ...(n.answer !== undefined ? { answer: n.answer } : {}),
+    ...(n.error !== undefined ? { error: n.error } : {}),
+    ...(n.endReason !== undefined ? { end_reason: n.endReason } : {}),
+    at: n.at,
+    instruction: cut(n.instruction, INSTRUCTION_CHARS),
+  };
+}
