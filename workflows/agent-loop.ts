@@ -78,8 +78,6 @@ export class AgentLoop {
   private observed: Observed | null;
   /** The generation of the act in flight when it is a step's last (see OpenSessionInput.lostActGeneration). */
   private lastActInFlight: number | null = null;
-  /** A follow-up's first step (its open restores the page the task's last step left). */
-  private firstStep = 0;
   /** The act in flight, for the note a lost worker's successor writes (see OpenSessionInput.actInDoubt). */
   private actInFlight: { summary: string; startedAt: string } | null = null;
   /** How the last step ended (for the stops). */
@@ -171,7 +169,7 @@ export class AgentLoop {
   private openReason(): OpenSessionInput['reason'] {
     const { state } = this;
     if (state.step === 1 && !this.continued) return 'start';
-    return this.input.followUp !== undefined && state.step === this.firstStep ? 'follow_up' : 'continue';
+    return state.followUpAt === state.step ? 'follow_up' : 'continue';
   }
 
   /** A follow-up task: recorded in the run folder after its last step, where this run's steps go on. */
@@ -179,7 +177,7 @@ export class AgentLoop {
     const started = await this.proxies.shared('follow-up').startFollowUp({ runId: this.input.runId, text });
     rememberNotifyEvents(this.state, started);
     this.state.step = started.steps;
-    this.firstStep = started.steps + 1;
+    this.state.followUpAt = started.steps + 1;
   }
 
   /**

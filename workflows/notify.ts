@@ -60,7 +60,9 @@ export async function notifyEvent(task: TaskState, event: NotifyEvent): Promise<
   const state = task.carried;
   if (!state.notifyEvents?.includes(event) || !patched(NOTIFY_PATCH)) return;
   state.notifications = (state.notifications ?? 0) + 1;
-  const deliveryId = `${task.input.runId}-notify-${event}-${state.notifications}`;
+  // A follow-up is another run of the same task id: its notifications are numbered apart from the earlier runs'.
+  const run = state.followUpAt === undefined ? '' : `-followup${state.followUpAt}`;
+  const deliveryId = `${task.input.runId}${run}-notify-${event}-${state.notifications}`;
   try {
     await CancellationScope.nonCancellable(() =>
       startChild(notification, {

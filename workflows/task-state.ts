@@ -49,6 +49,8 @@ export interface CarriedState {
   notifyEvents?: NotifyEvent[];
   /** Notifications started so far (numbers their workflow ids). */
   notifications?: number;
+  /** A follow-up's run (`cua continue`): the step it began at (its notifications' ids say so). */
+  followUpAt?: number;
 }
 
 const SUMMARIES_KEPT = 200;

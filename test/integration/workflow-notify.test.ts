@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporal } from '@temporalio/proto';
 import type { WorkflowHandle } from '@temporalio/client';
+import { continueTask, pauseTask, resumeTask } from '../../api/control';
 import { cancelTask, replyToTask } from '../../api/tasks';
+import { statusQuery } from '../../workflows/messages';
 import type { TaskResult } from '../../src/contract/task';
 import type { WebhookBody } from '../../src/notify/body';
 import { postWebhook, WebhookDeliveryError, WebhookRefusedError } from '../../src/notify/send';
@@ -151,6 +153,24 @@ describe('notifications of a task (dev server)', () => {
     }
     expect(await historyText(handle)).toContain(NOTIFY_PATCH);
   });
+
+  it('a paused task: paused; its follow-up run notifies apart from the first run', async () => {
+    receiver.respond = () => 200;
+    const handle = await h.start({ script: 'pause-order', instruction: 'Order 3.' });
+    const id = handle.workflowId;
+    await eventually(async () => (await handle.query(statusQuery)).step === 2, 60_000, 'step 2');
+    await pauseTask(h.client, id);
+    const [paused] = await received(id, 'paused');
+    expect(paused?.verified.ok).toBe(true);
+    expect(paused?.body).toMatchObject({ event: 'paused', status: 'paused', step: 2 });
+    await resumeTask(h.client, id);
+    await handle.result();
+    await received(id, 'completed');
+    await continueTask(h.client, id, 'Is the order page still open?');
+    await h.client.workflow.getHandle(id).result();
+    const [, second] = await received(id, 'completed', 2);
+    expect(second?.body).toMatchObject({ delivery_id: `${id}-followup5-notify-completed-1`, step: 5 });
+  }, 120_000);
 
   it('a task whose question times out: failed, with the error and the end reason', async () => {
     const handle = await h.start({ script: 'ask-city', askTimeoutSeconds: 1 });
