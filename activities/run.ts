@@ -2,7 +2,7 @@
 import { lastObservationText } from '../src/agent/history';
 import { endpointProfileIssue, promptFileActions } from '../src/model/endpoint-prompt';
 import { PromptActionsError } from '../src/model/errors';
-import { followupMessage, handbackNote, steerMessage, taskMessage, userReply } from '../src/trajectory/events';
+import { followupMessage, handbackEvent, steerMessage, taskMessage, userReply } from '../src/trajectory/events';
 import { parseEventId } from '../src/trajectory/ids';
 import type { Event } from '../src/trajectory/schema';
 import { TrajectoryWriter } from '../src/trajectory/writer';
@@ -82,7 +82,7 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       const w = await files.writer(req.runId);
       const stamp = { generation: req.generation, metadata: req.metadata ?? {} };
       if (req.kind === 'say') await w.appendEvent(steerMessage(req.step, req.text ?? '', req.index ?? 1));
-      if (req.kind === 'handback') await w.appendEvent(handbackNote(req.step, req.text ?? '', stamp));
+      if (req.kind === 'handback') await w.appendEvent(handbackEvent(req.step, req.text ?? '', stamp));
       if (req.kind === 'paused' || req.kind === 'taken_over') {
         await w.writeStatus(req.kind);
         await w.writeDataPoint(); // a snapshot, as at a question: the run may stay so for days

@@ -82,7 +82,7 @@ export function steerMessage(step: number, content: string, index: number, stamp
 }
 
 /** What a person did while they had the browser (a takeover), read by the model with `step`'s observation. */
-export function handbackNote(step: number, output: string, stamp: Stamp = {}): ToolOutputObservation {
+export function handbackEvent(step: number, output: string, stamp: Stamp = {}): ToolOutputObservation {
   return ToolOutputObservationSchema.parse({
     ...common(eventId({ step, kind: 'handback', generation: stamp.generation }), stamp, null),
     metadata: { note: 'handback', ...stamp.metadata },
