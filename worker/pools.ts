@@ -35,6 +35,7 @@ export function browserPoolFor(config: Config, browser: Browser | undefined, log
     },
     maxSessions: config.browser.maxSessions,
     idleTimeoutMs: config.browser.idleTimeoutSeconds * 1000,
+    takeover: { ...config.takeover, cdp: config.browser.takeoverCdp },
     defaults: {
       maxDownloadBytes: config.browser.maxDownloadMiB * 1024 * 1024,
       readyCapMs: config.browser.pageReadyTimeoutSeconds * 1000,
