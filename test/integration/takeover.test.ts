@@ -11,6 +11,13 @@ import type { Session } from '../../src/browser';
 import type { ServerMessage, TakeoverInput } from '../../src/browser/takeover/protocol';
 import { TakeoverServer } from '../../src/browser/takeover/server';
 import type { LeaseGrant } from '../../src/browser/takeover/server';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { createActivities } from '../../activities/catalog';
+import { handbackNote } from '../../src/agent/handback';
+import { loadConfig } from '../../src/runtime/config';
 import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';
 
@@ -219,6 +226,8 @@ describe('takeover endpoint', () => {
       downloadsDir: SESSION.downloadsDir,
       url: `${lease.url}?token=${lease.token}`,
     });
+    // The person's own tab is leased too, only so that this file's short idle limit does not close it.
+    await pool.takeovers.lease(person.env, 'person-tab', { sessionId: person.sessionId });
     try {
       const page = person.env.page;
       await page.waitForFunction(() => document.getElementById('status')?.textContent === 'connected');
@@ -255,6 +264,45 @@ describe('takeover endpoint', () => {
     } finally {
       await plain.close();
       await pool.close(other.sessionId);
+    }
+  });
+});
+
+describe('takeover activities', () => {
+  it('startTakeover and endTakeover lend the session and tell what the person did, for the hand-back note', async () => {
+    const runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-takeover-'));
+    const acts = createActivities({ config: loadConfig({ env: { CUA_RUNS_DIR: runsDir } }), pool, sessionQueue: 'q' });
+    const { sessionId } = await pool.openSession({ ...SESSION, url: fixtures.url('/takeover-form') });
+    const ref = { runId: 'run-1', sessionId, leaseId: 'run-1-takeover-1' };
+    try {
+      const grant = await acts.startTakeover(ref);
+      expect(await acts.startTakeover(ref)).toEqual(grant); // a retry: the same lease
+      const viewer = await Viewer.open(wsUrl(grant));
+      await viewer.send({ type: 'mouse', action: 'down', x: 100, y: 60 });
+      await viewer.send({ type: 'mouse', action: 'up', x: 100, y: 60 });
+      await viewer.send({ type: 'text', text: 'lamps' });
+      await viewer.send({ type: 'key', action: 'press', key: 'Enter' });
+      await pool.get(sessionId).page.waitForURL(/q=lamps/);
+
+      const summary = await acts.endTakeover(ref);
+      expect(await acts.endTakeover(ref)).toEqual(summary);
+      const durationMs = Date.parse(summary.endedAt) - Date.parse(summary.startedAt);
+      expect(handbackNote({ ...summary, durationMs, note: 'I searched for lamps.' })).toMatch(
+        new RegExp(
+          `^A person took over the browser for .+ and handed it back\\. The page was ` +
+            `${fixtures.url('/takeover-form').replace(/[.?]/g, '\\$&')} \\("Search form"\\) and is now ` +
+            `.*/takeover-result\\?q=lamps \\("Results for lamps"\\)\\. Their note: I searched for lamps\\.`,
+        ),
+      );
+
+      const lost = await acts.endTakeover({ ...ref, leaseId: 'granted-by-a-lost-worker' });
+      expect(lost).toMatchObject({ leaseLost: true, inputs: 0, titleAfter: 'Results for lamps' });
+      // A desktop session's id (activities/environments/desktop.ts): its driver offers no takeover.
+      const desktop = acts.startTakeover({ ...ref, sessionId: 'desk-1' });
+      await expect(desktop).rejects.toBeInstanceOf(ApplicationFailure);
+      await expect(desktop).rejects.toMatchObject({ type: 'TakeoverError', nonRetryable: true });
+    } finally {
+      await pool.close(sessionId);
     }
   });
 });

@@ -6,6 +6,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { Page } from 'playwright';
 import type { WebSocket } from 'ws';
+import type { EndTakeoverResult, StartTakeoverResult } from '../../contract/activities';
 import type { BrowserEnvironment } from '../environment';
 import { firstLine } from '../navigation';
 import { applyInput, countsAsInput } from './input';
@@ -13,19 +14,10 @@ import { parseInput } from './protocol';
 import type { ServerMessage, TakeoverInput } from './protocol';
 import { Screencast } from './screencast';
 
-/** What a lease's end reports (times are ISO 8601). */
-export type LeaseSummary = {
-  startedAt: string;
-  endedAt: string;
-  /** Things the person did: clicks (mouse downs), wheel turns, keys pressed, texts typed, navigations. */
-  inputs: number;
-  urlBefore: string;
-  urlAfter: string;
-  titleBefore: string;
-  titleAfter: string;
-};
+/** What a lease's end reports: for how long, how many inputs, the page before and after (times are ISO 8601). */
+export type LeaseSummary = Omit<EndTakeoverResult, 'leaseLost'>;
 
-export type PageFacts = { url: string; title: string };
+export type PageFacts = StartTakeoverResult['page'];
 
 /** A viewer whose socket holds more than this unsent is behind: frames skip it until it catches up. */
 const VIEWER_BACKLOG_BYTES = 4 * 1024 * 1024;

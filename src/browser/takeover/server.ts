@@ -11,12 +11,13 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import type { StartTakeoverResult } from '../../contract/activities';
 import type { BrowserEnvironment } from '../environment';
 import { TakeoverError } from '../errors';
 import { tunnelToDevTools, versionInfo } from './cdp-proxy';
 import type { DevToolsEndpoint } from './devtools';
 import { Lease, pageFacts } from './lease';
-import type { LeaseSummary, PageFacts } from './lease';
+import type { LeaseSummary } from './lease';
 import { viewerPage, viewerPolicy } from './viewer-page';
 
 export type TakeoverOptions = {
@@ -36,16 +37,7 @@ export type TakeoverOptions = {
 };
 
 /** What a person needs to take a session over: the viewer's address, the lease's token, and raw CDP when offered. */
-export type LeaseGrant = {
-  /** http(s)://…/takeover/<leaseId>: the viewer page; its socket is <url>/ws. Both need the token. */
-  url: string;
-  token: string;
-  /** ws(s)://…/takeover/<leaseId>/cdp?token=…: for `chromium.connectOverCDP` (browser.takeoverCdp only). */
-  cdpUrl?: string;
-  /** When the lease started (ISO 8601), and the page then. */
-  startedAt: string;
-  page: PageFacts;
-};
+export type LeaseGrant = StartTakeoverResult;
 
 /** A lease id is one path segment. */
 const LEASE_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -91,6 +83,8 @@ export class TakeoverServer {
   private listening: Promise<AddressInfo> | undefined;
   private readonly sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   private readonly leases = new Map<string, Lease>();
+  /** Leases being ended: a second end waits for the first. */
+  private readonly ending = new Map<string, Promise<LeaseSummary>>();
   private readonly ended = new Map<string, { summary: LeaseSummary; authorizes: Lease['authorizes'] }>();
 
   constructor(private readonly options: TakeoverOptions = {}) {}
@@ -106,6 +100,7 @@ export class TakeoverServer {
       );
     }
     const address = await this.listen();
+    await this.ending.get(leaseId); // a lease of this id being ended is ended first; this one is new
     let lease = this.leases.get(leaseId);
     if (lease) lease.repoint(env);
     else {
@@ -116,18 +111,30 @@ export class TakeoverServer {
     return this.grant(lease, address);
   }
 
-  /** Ends a lease (handed back); what the person did. A lease already ended answers the same; an unknown one: none. */
-  async end(leaseId: string, reason = 'handed back'): Promise<LeaseSummary | undefined> {
+  /**
+   * Ends a lease (handed back); what the person did. A lease already ended (or ending) answers the same; an unknown
+   * one: none. The session counts as leased until the end is done, so it is not closed as idle meanwhile.
+   */
+  end(leaseId: string, reason = 'handed back'): Promise<LeaseSummary | undefined> {
     const lease = this.leases.get(leaseId);
-    if (!lease) return this.ended.get(leaseId)?.summary;
-    this.leases.delete(leaseId);
-    const summary = await lease.end(reason);
-    this.ended.set(leaseId, { summary, authorizes: lease.authorizes });
-    for (const old of [...this.ended.keys()].slice(0, Math.max(0, this.ended.size - ENDED_KEPT))) {
-      this.ended.delete(old);
+    if (!lease) return Promise.resolve(this.ended.get(leaseId)?.summary);
+    this.ending.set(leaseId, this.ending.get(leaseId) ?? this.finish(lease, reason));
+    return this.ending.get(leaseId) as Promise<LeaseSummary>;
+  }
+
+  private async finish(lease: Lease, reason: string): Promise<LeaseSummary> {
+    try {
+      const summary = await lease.end(reason);
+      this.ended.set(lease.id, { summary, authorizes: lease.authorizes });
+      for (const old of [...this.ended.keys()].slice(0, Math.max(0, this.ended.size - ENDED_KEPT))) {
+        this.ended.delete(old);
+      }
+      return summary;
+    } finally {
+      this.leases.delete(lease.id);
+      this.ending.delete(lease.id);
+      if (lease.sessionId !== undefined) this.options.onEnd?.(lease.sessionId);
     }
-    if (lease.sessionId !== undefined) this.options.onEnd?.(lease.sessionId);
-    return summary;
   }
 
   /** Whether a session is lent out now (the pool does not close it for being idle). */
