@@ -57,6 +57,7 @@ export function desktopPoolFor(config: Config, log: (line: string) => void): Des
     maxSessions: config.desktop.maxSessions,
     idleTimeoutMs: config.desktop.idleTimeoutSeconds * 1000,
     ...(config.desktop.sandboxUid !== undefined ? { sandboxUid: config.desktop.sandboxUid } : {}),
+    takeover: { host: config.takeover.host },
     log,
   });
 }

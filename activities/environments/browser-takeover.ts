@@ -4,6 +4,7 @@
 import { pageFacts } from '../../src/browser/takeover/lease';
 import type { EndTakeoverResult, StartTakeoverResult, TakeoverRef } from '../../src/contract/activities';
 import type { ActivityDeps } from '../support';
+import { leaseLost } from './driver';
 
 /** Lends the session's browser to a person; the same lease id again (a retry) is the same lease. */
 export async function takeOverBrowser(deps: ActivityDeps, req: TakeoverRef): Promise<StartTakeoverResult> {
@@ -27,16 +28,6 @@ export async function endBrowserTakeover(deps: ActivityDeps, req: TakeoverRef): 
     deps.log?.(`session ${req.sessionId} of ${req.runId} handed back (lease ${req.leaseId}, ${summary.inputs} inputs)`);
     return summary;
   }
-  const now = new Date().toISOString();
-  const page = deps.pool.has(req.sessionId) ? await pageFacts(deps.pool.get(req.sessionId)) : { url: '', title: '' };
-  return {
-    startedAt: now,
-    endedAt: now,
-    inputs: 0,
-    urlBefore: page.url,
-    urlAfter: page.url,
-    titleBefore: page.title,
-    titleAfter: page.title,
-    leaseLost: true,
-  };
+  const env = deps.pool.has(req.sessionId) ? deps.pool.get(req.sessionId) : undefined;
+  return leaseLost(env ? await pageFacts(env) : { url: '', title: '' });
 }

@@ -20,6 +20,9 @@ import type {
   ObserveResult,
   OpenSessionInput,
   ReleaseInput,
+  EndTakeoverResult,
+  StartTakeoverResult,
+  TakeoverRef,
 } from '../../src/contract/activities';
 import { restoreHome, saveHome } from '../local-files';
 import { recordStartPage } from '../step-records';
@@ -28,6 +31,7 @@ import type { ActivityDeps, RunFiles } from '../support';
 import { decideDesktop } from './desktop-decide';
 import { runTool } from './desktop-tools';
 import { DESKTOP_AGENT, desktopScreen } from './desktop-turn';
+import { leaseLost } from './driver';
 import type { EnvironmentDriver, OpenedSession } from './driver';
 
 /** The run folder's subfolder that is the sandbox's home directory. */
@@ -47,6 +51,22 @@ export function createDesktopDriver(deps: ActivityDeps, files: RunFiles): Enviro
       await saveHome(files, req.runId, path.join(files.dir(req.runId), HOME_DIR));
     },
     decide: (req, input) => decideDesktop(deps, files, req, input),
+    // A person takes the desktop over through noVNC (src/desktop/takeovers.ts); the token is the VNC password.
+    async takeover(req: TakeoverRef): Promise<StartTakeoverResult> {
+      const session = pool(deps).get(req.sessionId);
+      const grant = await pool(deps).takeovers.lease(req.sessionId, session.display, req.leaseId, () =>
+        windowsLine(session),
+      );
+      deps.log?.(`desktop ${req.sessionId} of ${req.runId} taken over (lease ${req.leaseId}): ${grant.url}`);
+      return grant;
+    },
+    async endTakeover(req: TakeoverRef): Promise<EndTakeoverResult> {
+      const summary = await pool(deps).takeovers.end(req.leaseId);
+      if (summary) return summary;
+      const desktops = pool(deps);
+      const shown = desktops.has(req.sessionId) ? await windowsLine(desktops.get(req.sessionId)) : '';
+      return leaseLost({ url: '', title: shown });
+    },
   };
 }
 

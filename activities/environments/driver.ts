@@ -56,5 +56,24 @@ export interface EnvironmentDriver {
   decide(req: StepRef, input: TaskInput): Promise<DecideResult>;
 }
 
+/**
+ * What endTakeover answers for a lease this worker does not hold (the worker that granted it was lost, and the
+ * session re-opened here): no inputs known, and the session as it is now (`shown`) for both before and after.
+ */
+export function leaseLost(shown: { url: string; title: string }): EndTakeoverResult {
+  const now = new Date().toISOString();
+  const { url, title } = shown;
+  return {
+    startedAt: now,
+    endedAt: now,
+    inputs: 0,
+    urlBefore: url,
+    urlAfter: url,
+    titleBefore: title,
+    titleAfter: title,
+    leaseLost: true,
+  };
+}
+
 /** A driver, built once per activities object from the worker's dependencies and run files. */
 export type DriverFactory = (deps: ActivityDeps, files: RunFiles) => EnvironmentDriver;

@@ -7,6 +7,7 @@ import type { LifetimeEnd, LifetimeOptions } from '../runtime/session-lifetimes'
 import { DesktopPoolFullError, UnknownDesktopSessionError } from './errors';
 import { DesktopSession } from './session';
 import type { DesktopOptions } from './session';
+import { DesktopTakeovers } from './takeovers';
 
 export type DesktopPoolOptions = LifetimeOptions & {
   maxSessions: number;
@@ -17,6 +18,8 @@ export type DesktopPoolOptions = LifetimeOptions & {
    * default DEFAULT_SANDBOX_HOST_UID). A worker that is not root runs its sandboxes as itself.
    */
   sandboxUid?: number;
+  /** Desktop takeovers (takeovers.ts): where noVNC's page listens (the worker's `takeover.host`). */
+  takeover?: { host?: string };
   log?: (line: string) => void;
 };
 
@@ -32,8 +35,20 @@ export class DesktopPool {
     for (const session of this.sessions.values()) session.killNow();
   };
 
+  /** Desktops lent to a person over VNC: never closed as idle; their idle clock starts again at the hand-back. */
+  readonly takeovers: DesktopTakeovers;
+
   constructor(private readonly options: DesktopPoolOptions) {
-    this.lifetimes = new SessionLifetimes(options, (id, why) => this.close(id, why));
+    this.lifetimes = new SessionLifetimes(
+      options,
+      (id, why) => this.close(id, why),
+      (id) => this.takeovers.isLeased(id),
+    );
+    this.takeovers = new DesktopTakeovers({
+      ...options.takeover,
+      onEnd: (id) => this.lifetimes.touch(id),
+      ...(options.log ? { log: options.log } : {}),
+    });
   }
 
   /** Open sessions (not counting those still starting). */
@@ -99,6 +114,7 @@ export class DesktopPool {
     this.sessions.delete(sessionId);
     this.lifetimes.delete(sessionId);
     if (this.sessions.size === 0) process.off('exit', this.onExit);
+    await this.takeovers.endSession(sessionId);
     await session.close();
     const reason =
       why === 'idle'

@@ -297,10 +297,10 @@ describe('takeover activities', () => {
 
       const lost = await acts.endTakeover({ ...ref, leaseId: 'granted-by-a-lost-worker' });
       expect(lost).toMatchObject({ leaseLost: true, inputs: 0, titleAfter: 'Results for lamps' });
-      // A desktop session's id (activities/environments/desktop.ts): its driver offers no takeover.
-      const desktop = acts.startTakeover({ ...ref, sessionId: 'desk-1' });
-      await expect(desktop).rejects.toBeInstanceOf(ApplicationFailure);
-      await expect(desktop).rejects.toMatchObject({ type: 'TakeoverError', nonRetryable: true });
+      // An application's environment's session (activities/environments/custom.ts): its driver offers no takeover.
+      const custom = acts.startTakeover({ ...ref, sessionId: 'env-1' });
+      await expect(custom).rejects.toBeInstanceOf(ApplicationFailure);
+      await expect(custom).rejects.toMatchObject({ type: 'TakeoverError', nonRetryable: true });
     } finally {
       await pool.close(sessionId);
     }
