@@ -13,7 +13,11 @@ import type {
   OpenSessionResult,
   ReclaimSessionResult,
   ReleaseInput,
+  StartTakeoverResult,
+  EndTakeoverResult,
+  TakeoverRef,
 } from '../src/contract/activities';
+import { TakeoverError } from '../src/browser/errors';
 import type { Environments } from './environments/table';
 import { flushDeferred } from './step-records';
 import { activityAttempt, nonRetryable, withoutStoreWait } from './support';
@@ -84,6 +88,20 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles, env
     /** Carries out the decided action in this worker's session; records tool output and the post screenshot. */
     async act(req: ActInput): Promise<ActResult> {
       return environments.forSession(req.sessionId).act(req);
+    },
+
+    /** A person takes the session over: a lease on this worker's takeover endpoint (its URL and token). */
+    async startTakeover(req: TakeoverRef): Promise<StartTakeoverResult> {
+      const driver = environments.forSession(req.sessionId);
+      if (!driver.takeover) nonRetryable(new TakeoverError(`This environment's sessions cannot be taken over.`));
+      return driver.takeover(req);
+    },
+
+    /** The person hands the session back: the lease ends; what they did, for the model's next observation. */
+    async endTakeover(req: TakeoverRef): Promise<EndTakeoverResult> {
+      const driver = environments.forSession(req.sessionId);
+      if (!driver.endTakeover) nonRetryable(new TakeoverError(`This environment's sessions cannot be taken over.`));
+      return driver.endTakeover(req);
     },
   };
 }

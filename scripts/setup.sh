@@ -120,6 +120,21 @@ if want desktop; then
     missing="$(desktop_missing)"
   fi
   say "desktop: $([ -z "$missing" ] && echo ready || echo "off (missing:$missing)")"
+  # Taking a desktop over (`cua takeover`): x11vnc on its display, websockify and noVNC's page
+  # (src/infra/desktop-programs.ts vncSupport). Optional: desktop tasks run without them.
+  vnc_pkgs="x11vnc websockify novnc"
+  vnc_missing() {
+    for b in x11vnc websockify; do command -v "$b" >/dev/null 2>&1 || printf ' %s' "$b"; done
+    [ -f /usr/share/novnc/vnc.html ] || printf ' novnc'
+  }
+  missing="$(vnc_missing)"
+  if [ -n "$missing" ] && is_root_with_apt; then
+    say "installing the desktop takeover packages (missing:$missing; apt-get)"
+    # shellcheck disable=SC2086
+    apt_install $vnc_pkgs || say "WARNING: apt-get could not install them; desktops cannot be taken over"
+    missing="$(vnc_missing)"
+  fi
+  say "desktop takeover (VNC): $([ -z "$missing" ] && echo ready || echo "off (missing:$missing; apt-get install -y $vnc_pkgs)")"
 fi
 
 if want tests; then

@@ -35,6 +35,7 @@ export function browserPoolFor(config: Config, browser: Browser | undefined, log
     },
     maxSessions: config.browser.maxSessions,
     idleTimeoutMs: config.browser.idleTimeoutSeconds * 1000,
+    takeover: { ...config.takeover, cdp: config.browser.takeoverCdp },
     defaults: {
       maxDownloadBytes: config.browser.maxDownloadMiB * 1024 * 1024,
       readyCapMs: config.browser.pageReadyTimeoutSeconds * 1000,
@@ -56,6 +57,7 @@ export function desktopPoolFor(config: Config, log: (line: string) => void): Des
     maxSessions: config.desktop.maxSessions,
     idleTimeoutMs: config.desktop.idleTimeoutSeconds * 1000,
     ...(config.desktop.sandboxUid !== undefined ? { sandboxUid: config.desktop.sandboxUid } : {}),
+    takeover: { host: config.takeover.host },
     log,
   });
 }

@@ -30,6 +30,7 @@ import type { SavedPage } from './browser-state';
 import type { EnvironmentDriver, OpenedSession } from './driver';
 import { actOnPage, observePage } from './page-steps';
 import { inDoubtText, openJournal } from './request-log';
+import { endBrowserTakeover, takeOverBrowser } from './browser-takeover';
 import type { PageSteps } from './page-steps';
 import { holdForReply } from './session-hold';
 
@@ -60,6 +61,8 @@ export function createBrowserDriver(deps: ActivityDeps, files: RunFiles): Enviro
     hold: (req) => holdBrowser(deps, files, pages, req),
     reclaim: (req) => Promise.resolve({ alive: deps.pool.reclaim(req.sessionId) }),
     decide: (req, input) => decideBrowser(deps, files, req, input),
+    takeover: (req) => takeOverBrowser(deps, req),
+    endTakeover: (req) => endBrowserTakeover(deps, req),
   };
 }
 

@@ -22,6 +22,9 @@ import type {
   ObserveInput,
   ObserveResult,
   OpenSessionInput,
+  EndTakeoverResult,
+  StartTakeoverResult,
+  TakeoverRef,
 } from '../../src/contract/activities';
 import { recordStartPage } from '../step-records';
 import { nonRetryable, recordedPre, taskUrlPolicy, withHeartbeat } from '../support';
@@ -30,6 +33,7 @@ import { decideDesktop } from './desktop-decide';
 import { runTool } from './desktop-tools';
 import { restoreHome, saveHome } from './desktop-home';
 import { DESKTOP_AGENT, desktopScreen } from './desktop-turn';
+import { leaseLost } from './driver';
 import type { EnvironmentDriver, OpenedSession } from './driver';
 import { holdForReply } from './session-hold';
 
@@ -62,6 +66,22 @@ export function createDesktopDriver(deps: ActivityDeps, files: RunFiles): Enviro
     hold: (req) => holdDesktop(deps, files, req, steps, release),
     reclaim: async (req) => ({ alive: await pool(deps).reclaim(req.sessionId) }),
     decide: (req, input) => decideDesktop(deps, files, req, input),
+    // A person takes the desktop over through noVNC (src/desktop/takeovers.ts); the token is the VNC password.
+    async takeover(req: TakeoverRef): Promise<StartTakeoverResult> {
+      const session = pool(deps).get(req.sessionId);
+      const grant = await pool(deps).takeovers.lease(req.sessionId, session.display, req.leaseId, () =>
+        windowsLine(session),
+      );
+      deps.log?.(`desktop ${req.sessionId} of ${req.runId} taken over (lease ${req.leaseId}): ${grant.url}`);
+      return grant;
+    },
+    async endTakeover(req: TakeoverRef): Promise<EndTakeoverResult> {
+      const summary = await pool(deps).takeovers.end(req.leaseId);
+      if (summary) return summary;
+      const desktops = pool(deps);
+      const shown = desktops.has(req.sessionId) ? await windowsLine(desktops.get(req.sessionId)) : '';
+      return leaseLost({ url: '', title: shown });
+    },
   };
 }
 

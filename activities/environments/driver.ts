@@ -14,7 +14,10 @@ import type {
   OpenSessionResult,
   ReclaimSessionResult,
   ReleaseInput,
+  StartTakeoverResult,
+  EndTakeoverResult,
   StepRef,
+  TakeoverRef,
 } from '../../src/contract/activities';
 import type { ActivityDeps, RunFiles } from '../support';
 
@@ -42,8 +45,34 @@ export interface EnvironmentDriver {
   hold?(req: HoldSessionInput): Promise<HoldSessionResult>;
   /** With `hold`: the reply came; whether the held session is still alive (a driver without it: never). */
   reclaim?(req: HoldSessionInput): Promise<ReclaimSessionResult>;
+  /**
+   * Optional: lends the session to a person (a takeover lease on this worker's endpoint). A driver without it cannot
+   * be taken over (startTakeover fails, not retried).
+   */
+  takeover?(req: TakeoverRef): Promise<StartTakeoverResult>;
+  /** With `takeover`: the person hands the session back; what they did. */
+  endTakeover?(req: TakeoverRef): Promise<EndTakeoverResult>;
   /** The decide activity's part: the step's model request(s), built for this environment, parsed and recorded. */
   decide(req: StepRef, input: TaskInput): Promise<DecideResult>;
+}
+
+/**
+ * What endTakeover answers for a lease this worker does not hold (the worker that granted it was lost, and the
+ * session re-opened here): no inputs known, and the session as it is now (`shown`) for both before and after.
+ */
+export function leaseLost(shown: { url: string; title: string }): EndTakeoverResult {
+  const now = new Date().toISOString();
+  const { url, title } = shown;
+  return {
+    startedAt: now,
+    endedAt: now,
+    inputs: 0,
+    urlBefore: url,
+    urlAfter: url,
+    titleBefore: title,
+    titleAfter: title,
+    leaseLost: true,
+  };
 }
 
 /** A driver, built once per activities object from the worker's dependencies and run files. */

@@ -18,6 +18,8 @@ export const FAILURE_TYPES = {
   BrowserError: 'browser',
   PoolFullError: 'browser',
   BrowserProviderError: 'browser',
+  /** A takeover that cannot be granted (src/browser/takeover/). */
+  TakeoverError: 'browser',
   CaptchaTimeout: 'captcha',
   CaptchaTimeoutError: 'captcha',
   // The desktop environment

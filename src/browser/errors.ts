@@ -67,3 +67,6 @@ export class PageTextError extends BrowserError {}
 
 /** A browser provider (Browserbase) gave no working session within its attempts. */
 export class BrowserProviderError extends BrowserError {}
+
+/** A takeover could not be granted: a lease id that cannot be one, or the takeover endpoint could not listen. */
+export class TakeoverError extends BrowserError {}

@@ -30,6 +30,10 @@ import { sleep } from '../common/sleep';
 import { SessionLifetimes } from '../runtime/session-lifetimes';
 import { SessionHolds } from '../runtime/session-holds';
 import type { HoldEnd } from '../runtime/session-holds';
+import { DEVTOOLS_PORT_ARG, devToolsEndpoint } from './takeover/devtools';
+import type { DevToolsEndpoint } from './takeover/devtools';
+import { TakeoverServer } from './takeover/server';
+import type { TakeoverOptions } from './takeover/server';
 
 export type PoolOptions = {
   launch?: LaunchOptions;
@@ -64,6 +68,11 @@ export type PoolOptions = {
   egressProxy?: boolean;
   /** Host name lookup for the URL policy (tests inject one). */
   lookup?: Lookup;
+  /**
+   * The takeover endpoint (takeover/server.ts): where it listens, and whether leases offer raw CDP (`cdp`; a browser
+   * launched here then also listens for DevTools on a loopback port).
+   */
+  takeover?: Pick<TakeoverOptions, 'host' | 'port' | 'publicUrl' | 'cdp'>;
 };
 
 export type OpenSessionOptions = {
@@ -134,14 +143,22 @@ export class BrowserPool {
   /** Called whenever a place may have come free (a session closed, an open ended): see onFreeSlot. */
   private readonly freeSlotListeners = new Set<() => void>();
   private shutDown = false;
+  /** Sessions lent to a person (a takeover): never closed as idle; their idle clock starts again at the hand-back. */
+  readonly takeovers: TakeoverServer;
 
   constructor(private readonly options: PoolOptions = {}) {
     this.holds = new SessionHolds((id) => this.close(id), options.log);
     this.lifetimes = new SessionLifetimes(
       options,
       (id) => this.close(id),
-      (id) => this.holds.keeps(id),
+      (id) => this.holds.keeps(id) || this.takeovers.isLeased(id),
     );
+    this.takeovers = new TakeoverServer({
+      ...options.takeover,
+      devTools: () => this.devTools(),
+      onEnd: (id) => this.lifetimes.touch(id),
+      ...(options.log ? { log: options.log } : {}),
+    });
   }
 
   get size(): number {
@@ -263,8 +280,21 @@ export class BrowserPool {
     }
     const current = this.browser ? await this.browser.catch(() => undefined) : undefined;
     if (current?.isConnected()) return current;
-    this.browser = launchBrowser(this.options.launch);
+    const launch = this.options.launch ?? {};
+    const devToolsPort = this.launchesHere && this.options.takeover?.cdp ? [DEVTOOLS_PORT_ARG] : [];
+    this.browser = launchBrowser({ ...launch, extraArgs: [...(launch.extraArgs ?? []), ...devToolsPort] });
     return this.browser;
+  }
+
+  /** Whether the pool launches its browser on this machine (not given one, not remote, not a provider's). */
+  private get launchesHere(): boolean {
+    return !this.options.browser && !this.options.provider && this.options.launch?.cdpUrl === undefined;
+  }
+
+  /** Where the browser launched here listens for raw DevTools connections (with takeover.cdp); else undefined. */
+  private async devTools(): Promise<DevToolsEndpoint | undefined> {
+    if (!this.launchesHere || !this.options.takeover?.cdp) return undefined;
+    return devToolsEndpoint(await this.getBrowser());
   }
 
   /**
@@ -440,6 +470,7 @@ export class BrowserPool {
     this.provided.delete(sessionId);
     this.opening += 1; // the place stays taken while the context closes (closing costs the CPU a new one needs)
     try {
+      await this.takeovers.endSession(sessionId); // a lease on it ends (its summary kept for the hand-back)
       await env.close();
       await provided?.release();
     } finally {
@@ -456,6 +487,7 @@ export class BrowserPool {
   /** Closes every session and the browser; the pool cannot be used afterwards. */
   async shutdown(): Promise<void> {
     await this.holds.endAll('shutdown'); // saved while the browser is still there
+    await this.takeovers.close();
     this.shutDown = true;
     for (const grant of this.waiters.splice(0)) grant(); // each then fails at getBrowser: the pool is shut down
     this.lifetimes.stop();

@@ -141,6 +141,47 @@ export interface ReclaimSessionResult {
   alive: boolean;
 }
 
+/** A takeover (`cua takeover`): a person drives the session's browser under a lease the workflow names. */
+export interface TakeoverRef {
+  runId: string;
+  sessionId: string;
+  /** One path segment: 1 to 128 letters, digits, '.', '_' or '-'. The same id again is the same lease. */
+  leaseId: string;
+}
+
+/**
+ * How a person reaches the taken-over browser. The token travels in this result, so in workflow history: encrypted
+ * there when the payload codec is on (docs/SECURITY.md); it is the lease's alone and dies with it.
+ */
+export interface StartTakeoverResult {
+  /** http(s)://<worker's takeover endpoint>/takeover/<leaseId>: the viewer page; its WebSocket is <url>/ws. */
+  url: string;
+  /** Required by every request: `?token=` or `Authorization: Bearer`. */
+  token: string;
+  /** With browser.takeoverCdp: ws(s)://…/takeover/<leaseId>/cdp?token=…, for `chromium.connectOverCDP` (operator only). */
+  cdpUrl?: string;
+  /** When the lease started (ISO 8601), and the page then. */
+  startedAt: string;
+  page: { url: string; title: string };
+}
+
+/** What the person did, for the hand-back note the model reads (src/agent/handback.ts). Times are ISO 8601. */
+export interface EndTakeoverResult {
+  startedAt: string;
+  endedAt: string;
+  /** Clicks (mouse downs), wheel turns, keys pressed, texts typed and navigations carried out. */
+  inputs: number;
+  urlBefore: string;
+  urlAfter: string;
+  titleBefore: string;
+  titleAfter: string;
+  /**
+   * This worker held no such lease (the worker that granted it was lost, and the session re-opened here): the times
+   * are now and both pages are the current one; the workflow's own record of the start is the better one.
+   */
+  leaseLost?: boolean;
+}
+
 export interface RecordReplyInput {
   runId: string;
   questionId: string;
@@ -255,4 +296,8 @@ export interface TaskActivities {
   decide(req: StepRef): Promise<DecideResult>;
   /** POSTs one notification to the worker's webhook (returns at once when it has none); throws to be retried. */
   notify(req: NotifyInput): Promise<void>;
+  /** A person takes the session's browser over (on the session's queue): a lease on the worker's takeover endpoint. */
+  startTakeover(req: TakeoverRef): Promise<StartTakeoverResult>;
+  /** The person hands it back: the lease ends (its viewers and CDP connections are cut); what they did. */
+  endTakeover(req: TakeoverRef): Promise<EndTakeoverResult>;
 }

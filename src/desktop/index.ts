@@ -11,7 +11,9 @@ export type { DesktopWindow } from './windows';
 export { DEFAULT_SANDBOX_HOST_UID, SANDBOX_HOME, SANDBOX_PROXY_URL, SANDBOX_USER } from './sandbox';
 export { XDOTOOL_KEY_TABLE, normalizeChord, normalizeKey, normalizeKeys } from './keys';
 export { pngSize } from './screenshot';
-export { DESKTOP_APT_LINE, DESKTOP_BINARIES, desktopSupport } from '../infra/desktop-programs';
+export { DESKTOP_APT_LINE, DESKTOP_BINARIES, desktopSupport, vncSupport } from '../infra/desktop-programs';
+export { VncShare } from './vnc';
+export { DesktopTakeovers } from './takeovers';
 export type { DesktopSupport } from '../infra/desktop-programs';
 export {
   CommandTimeoutLimitError,

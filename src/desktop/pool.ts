@@ -10,6 +10,7 @@ import type { LifetimeEnd, LifetimeOptions } from '../runtime/session-lifetimes'
 import { DesktopPoolFullError, UnknownDesktopSessionError } from './errors';
 import { DesktopSession } from './session';
 import type { DesktopOptions } from './session';
+import { DesktopTakeovers } from './takeovers';
 
 export type DesktopPoolOptions = LifetimeOptions & {
   maxSessions: number;
@@ -20,6 +21,8 @@ export type DesktopPoolOptions = LifetimeOptions & {
    * default DEFAULT_SANDBOX_HOST_UID). A worker that is not root runs its sandboxes as itself.
    */
   sandboxUid?: number;
+  /** Desktop takeovers (takeovers.ts): where noVNC's page listens (the worker's `takeover.host`). */
+  takeover?: { host?: string };
   log?: (line: string) => void;
 };
 
@@ -37,13 +40,21 @@ export class DesktopPool {
     for (const session of this.sessions.values()) session.killNow();
   };
 
+  /** Desktops lent to a person over VNC: never closed as idle; their idle clock starts again at the hand-back. */
+  readonly takeovers: DesktopTakeovers;
+
   constructor(private readonly options: DesktopPoolOptions) {
     this.holds = new SessionHolds((id) => this.close(id), options.log);
     this.lifetimes = new SessionLifetimes(
       options,
       (id, why) => this.close(id, why),
-      (id) => this.holds.keeps(id),
+      (id) => this.holds.keeps(id) || this.takeovers.isLeased(id),
     );
+    this.takeovers = new DesktopTakeovers({
+      ...options.takeover,
+      onEnd: (id) => this.lifetimes.touch(id),
+      ...(options.log ? { log: options.log } : {}),
+    });
   }
 
   /** Open sessions (not counting those still starting). */
@@ -140,6 +151,7 @@ export class DesktopPool {
     this.lifetimes.delete(sessionId);
     this.holds.forget(sessionId);
     if (this.sessions.size === 0) process.off('exit', this.onExit);
+    await this.takeovers.endSession(sessionId);
     await session.close();
     const reason =
       why === 'idle'

@@ -181,6 +181,12 @@ export const ConfigSchema = z.strictObject({
       pageProbes: z.boolean().default(false),
       /** read_page_answer_question sends at most this many characters of the page's text to its model sub-call. */
       readPageMaxChars: z.number().int().min(1000).max(1_000_000).default(DEFAULT_READ_PAGE_MAX_CHARS),
+      /**
+       * A takeover's lease also offers raw CDP (`cdpUrl`, for `chromium.connectOverCDP`): the whole browser of this
+       * worker, every task's context, with no URL policy. The operator's only; off by default (docs/SECURITY.md).
+       * Only for the browser the worker launches itself.
+       */
+      takeoverCdp: z.boolean().default(false),
     })
     .superRefine(checkBrowserProvider)
     .default({
@@ -194,6 +200,7 @@ export const ConfigSchema = z.strictObject({
       pageReadyTimeoutSeconds: 60,
       pageProbes: false,
       readPageMaxChars: DEFAULT_READ_PAGE_MAX_CHARS,
+      takeoverCdp: false,
     }),
   /** The desktop environment (src/desktop): one Xvfb display and bubblewrap sandbox per session. */
   desktop: z
@@ -263,6 +270,19 @@ export const ConfigSchema = z.strictObject({
       maxConcurrentWorkflowTasks: z.number().int().min(1).optional(),
     })
     .default({}),
+  /**
+   * The takeover endpoint (src/browser/takeover/): where a person reaches a session's browser during `cua takeover`.
+   * Listening starts at the first lease. Each lease has its own token; bind beyond loopback only behind TLS.
+   */
+  takeover: z
+    .strictObject({
+      host: z.string().min(1).default('127.0.0.1'),
+      /** 0: a free port, chosen when the first lease starts. */
+      port: z.number().int().min(0).max(65_535).default(0),
+      /** The endpoint's address as people reach it (a reverse proxy's), instead of http://host:port. */
+      publicUrl: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).optional(),
+    })
+    .default({ host: '127.0.0.1', port: 0 }),
   /** Evaluations this worker runs (src/eval). */
   evaluation: z
     .strictObject({

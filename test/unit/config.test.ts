@@ -54,6 +54,7 @@ describe('loadConfig: defaults', () => {
         pageReadyTimeoutSeconds: 60,
         pageProbes: false,
         readPageMaxChars: 20_000,
+        takeoverCdp: false,
       },
       desktop: {
         maxSessions: 4,
@@ -70,6 +71,7 @@ describe('loadConfig: defaults', () => {
       },
       worker: { maxConcurrentActivities: 10, maxConcurrentWorkflowTasks: 8 },
       evaluation: { taskSetDirs: [] },
+      takeover: { host: '127.0.0.1', port: 0 },
       limits: { machine: DEV_BOX, derived: ['maxSessions', 'maxConcurrentActivities', 'maxConcurrentWorkflowTasks'] },
       runsDir: path.resolve(dataDir(), 'runs'),
       store: { kind: 'folder', faultWaitMinutes: 30 },
@@ -99,6 +101,7 @@ describe('loadConfig: defaults', () => {
       pageReadyTimeoutSeconds: 60,
       pageProbes: false,
       readPageMaxChars: 20_000,
+      takeoverCdp: false,
     });
   });
 });
@@ -399,6 +402,14 @@ describe('loadConfig: errors', () => {
     ['a desktop endOnNoCall that is no boolean', { desktop: { endOnNoCall: 'yes' } }, {}, /desktop\.endOnNoCall/],
     ['a zero desktop idle timeout', { desktop: { idleTimeoutSeconds: 0 } }, {}, /desktop\.idleTimeoutSeconds/],
     ['a desktop idle timeout in words', { desktop: { idleTimeoutSeconds: '10m' } }, {}, /desktop\.idleTimeoutSeconds/],
+    ['a takeover port out of range', { takeover: { port: 70_000 } }, {}, /takeover\.port/],
+    [
+      'a takeover publicUrl that is no http(s) URL',
+      { takeover: { publicUrl: 'ftp://x.test' } },
+      {},
+      /takeover\.publicUrl/,
+    ],
+    ['a takeoverCdp that is no boolean', { browser: { takeoverCdp: 'on' } }, {}, /browser\.takeoverCdp/],
     ['a page text cut under 1000', { browser: { readPageMaxChars: 500 } }, {}, /browser\.readPageMaxChars: Too small/],
     [
       'a page text cut that is no whole number',
