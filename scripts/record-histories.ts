@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { continueTask, pauseTask, resumeTask, sayToTask } from '../api/control';
+import { continueTask, handBackTask, pauseTask, resumeTask, sayToTask, takeOverTask } from '../api/control';
 import { replyToTask } from '../api/tasks';
 import { statusQuery } from '../workflows/messages';
 import { eventually, startHarness, untilWaiting } from '../test/integration/harness';
@@ -77,6 +77,15 @@ const RECORDINGS: Recordings = {
     await task.result();
     await continueTask(h.client, task.workflowId, 'Is the order page still open?');
     return h.client.workflow.getHandle(task.workflowId);
+  },
+  // ... and a takeover: the lease granted after the step under way (startTakeover), the handback (endTakeover, the
+  // note recorded for the next step).
+  'takeover-handback': async (h) => {
+    const task = await h.start({ script: 'takeover-search', instruction: 'Search for kettles.' });
+    await eventually(async () => (await task.query(statusQuery)).step === 1, 60_000, 'step 1');
+    await takeOverTask(h.client, task.workflowId);
+    await handBackTask(h.client, task.workflowId, { note: 'I looked around.' });
+    return task;
   },
   // The desktop agent (issue 12): a turn of two tool calls, a question and its reply, a turn ending with stop.
   'desktop-turns-ask': async (h) => {

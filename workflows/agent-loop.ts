@@ -14,12 +14,28 @@ import {
   setCurrentDetails,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { DecideCall, ObserveResult, OpenSessionInput, SessionRef } from '../src/contract/activities';
+import type {
+  DecideCall,
+  EndTakeoverResult,
+  ObserveResult,
+  OpenSessionInput,
+  SessionRef,
+  StartTakeoverResult,
+} from '../src/contract/activities';
+import { handbackNote } from '../src/agent/handback';
 import { decideCaptchaTimeout } from '../src/agent/captcha-policy';
 import { autoReplyText } from '../src/agent/reply';
 import { browserOpenQueue } from '../src/agent/queues';
 import { DEFAULT_STORE_FAULT_WAIT_MINUTES } from '../src/trajectory/store-wait';
-import type { EndReason, ReplyInput, RunStatus, TaskInput, TaskResult } from '../src/contract/task';
+import type {
+  EndReason,
+  HandbackInput,
+  ReplyInput,
+  RunStatus,
+  TakeoverLease,
+  TaskInput,
+  TaskResult,
+} from '../src/contract/task';
 import { activityProxies } from './activity-proxies';
 import type { ActivityProxies } from './activity-proxies';
 import { endReasonOf, isSessionLost, isStoreFailure } from './failures';
@@ -29,6 +45,22 @@ import { notifyEnd, notifyPaused, notifyWaiting, rememberNotifyEvents } from './
 import type { CarriedState, TaskState } from './task-state';
 
 const MAX_SESSION_REOPENS_PER_STEP = 3;
+/** While a person has the browser, how often its worker is asked for the lease again (a lost one is re-granted). */
+const LEASE_CHECK = '1 minute';
+
+/** The lease as the takeover update and the status query show it: the address with its token, for a person. */
+function leaseOf(leaseId: string, granted: StartTakeoverResult, since = granted.startedAt): TakeoverLease {
+  const sep = granted.url.includes('?') ? '&' : '?';
+  // noVNC's page (a desktop's lease) takes the token as the VNC password; the browser's viewer as `token`.
+  const param = /\/vnc\.html/.test(granted.url) ? 'password' : 'token';
+  return {
+    leaseId,
+    url: `${granted.url}${sep}${param}=${encodeURIComponent(granted.token)}`,
+    token: granted.token,
+    ...(granted.cdpUrl ? { cdpUrl: granted.cdpUrl } : {}),
+    since,
+  };
+}
 
 /**
  * Patch id: a browser step's last act also takes the next step's pre observation (one round trip fewer per step),
@@ -208,10 +240,113 @@ export class AgentLoop {
     }
   }
 
-  /** A takeover: the live browser leased to a person until they hand it back (built with the takeover activities). */
+  /**
+   * A takeover: the live browser (or desktop) leased to a person until they hand it back. The lease is the workflow's:
+   * every LEASE_CHECK its worker is asked again for it (the same lease while that worker lives); a lost worker's
+   * session is re-opened, its page restored, and the same lease granted there (a new address, in the status query).
+   * The handback's note tells the model how long a person had it, what changed and what they said.
+   */
   private async takeOver(): Promise<void> {
-    this.task.control.takeoverRequested = false;
-    throw ApplicationFailure.nonRetryable('takeover is not available yet', 'ControlRefused');
+    const { state, input, task } = this;
+    const { control } = task;
+    control.takeoverRequested = false;
+    state.takeovers = (state.takeovers ?? 0) + 1;
+    const leaseId = `lease-${state.step}-${state.takeovers}`;
+    let granted: StartTakeoverResult;
+    try {
+      granted = await this.lease(leaseId);
+    } catch (err) {
+      // An environment that cannot be taken over (or a lease refused): the update says why; the task goes on.
+      if (!(err instanceof ActivityFailure)) throw err;
+      control.takeoverError = err.cause?.message ?? String(err);
+      if (state.session === null) await this.open('resume');
+      return;
+    }
+    const first = granted;
+    control.since = first.startedAt;
+    control.lease = leaseOf(leaseId, granted);
+    task.status = 'taken_over';
+    task.publish();
+    setCurrentDetails(
+      `**Taken over by a person** since ${first.startedAt.slice(11, 19)} UTC (lease ${leaseId}; its address: \`npx cua status ${input.runId}\`)\n\nHand back: \`npx cua handback ${input.runId} "<what you did>"\``,
+    );
+    await this.recordControl('taken_over');
+    await notifyPaused(task);
+    while (!(await condition(() => control.handback !== null, LEASE_CHECK))) {
+      granted = await this.lease(leaseId);
+      if (granted.url !== control.lease?.url || granted.token !== control.lease?.token) {
+        control.lease = leaseOf(leaseId, granted, control.since);
+      }
+    }
+    const ended = await this.endLease(leaseId);
+    const handback = control.handback as HandbackInput;
+    const before = ended.leaseLost ? first.page : { url: ended.urlBefore, title: ended.titleBefore };
+    const startedAt = ended.leaseLost ? first.startedAt : ended.startedAt;
+    const text = handbackNote({
+      durationMs: Date.parse(ended.endedAt) - Date.parse(startedAt),
+      urlBefore: before.url,
+      urlAfter: ended.urlAfter,
+      titleBefore: before.title,
+      titleAfter: ended.titleAfter,
+      note: handback.note ?? null,
+    });
+    await this.proxies.shared(`step ${state.step + 1} · handback`).recordControl({
+      runId: input.runId,
+      step: state.step + 1,
+      generation: state.generation,
+      kind: 'handback',
+      text,
+      metadata: {
+        lease_id: leaseId,
+        started_at: startedAt,
+        ended_at: ended.endedAt,
+        inputs: ended.inputs,
+        url_before: before.url,
+        url_after: ended.urlAfter,
+        title_before: before.title,
+        title_after: ended.titleAfter,
+        ...(handback.note ? { person_note: handback.note } : {}),
+      },
+    });
+    control.lease = null;
+    control.handback = null;
+    control.since = null;
+    task.status = 'running';
+    task.publish();
+    setCurrentDetails('');
+  }
+
+  /** The lease granted on the session's worker; a lost worker's session is re-opened (its page restored) first. */
+  private async lease(leaseId: string): Promise<StartTakeoverResult> {
+    const { state, input } = this;
+    for (let reopen = 0; ; reopen++) {
+      const session = state.session ?? (await this.open(reopen === 0 ? 'resume' : 'worker_lost')).session;
+      try {
+        return await this.proxies
+          .onSession(session, `step ${state.step} · takeover`)
+          .startTakeover({ runId: input.runId, sessionId: session.sessionId, leaseId });
+      } catch (err) {
+        if (!isSessionLost(err) || reopen >= MAX_SESSION_REOPENS_PER_STEP) throw err;
+        log.warn('the taken-over session was lost; re-opening it for the same lease', { error: String(err) });
+        state.session = null;
+      }
+    }
+  }
+
+  /** Ends the lease on its worker; a worker lost meanwhile: what the workflow knows (the note says the page now). */
+  private async endLease(leaseId: string): Promise<EndTakeoverResult> {
+    const { state, input } = this;
+    for (;;) {
+      const session = state.session ?? (await this.open('worker_lost')).session;
+      try {
+        return await this.proxies
+          .onSession(session, `step ${state.step} · hand back`)
+          .endTakeover({ runId: input.runId, sessionId: session.sessionId, leaseId });
+      } catch (err) {
+        if (!isSessionLost(err)) throw err;
+        state.session = null;
+      }
+    }
   }
 
   /**

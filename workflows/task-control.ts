@@ -38,6 +38,8 @@ export class TaskControl {
   takeoverRequested = false;
   /** The takeover under way. */
   lease: TakeoverLease | null = null;
+  /** Why the last takeover could not begin (its update is refused with it). */
+  takeoverError: string | null = null;
   /** The handback of the lease, once a person gave it. */
   handback: HandbackInput | null = null;
   /** Since when the task is paused or taken over. */
@@ -87,7 +89,9 @@ export class TaskControl {
       takeoverUpdate,
       async () => {
         this.takeoverRequested = true;
-        await condition(() => this.lease !== null || this.ended);
+        this.takeoverError = null;
+        await condition(() => this.lease !== null || this.ended || this.takeoverError !== null);
+        if (this.takeoverError !== null) this.refuse(`task ${this.id} cannot be taken over: ${this.takeoverError}`);
         if (!this.lease) this.refuse(`task ${this.id} ended before the takeover began (${this.task.status})`);
         return this.lease as TakeoverLease;
       },
@@ -165,8 +169,8 @@ export class TaskControl {
 
   private checkTakeover(): void {
     this.checkRunning('take over');
-    if (this.task.input.environment !== 'browser') {
-      this.refuse(`task ${this.id} is a ${this.task.input.environment} task: a takeover is for a browser task`);
+    if (this.task.input.environment !== 'browser' && this.task.input.environment !== 'desktop') {
+      this.refuse(`task ${this.id} runs in '${this.task.input.environment}': a takeover is for a browser or a desktop`);
     }
   }
 

@@ -51,6 +51,8 @@ export interface CarriedState {
   notifications?: number;
   /** A follow-up's run (`cua continue`): the step it began at (its notifications' ids say so). */
   followUpAt?: number;
+  /** Takeovers so far (numbers their leases). */
+  takeovers?: number;
 }
 
 const SUMMARIES_KEPT = 200;

@@ -5,10 +5,8 @@
 import { chromium } from 'playwright';
 import type { Browser as PlaywrightBrowser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { BrowserPool } from '../../src/browser';
 import type { Session } from '../../src/browser';
-import type { ServerMessage, TakeoverInput } from '../../src/browser/takeover/protocol';
 import { TakeoverServer } from '../../src/browser/takeover/server';
 import type { LeaseGrant } from '../../src/browser/takeover/server';
 import fs from 'node:fs';
@@ -19,72 +17,14 @@ import { createActivities } from '../../activities/catalog';
 import { handbackNote } from '../../src/agent/handback';
 import { loadConfig } from '../../src/runtime/config';
 import { startFixtureServer } from '../fixtures/browser/server';
+import { Viewer, isFrame } from './takeover-viewer';
+import type { ServerMessage } from '../../src/browser/takeover/protocol';
 import type { FixtureServer } from '../fixtures/browser/server';
 
 const SESSION = { viewport: { width: 800, height: 600 }, downloadsDir: '/tmp/cua-test-downloads' };
 /** Sessions idle this long are closed: a leased one must not be. */
 const IDLE_MS = 1_500;
 
-/** A viewer over the socket: every message kept; an input's answer waited for by its id. */
-class Viewer {
-  readonly messages: ServerMessage[] = [];
-  private readonly waiters = new Set<() => void>();
-  private nextId = 1;
-
-  private constructor(readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      this.messages.push(JSON.parse(String(data)) as ServerMessage);
-      for (const wake of this.waiters) wake();
-    });
-  }
-
-  static open(url: string): Promise<Viewer> {
-    const ws = new WebSocket(url);
-    return new Promise((resolve, reject) => {
-      ws.once('open', () => resolve(new Viewer(ws)));
-      ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
-      ws.once('error', reject);
-    });
-  }
-
-  /** The first message (kept or coming) that `match` accepts. */
-  next<T extends ServerMessage>(match: (m: ServerMessage) => m is T, timeoutMs = 15_000): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const look = () => {
-        const found = this.messages.find(match);
-        if (!found) return;
-        cleanup();
-        resolve(found);
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`no such message; got ${this.messages.map((m) => m.type).join(', ')}`));
-      }, timeoutMs);
-      const cleanup = () => {
-        clearTimeout(timer);
-        this.waiters.delete(look);
-      };
-      this.waiters.add(look);
-      look();
-    });
-  }
-
-  /** Sends an input and waits for its answer (done or error). */
-  async send(input: TakeoverInput): Promise<ServerMessage> {
-    const id = this.nextId++;
-    this.ws.send(JSON.stringify({ ...input, id }));
-    return this.next((m): m is ServerMessage => (m.type === 'done' || m.type === 'error') && m.id === id);
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.ws.once('close', () => resolve());
-      this.ws.close();
-    });
-  }
-}
-
-const isFrame = (m: ServerMessage): m is Extract<ServerMessage, { type: 'frame' }> => m.type === 'frame';
 const wsUrl = (grant: LeaseGrant, token = grant.token) =>
   `${grant.url.replace(/^http/, 'ws')}/ws?token=${encodeURIComponent(token)}`;
 
