@@ -156,6 +156,9 @@ const MESSAGE_LABELS: Readonly<Record<string, string>> = {
   followup_task: 'Follow-up task',
   critical_point_response: 'User reply',
   retry_feedback: 'Retry feedback',
+  steer: 'Message from the user (cua say)',
+  handback: 'A person had the browser',
+  in_doubt: 'In doubt after a lost worker',
 };
 
 function userMessages(messages: readonly ViewUserMessage[]): string {

@@ -56,7 +56,9 @@ export interface Geometry {
 }
 
 export interface ViewUserMessage {
-  type: UserMessageType;
+  /** A user message's type, or a note the runtime wrote for the model: `steer` (a message said to the task), `handback`
+   * (a person had the browser), `in_doubt` (a lost worker's action may or may not have taken effect). */
+  type: UserMessageType | 'steer' | 'handback' | 'in_doubt';
   content: string;
 }
 
@@ -314,11 +316,17 @@ function summaryOf(action: Action, profile: ProfileName): string {
 }
 
 function userMessagesOf(observations: readonly Observation[], instruction: string): ViewUserMessage[] {
-  return observations.flatMap((o) =>
-    o.observation_type === 'user_message' && !(o.message_type === 'task' && o.content === instruction)
-      ? [{ type: o.message_type, content: o.content }]
-      : [],
-  );
+  return observations.flatMap((o): ViewUserMessage[] => {
+    if (o.observation_type === 'user_message') {
+      if (o.message_type === 'task' && o.content === instruction) return [];
+      return [{ type: o.metadata['kind'] === 'steer' ? 'steer' : o.message_type, content: o.content }];
+    }
+    // Notes the model read with this observation: a handback, what a lost worker left in doubt.
+    if (o.observation_type !== 'tool_output' || o.action_id !== null) return [];
+    if (o.metadata['note'] === 'handback') return [{ type: 'handback', content: o.output }];
+    if (o.metadata['in_doubt']) return [{ type: 'in_doubt', content: o.output }];
+    return [];
+  });
 }
 
 const isSessionRestore = (step: Step) =>

@@ -10,9 +10,11 @@ import { desktopLines } from '../../cli/commands/show';
 import { NORM1000, resizedPixelsSpace } from '../../src/coords/viewport';
 import {
   actionEvent,
+  handbackEvent,
   postObservation,
   preObservation,
   sessionRestored,
+  steerMessage,
   taskMessage,
   toolOutput,
   userReply,
@@ -289,6 +291,36 @@ function redecided(acted: 'nothing' | 'tool'): Event[] {
 const count = (html: string, pattern: RegExp) => html.match(new RegExp(pattern, 'g'))?.length ?? 0;
 const sectionOf = (html: string, n: number) =>
   html.match(new RegExp(`<section [^>]*id="step-${n}"[\\s\\S]*?</section>`))?.[0] ?? '';
+
+describe("a person's controls in the report", () => {
+  it('a message said to the task, a handback and what a lost worker left in doubt are shown with their step', () => {
+    const inDoubt = sessionRestored(3, 'Your last action, left_click (300, 100), may or may not have taken effect.', {
+      ...gstamp(1),
+      metadata: { in_doubt: { action: 'left_click (300, 100)' } },
+    });
+    const evs = [
+      taskMessage(`Book ${EVIL}`, stamp),
+      ...whole(1),
+      steerMessage(2, 'The blue one, not the red one.', 1, stamp),
+      handbackEvent(2, 'A person took over the browser for 2 min and handed it back.', stamp),
+      ...whole(2),
+      preObservation(3, { screenshot_path: shot(3), url: 'http://site/3' }, stamp),
+      decide(3, 0, 'left_click', { coordinate: [300, 100] }),
+      inDoubt,
+      ...whole(3, 1),
+      ...whole(4, 0, 'terminate', { answer: 'done' }),
+    ];
+    const view = buildTrajectoryView(record(evs), () => VIEWPORT);
+    expect(view.steps[1]?.userMessages).toEqual([
+      { type: 'steer', content: 'The blue one, not the red one.' },
+      { type: 'handback', content: 'A person took over the browser for 2 min and handed it back.' },
+    ]);
+    expect(view.steps[2]?.userMessages.map((m) => m.type)).toEqual(['in_doubt']);
+    const html = sectionOf(renderTrajectoryHtml(view, new Map()), 2);
+    expect(html).toContain('Message from the user (cua say)');
+    expect(html).toContain('A person had the browser');
+  });
+});
 
 describe('a step re-decided after a lost worker', () => {
   it.each([
