@@ -45,8 +45,6 @@ import { notifyEnd, notifyPaused, notifyWaiting, rememberNotifyEvents } from './
 import type { CarriedState, TaskState } from './task-state';
 
 const MAX_SESSION_REOPENS_PER_STEP = 3;
-/** While a person has the browser, how often its worker is asked for the lease again (a lost one is re-granted). */
-const LEASE_CHECK = '1 minute';
 
 /** The lease as the takeover update and the status query show it: the address with its token, for a person. */
 function leaseOf(leaseId: string, granted: StartTakeoverResult, since = granted.startedAt): TakeoverLease {
@@ -242,7 +240,7 @@ export class AgentLoop {
 
   /**
    * A takeover: the live browser (or desktop) leased to a person until they hand it back. The lease is the workflow's:
-   * every LEASE_CHECK its worker is asked again for it (the same lease while that worker lives); a lost worker's
+   * every timing.leaseCheckSeconds its worker is asked again for it (the same lease while that worker lives); a lost worker's
    * session is re-opened, its page restored, and the same lease granted there (a new address, in the status query).
    * The handback's note tells the model how long a person had it, what changed and what they said.
    */
@@ -272,7 +270,9 @@ export class AgentLoop {
     );
     await this.recordControl('taken_over');
     await notifyPaused(task);
-    while (!(await condition(() => control.handback !== null, LEASE_CHECK))) {
+    // Every timing.leaseCheckSeconds the lease's worker is asked again (a lost one is replaced and the lease re-granted).
+    const check = input.timing.leaseCheckSeconds * 1000;
+    while (!(await condition(() => control.handback !== null, check))) {
       granted = await this.lease(leaseId);
       if (granted.url !== control.lease?.url || granted.token !== control.lease?.token) {
         control.lease = leaseOf(leaseId, granted, control.since);

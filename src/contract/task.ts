@@ -87,6 +87,8 @@ const TaskInputFields = z.strictObject({
       modelRetryInitialSeconds: z.number().positive().default(5),
       modelRetryMaxSeconds: z.number().positive().default(60),
       modelRetryAttempts: z.number().int().min(1).default(5),
+      /** While a person has the browser (a takeover), how often its worker is asked for the lease again. */
+      leaseCheckSeconds: z.number().positive().default(60),
     })
     .default({
       sessionScheduleToStartSeconds: 15,
@@ -94,6 +96,7 @@ const TaskInputFields = z.strictObject({
       modelRetryInitialSeconds: 5,
       modelRetryMaxSeconds: 60,
       modelRetryAttempts: 5,
+      leaseCheckSeconds: 60,
     }),
   /** The captcha gate (remote browsers that solve captchas announce it on the console; local ones never do). */
   captcha: z
