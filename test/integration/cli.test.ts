@@ -209,6 +209,28 @@ describe('cua run', () => {
     expect(after?.lastUserText).toContain('Lisbon');
   }, 150_000);
 
+  it('at a terminal, offers a follow-up after the answer; the follow-up runs, an empty line ends it', async () => {
+    // `script` gives the command a terminal (stdin is a TTY); the two lines wait in it until they are read.
+    const command = [process.execPath, CUA_BIN, 'run', 'Answer twice.', '--url', `${h.site.url}/`]
+      .concat(modelFlags('follow-up-cli'), ['--id', 'cli-follow-up'])
+      .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+      .join(' ');
+    const res = await new Promise<CliResult>((resolve, reject) => {
+      const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: cliEnv() });
+      let stdout = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr: '' }));
+      child.stdin.write('Now the second one\n\n');
+    });
+    expect(res.code, res.stdout).toBe(0);
+    expect(res.stdout).toContain('answer: first answer');
+    expect(res.stdout).toContain('Follow-up task (empty line = done):');
+    expect(res.stdout).toContain('answer: second answer');
+    const followUp = h.model.requests.filter((r) => r.script === 'follow-up-cli').at(-1);
+    expect(followUp?.lastUserText).toContain('New task from the user: Now the second one');
+  }, 150_000);
+
   it('--auto-reply with no text answers the question with the standing approval, and the task completes', async () => {
     const id = `cli-auto-${stamp}`;
     const res = await cua(
