@@ -7,6 +7,7 @@ import { replyToTask } from '../../api/tasks';
 import type { TaskResult } from '../../src/contract/task';
 import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';
+import { routeOrderPages } from '../fixtures/browser/order-pages';
 import { eventually, startHarness, untilWaiting } from './harness';
 import type { Harness } from './harness';
 
@@ -21,19 +22,7 @@ beforeAll(async () => {
     log: (line) => logLines.push(line),
   });
   pages = await startFixtureServer();
-  pages.route('/order', (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(
-      '<!doctype html><title>Order</title><body style="margin:0"><form action="/placed" method="get">' +
-        '<input id="qty" name="qty" style="display:block;box-sizing:border-box;width:100%;height:200px;font-size:48px">' +
-        '<button style="display:block;width:100%;height:200px">Place the order</button></form>',
-    );
-  });
-  pages.route('/placed', (req, res) => {
-    orders.push(new URL(req.url ?? '/', 'http://x').searchParams.get('qty') ?? '');
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><title>Placed</title><p>Order placed.</p>');
-  });
+  routeOrderPages(pages, { placed: (qty) => orders.push(qty) });
 }, 120_000);
 
 afterAll(async () => {
