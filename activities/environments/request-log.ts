@@ -30,6 +30,7 @@ export async function openJournal(deps: ActivityDeps, files: RunFiles, runId: st
     read: () => readJournal(store, runId),
     inDoubt: inDoubt(await readJournal(store, runId)),
     allowResend: deps.config.browser.resendInDoubt,
+    beforeSend: deps.config.browser.journalBeforeSend,
     redact: (text) => redactSecrets(text, secrets),
     idPrefix: randomUUID().slice(0, 8),
     onError: (err) => deps.log?.(`${runId}: the request journal could not be written: ${String(err)}`),

@@ -136,6 +136,8 @@ export type RequestJournalOptions = {
   inDoubt: readonly JournalStart[];
   /** Let a resend of an entry in doubt go (worker setting); it is journaled as resolved then. */
   allowResend: boolean;
+  /** Route every request, so each entry is written before its request leaves (worker setting journalBeforeSend). */
+  beforeSend?: boolean;
   /** Replaces known secret values in a URL or preview. */
   redact: (text: string) => string;
   /** Unique per session: entry ids are `<prefix>-<n>`. */
@@ -184,7 +186,7 @@ export class RequestJournal {
    * written before the request leaves). With entries in doubt the journal routes them itself, to hold resends back.
    */
   async attach(context: BrowserContext, intercepting: boolean): Promise<void> {
-    this.intercepting = intercepting || this.doubts.size > 0;
+    this.intercepting = intercepting || this.options.beforeSend === true || this.doubts.size > 0;
     context.on('request', (request) => {
       if (!this.intercepting) void this.startOf(request);
     });

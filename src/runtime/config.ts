@@ -152,6 +152,13 @@ export const ConfigSchema = z.strictObject({
        * and the user is asked first. On: it is sent again, and the model is told so.
        */
       resendInDoubt: z.boolean().default(false),
+      /**
+       * Write each journal entry of a request that changes something before the request leaves the browser, by
+       * routing every request of the session through the worker (as a URL policy that restricts the web does anyway).
+       * Off: entries are written from the browser's network events, which a worker killed within milliseconds of a
+       * post can miss.
+       */
+      journalBeforeSend: z.boolean().default(false),
       singleTab: z.boolean().default(true),
       /** A download larger than this is cancelled and its partial file removed. */
       maxDownloadMiB: z.number().positive().default(100),
@@ -195,6 +202,7 @@ export const ConfigSchema = z.strictObject({
       idleTimeoutSeconds: 600,
       holdWhileWaitingSeconds: 600,
       resendInDoubt: false,
+      journalBeforeSend: false,
       singleTab: true,
       maxDownloadMiB: 100,
       pageReadyTimeoutSeconds: 60,

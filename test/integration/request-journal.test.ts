@@ -43,13 +43,16 @@ afterAll(async () => {
 });
 
 /** A journal over an in-memory store, in a new context at the form page; `intercepting` as under a URL policy. */
-async function journaled(opts: { inDoubt?: JournalStart[]; allowResend?: boolean; intercepting?: boolean } = {}) {
+async function journaled(
+  opts: { inDoubt?: JournalStart[]; allowResend?: boolean; intercepting?: boolean; beforeSend?: boolean } = {},
+) {
   const lines: JournalLine[] = [];
   const journal = new RequestJournal({
     append: async (line) => void lines.push(line),
     read: async () => [...lines],
     inDoubt: opts.inDoubt ?? [],
     allowResend: opts.allowResend ?? false,
+    beforeSend: opts.beforeSend ?? false,
     redact: (text) => text.replaceAll('s3cr3t', '[secret]'),
     idPrefix: 't',
   });
@@ -64,24 +67,25 @@ const postFetch = (body: string) =>
   `fetch('/api/order', { method: 'POST', headers: { 'content-type': 'application/json' }, body: ${JSON.stringify(body)} }).then((r) => r.status, () => 'failed')`;
 
 describe('the request journal', () => {
-  it.each([false, true])(
-    'journals a form post and a fetch POST as they start and end, never a GET (intercepting: %s)',
-    async (intercepting) => {
-      const { lines, context, page } = await journaled({ intercepting });
-      await Promise.all([page.waitForURL('**/api/order'), page.click('button')]);
-      expect(await page.evaluate(postFetch('{"note":"s3cr3t","token":"abc"}'))).toBe(200);
-      await page.evaluate(() => fetch('/form').then((r) => r.status));
-      await eventually(async () => lines.filter((l) => l.kind === 'end').length === 2, 10_000, 'two ends');
-      const starts = lines.filter((l): l is JournalStart => l.kind === 'start');
-      expect(starts.map((s) => [s.method, s.resource_type, s.body_preview])).toEqual([
-        ['POST', 'document', 'qty=2&password=***'],
-        ['POST', 'fetch', '{"note":"[secret]","token":"***"}'],
-      ]);
-      expect(lines.filter((l) => l.kind === 'end').map((l) => (l as { status?: number }).status)).toEqual([200, 200]);
-      expect(inDoubt(lines)).toEqual([]);
-      await context.close();
-    },
-  );
+  it.each([
+    ['from network events', {}],
+    ['under the URL policy', { intercepting: true }],
+    ['before send (journalBeforeSend)', { beforeSend: true }],
+  ])('journals a form post and a fetch POST as they start and end, never a GET (%s)', async (_how, mode) => {
+    const { lines, context, page } = await journaled(mode);
+    await Promise.all([page.waitForURL('**/api/order'), page.click('button')]);
+    expect(await page.evaluate(postFetch('{"note":"s3cr3t","token":"abc"}'))).toBe(200);
+    await page.evaluate(() => fetch('/form').then((r) => r.status));
+    await eventually(async () => lines.filter((l) => l.kind === 'end').length === 2, 10_000, 'two ends');
+    const starts = lines.filter((l): l is JournalStart => l.kind === 'start');
+    expect(starts.map((s) => [s.method, s.resource_type, s.body_preview])).toEqual([
+      ['POST', 'document', 'qty=2&password=***'],
+      ['POST', 'fetch', '{"note":"[secret]","token":"***"}'],
+    ]);
+    expect(lines.filter((l) => l.kind === 'end').map((l) => (l as { status?: number }).status)).toEqual([200, 200]);
+    expect(inDoubt(lines)).toEqual([]);
+    await context.close();
+  });
 
   it('holds back a resend of an entry in doubt, lets other requests go, and lets it go once resolved', async () => {
     received.length = 0;
