@@ -5,6 +5,7 @@
 // the run store through one store per worker that waits out a full or unreachable store.
 import { createDecideActivity } from './decide';
 import { createEvalActivities } from './eval';
+import { createForkActivity } from './fork';
 import { createNotifyActivity } from './notify';
 import { createRunActivities } from './run';
 import { createSessionActivities } from './session';
@@ -34,6 +35,7 @@ export function createActivities(deps: ActivityDeps): TaskActivities & EvalActiv
   const environments = createEnvironments(deps, files);
   return shelled({
     ...createRunActivities(deps, files),
+    ...createForkActivity(deps, files),
     ...createSessionActivities(deps, files, environments),
     ...createDecideActivity(files, environments),
     ...createEvalActivities(deps, files),

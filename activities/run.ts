@@ -25,40 +25,14 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
   return {
     /**
      * Creates (or, on a retry, reopens) the run folder and records the task; then refuses (InvalidTaskInput) a task
-     * its endpoint's prompt settings do not fit: another declared profile, another profile's identity, a prompt file
-     * offering actions the task's profile lacks (or a prompt file that cannot be read: PromptFileError). Returns the
-     * events this worker's webhook wants (nothing without a webhook: the workflow then starts no notifications).
+     * its endpoint's prompt settings do not fit (see checkEndpointFits). Returns the events this worker's webhook
+     * wants (nothing without a webhook: the workflow then starts no notifications).
      */
     async startRun(input: TaskInput): Promise<StartRunResult | undefined> {
-      const { writer: w } = await TrajectoryWriter.openOrCreate(files.store, input.runId, {
-        task_id: input.runId,
-        instruction: input.instruction,
-        environment_config:
-          input.environment === 'desktop'
-            ? { environment: 'desktop', screen: desktopScreen(input) }
-            : { start_url: input.startUrl ?? null, viewport: input.viewport },
-        metadata:
-          input.environment === 'desktop' ? { profile: 'desktop', environment: 'desktop' } : { profile: input.profile },
-      });
-      files.adopt(input.runId, w);
-      const state = await w.readRunState();
-      if (!state.input) await w.writeRunState({ ...state, input });
+      const w = await openRunFolder(files, input);
       await w.appendEvent(taskMessage(input.instruction));
-      const name = input.model.endpoint;
-      const settings = input.environment === 'desktop' ? undefined : deps.config.models[name];
-      const issue = settings && endpointProfileIssue(name, settings, input.profile, input.identity);
-      if (issue) nonRetryable(new Error(issue), 'InvalidTaskInput');
-      if (settings?.promptFile) {
-        await promptFileActions(settings.promptFile, input.profile).catch((err: unknown) => {
-          if (!(err instanceof PromptActionsError)) nonRetryable(err); // PromptFileError: end reason input
-          nonRetryable(
-            new Error(`model endpoint '${name}': ${err.message} (models.${name}.promptFile)`),
-            'InvalidTaskInput',
-          );
-        });
-      }
-      const notifyEvents = deps.config.notifications?.webhook?.events;
-      return notifyEvents ? { notifyEvents } : undefined;
+      await checkEndpointFits(deps, input);
+      return notifyEventsOf(deps);
     },
 
     /** Marks the run as waiting for the user and writes a data_point.json snapshot (a pause). */
@@ -100,8 +74,7 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       const steps = lastStep(events);
       await w.appendEvent(followupMessage(steps + 1, req.text));
       await w.writeStatus('running', null);
-      const notifyEvents = deps.config.notifications?.webhook?.events;
-      return { steps, ...(notifyEvents ? { notifyEvents } : {}) };
+      return { steps, ...notifyEventsOf(deps) };
     },
 
     /**
@@ -124,6 +97,62 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       return { answer };
     },
   };
+}
+
+/**
+ * Creates (or, on a retry, reopens) a task's run folder: task.json (with `metadata` besides the task's profile) and
+ * the task input in run_state.json.
+ */
+export async function openRunFolder(
+  files: RunFiles,
+  input: TaskInput,
+  metadata: Record<string, unknown> = {},
+): Promise<TrajectoryWriter> {
+  const { writer: w } = await TrajectoryWriter.openOrCreate(files.store, input.runId, {
+    task_id: input.runId,
+    instruction: input.instruction,
+    environment_config:
+      input.environment === 'desktop'
+        ? { environment: 'desktop', screen: desktopScreen(input) }
+        : { start_url: input.startUrl ?? null, viewport: input.viewport },
+    metadata: {
+      ...(input.environment === 'desktop'
+        ? { profile: 'desktop', environment: 'desktop' }
+        : { profile: input.profile }),
+      ...metadata,
+    },
+  });
+  files.adopt(input.runId, w);
+  const state = await w.readRunState();
+  if (!state.input) await w.writeRunState({ ...state, input });
+  return w;
+}
+
+/**
+ * Refuses (InvalidTaskInput) a task its endpoint's prompt settings do not fit: another declared profile, another
+ * profile's identity, a prompt file offering actions the task's profile lacks (or a prompt file that cannot be read:
+ * PromptFileError).
+ */
+export async function checkEndpointFits(deps: ActivityDeps, input: TaskInput): Promise<void> {
+  const name = input.model.endpoint;
+  const settings = input.environment === 'desktop' ? undefined : deps.config.models[name];
+  const issue = settings && endpointProfileIssue(name, settings, input.profile, input.identity);
+  if (issue) nonRetryable(new Error(issue), 'InvalidTaskInput');
+  if (settings?.promptFile) {
+    await promptFileActions(settings.promptFile, input.profile).catch((err: unknown) => {
+      if (!(err instanceof PromptActionsError)) nonRetryable(err); // PromptFileError: end reason input
+      nonRetryable(
+        new Error(`model endpoint '${name}': ${err.message} (models.${name}.promptFile)`),
+        'InvalidTaskInput',
+      );
+    });
+  }
+}
+
+/** What a starting worker says: the events its webhook wants (nothing without a webhook). */
+export function notifyEventsOf(deps: ActivityDeps): StartRunResult | undefined {
+  const notifyEvents = deps.config.notifications?.webhook?.events;
+  return notifyEvents ? { notifyEvents } : undefined;
 }
 
 /** The highest step a run's events name (0 for none). */

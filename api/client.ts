@@ -36,6 +36,8 @@ import type {
 } from './contract';
 import { continueTask, handBackTask, pauseTask, resumeTask, sayToTask, takeOverTask } from './control';
 import type { FollowUpOptions } from './control';
+import { forkTask } from './fork';
+import type { ForkOptions } from './fork';
 import {
   ControlRefusedError,
   InvalidTaskInputError,
@@ -61,7 +63,7 @@ export {
   TaskNotWaitingError,
   TemporalUnreachableError,
 };
-export type { FollowUpOptions, StoreWait, TaskListEntry, TaskListFilter, WatchEvent, WatchOptions };
+export type { FollowUpOptions, ForkOptions, StoreWait, TaskListEntry, TaskListFilter, WatchEvent, WatchOptions };
 
 /** Where the Temporal server is: the `temporal` section of cua.config.json. */
 export type TemporalSettings = NonNullable<ConfigInput['temporal']>;
@@ -212,6 +214,15 @@ export class AgentClient {
    */
   async continue(id: string, text: string, opts: FollowUpOptions = {}): Promise<{ id: string; input: TaskInput }> {
     return continueTask(this.temporal, id, text, opts);
+  }
+
+  /**
+   * A new task from another's steps 1…`opts.step` (finished, failed or running): it decides the next step anew in the
+   * page that step left, with its own instruction, model or hint if given. InvalidTaskInputError for a step that is no
+   * whole number ≥ 1; a step the source did not finish or saved no page for fails the fork (end reason `input`).
+   */
+  async fork(sourceId: string, opts: ForkOptions): Promise<{ id: string; input: TaskInput }> {
+    return forkTask(this.temporal, sourceId, opts);
   }
 
   /** Takes over the task's live browser after the step under way: the lease says where to watch and drive it. */

@@ -16,6 +16,7 @@ import {
   STATUS_USAGE,
 } from './commands/tasks';
 import { showCommand, SHOW_USAGE } from './commands/show';
+import { forkCommand, FORK_USAGE } from './commands/fork';
 import { viewCommand, VIEW_USAGE } from './commands/view';
 import { demoCommand, DEMO_USAGE } from './commands/demo';
 import { codecServerCommand, CODEC_SERVER_USAGE } from './commands/codec-server';
@@ -64,6 +65,11 @@ const COMMANDS: Record<string, Command> = {
     run: continueCommand,
     usage: CONTINUE_USAGE,
     about: 'give a finished task a follow-up task (same run, page and history)',
+  },
+  fork: {
+    run: forkCommand,
+    usage: FORK_USAGE,
+    about: "start a new task from another's steps 1…N (its page then); it decides step N+1 anew",
   },
   takeover: { run: takeoverCommand, usage: TAKEOVER_USAGE, about: "take over a task's live browser (a lease)" },
   handback: { run: handbackCommand, usage: HANDBACK_USAGE, about: 'hand a taken-over task back to the agent' },

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { continueTask, handBackTask, pauseTask, resumeTask, sayToTask, takeOverTask } from '../api/control';
+import { forkTask } from '../api/fork';
 import { replyToTask } from '../api/tasks';
 import { statusQuery } from '../workflows/messages';
 import { eventually, startHarness, untilWaiting } from '../test/integration/harness';
@@ -77,6 +78,13 @@ const RECORDINGS: Recordings = {
     await task.result();
     await continueTask(h.client, task.workflowId, 'Is the order page still open?');
     return h.client.workflow.getHandle(task.workflowId);
+  },
+  // A fork at step 2 of a finished task (issue 27: startFork, the page restored at the fork's first step, the hint).
+  fork: async (h) => {
+    const task = await h.start({ script: 'fork-source', instruction: 'Order 3.' });
+    await task.result();
+    const fork = await forkTask(h.client, task.workflowId, { step: 2, model: 'fork-branch', hint: 'Place it.' });
+    return h.client.workflow.getHandle(fork.id);
   },
   // ... and a takeover: the lease granted after the step under way (startTakeover), the handback (endTakeover, the
   // note recorded for the next step).

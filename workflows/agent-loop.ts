@@ -142,7 +142,8 @@ export class AgentLoop {
     const { state } = this;
     if (!this.continued) {
       this.task.publish();
-      if (this.input.followUp === undefined) {
+      if (this.input.forkOf !== undefined) await this.startFork();
+      else if (this.input.followUp === undefined) {
         rememberNotifyEvents(state, await this.proxies.shared('start run').startRun(this.input));
       } else await this.startFollowUp(this.input.followUp);
     }
@@ -195,10 +196,11 @@ export class AgentLoop {
     }
   }
 
-  /** Why a step finds no session: the task's start, a follow-up's first step, or a run continued as new. */
+  /** Why a step finds no session: the task's start, a follow-up's or a fork's first step, or a run continued as new. */
   private openReason(): OpenSessionInput['reason'] {
     const { state } = this;
     if (state.step === 1 && !this.continued) return 'start';
+    if (!this.continued && state.step === (this.input.forkOf?.step ?? 0) + 1) return 'fork';
     return state.followUpAt === state.step ? 'follow_up' : 'continue';
   }
 
@@ -208,6 +210,16 @@ export class AgentLoop {
     rememberNotifyEvents(this.state, started);
     this.state.step = started.steps;
     this.state.followUpAt = started.steps + 1;
+  }
+
+  /**
+   * A fork (`cua fork`): its run folder made of the source run's steps up to the fork's step, whose page its first
+   * step opens in (restored); the next step is decided anew.
+   */
+  private async startFork(): Promise<void> {
+    const started = await this.proxies.shared('fork').startFork(this.input);
+    rememberNotifyEvents(this.state, started);
+    this.state.step = started.steps;
   }
 
   /**
@@ -419,7 +431,7 @@ export class AgentLoop {
     actInDoubt?: OpenSessionInput['actInDoubt'],
   ): Promise<{ session: SessionRef; stepDone: boolean }> {
     const { state, input } = this;
-    state.generation += reason === 'start' ? 0 : 1;
+    state.generation += reason === 'start' || reason === 'fork' ? 0 : 1;
     const { stepDone, storeWaitMinutes, ...opened } = await this.proxies
       .opener(`step ${state.step} · open ${input.environment} (${reason})`, this.openQueue)
       .openSession({

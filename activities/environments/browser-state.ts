@@ -33,7 +33,9 @@ export type SavedPage = { storage: StorageState; document?: DocumentState; from:
 /** A page that does not answer a capture in this time (a script stuck in a loop) gets no checkpoint this step. */
 const CAPTURE_LIMIT_MS = 5_000;
 
-const stepFile = (step: number) => `${CHECKPOINTS_DIR}/step-${String(step).padStart(4, '0')}.json`;
+/** A step's checkpoint file (run-relative key), e.g. `checkpoints/step-0007.json`. */
+export const stepCheckpointFile = (step: number): string =>
+  `${CHECKPOINTS_DIR}/step-${String(step).padStart(4, '0')}.json`;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** Per run, what this process last wrote: the storage blob's hash, and sessionStorage kept from earlier captures. */
@@ -100,10 +102,10 @@ export class PageCheckpoints {
       const { storage, ...doc } = state;
       const storageFile = await this.writeStorage(runId, storage);
       const checkpoint: StepCheckpoint = { ...doc, step, generation, storage_file: storageFile };
-      const latest: LatestCheckpoint = { ...checkpoint, file: stepFile(step) };
+      const latest: LatestCheckpoint = { ...checkpoint, file: stepCheckpointFile(step) };
       // Both whole on their own (latest.json is a copy, not only a pointer), so they are written side by side.
       await Promise.all([
-        this.files.store.writeAtomic(`${runId}/${stepFile(step)}`, JSON.stringify(checkpoint)),
+        this.files.store.writeAtomic(`${runId}/${stepCheckpointFile(step)}`, JSON.stringify(checkpoint)),
         this.files.store.writeAtomic(`${runId}/${LATEST_CHECKPOINT_FILE}`, JSON.stringify(latest)),
       ]);
     } catch (err) {

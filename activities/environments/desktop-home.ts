@@ -27,6 +27,14 @@ export type HomeArchive = { step: number; file: string };
 /** `checkpoints/home-latest.json`: the newest archive, and every step that has one (ascending). */
 export type HomeArchives = HomeArchive & { steps: number[] };
 
+/** The run folder's subfolder that is the sandbox's home directory. */
+const HOME_DIR = 'home';
+
+/** The run's local home folder: the sandbox's home directory. */
+export function homeOf(files: RunFiles, runId: string): string {
+  return path.join(files.dir(runId), HOME_DIR);
+}
+
 /** The home's fingerprint at its last save or restore, per run: an unchanged home is not archived again. */
 const savedHomes = new Map<string, string>();
 

@@ -4,7 +4,6 @@
 // records the post screenshot), hold it through a question's wait (windows and all) or close it, and decide a turn
 // with the desktop agent's two model calls (desktop-decide.ts).
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { agentState } from '../../src/agent/decision';
 import { TEXT_OBSERVATION_KEY } from '../../src/agent/history';
 import { describeUrlPolicy } from '../../src/policy/url-policy';
@@ -31,14 +30,12 @@ import { nonRetryable, recordedPre, taskUrlPolicy, withHeartbeat } from '../supp
 import type { ActivityDeps, RunFiles } from '../support';
 import { decideDesktop } from './desktop-decide';
 import { runTool } from './desktop-tools';
-import { restoreHome, saveHome } from './desktop-home';
+import { homeOf, restoreHome, saveHome } from './desktop-home';
 import { DESKTOP_AGENT, desktopScreen } from './desktop-turn';
 import { leaseLost } from './driver';
 import type { EnvironmentDriver, OpenedSession } from './driver';
 import { holdForReply } from './session-hold';
 
-/** The run folder's subfolder that is the sandbox's home directory. */
-const HOME_DIR = 'home';
 /** Desktop session ids start so (the desktop pool names them; table.ts routes observe/act/release by it). */
 const DESKTOP_SESSION_PREFIX = 'desk-';
 
@@ -128,11 +125,6 @@ function holdDesktop(
   });
 }
 
-/** The run's local home folder: the sandbox's home directory. */
-function homeOf(files: RunFiles, runId: string): string {
-  return path.join(files.dir(runId), HOME_DIR);
-}
-
 /** The one line the model (and the viewer) reads where a browser step has a URL: the desktop's windows. */
 async function windowsLine(session: DesktopSession): Promise<string> {
   const windows = await session.windows().catch(() => []);
@@ -188,7 +180,9 @@ async function openDesktop(
     const why =
       req.reason === 'worker_lost'
         ? 'The desktop was lost (its worker stopped) and a new one was started'
-        : 'A new desktop was started after the pause';
+        : req.reason === 'fork'
+          ? "A new desktop was started for this fork of an earlier run's step"
+          : 'A new desktop was started after the pause';
     await w.appendEvent(
       sessionRestored(
         req.step,

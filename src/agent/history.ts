@@ -24,6 +24,8 @@ interface StepEvents {
   followUp?: string;
   /** Messages said to the task before this step (`cua say`), and notes of handbacks, in order. */
   said: string[];
+  /** Retry feedback for this step (a fork's hint: `cua fork --hint`). */
+  feedback?: string;
 }
 
 export class HistoryError extends Error {
@@ -58,6 +60,7 @@ function index(events: readonly Event[]): { task: string | null; steps: Map<numb
         if (e.metadata['kind'] === 'steer') get(id.step).said.push(`The user says: ${e.content}`);
         else get(id.step).followUp = e.content;
       } else if (e.observation_type === 'tool_output' && id.kind === 'handback') get(id.step).said.push(e.output);
+      else if (e.observation_type === 'user_message' && id.kind === 'feedback') get(id.step).feedback = e.content;
     }
   }
   return { task, steps };
@@ -97,11 +100,13 @@ function carry(s: StepEvents | undefined): { textObservation?: string; userReply
 
 /**
  * What the user told the task before a step, the model reads with its observation (kept like a reply): a follow-up
- * task, then messages said to it and notes of handbacks, in order.
+ * task, then messages said to it and notes of handbacks, in order, then retry feedback (a fork's hint).
  */
 function toldBefore(s: StepEvents | undefined): string {
   if (!s) return '';
-  return [s.followUp ? `New task from the user: ${s.followUp}` : '', ...s.said].filter(Boolean).join('\n\n');
+  const followUp = s.followUp ? `New task from the user: ${s.followUp}` : '';
+  const hint = s.feedback ? `Hint from the user: ${s.feedback}` : '';
+  return [followUp, ...s.said, hint].filter(Boolean).join('\n\n');
 }
 
 /** A step's observation with what a restored session's note says is in doubt, before anything else it carries. */

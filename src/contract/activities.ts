@@ -17,7 +17,7 @@ export interface OpenSessionInput {
   /** Restore storage state and URL saved in the run folder (after a release or a lost worker). */
   restore: boolean;
   /** Why the session is being (re)opened; recorded as a note when restoring. */
-  reason: 'start' | 'reply' | 'worker_lost' | 'continue' | 'resume' | 'follow_up';
+  reason: 'start' | 'reply' | 'worker_lost' | 'continue' | 'resume' | 'follow_up' | 'fork';
   step: number;
   /**
    * Re-opening after the worker was lost during the step's last act, in this generation: if that act's post
@@ -221,6 +221,12 @@ export interface StartFollowUpResult extends StartRunResult {
   steps: number;
 }
 
+/** A fork's start: what startFork copied (its first step is the next one). */
+export interface StartForkResult extends StartRunResult {
+  /** The steps inherited from the source run (the fork's `forkOf.step`). */
+  steps: number;
+}
+
 export interface FinalizeInput {
   runId: string;
   status: RunStatus;
@@ -285,6 +291,12 @@ export interface TaskActivities {
   finalize(req: FinalizeInput): Promise<FinalizeResult>;
   recordControl(req: RecordControlInput): Promise<void>;
   startFollowUp(req: StartFollowUpInput): Promise<StartFollowUpResult>;
+  /**
+   * Creates a fork's run folder (input.forkOf): the source's steps up to the fork's, their screenshots and that step's
+   * page checkpoint (or desktop home), the hint; refuses (InvalidTaskInput) a step the source did not finish or saved
+   * no page for.
+   */
+  startFork(input: TaskInput): Promise<StartForkResult>;
   openSession(req: OpenSessionInput): Promise<OpenSessionResult>;
   releaseSession(req: ReleaseInput): Promise<void>;
   /** A question: saves the session's page and keeps the session alive for a quick reply (or releases it). */

@@ -46,6 +46,18 @@ const TaskInputFields = z.strictObject({
    * its last step, with the same history and the page its last step left. `instruction` stays the task's first.
    */
   followUp: z.string().trim().min(1, 'a follow-up must not be empty').max(10_000).optional(),
+  /**
+   * A fork (`cua fork`): this task's run folder starts with steps 1…`step` of run `runId` (marked inherited), its
+   * page (or desktop home) as that step left it, and decides step `step`+1 anew; `hint` is recorded as that step's
+   * retry feedback. The source run is never changed.
+   */
+  forkOf: z
+    .strictObject({
+      runId: z.string().min(1).max(128),
+      step: z.number().int().min(1),
+      hint: z.string().trim().min(1, 'a hint must not be empty').max(10_000).optional(),
+    })
+    .optional(),
   startUrl: z.url().optional(),
   /** Where the agent acts: a browser (Fara's agent) or a sandboxed Linux desktop (open-computer-use's agent). */
   environment: z

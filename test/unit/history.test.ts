@@ -16,6 +16,7 @@ import {
   actionEvent,
   postObservation,
   preObservation,
+  retryFeedback,
   runtimeQuestion,
   sessionRestored,
   taskMessage,
@@ -242,6 +243,22 @@ describe('historyForStep', () => {
     expect(turns.at(-1)).toEqual(
       obs(2, 0, { userReply: `The runtime asked me: ${question}\nMy reply: No, I will check.` }),
     );
+  });
+
+  it("a fork's hint (retry feedback) is read with its step's observation, after what the user said", () => {
+    const events = [
+      TASK,
+      ...step(1, { text: 'page text' }),
+      ...step(2),
+      retryFeedback(3, 'Use the second form.', { ...T, metadata: { kind: 'hint' } }),
+      pre(3),
+    ];
+    expect(historyForStep(events, 3, 0).at(-1)).toEqual(
+      obs(3, 0, { userReply: 'Hint from the user: Use the second form.' }),
+    );
+    // Later steps read the hint where it was given, once.
+    const later = historyForStep([...events, act(3), tool(3), post(3), pre(4)], 4, 0);
+    expect(later.filter((t) => t.kind === 'observation' && t.userReply)).toHaveLength(1);
   });
 
   it('HistoryError carries its class name', () => {

@@ -1,0 +1,72 @@
+// What a fork (`cua fork <id> --step N`, issue 27) takes from its source run, read from the run store: the events of
+// steps 0…N and where the page (browser: step N's checkpoint) or the home (desktop: the archive as of step N) is saved;
+// or, in one line, why the run cannot be forked at that step. The fork's start (fork.ts) and the CLI's check before
+// it starts a fork both read it so.
+import { loadEvents, loadRunState } from '../src/trajectory/reader';
+import { eventId, parseEventId } from '../src/trajectory/ids';
+import { TASK_FILE } from '../src/trajectory/layout';
+import type { Event } from '../src/trajectory/schema';
+import type { RunStore } from '../src/trajectory/store';
+import { stepCheckpointFile } from './environments/browser-state';
+import { homeArchiveAt } from './environments/desktop-home';
+import type { HomeArchive } from './environments/desktop-home';
+
+/** The saved page a fork opens in: a browser step's checkpoint file, or a desktop's home archive (run-relative). */
+export type ForkPage = { environment: 'browser'; checkpoint: string } | { environment: 'desktop'; home: HomeArchive };
+
+/** The source run's part a fork keeps: the events of steps 0…step in stream order, and the page to open in. */
+export interface ForkSource {
+  runId: string;
+  step: number;
+  events: Event[];
+  page: ForkPage;
+}
+
+/** The source run's events up to `step` and its saved page there; `refused`: why not, in one line. */
+export async function readForkSource(
+  store: RunStore,
+  runId: string,
+  step: number,
+): Promise<ForkSource | { refused: string }> {
+  if (!(await store.exists(`${runId}/${TASK_FILE}`))) {
+    return { refused: `no run folder '${runId}' in the run store (${store.describe(runId)})` };
+  }
+  const events = await loadEvents(store, runId);
+  const stepOf = (e: Event) => parseEventId(e.id)?.step;
+  const actions = events.filter((e) => e.type === 'action' && stepOf(e) === step);
+  if (actions.length === 0) {
+    const last = Math.max(0, ...events.filter((e) => e.type === 'action').map((e) => stepOf(e) ?? 0));
+    return { refused: `run ${runId} has no step ${step} (its last step is ${last})` };
+  }
+  const generation = Math.max(...actions.map((e) => parseEventId(e.id)?.generation ?? 0));
+  const post = eventId({ step, kind: 'post', generation });
+  if (!events.some((e) => e.id === post)) {
+    return { refused: `step ${step} of run ${runId} did not finish (no page was recorded after its action)` };
+  }
+  const page = await savedPage(store, runId, step);
+  if ('refused' in page) return page;
+  const kept = events.filter((e) => {
+    const at = stepOf(e);
+    return at !== undefined && at <= step;
+  });
+  return { runId, step, events: kept, page };
+}
+
+/** Where the run saved its page (or home) as `step` left it. */
+async function savedPage(store: RunStore, runId: string, step: number): Promise<ForkPage | { refused: string }> {
+  const input = (await loadRunState(store, runId)).input as { environment?: unknown } | undefined;
+  const environment = input?.environment ?? 'browser';
+  if (environment === 'desktop') {
+    const home = await homeArchiveAt(store, runId, step);
+    if (home) return { environment, home };
+    return { refused: `run ${runId} has no home archive at or before step ${step}: its home cannot be restored there` };
+  }
+  if (environment !== 'browser') {
+    return { refused: `run ${runId} is a ${String(environment)} run: only browser and desktop runs can be forked` };
+  }
+  const checkpoint = stepCheckpointFile(step);
+  if (await store.exists(`${runId}/${checkpoint}`)) return { environment, checkpoint };
+  return {
+    refused: `run ${runId} has no page checkpoint at step ${step} (${checkpoint}): its page cannot be restored`,
+  };
+}
