@@ -51,7 +51,11 @@ describe.skipIf(!support.ok)('a desktop fork', () => {
     const handle = await startDesktopTask(to, source);
     expect((await handle.result()) as TaskResult).toMatchObject({ status: 'complete' });
     const sourceHome = path.join(h.runDir(handle.workflowId), 'home');
-    const files = (dir: string) => fs.readdirSync(dir).filter((f) => !f.startsWith('.')).sort();
+    const files = (dir: string) =>
+      fs
+        .readdirSync(dir)
+        .filter((f) => !f.startsWith('.'))
+        .sort();
     expect(files(sourceHome)).toEqual(['one.txt', 'two.txt']);
 
     const fork = await forkTask(h.client, handle.workflowId, { step: 1, model: other });
