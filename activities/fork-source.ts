@@ -43,6 +43,15 @@ export async function readForkSource(
   if (!events.some((e) => e.id === post)) {
     return { refused: `step ${step} of run ${runId} did not finish (no page was recorded after its action)` };
   }
+  // A step that ended the task or asked the user did nothing to the page: no checkpoint was taken after it.
+  const final = actions.find((e) => parseEventId(e.id)?.generation === generation);
+  const name = final?.type === 'action' ? final.action_name : '';
+  if (['terminate', 'stop', 'ask_user_question', 'ask_user'].includes(name)) {
+    const what = name === 'terminate' || name === 'stop' ? 'ended the task' : 'asked the user';
+    return {
+      refused: `step ${step} of run ${runId} ${what} (${name}); no page was saved after it: fork at step ${step - 1} to decide it again`,
+    };
+  }
   const page = await savedPage(store, runId, step);
   if ('refused' in page) return page;
   const kept = events.filter((e) => {

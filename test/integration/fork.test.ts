@@ -98,7 +98,7 @@ describe('cua fork', () => {
       [9, `run ${handle.workflowId} has no step 9 (its last step is 3)`],
       [
         3,
-        `run ${handle.workflowId} has no page checkpoint at step 3 (checkpoints/step-0003.json): its page cannot be restored`,
+        `step 3 of run ${handle.workflowId} ended the task (terminate); no page was saved after it: fork at step 2 to decide it again`,
       ],
     ] as const) {
       const refused = await forkTask(h.client, handle.workflowId, { step });
