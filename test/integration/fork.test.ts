@@ -16,6 +16,7 @@ import { readRun } from '../../src/trajectory/reader';
 import { statusQuery } from '../../workflows/messages';
 import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';
+import { routeOrderPages } from '../fixtures/browser/order-pages';
 import { eventually, startHarness } from './harness';
 import type { Harness } from './harness';
 
@@ -27,21 +28,7 @@ const orders: string[] = [];
 beforeAll(async () => {
   h = await startHarness();
   pages = await startFixtureServer();
-  pages.route('/order', (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(
-      '<!doctype html><title>Order</title><body style="margin:0"><form action="/placed" method="get">' +
-        '<input id="qty" name="qty" style="display:block;box-sizing:border-box;width:100%;height:200px;font-size:48px">' +
-        '<button style="display:block;width:100%;height:200px">Place the order</button></form>' +
-        '<script>qty.oninput = () => (document.cookie = "typed=yes; path=/")</script>',
-    );
-  });
-  pages.route('/placed', (req, res) => {
-    const qty = new URL(req.url ?? '/', 'http://x').searchParams.get('qty') ?? '';
-    orders.push(`${qty} ${req.headers.cookie ?? ''}`);
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><title>Placed</title><p>Order placed.</p>');
-  });
+  routeOrderPages(pages, { placed: (qty, cookie) => orders.push(`${qty} ${cookie}`) });
 }, 120_000);
 
 afterAll(async () => {
