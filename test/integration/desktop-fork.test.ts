@@ -9,7 +9,8 @@ import type { TaskResult } from '../../src/contract/task';
 import { desktopSupport } from '../../src/desktop';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
-import { startDesktopTask } from './desktop-tasks';
+import { startDesktopTask, writeDesktopScript } from './desktop-tasks';
+import type { DesktopCall } from './desktop-tasks';
 import { startHarness } from './harness';
 import type { Harness } from './harness';
 
@@ -19,15 +20,11 @@ let h: Harness;
 let model: ScriptedModelServer;
 let scriptsDir: string;
 
-type Call = { name: string; arguments: Record<string, unknown> };
+type Call = DesktopCall;
 const run = (command: string): Call => ({ name: 'run_command', arguments: { command } });
 const stop: Call = { name: 'stop', arguments: { answer: 'done' } };
 
-function script(name: string, turns: Call[][]): string {
-  const entries = turns.map((tool_calls, i) => ({ content: `Turn ${i + 1}.`, tool_calls }));
-  fs.writeFileSync(path.join(scriptsDir, `${name}.json`), JSON.stringify({ entries }, null, 2));
-  return name;
-}
+const script = (name: string, turns: Call[][]): string => writeDesktopScript(scriptsDir, name, turns);
 
 beforeAll(async () => {
   h = await startHarness({ worker: false });

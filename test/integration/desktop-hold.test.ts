@@ -16,7 +16,8 @@ import type { ScriptedModelServer } from '../../src/scripted/server';
 import { LocalRunStore } from '../../src/trajectory/store';
 import { readRun } from '../../src/trajectory/reader';
 import type { Event } from '../../src/trajectory/schema';
-import { startDesktopTask } from './desktop-tasks';
+import { startDesktopTask, writeDesktopScript } from './desktop-tasks';
+import type { DesktopCall } from './desktop-tasks';
 import { eventually, startHarness, untilWaiting } from './harness';
 import type { Harness } from './harness';
 
@@ -29,13 +30,9 @@ let model: ScriptedModelServer;
 let scriptsDir: string;
 const logLines: string[] = [];
 
-type Call = { name: string; arguments: Record<string, unknown> };
+type Call = DesktopCall;
 
-function script(name: string, turns: Call[][]): string {
-  const entries = turns.map((tool_calls, i) => ({ content: `Turn ${i + 1}.`, tool_calls }));
-  fs.writeFileSync(path.join(scriptsDir, `${name}.json`), JSON.stringify({ entries }, null, 2));
-  return name;
-}
+const script = (name: string, turns: Call[][]): string => writeDesktopScript(scriptsDir, name, turns);
 
 const run = (command: string): Call => ({ name: 'run_command', arguments: { command } });
 const background = (command: string): Call => ({ name: 'run_background_command', arguments: { command } });

@@ -1,4 +1,6 @@
 // Starting a desktop task in an integration test: fast timings, and the scripted model serving the named script.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { startTask, validateTaskInput } from '../../api/tasks';
 import type { TaskInputArgs } from '../../src/contract/task';
@@ -21,4 +23,14 @@ export function startDesktopTask(to: DesktopTasks, scriptName: string, args: Par
     model: { endpoint: 'default', baseUrl: to.modelUrl, model: scriptName },
   });
   return startTask(to.client, to.taskQueue, input);
+}
+
+/** One tool call of a scripted desktop turn. */
+export type DesktopCall = { name: string; arguments: Record<string, unknown> };
+
+/** Writes a scripted model's desktop script into `dir`: one entry per turn, its tool calls in order; returns its name. */
+export function writeDesktopScript(dir: string, name: string, turns: DesktopCall[][]): string {
+  const entries = turns.map((tool_calls, i) => ({ content: `Turn ${i + 1}.`, tool_calls }));
+  fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify({ entries }, null, 2));
+  return name;
 }
