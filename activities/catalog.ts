@@ -15,6 +15,7 @@ import { asActivity, RunFiles, storeWaitHooks } from './support';
 import type { ActivityDeps } from './support';
 import type { TaskActivities } from '../src/contract/activities';
 import type { EvalActivities } from '../src/eval/records';
+import type { BranchActivities } from '../src/eval/branches';
 
 export type { ActivityDeps };
 
@@ -26,7 +27,7 @@ function shelled<T extends Record<string, (...args: never[]) => Promise<unknown>
   return out as T;
 }
 
-export function createActivities(deps: ActivityDeps): TaskActivities & EvalActivities {
+export function createActivities(deps: ActivityDeps): Activities {
   const store = openRunStore(deps.config, process.env, {
     hooks: storeWaitHooks,
     ...(deps.log ? { log: deps.log } : {}),
@@ -43,4 +44,4 @@ export function createActivities(deps: ActivityDeps): TaskActivities & EvalActiv
   });
 }
 
-export type Activities = TaskActivities & EvalActivities;
+export type Activities = TaskActivities & EvalActivities & BranchActivities;

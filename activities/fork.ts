@@ -30,7 +30,8 @@ export function createForkActivity(deps: ActivityDeps, files: RunFiles) {
     async startFork(input: TaskInput): Promise<StartForkResult> {
       const fork = input.forkOf;
       if (!fork) nonRetryable(new Error(`task ${input.runId} is no fork (input.forkOf)`), 'InvalidTaskInput');
-      const w = await openRunFolder(files, input, { fork_of: { run_id: fork.runId, step: fork.step } });
+      const branch = fork.branch ? { branch: fork.branch } : {};
+      const w = await openRunFolder(files, input, { fork_of: { run_id: fork.runId, step: fork.step, ...branch } });
       const source = await readForkSource(files.store, fork.runId, fork.step);
       if ('refused' in source) nonRetryable(new Error(source.refused), 'InvalidTaskInput');
       await copyEvents(files.store, w, source, input.instruction);

@@ -36,8 +36,9 @@ import type {
 } from './contract';
 import { continueTask, handBackTask, pauseTask, resumeTask, sayToTask, takeOverTask } from './control';
 import type { FollowUpOptions } from './control';
-import { forkTask } from './fork';
-import type { ForkOptions } from './fork';
+import { branchesRecord, forkBranchesOf, forkTask } from './fork';
+import type { BranchOptions, ForkOptions } from './fork';
+import type { BranchesInput, BranchesRecord } from '../src/eval/branches';
 import {
   ControlRefusedError,
   InvalidTaskInputError,
@@ -63,7 +64,17 @@ export {
   TaskNotWaitingError,
   TemporalUnreachableError,
 };
-export type { FollowUpOptions, ForkOptions, StoreWait, TaskListEntry, TaskListFilter, WatchEvent, WatchOptions };
+export type {
+  BranchesRecord,
+  BranchOptions,
+  FollowUpOptions,
+  ForkOptions,
+  StoreWait,
+  TaskListEntry,
+  TaskListFilter,
+  WatchEvent,
+  WatchOptions,
+};
 
 /** Where the Temporal server is: the `temporal` section of cua.config.json. */
 export type TemporalSettings = NonNullable<ConfigInput['temporal']>;
@@ -223,6 +234,30 @@ export class AgentClient {
    */
   async fork(sourceId: string, opts: ForkOptions): Promise<{ id: string; input: TaskInput }> {
     return forkTask(this.temporal, sourceId, opts);
+  }
+
+  /**
+   * Best of N: `opts.branches` forks of `sourceId` at `opts.step`, children of one parent workflow, each scored by
+   * `opts.checks` (task-set checks) or the judge when it ends; `bestOfResult(id)` names the winner. InvalidTaskInputError
+   * for a step or count out of range, a bad check, or nothing to score by.
+   */
+  async bestOf(
+    sourceId: string,
+    opts: BranchOptions,
+  ): Promise<{ id: string; branches: string[]; input: BranchesInput }> {
+    return forkBranchesOf(this.temporal, sourceId, opts);
+  }
+
+  /** Best of N's record: each branch's state, steps and score, and the winner (live while it runs). */
+  async branches(id: string): Promise<BranchesRecord> {
+    return branchesRecord(this.temporal, id);
+  }
+
+  /** Waits until best of N has ended and returns its record (the winner, or why none passed). */
+  async bestOfResult(id: string): Promise<BranchesRecord> {
+    const handle = this.temporal.workflow.getHandle(id);
+    await describeTask(handle);
+    return (await handle.result()) as BranchesRecord;
   }
 
   /** Takes over the task's live browser after the step under way: the lease says where to watch and drive it. */

@@ -69,7 +69,7 @@ const COMMANDS: Record<string, Command> = {
   fork: {
     run: forkCommand,
     usage: FORK_USAGE,
-    about: "start a new task from another's steps 1…N (its page then); it decides step N+1 anew",
+    about: "start a new task from another's steps 1…N (its page then); --branches K runs best of K",
   },
   takeover: { run: takeoverCommand, usage: TAKEOVER_USAGE, about: "take over a task's live browser (a lease)" },
   handback: { run: handbackCommand, usage: HANDBACK_USAGE, about: 'hand a taken-over task back to the agent' },

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { continueTask, handBackTask, pauseTask, resumeTask, sayToTask, takeOverTask } from '../api/control';
-import { forkTask } from '../api/fork';
+import { forkBranchesOf, forkTask } from '../api/fork';
 import { replyToTask } from '../api/tasks';
 import { statusQuery } from '../workflows/messages';
 import { eventually, startHarness, untilWaiting } from '../test/integration/harness';
@@ -85,6 +85,18 @@ const RECORDINGS: Recordings = {
     await task.result();
     const fork = await forkTask(h.client, task.workflowId, { step: 2, model: 'fork-branch', hint: 'Place it.' });
     return h.client.workflow.getHandle(fork.id);
+  },
+  // Best of 2 at step 2 (issue 27: the forkBranches parent, its two child forks, their scoring and its record).
+  'fork-branches': async (h) => {
+    const task = await h.start({ script: 'fork-source', instruction: 'Order 3.' });
+    await task.result();
+    const best = await forkBranchesOf(h.client, task.workflowId, {
+      step: 2,
+      branches: 2,
+      models: ['fork-branch-gives-up', 'fork-branch'],
+      checks: [{ type: 'answer_contains', value: 'placed' }],
+    });
+    return h.client.workflow.getHandle(best.id);
   },
   // ... and a takeover: the lease granted after the step under way (startTakeover), the handback (endTakeover, the
   // note recorded for the next step).

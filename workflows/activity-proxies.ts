@@ -5,11 +5,12 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { SessionRef, TaskActivities } from '../src/contract/activities';
 import type { EvalActivities } from '../src/eval/records';
+import type { BranchActivities } from '../src/eval/branches';
 import { MODEL_NOT_RETRIED, OPEN_NOT_RETRIED } from '../src/agent/failure-types';
 import type { TaskInput } from '../src/contract/task';
 
 /** Every activity a workflow may call (the worker's catalog implements them: activities/catalog.ts). */
-export type Activities = TaskActivities & EvalActivities;
+export type Activities = TaskActivities & EvalActivities & BranchActivities;
 
 export interface ActivityProxies {
   /** Run-folder bookkeeping on the shared queue: quick, retried a few times. */

@@ -1,4 +1,4 @@
-// The evaluation workflow's queries and search attribute, and how a failed task workflow reads as an attempt's
+// The evaluation workflow's (and best of N's) queries and search attribute, and how a failed task workflow reads as an attempt's
 // outcome. One layer above the pure records (src/eval/records.ts) because they come from the Temporal SDK.
 import { defineQuery } from '@temporalio/workflow';
 import {
@@ -11,6 +11,7 @@ import {
 import { outcomeOfResult } from '../src/eval/records';
 import type { AttemptOutcome, EvalProgress, EvalRecord } from '../src/eval/records';
 import type { TaskResult } from '../src/contract/task';
+import type { BranchesRecord } from '../src/eval/branches';
 
 /** Set on every task an evaluation starts (and on the evaluation itself): `CuaEvaluation = "<evalId>"`. */
 export const EVALUATION_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaEvaluation', 'KEYWORD');
@@ -18,6 +19,8 @@ export const EVALUATION_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaEvaluati
 export const evalProgressQuery = defineQuery<EvalProgress>('evalProgress');
 /** The settled records so far (the whole list; for reports and the UI while it runs). */
 export const evalRecordsQuery = defineQuery<EvalRecord[]>('evalRecords');
+/** Best of N's record so far (workflows/fork-branches.ts): each branch's state and score, and the winner. */
+export const branchesQuery = defineQuery<BranchesRecord>('branches');
 
 /**
  * The outcome of a task workflow that failed (a child's ChildWorkflowFailure, or the client's WorkflowFailedError):

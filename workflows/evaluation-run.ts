@@ -29,7 +29,9 @@ import type {
   EvaluationInput,
   EvaluationResult,
   JudgeRecord,
+  TaskSetRef,
 } from '../src/eval/records';
+import type { JudgeSettings } from '../src/eval/judge';
 
 /** A trial whose current attempt is running (carried across continue-as-new so the next run waits for it). */
 interface RunningAttempt {
@@ -59,7 +61,7 @@ export interface EvaluationState {
 export type EvaluationEnd = { result: EvaluationResult } | { carry: EvaluationState };
 
 /** What the rules' scoring of a run gives (scoreEvalRun's result). */
-type RulesScore = Awaited<ReturnType<Activities['scoreEvalRun']>>;
+export type RulesScore = Awaited<ReturnType<Activities['scoreEvalRun']>>;
 
 type Phase = 'starting' | 'waiting' | 'settling';
 
@@ -406,47 +408,70 @@ export class EvaluationRun {
   }
 
   /** Scores a run; a scoring failure leaves the trial unscored (with the reason) rather than failing the evaluation. */
-  private async score(index: number, runId: string, outcome: AttemptOutcome): Promise<RulesScore> {
-    const { input } = this;
-    try {
-      return await scoreEvalRun({
-        taskSet: input.taskSet,
-        index,
-        runId,
-        outcome,
-        ...(input.judge ? { judge: input.judge } : {}),
-      });
-    } catch (err) {
-      const reasoning = `scoring failed: ${messageOf(err)}`;
-      return { score: null, reasoning, site: null, level: null, tags: [] as string[], judge: null };
-    }
+  private score(index: number, runId: string, outcome: AttemptOutcome): Promise<RulesScore> {
+    return scoreAttempt(this.input.taskSet, this.input.judge, index, runId, outcome);
   }
 
   /** The judge's verdict; a judge that keeps failing leaves the verdict empty with the reason (not a pass). */
-  private async judge(
-    kind: 'webjudge' | 'rubric',
-    index: number,
-    runId: string,
-    outcome: AttemptOutcome,
-  ): Promise<JudgeRecord> {
-    const { input } = this;
-    try {
-      return await judgeEvalRun({
-        taskSet: input.taskSet,
-        index,
-        runId,
-        outcome,
-        kind,
-        ...(input.judge ? { settings: input.judge } : {}),
-      });
-    } catch (err) {
-      const verifier = kind === 'webjudge' ? 'webjudge' : 'rubric_judge';
-      return { verifier, score: null, reasoning: `judge error: ${messageOf(err)}`, error: 'judge_failed' };
-    }
+  private judge(kind: 'webjudge' | 'rubric', index: number, runId: string, outcome: AttemptOutcome) {
+    return judgeAttempt(this.input.taskSet, this.input.judge, kind, index, runId, outcome);
   }
 }
 
-/** A scored trial's record: the rules' score, else the judge's (when the rules have none), and who gave it. */
+/**
+ * Scores a run by the rules of task `index` of `taskSet`; a scoring failure gives no score (with the reason) rather
+ * than failing the workflow. Also says whether the run goes to the judge (evaluation and best of N alike).
+ */
+export async function scoreAttempt(
+  taskSet: TaskSetRef,
+  judge: JudgeSettings | undefined,
+  index: number,
+  runId: string,
+  outcome: AttemptOutcome,
+): Promise<RulesScore> {
+  try {
+    return await scoreEvalRun({ taskSet, index, runId, outcome, ...(judge ? { judge } : {}) });
+  } catch (err) {
+    const reasoning = `scoring failed: ${messageOf(err)}`;
+    return { score: null, reasoning, site: null, level: null, tags: [] as string[], judge: null };
+  }
+}
+
+/** The judge's verdict on a run; a judge that keeps failing leaves the verdict empty with the reason (not a pass). */
+export async function judgeAttempt(
+  taskSet: TaskSetRef,
+  settings: JudgeSettings | undefined,
+  kind: 'webjudge' | 'rubric',
+  index: number,
+  runId: string,
+  outcome: AttemptOutcome,
+): Promise<JudgeRecord> {
+  try {
+    return await judgeEvalRun({ taskSet, index, runId, outcome, kind, ...(settings ? { settings } : {}) });
+  } catch (err) {
+    const verifier = kind === 'webjudge' ? 'webjudge' : 'rubric_judge';
+    return { verifier, score: null, reasoning: `judge error: ${messageOf(err)}`, error: 'judge_failed' };
+  }
+}
+
+/** A run's score: the rules', else the judge's (when the rules have none), with its reasoning and who gave it. */
+export function scoreOf(
+  s: Pick<RulesScore, 'score' | 'reasoning'>,
+  judge: JudgeRecord | null,
+): { score: number | null; reasoning: string; scoredBy?: 'rules' | 'judge' } {
+  const byJudge = s.score === null && judge !== null;
+  return {
+    score: byJudge ? judge.score : s.score,
+    reasoning: byJudge ? `${judge.verifier}: ${judge.reasoning}` : s.reasoning,
+    ...(s.score !== null
+      ? { scoredBy: 'rules' as const }
+      : judge?.score !== null && judge?.score !== undefined
+        ? { scoredBy: 'judge' as const }
+        : {}),
+  };
+}
+
+/** A scored trial's record: its score (scoreOf) and what it was scored on. */
 function scoredRecord(
   base: Pick<EvalRecord, 'index' | 'taskId' | 'trial' | 'endReason' | 'steps'>,
   answer: string | null,
@@ -455,23 +480,19 @@ function scoredRecord(
   s: RulesScore,
   judge: JudgeRecord | null,
 ): EvalRecord {
-  const byJudge = s.score === null && judge !== null;
+  const { score, reasoning, scoredBy } = scoreOf(s, judge);
   return {
     ...base,
     outcome: 'scored',
-    score: byJudge ? judge.score : s.score,
+    score,
     answer,
-    reasoning: byJudge ? `${judge.verifier}: ${judge.reasoning}` : s.reasoning,
+    reasoning,
     runId,
     attempts,
     site: s.site,
     level: s.level,
     tags: s.tags,
     ...(judge ? { judge } : {}),
-    ...(s.score !== null
-      ? { scoredBy: 'rules' as const }
-      : judge?.score !== null && judge?.score !== undefined
-        ? { scoredBy: 'judge' as const }
-        : {}),
+    ...(scoredBy ? { scoredBy } : {}),
   };
 }

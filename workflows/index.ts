@@ -1,4 +1,5 @@
 // The workflows the worker registers (bundled for the workflow sandbox).
 export { agentTask } from './agent';
 export { evaluation } from './evaluation';
+export { forkBranches } from './fork-branches';
 export { notification } from './notification';

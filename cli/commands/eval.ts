@@ -482,7 +482,7 @@ function closeStore(store: RunStore | undefined): void {
 }
 
 /** The `--judge…` flags as the evaluation's judge settings (undefined: none given, the default `auto`). */
-function judgeFlags(values: {
+export function judgeFlags(values: {
   judge?: string;
   'judge-base-url'?: string;
   'judge-model'?: string;

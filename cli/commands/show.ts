@@ -2,7 +2,8 @@
 // worker is listed under its step's number, marked, above the decision that replaced it; an invalid reply is marked.
 // A desktop run is listed one line per tool call under its turn's number, with the window list in place of the URL.
 // A model call made inside a step's tool (read_page_answer_question) gets a line under its step.
-// The run is read from a folder path, or by id from the configured run store (config `store`: folder or S3).
+// The run is read from a folder path, or by id from the configured run store (config `store`: folder or S3). The id of
+// a best of N parent (`cua fork --branches K`) shows its branches compared instead.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { readRun } from '../../src/trajectory/reader';
@@ -20,6 +21,7 @@ import type { TrajectoryView, ViewDecision } from '../../src/viewer/model';
 import { loadConfig } from '../../src/runtime/config';
 import { one, parse } from '../args';
 import { TaskError } from '../../api/tasks';
+import { readBranches, showBranches } from './branches';
 
 export const SHOW_USAGE = 'npx cua show <id|run-folder> [--json] [--config FILE]';
 
@@ -60,6 +62,19 @@ export async function resolveRun(idOrPath: string, config: Pick<Config, 'store' 
   const folder = resolveRunFolder(idOrPath, config.runsDir);
   const runId = path.basename(folder);
   return { store: new LocalRunStore(path.dirname(folder)), runId, location: folder, folder };
+}
+
+/** Best of N's record when `id` names a parent (no run folder of its own, a branches.json in the store). */
+export async function bestOfIn(config: Config, id: string) {
+  if (!isValidRunId(id) || fs.existsSync(path.join(id, 'task.json'))) return undefined;
+  let store: RunStore;
+  try {
+    store = openRunStore(config);
+  } catch {
+    return undefined;
+  }
+  const record = await readBranches(store, id);
+  return record ? { store, record } : undefined;
 }
 
 const oneLine = (text: string, width: number) => text.replace(/\s+/g, ' ').trim().slice(0, width);
@@ -123,10 +138,11 @@ export async function showCommand(argv: readonly string[]): Promise<number> {
     SHOW_USAGE,
   );
   if (values.help) return (console.log(`usage: ${SHOW_USAGE}`), 0);
-  const found = await resolveRun(
-    one(positionals, 'task id or run folder', SHOW_USAGE),
-    loadConfig({ file: values.config }),
-  );
+  const idOrPath = one(positionals, 'task id or run folder', SHOW_USAGE);
+  const config = loadConfig({ file: values.config });
+  const branches = await bestOfIn(config, idOrPath);
+  if (branches) return (await showBranches(branches.store, branches.record, !!values.json), 0);
+  const found = await resolveRun(idOrPath, config);
   const run = await readRunFromStore(found.store, found.runId);
   const dir = found.location;
   const rows = stepSummaries(run.events);

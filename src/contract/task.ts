@@ -56,6 +56,14 @@ const TaskInputFields = z.strictObject({
       runId: z.string().min(1).max(128),
       step: z.number().int().min(1),
       hint: z.string().trim().min(1, 'a hint must not be empty').max(10_000).optional(),
+      /** A branch of best of N (`cua fork --branches K`): its parent workflow's id, and which branch of how many. */
+      branch: z
+        .strictObject({
+          parent: z.string().min(1).max(128),
+          index: z.number().int().min(1),
+          of: z.number().int().min(1),
+        })
+        .optional(),
     })
     .optional(),
   startUrl: z.url().optional(),

@@ -4,6 +4,7 @@
 // commands: cancelled-while-asking, ask-timeout, failed-model-endpoint, and two evaluations (one with 17 child
 // tasks and retries, one run of a chain that continued as new five times). Two come from a worker with a webhook
 // (issue 26): a task that starts notification children (patch notify-webhook), and a notification retried after a 500.
+// fork-branches.json is best of N's parent (issue 27), a workflow type of its own.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
