@@ -162,6 +162,25 @@ describe('best of N', () => {
     expect(slow.status.name).toBe('CANCELLED');
   }, 300_000);
 
+  it('without checks the judge scores each branch; of two that pass, the one with fewer steps wins', async () => {
+    const source = await finishedSource();
+    const started = await forkBranchesOf(h.client, source, {
+      step: 2,
+      branches: 2,
+      models: ['fork-branch-claims', 'fork-branch-gives-up'],
+      judge: { kind: 'webjudge', baseUrl: h.model.url, model: 'judge-order-pass' },
+    });
+    const record = (await h.client.workflow.getHandle(started.id).result()) as BranchesRecord;
+    expect(record.branches.map((b) => [b.steps, b.score, b.scoredBy])).toEqual([
+      [4, 1, 'judge'],
+      [3, 1, 'judge'],
+    ]);
+    expect(record.winner).toBe(started.branches[1]);
+    expect(record.verdict).toContain('passes the judge in 3 steps (2 of 2 passed; the fewest steps wins a tie)');
+    const judged = h.model.requests.filter((r) => r.script === 'judge-order-pass');
+    expect(new Set(judged.map((r) => r.call))).toEqual(new Set(['key_points', 'relevance', 'verdict']));
+  }, 300_000);
+
   it('refuses bad input in one line before anything starts', async () => {
     const source = await finishedSource();
     const refused = (opts: Partial<Parameters<typeof forkBranchesOf>[2]>) =>
