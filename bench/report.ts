@@ -8,6 +8,7 @@ import { table } from './stats';
 export const SECTIONS = [
   'settle',
   'checkpoint',
+  'element',
   'persistence',
   'step',
   'history',

@@ -8,6 +8,7 @@ import { finalTable, loadNow, loadRow, machineInfo, writeResults } from './repor
 import type { ResultsFile, SectionName, SectionOutput } from './report';
 import { benchCheckpoint } from './sections/checkpoint';
 import { benchConcurrency } from './sections/concurrency';
+import { benchElement } from './sections/element';
 import { benchHistory } from './sections/history';
 import { benchPersistence } from './sections/persistence';
 import { benchResume } from './sections/resume';
@@ -20,6 +21,7 @@ type Runner = (b: Bench) => Promise<SectionOutput>;
 const RUNNERS: Partial<Record<SectionName, Runner>> = {
   settle: benchSettle,
   checkpoint: benchCheckpoint,
+  element: benchElement,
   persistence: benchPersistence,
   step: benchStep,
   history: benchHistory,

@@ -18,6 +18,8 @@ import { copyDownloads } from '../local-files';
 import { pageQuestioner } from '../page-subcall';
 import { recordDeferred, recordStartPage } from '../step-records';
 import { heldBackQuestion, heldBackText } from './request-log';
+import { elementRecorder } from './element-note';
+import type { ElementNote } from '../../src/browser/element-record';
 import type { Seen } from '../step-records';
 import { nonRetryable, recordedPre, screenOf, secretResolver, withHeartbeat } from '../support';
 import type { ActivityDeps, RunFiles } from '../support';
@@ -88,13 +90,18 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
   const subCalls = ACTIONS_WITH_SUB_CALLS.includes(action.action)
     ? await pageQuestioner(deps, input, w, { ...req, actionId: ids('action') })
     : undefined;
+  const space = profile.coordinateSpace === 'norm1000' ? NORM1000 : resizedPixelsSpace(resized.width, resized.height);
+  // A browser records the element its action acts on, for the tool output's metadata (element-note.ts).
+  const recordElement = 'page' in env ? elementRecorder(deps.config, env, { space, viewport: input.viewport }) : null;
+  let element: ElementNote | undefined;
   const result = await withHeartbeat(() =>
     dispatchAction(action, {
       target: env,
-      space: profile.coordinateSpace === 'norm1000' ? NORM1000 : resizedPixelsSpace(resized.width, resized.height),
+      space,
       viewport: input.viewport,
       resolveSecrets: secretResolver(deps.config, env),
       answerFromPage: subCalls?.answerFromPage ?? (async () => ''),
+      ...(recordElement ? { beforeAction: async (done) => void (element = await recordElement(done)) } : {}),
     }),
   );
   await withHeartbeat(async () => deps.checkpoint?.('act', req));
@@ -111,6 +118,7 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
       {
         generation: req.generation,
         metadata: {
+          ...(element ?? {}),
           ...(result.textObservation ? { [TEXT_OBSERVATION_KEY]: result.textObservation } : {}),
           ...(doubt?.question ? { [RUNTIME_QUESTION_KEY]: doubt.question } : {}),
         },

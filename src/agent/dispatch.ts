@@ -25,6 +25,11 @@ export interface DispatchContext {
    * activity's worker-side secrets, src/agent/secrets.ts). Absent: a text with a placeholder is refused.
    */
   resolveSecrets?: (text: string) => Promise<SecretResolution>;
+  /**
+   * Called with the action in the browser's units just before it is carried out (the act's element record,
+   * src/browser/element-record.ts). What it throws is ignored: it never fails the action.
+   */
+  beforeAction?: (action: PerformedAction) => Promise<void>;
 }
 
 export interface DispatchResult {
@@ -180,6 +185,7 @@ function failed(action: AgentAction, error: string, textObservation: string): Di
 export async function dispatchAction(action: AgentAction, ctx: DispatchContext): Promise<DispatchResult> {
   try {
     const done = performed(action, ctx);
+    await ctx.beforeAction?.(done).catch(() => undefined);
     const handler = HANDLERS[done.action] as Handler<PerformedAction>;
     const result = await handler(done, ctx);
     if (isFailure(result)) return failed(action, result.error, result.textObservation);

@@ -38,6 +38,36 @@ describe('a task that completes', () => {
         expect(fs.existsSync(path.join(dir, `screenshot_${n}_${phase}.png`)), `screenshot_${n}_${phase}`).toBe(true);
       }
     }
+    // Each pointer and typing action's tool output holds the element it acted on (taken just before it), in the
+    // metadata only: the folder still reads (readRun above) and no prompt carries it.
+    const elementOf = (n: number) => {
+      const action = run.events.filter((e) => e.type === 'action')[n - 1];
+      const tool = run.events.find(
+        (e) => e.type === 'observation' && e.observation_type === 'tool_output' && e.action_id === action?.id,
+      );
+      return tool?.type === 'observation' ? tool.metadata['element'] : undefined;
+    };
+    expect(elementOf(1)).toMatchObject({
+      source: 'point',
+      tag: 'input',
+      role: 'textbox',
+      name: 'Where to?',
+      selector: '#q',
+      selector_unique: true,
+      attributes: { id: 'q', name: 'q', placeholder: 'Where to?' },
+      box: { x: 520, y: 160, width: 400, height: 40 },
+    });
+    expect(elementOf(2)).toMatchObject({ source: 'focus', tag: 'input', selector: '#q', text: '' });
+    expect(elementOf(3)).toMatchObject({
+      source: 'point',
+      tag: 'a',
+      role: 'link',
+      text: expect.stringContaining('Harbor View Lisbon'),
+      attributes: { href: '/hotel/1' },
+    });
+    expect(elementOf(4)).toBeUndefined(); // read_page_answer_question acts on no element
+    expect(h.model.requests.some((r) => r.allText.includes('selector_unique'))).toBe(false);
+
     // Ids are unique; data_point.json was written at the end.
     const ids = run.events.map((e) => e.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -79,6 +109,7 @@ describe('a task that completes', () => {
     const encoded = Buffer.from(temporal.api.history.v1.History.encode(history).finish());
     expect(encoded.includes(Buffer.from([0x89, 0x50, 0x4e, 0x47]))).toBe(false); // PNG magic
     expect(encoded.includes(Buffer.from('iVBORw0KGgo'))).toBe(false); // PNG in base64
+    expect(encoded.includes(Buffer.from('selector_unique'))).toBe(false); // the element records stay in the folder
   });
 });
 

@@ -439,6 +439,30 @@ describe('dispatchAction: answers and failures', () => {
   );
 });
 
+describe('dispatchAction: the hook before the action (the element record)', () => {
+  it('gets the action in viewport pixels before the target is called', async () => {
+    const { ctx, calls } = setup();
+    const seen: [AgentAction, number][] = [];
+    const result = await dispatchAction(
+      { action: 'left_click', coordinate: [500, 500] },
+      { ...ctx, beforeAction: async (done) => void seen.push([done, calls.length]) },
+    );
+    expect(seen).toEqual([[{ action: 'left_click', coordinate: [720, 450] }, 0]]);
+    expect(calls).toEqual([['leftClick', 720, 450]]);
+    expect(result.error).toBeNull();
+  });
+
+  it('never fails the action', async () => {
+    const { ctx, calls } = setup();
+    const result = await dispatchAction(
+      { action: 'type', text: 'hi' },
+      { ...ctx, beforeAction: () => Promise.reject(new Error('page gone')) },
+    );
+    expect(calls).toHaveLength(1);
+    expect(result.error).toBeNull();
+  });
+});
+
 describe('summarizeAction', () => {
   it.each<[AgentAction, string]>([
     [{ action: 'left_click', coordinate: [500, 340] }, 'left_click (500, 340)'],
