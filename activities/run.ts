@@ -29,7 +29,11 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
      * wants (nothing without a webhook: the workflow then starts no notifications).
      */
     async startRun(input: TaskInput): Promise<StartRunResult | undefined> {
-      const w = await openRunFolder(files, input);
+      const replay = input.replayOf;
+      const w = await openRunFolder(files, input, replay ? { replay_of: { run_id: replay.runId } } : {});
+      if (replay && !(await files.store.exists(`${replay.runId}/task.json`))) {
+        nonRetryable(new Error(`no recorded run ${replay.runId} in the run store to replay`), 'InvalidTaskInput');
+      }
       await w.appendEvent(taskMessage(input.instruction));
       await checkEndpointFits(deps, input);
       return notifyEventsOf(deps);

@@ -13,6 +13,8 @@ import type {
   OpenSessionResult,
   ReclaimSessionResult,
   ReleaseInput,
+  ReplayStepInput,
+  ReplayStepResult,
   StartTakeoverResult,
   EndTakeoverResult,
   TakeoverRef,
@@ -88,6 +90,14 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles, env
     /** Carries out the decided action in this worker's session; records tool output and the post screenshot. */
     async act(req: ActInput): Promise<ActResult> {
       return environments.forSession(req.sessionId).act(req);
+    },
+
+    /** A replay's step: the recorded action checked against the live page and recorded, or why it does not match. */
+    async replayStep(req: ReplayStepInput): Promise<ReplayStepResult> {
+      const driver = environments.forSession(req.sessionId);
+      if (!driver.replayStep)
+        return { kind: 'diverged', reason: "this environment's sessions cannot replay a recording" };
+      return driver.replayStep(req, await files.input(req.runId));
     },
 
     /** A person takes the session over: a lease on this worker's takeover endpoint (its URL and token). */

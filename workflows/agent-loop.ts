@@ -112,6 +112,8 @@ export class AgentLoop {
   private actInFlight: { summary: string; startedAt: string } | null = null;
   /** How the last step ended (for the stops). */
   private stepEnd: StepEnd = null;
+  /** A replayed question's recorded reply (answers: 'recorded'), for this step's ask. */
+  private recordedReply: string | null = null;
   /** The error text of the last model reply that was no valid action (for the stops). */
   private lastInvalidReply = '';
 
@@ -406,7 +408,7 @@ export class AgentLoop {
   /** Observe, decide, act on each call of the decision; a terminate or a question ends the step. */
   private async takeStep(session: SessionRef): Promise<StepEnd> {
     const obs = await this.observe(session);
-    const calls = await this.decide(obs);
+    const calls = this.input.replayOf ? await this.replayOrDecide(session, obs) : await this.decide(obs);
     if (!calls) return null;
     for (const [index, call] of calls.entries()) {
       const final = index === calls.length - 1 || call.kind !== 'act';
@@ -478,6 +480,42 @@ export class AgentLoop {
       if (decision === 'disable-gate') state.captchaGateOff = true;
     }
     return obs;
+  }
+
+  /**
+   * A replay's step (input.replayOf): the recording's action when the live page still matches it (no model call),
+   * else the model's decision; the first step that does not match turns the replay off for the rest of the task (or,
+   * `strict`, ends it with end reason replay_diverged).
+   */
+  private async replayOrDecide(session: SessionRef, obs: ObserveResult): Promise<DecideCall[] | null> {
+    const { state, input } = this;
+    const replay = (state.replay ??= { on: true, replayed: 0, healed: 0, decided: 0 });
+    this.recordedReply = null;
+    if (replay.on) {
+      const got = await this.proxies.onSession(session, `step ${state.step} · replay`).replayStep({
+        runId: input.runId,
+        step: state.step,
+        generation: state.generation,
+        sessionId: session.sessionId,
+      });
+      if (got.kind !== 'diverged') {
+        replay[got.kind] += 1;
+        this.recordedReply = got.reply ?? null;
+        state.invalidReplies = 0;
+        return got.decision.calls ?? [got.decision];
+      }
+      replay.on = false;
+      replay.diverged = { step: state.step, reason: got.reason };
+      log.warn('replay diverged', { step: state.step, reason: got.reason });
+      if (input.replayOf?.strict) {
+        throw ApplicationFailure.nonRetryable(
+          `the replay diverged at step ${state.step}: ${got.reason}`,
+          'ReplayDiverged',
+        );
+      }
+    }
+    replay.decided += 1;
+    return this.decide(obs);
   }
 
   /** The model's calls for the step; null when its reply was no valid action (counted; the model reads the error). */
@@ -566,7 +604,9 @@ export class AgentLoop {
     state.questionCount += 1;
     const question = { id: `q${state.questionCount}`, text, step: state.step };
     task.question = question;
-    const autoReply = autoReplyText(input.autoReply);
+    // A replay with `answers: 'recorded'` answers the recorded question with its recorded reply.
+    const autoReply = this.recordedReply ?? autoReplyText(input.autoReply);
+    this.recordedReply = null;
     let held = false;
     if (autoReply !== undefined) {
       task.pendingReply = { text: autoReply, questionId: question.id };

@@ -53,6 +53,17 @@ export interface CarriedState {
   followUpAt?: number;
   /** Takeovers so far (numbers their leases). */
   takeovers?: number;
+  /**
+   * A replay (input.replayOf): whether it still runs the recording (off after the first step that did not match),
+   * the steps replayed, healed and decided by the model, and where and why it diverged.
+   */
+  replay?: {
+    on: boolean;
+    replayed: number;
+    healed: number;
+    decided: number;
+    diverged?: { step: number; reason: string };
+  };
 }
 
 const SUMMARIES_KEPT = 200;

@@ -263,7 +263,7 @@ function decisionOf(action: AgentAction, args: Record<string, unknown>): DecideR
 }
 
 /** The decision an already recorded action event stands for (a retried decide). */
-function decisionFromRecord(recorded: Extract<Event, { type: 'action' }>, profile: ModelProfile): DecideResult {
+export function decisionFromRecord(recorded: Extract<Event, { type: 'action' }>, profile: ModelProfile): DecideResult {
   const invalid = (recorded.metadata as Record<string, unknown> | undefined)?.invalid_reply as
     { error?: unknown } | undefined;
   if (invalid) return invalidDecision(recorded, typeof invalid.error === 'string' ? invalid.error : 'invalid reply');

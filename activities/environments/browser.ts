@@ -25,6 +25,7 @@ import { eventId } from '../../src/trajectory/ids';
 import { activityDeadlineSignal, heartbeatDetails, nonRetryable, taskUrlPolicy, withHeartbeat } from '../support';
 import type { ActivityDeps, RunFiles } from '../support';
 import { decideBrowser } from './browser-decide';
+import { replayBrowserStep } from './browser-replay';
 import { PageCheckpoints } from './browser-state';
 import type { SavedPage } from './browser-state';
 import type { EnvironmentDriver, OpenedSession } from './driver';
@@ -61,6 +62,7 @@ export function createBrowserDriver(deps: ActivityDeps, files: RunFiles): Enviro
     hold: (req) => holdBrowser(deps, files, pages, req),
     reclaim: (req) => Promise.resolve({ alive: deps.pool.reclaim(req.sessionId) }),
     decide: (req, input) => decideBrowser(deps, files, req, input),
+    replayStep: (req, input) => replayBrowserStep(deps, files, () => deps.pool.get(req.sessionId), req, input),
     takeover: (req) => takeOverBrowser(deps, req),
     endTakeover: (req) => endBrowserTakeover(deps, req),
   };

@@ -14,6 +14,8 @@ import type {
   OpenSessionResult,
   ReclaimSessionResult,
   ReleaseInput,
+  ReplayStepInput,
+  ReplayStepResult,
   StartTakeoverResult,
   EndTakeoverResult,
   StepRef,
@@ -52,6 +54,8 @@ export interface EnvironmentDriver {
   takeover?(req: TakeoverRef): Promise<StartTakeoverResult>;
   /** With `takeover`: the person hands the session back; what they did. */
   endTakeover?(req: TakeoverRef): Promise<EndTakeoverResult>;
+  /** Optional: a replay's step (input.replayOf) checked against the live page; a driver without it cannot replay. */
+  replayStep?(req: ReplayStepInput, input: TaskInput): Promise<ReplayStepResult>;
   /** The decide activity's part: the step's model request(s), built for this environment, parsed and recorded. */
   decide(req: StepRef, input: TaskInput): Promise<DecideResult>;
 }

@@ -19,6 +19,8 @@ export const END_REASONS = [
   'captcha',
   /** Nobody answered the agent's question before the ask timeout. */
   'ask_timeout',
+  /** A strict replay (`cua replay --strict`) found the page no longer the one recorded. */
+  'replay_diverged',
   /** Someone cancelled the task. */
   'cancelled',
   /** The task's input (or a file it names, e.g. a prompt file) was not usable. */

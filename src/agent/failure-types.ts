@@ -46,6 +46,8 @@ export const FAILURE_TYPES = {
   LockTimeoutError: 'run_folder',
   /** Full, read-only or unreachable beyond store.faultWaitMinutes, or refused (no bucket, credentials). */
   RunStoreUnavailableError: 'run_folder',
+  // A strict replay that no longer matches the recording
+  ReplayDiverged: 'replay_diverged',
   // The workflow's own failure, wrapping the one that ended the task
   TaskFailed: 'internal',
 } as const satisfies Record<string, EndReason>;

@@ -306,6 +306,12 @@ export interface TaskActivities {
   observe(req: ObserveInput): Promise<ObserveResult>;
   act(req: ActInput): Promise<ActResult>;
   decide(req: StepRef): Promise<DecideResult>;
+  /**
+   * A replay's step (input.replayOf), on the session's worker: the recorded action of the same step, checked against
+   * the live page and recorded as the step's action (replayed as it was, or healed: its point moved to where the
+   * recorded element is now), or the reason it does not match (nothing recorded; the model decides the step).
+   */
+  replayStep(req: ReplayStepInput): Promise<ReplayStepResult>;
   /** POSTs one notification to the worker's webhook (returns at once when it has none); throws to be retried. */
   notify(req: NotifyInput): Promise<void>;
   /** A person takes the session's browser over (on the session's queue): a lease on the worker's takeover endpoint. */
@@ -313,3 +319,17 @@ export interface TaskActivities {
   /** The person hands it back: the lease ends (its viewers and CDP connections are cut); what they did. */
   endTakeover(req: TakeoverRef): Promise<EndTakeoverResult>;
 }
+
+/** A replay's step, checked in the session that holds the live page. */
+export interface ReplayStepInput extends StepRef {
+  sessionId: string;
+}
+
+/**
+ * How a replay's step went: `replayed` (the page matched the recording; the recorded action, recorded again as this
+ * step's), `healed` (the recorded element moved: the action's point is where it is now), or `diverged` (why not).
+ * `reply`: a recorded question's recorded reply (with `answers: 'recorded'`).
+ */
+export type ReplayStepResult =
+  | { kind: 'replayed' | 'healed'; decision: DecideResult; reply?: string; distance: number | null }
+  | { kind: 'diverged'; reason: string };

@@ -66,6 +66,23 @@ const TaskInputFields = z.strictObject({
         .optional(),
     })
     .optional(),
+  /**
+   * A replay (`cua replay`): this task runs the actions recorded in run `runId` again, step by step, each one only
+   * after the live page is checked against the recording (URL, the element the action hit, the screenshot's
+   * distance); a step that does not match goes to the model (or, `strict`, ends the task with end reason
+   * `replay_diverged`), and the model decides every step from there. `maxDistance`: the largest screenshot distance
+   * (0…1) that still matches. `answers: 'recorded'` answers a question with the recorded reply instead of asking.
+   * `origin`: the recorded URLs' origin is this one here (`--url` gave another start URL).
+   */
+  replayOf: z
+    .strictObject({
+      runId: z.string().min(1).max(128),
+      strict: z.boolean().optional(),
+      maxDistance: z.number().min(0).max(1).optional(),
+      answers: z.enum(['ask', 'recorded']).optional(),
+      origin: z.strictObject({ from: z.string().min(1), to: z.string().min(1) }).optional(),
+    })
+    .optional(),
   startUrl: z.url().optional(),
   /** Where the agent acts: a browser (Fara's agent) or a sandboxed Linux desktop (open-computer-use's agent). */
   environment: z

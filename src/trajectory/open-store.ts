@@ -65,10 +65,11 @@ export function openRunStore(
 }
 
 /**
- * Copy run `runId` from one store into another (e.g. from S3 into a local folder for the HTML report): its files,
- * `events.jsonl` rebuilt in stream order, and every screenshot its events name. Returns the copied files' names.
+ * Copy run `runId` from one store into another (e.g. from S3 into a local folder for the HTML report), as run `toId`
+ * there (default: the same id): its files, `events.jsonl` rebuilt in stream order, and every screenshot its events
+ * name. Returns the copied files' names.
  */
-export async function copyRun(from: RunStore, runId: string, to: RunStore): Promise<string[]> {
+export async function copyRun(from: RunStore, runId: string, to: RunStore, toId = runId): Promise<string[]> {
   const events = await loadEvents(from, runId);
   const shots = events.flatMap((e) =>
     e.type === 'observation' && e.observation_type === 'environment' && e.screenshot_path ? [e.screenshot_path] : [],
@@ -88,7 +89,7 @@ export async function copyRun(from: RunStore, runId: string, to: RunStore): Prom
     if (path.posix.normalize(file).startsWith('..') || path.posix.isAbsolute(file)) continue;
     const bytes = await from.readBytes(`${runId}/${file}`);
     if (bytes === undefined) continue;
-    await to.writeAtomic(`${runId}/${file}`, bytes);
+    await to.writeAtomic(`${toId}/${file}`, bytes);
     copied.push(file);
   }
   return copied;

@@ -1,0 +1,152 @@
+// A replay's step in the browser (`cua replay`, issue 28), on the worker that holds the live page: the recording's
+// decision for this step, checked against the page the step was just observed on, and recorded as this step's
+// action when it matches (no model call), or the reason it does not (the model decides the step). The checks:
+// - the page's URL is the recorded one (the recording's origin mapped to the replay's, for `--url`);
+// - the element: a pointer action whose act recorded the element it hit is run where that element is now: at the
+//   recorded point when it is still there (replayed), at its new place when it moved (healed), not at all when it
+//   is gone (diverged);
+// - an action that hit no recorded element (keys, scrolls, a final answer) needs the screenshot's distance to the
+//   recorded one within `maxDistance`.
+// A retried activity answers from the action it recorded. The recorded run is only read.
+import { ACTIONS_WITH_SUB_CALLS } from '../../src/agent/page-question';
+import type { BrowserEnvironment } from '../../src/browser/environment';
+import type { ReplayStepInput, ReplayStepResult } from '../../src/contract/activities';
+import type { TaskInput } from '../../src/contract/task';
+import { DEFAULT_MAX_DISTANCE, screenDistance } from '../../src/image/distance';
+import { field, mapOrigin, recordedSteps, samePage } from '../../src/replay/recording';
+import type { RecordedStep } from '../../src/replay/recording';
+import { readRunFromStore } from '../../src/trajectory/reader';
+import { eventId } from '../../src/trajectory/ids';
+import type { Event } from '../../src/trajectory/schema';
+import { deferAction, deferredAction } from '../step-records';
+import { screenOf, withHeartbeat } from '../support';
+import type { ActivityDeps, RunFiles } from '../support';
+import { decisionFromRecord } from './browser-decide';
+import { findRecordedElement } from './replay-element';
+
+type ActionEvent = Extract<Event, { type: 'action' }>;
+
+/** The recordings read lately (a replay reads its recording at every step): run id → steps. */
+const recordings = new Map<string, Promise<RecordedStep[]>>();
+const RECORDINGS_KEPT = 16;
+
+function recordingOf(files: RunFiles, runId: string): Promise<RecordedStep[]> {
+  let hit = recordings.get(runId);
+  if (!hit) {
+    hit = readRunFromStore(files.store, runId).then((run) => recordedSteps(run.events));
+    hit.catch(() => recordings.delete(runId));
+    recordings.set(runId, hit);
+    if (recordings.size > RECORDINGS_KEPT) recordings.delete(recordings.keys().next().value as string);
+  }
+  return hit;
+}
+
+export async function replayBrowserStep(
+  deps: ActivityDeps,
+  files: RunFiles,
+  env: () => BrowserEnvironment,
+  req: ReplayStepInput,
+  input: TaskInput,
+): Promise<ReplayStepResult> {
+  const replay = input.replayOf;
+  if (!replay) return { kind: 'diverged', reason: 'this task is no replay' };
+  const w = await files.writer(req.runId);
+  const { profile } = screenOf(input);
+  const actionId = eventId({ step: req.step, kind: 'action', generation: req.generation });
+  const events = await w.events();
+  const done = events.find((e): e is ActionEvent => e.id === actionId) ?? (await deferredAction(w, actionId));
+  const recording = await recordingOf(files, replay.runId);
+  const rec = recording[req.step - 1];
+  if (done) {
+    const how = ((done.metadata ?? {}) as { replay?: { how?: string } }).replay?.how;
+    return {
+      kind: how === 'healed' ? 'healed' : 'replayed',
+      decision: decisionFromRecord(done, profile),
+      ...(rec?.reply !== null && rec?.reply !== undefined && replay.answers === 'recorded' ? { reply: rec.reply } : {}),
+      distance: null,
+    };
+  }
+  if (!rec) return { kind: 'diverged', reason: `the recording has no step ${req.step} (it has ${recording.length})` };
+  return withHeartbeat(async () => {
+    const pre = events.find((e) => e.id === eventId({ step: req.step, kind: 'pre', generation: req.generation }));
+    const url = field(pre, 'url') ?? '';
+    const recordedUrl = rec.preUrl === null ? null : mapOrigin(rec.preUrl, replay.origin);
+    if (recordedUrl !== null && !samePage(url, recordedUrl)) {
+      return { kind: 'diverged', reason: `the page is ${url}, the recording's step ${rec.step} was on ${recordedUrl}` };
+    }
+    const distance = await distanceTo(files, req.runId, pre, replay.runId, rec);
+    const max = replay.maxDistance ?? DEFAULT_MAX_DISTANCE;
+    let action = rec.action;
+    let how: 'replayed' | 'healed' = 'replayed';
+    let note: Record<string, unknown> = {};
+    const point = rec.action.content.arguments['coordinate'];
+    if (rec.element && Array.isArray(point) && point.length === 2) {
+      const found = await findRecordedElement(env(), rec.element, input, point as [number, number]);
+      if (found.kind === 'gone') {
+        return { kind: 'diverged', reason: `the element the recording's step ${rec.step} hit is gone (${found.why})` };
+      }
+      if (found.kind === 'moved') {
+        how = 'healed';
+        action = withCoordinate(rec.action, found.coordinate);
+        note = { healed_from: point, found_by: found.by };
+      }
+    } else if (distance === null || distance > max) {
+      const shown =
+        distance === null ? 'no recorded screenshot to compare' : `distance ${distance.toFixed(3)} > ${max}`;
+      return { kind: 'diverged', reason: `the page does not look as recorded at step ${rec.step} (${shown})` };
+    }
+    const event = replayedEvent(req, action, {
+      how,
+      of: { run_id: replay.runId, step: rec.step },
+      distance: distance === null ? null : Math.round(distance * 1000) / 1000,
+      ...note,
+    });
+    if (ACTIONS_WITH_SUB_CALLS.includes(event.action_name)) await deferAction(w, event);
+    else await w.appendEvent(event);
+    deps.log?.(`replay ${req.runId} step ${req.step}: ${how} (recorded step ${rec.step})`);
+    return {
+      kind: how,
+      decision: decisionFromRecord(event, profile),
+      ...(rec.reply !== null && replay.answers === 'recorded' ? { reply: rec.reply } : {}),
+      distance,
+    };
+  });
+}
+
+/** The distance between this step's pre screenshot and the recorded one, or null when either is missing. */
+async function distanceTo(
+  files: RunFiles,
+  runId: string,
+  pre: Event | undefined,
+  recordedRun: string,
+  rec: RecordedStep,
+): Promise<number | null> {
+  const own = field(pre, 'screenshot_path');
+  if (!own || !rec.preScreenshot) return null;
+  const [a, b] = await Promise.all([files.readBytes(runId, own), files.readBytes(recordedRun, rec.preScreenshot)]);
+  return a && b ? screenDistance(a, b) : null;
+}
+
+/** The recorded action with its point moved (healed). */
+function withCoordinate(action: ActionEvent, coordinate: [number, number]): ActionEvent {
+  return { ...action, content: { ...action.content, arguments: { ...action.content.arguments, coordinate } } };
+}
+
+/**
+ * The recorded action as this step's: a new id and time, the model's reply kept (the chat rebuilt from this run reads
+ * it as the model's own) but its usage zeroed (no model was called), and how it was replayed in `metadata.replay`.
+ */
+function replayedEvent(req: ReplayStepInput, action: ActionEvent, replay: Record<string, unknown>): ActionEvent {
+  const messages = action.llm_conversation.messages.map((m) => ({
+    ...m,
+    usage: { prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0 },
+  }));
+  const { inherited_from: _i, ...metadata } = (action.metadata ?? {}) as Record<string, unknown>;
+  return {
+    ...action,
+    id: eventId({ step: req.step, kind: 'action', generation: req.generation }),
+    timestamp: new Date().toISOString(),
+    llm_conversation: { ...action.llm_conversation, messages },
+    metadata: { ...metadata, replay },
+  };
+}
