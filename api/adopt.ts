@@ -26,6 +26,8 @@ export interface AdoptOptions {
   modelBaseUrl?: string;
   /** Steps the adopted task may take after the folder's (default 30). */
   moreSteps?: number;
+  /** The model profile the folder was made with (default fara-1.5; a Fara-7B run: fara-7b). */
+  profile?: TaskInput['profile'];
 }
 
 export interface Adopted {
@@ -81,6 +83,7 @@ export async function adoptFolder(
     runId: opts.id ?? adoptId(folder),
     instruction: found.run.task.instruction,
     ...(startUrl ? { startUrl } : {}),
+    ...(opts.profile ? { profile: opts.profile } : {}),
     model: {
       endpoint: 'default',
       ...(opts.modelBaseUrl ? { baseUrl: opts.modelBaseUrl } : {}),

@@ -4,10 +4,11 @@
 import { loadConfig } from '../../src/runtime/config';
 import { checkAdoptable } from '../../api/adopt';
 import { agentClientFor } from '../../api/client';
-import { intFlag, one, parse } from '../args';
+import { intFlag, one, parse, UsageError } from '../args';
 
 export const ADOPT_USAGE =
-  'npx cua adopt <folder> [--id ID] [--model NAME] [--model-base-url URL] [--more-steps N] [--json] [--config FILE]';
+  'npx cua adopt <folder> [--id ID] [--model NAME] [--model-base-url URL] [--more-steps N]\n' +
+  '       [--profile fara-1.5|fara-7b] [--json] [--config FILE]';
 
 export async function adoptCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(
@@ -17,6 +18,7 @@ export async function adoptCommand(argv: readonly string[]): Promise<number> {
       model: { type: 'string' },
       'model-base-url': { type: 'string' },
       'more-steps': { type: 'string' },
+      profile: { type: 'string' },
       json: { type: 'boolean' },
       config: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -26,6 +28,10 @@ export async function adoptCommand(argv: readonly string[]): Promise<number> {
   if (values.help) return (console.log(`usage: ${ADOPT_USAGE}`), 0);
   const folder = one(positionals, 'folder', ADOPT_USAGE);
   const moreSteps = intFlag(values['more-steps'], 'more-steps');
+  const { profile } = values;
+  if (profile !== undefined && profile !== 'fara-1.5' && profile !== 'fara-7b') {
+    throw new UsageError(`--profile must be fara-1.5 or fara-7b, got '${profile}'`);
+  }
   await checkAdoptable(folder); // before connecting: a folder that cannot be adopted is said so with no server up
   const config = loadConfig({ file: values.config });
   const agent = await agentClientFor(config);
@@ -35,6 +41,7 @@ export async function adoptCommand(argv: readonly string[]): Promise<number> {
       ...(values.model !== undefined ? { model: values.model } : {}),
       ...(values['model-base-url'] !== undefined ? { modelBaseUrl: values['model-base-url'] } : {}),
       ...(moreSteps !== undefined ? { moreSteps } : {}),
+      ...(profile !== undefined ? { profile } : {}),
     });
     const { id, steps, question } = adopted;
     if (values.json) {
