@@ -12,6 +12,7 @@ const LAYERS = [
   'src/codec', // payload encryption
   'src/model', // the model endpoint: prompts, context, reading its replies
   'src/trajectory', // the run folder and the run stores
+  'src/replay', // what a replay runs again: a recorded run's decisions
   'src/environments', // the custom-environment plugin interface
   'src/agent', // the agent's rules: dispatch, failure types, end reasons, secrets, replies
   'src/contract', // the task contract and the activities' inputs and outputs (zod and pure modules only)

@@ -3,6 +3,7 @@
 // decide.ts (the model call), the last two routed to the task's environment driver (environments/), and notify.ts
 // (the webhook). Every one runs in `asActivity` (heartbeats; a run store that stayed unusable is final) and reaches
 // the run store through one store per worker that waits out a full or unreachable store.
+import { createAdoptActivity } from './adopt';
 import { createDecideActivity } from './decide';
 import { createEvalActivities } from './eval';
 import { createForkActivity } from './fork';
@@ -37,6 +38,7 @@ export function createActivities(deps: ActivityDeps): Activities {
   return shelled({
     ...createRunActivities(deps, files),
     ...createForkActivity(deps, files),
+    ...createAdoptActivity(deps, files),
     ...createSessionActivities(deps, files, environments),
     ...createDecideActivity(files, environments),
     ...createEvalActivities(deps, files),

@@ -7,6 +7,8 @@ import { configFromObject } from '../src/runtime/config';
 import type { Config, ConfigInput } from '../src/runtime/config';
 import { connectClient, TemporalUnreachableError } from '../src/runtime/connect';
 import type { StoreWait } from '../src/trajectory/store-wait';
+import { openRunStore } from '../src/trajectory/open-store';
+import type { RunStore } from '../src/trajectory/store';
 import {
   cancelTask,
   describeTask,
@@ -39,6 +41,8 @@ import type { FollowUpOptions } from './control';
 import { branchesRecord, forkBranchesOf, forkTask } from './fork';
 import type { BranchOptions, ForkOptions } from './fork';
 import type { BranchesInput, BranchesRecord } from '../src/eval/branches';
+import { adoptFolder } from './adopt';
+import type { AdoptOptions, Adopted } from './adopt';
 import {
   ControlRefusedError,
   InvalidTaskInputError,
@@ -67,6 +71,8 @@ export {
 export type {
   BranchesRecord,
   BranchOptions,
+  Adopted,
+  AdoptOptions,
   FollowUpOptions,
   ForkOptions,
   StoreWait,
@@ -171,6 +177,8 @@ export class AgentClient {
     readonly temporal: Client,
     /** The task queue tasks are started on. */
     readonly taskQueue: string,
+    /** The run store the workers write to (config `store`): where `adopt` imports a folder. */
+    private readonly runStore?: () => RunStore,
   ) {}
 
   /** Validates and starts a task; InvalidTaskInputError or TaskAlreadyExistsError when it cannot. */
@@ -260,6 +268,19 @@ export class AgentClient {
     return (await handle.result()) as BranchesRecord;
   }
 
+  /**
+   * Continues a run folder the original (Fara) wrote, waiting for a reply (status waiting_for_user) or cut off while
+   * running: the folder is checked (InvalidTaskInputError, one line), copied into the run store under a new id (it is
+   * only read) and continued there as a task; a question it waits on is answered with `reply`. `opts.store`: the run
+   * store to import into (default: the configuration's).
+   */
+  async adopt(folder: string, opts: AdoptOptions & { store?: RunStore } = {}): Promise<Adopted> {
+    const { store, ...rest } = opts;
+    const target = store ?? this.runStore?.();
+    if (!target) throw new ConfigError('adopt needs the run store the workers write to: pass opts.store');
+    return adoptFolder(this.temporal, this.taskQueue, target, folder, rest);
+  }
+
   /** Takes over the task's live browser after the step under way: the lease says where to watch and drive it. */
   async takeover(id: string): Promise<TakeoverLease> {
     return takeOverTask(this.temporal, id);
@@ -302,7 +323,7 @@ export class AgentClient {
 
 /** A client for a loaded configuration (the CLI's way: file and environment already applied). */
 export async function agentClientFor(config: Config): Promise<AgentClient> {
-  return new AgentClient(await connectClient(config), config.taskQueue);
+  return new AgentClient(await connectClient(config), config.taskQueue, () => openRunStore(config));
 }
 
 /**

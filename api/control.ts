@@ -133,13 +133,13 @@ export async function continueTask(
 
 /**
  * The input the task's latest run started with (through the client's codec), without its follow-up or what it was
- * forked from (a follow-up of a fork goes on in its run folder; a fork of it is made anew).
+ * forked or adopted from (a follow-up of a fork goes on in its run folder; a fork of it is made anew).
  */
 export async function firstInput(client: Client, id: string): Promise<TaskInput> {
   const history = await client.workflow.getHandle(id).fetchHistory();
   const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
   const payloads = (started?.input?.payloads ?? []) as Payload[];
   const raw = await decodeFromPayloadsAtIndex<Record<string, unknown>>(client.options.loadedDataConverter, 0, payloads);
-  const { followUp: _followUp, forkOf: _forkOf, ...input } = raw;
+  const { followUp: _followUp, forkOf: _forkOf, adoptOf: _adoptOf, ...input } = raw;
   return TaskInputSchema.parse(input);
 }

@@ -74,10 +74,11 @@ export async function startTask(
         : WorkflowIdReusePolicy.REJECT_DUPLICATE,
       args: [input],
       staticSummary: (opts.summary ?? input.instruction).slice(0, 400),
-      // A fork's parent and step (issue 27), in the Temporal UI's memo beside the instruction.
+      // A fork's parent and step (issue 27), an adopted folder (issue 28), in the Temporal UI's memo beside the instruction.
       memo: {
         instruction: input.instruction.slice(0, 400),
         ...(input.forkOf ? { forkOf: { runId: input.forkOf.runId, step: input.forkOf.step } } : {}),
+        ...(input.adoptOf ? { adoptOf: { folder: input.adoptOf.folder } } : {}),
       },
       ...(input.searchAttributes
         ? {

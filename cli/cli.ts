@@ -17,6 +17,7 @@ import {
 } from './commands/tasks';
 import { showCommand, SHOW_USAGE } from './commands/show';
 import { forkCommand, FORK_USAGE } from './commands/fork';
+import { adoptCommand, ADOPT_USAGE } from './commands/adopt';
 import { viewCommand, VIEW_USAGE } from './commands/view';
 import { demoCommand, DEMO_USAGE } from './commands/demo';
 import { codecServerCommand, CODEC_SERVER_USAGE } from './commands/codec-server';
@@ -70,6 +71,11 @@ const COMMANDS: Record<string, Command> = {
     run: forkCommand,
     usage: FORK_USAGE,
     about: "start a new task from another's steps 1…N (its page then); --branches K runs best of K",
+  },
+  adopt: {
+    run: adoptCommand,
+    usage: ADOPT_USAGE,
+    about: 'continue a run folder Fara wrote (waiting for a reply, or cut off) as a durable task',
   },
   takeover: { run: takeoverCommand, usage: TAKEOVER_USAGE, about: "take over a task's live browser (a lease)" },
   handback: { run: handbackCommand, usage: HANDBACK_USAGE, about: 'hand a taken-over task back to the agent' },

@@ -8,9 +8,12 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { continueTask, handBackTask, pauseTask, resumeTask, sayToTask, takeOverTask } from '../api/control';
 import { forkBranchesOf, forkTask } from '../api/fork';
+import { adoptFolder } from '../api/adopt';
+import { openRunStore } from '../src/trajectory/open-store';
 import { replyToTask } from '../api/tasks';
 import { statusQuery } from '../workflows/messages';
 import { eventually, startHarness, untilWaiting } from '../test/integration/harness';
+import { copyFaraFolder } from '../test/integration/fara-folder';
 import type { Harness } from '../test/integration/harness';
 import { WebhookReceiver } from '../test/fixtures/webhook/server';
 
@@ -97,6 +100,17 @@ const RECORDINGS: Recordings = {
       checks: [{ type: 'answer_contains', value: 'placed' }],
     });
     return h.client.workflow.getHandle(best.id);
+  },
+  // An adoption of a Fara folder waiting for a reply (issue 28: startAdopt, the question asked again, the reply
+  // opening the session at the folder's last URL).
+  adopt: async (h) => {
+    const folder = copyFaraFolder(path.join(h.dir, 'fara-waiting'), h.site.url);
+    const opts = { model: 'adopt-fara', modelBaseUrl: h.model.url };
+    const adopted = await adoptFolder(h.client, h.config.taskQueue, openRunStore(h.config), folder, opts);
+    const handle = h.client.workflow.getHandle(adopted.id);
+    await untilWaiting(handle, 60_000);
+    await replyToTask(h.client, adopted.id, 'Lisbon');
+    return handle;
   },
   // ... and a takeover: the lease granted after the step under way (startTakeover), the handback (endTakeover, the
   // note recorded for the next step).

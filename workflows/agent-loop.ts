@@ -116,6 +116,8 @@ export class AgentLoop {
   private recordedReply: string | null = null;
   /** The error text of the last model reply that was no valid action (for the stops). */
   private lastInvalidReply = '';
+  /** An adoption's steps taken over from its folder (its first session opens for the next); null: no adoption. */
+  private adoptedSteps: number | null = null;
 
   /** `continued`: this run continues an earlier one as new (its state is the task's carried state). */
   constructor(
@@ -145,6 +147,7 @@ export class AgentLoop {
     if (!this.continued) {
       this.task.publish();
       if (this.input.forkOf !== undefined) await this.startFork();
+      else if (this.input.adoptOf !== undefined && this.input.followUp === undefined) await this.startAdopt();
       else if (this.input.followUp === undefined) {
         rememberNotifyEvents(state, await this.proxies.shared('start run').startRun(this.input));
       } else await this.startFollowUp(this.input.followUp);
@@ -198,9 +201,13 @@ export class AgentLoop {
     }
   }
 
-  /** Why a step finds no session: the task's start, a follow-up's or a fork's first step, or a run continued as new. */
+  /**
+   * Why a step finds no session: the task's start, a follow-up's, a fork's or an adoption's first step, or a run
+   * continued as new.
+   */
   private openReason(): OpenSessionInput['reason'] {
     const { state } = this;
+    if (!this.continued && this.adoptedSteps !== null && state.step === this.adoptedSteps + 1) return 'adopt';
     if (state.step === 1 && !this.continued) return 'start';
     if (!this.continued && state.step === (this.input.forkOf?.step ?? 0) + 1) return 'fork';
     return state.followUpAt === state.step ? 'follow_up' : 'continue';
@@ -222,6 +229,19 @@ export class AgentLoop {
     const started = await this.proxies.shared('fork').startFork(this.input);
     rememberNotifyEvents(this.state, started);
     this.state.step = started.steps;
+  }
+
+  /**
+   * An adoption (`cua adopt`): the run folder the original (Fara) wrote, imported under this task's id, is taken over
+   * after its last step. A question it waits on is asked again (the task waits for its reply, as for any question);
+   * the first session reopens the folder's last URL (it saved no page of ours) and says so to the model.
+   */
+  private async startAdopt(): Promise<void> {
+    const started = await this.proxies.shared('adopt').startAdopt(this.input);
+    rememberNotifyEvents(this.state, started);
+    this.state.step = started.steps;
+    this.adoptedSteps = started.steps;
+    if (started.question !== undefined) this.stepEnd = (await this.ask(started.question)) ? null : 'unanswered';
   }
 
   /**

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { IN_LINE_DETAIL } from '../../src/agent/failure-types';
 import { FINAL_PAGE_FILE, probesNotRun, runProbes } from '../../src/agent/final-page';
 import type { FinalPageRecord } from '../../src/agent/final-page';
-import { earlierUrls, lastUrl } from '../../src/agent/history';
+import { earlierUrls, lastUrl, PAGE_REOPENED_KEY } from '../../src/agent/history';
+import { reopenedPageText } from '../../src/agent/observations';
 import { knownSecretValues, redactSecrets } from '../../src/agent/secrets';
 import { PolicyBlockedError } from '../../src/browser/errors';
 import type { BrowserEnvironment } from '../../src/browser/environment';
@@ -169,6 +170,10 @@ async function openBrowser(
       ),
     );
   }
+  // An adopted run's first session (the original's folder saved no page of ours): its last URL, loaded anew.
+  if (input.adoptOf && req.restore && !saved && req.reason !== 'worker_lost') {
+    await w.appendEvent(reopenedNote(req, url ?? null));
+  }
   deps.log?.(
     `session ${session.sessionId} opened for ${req.runId} (${req.reason}, generation ${req.generation}; ` +
       `URL policy: ${describeUrlPolicy(urlPolicy)})`,
@@ -180,6 +185,18 @@ async function openBrowser(
     holdSeconds: deps.config.browser.holdWhileWaitingSeconds,
     ...(req.lostActGeneration !== undefined ? { stepDone } : {}),
   };
+}
+
+/**
+ * The note an adopted run's first session leaves for the model: the page was reopened at the folder's last URL. It
+ * goes with the next step's observation (after a reply, the step after the question's).
+ */
+function reopenedNote(req: OpenSessionInput, url: string | null) {
+  const step = req.reason === 'reply' ? req.step + 1 : req.step;
+  return sessionRestored(step, reopenedPageText(url), {
+    generation: req.generation,
+    metadata: { note: 'session_restored', restored_url: url, [PAGE_REOPENED_KEY]: url },
+  });
 }
 
 /**

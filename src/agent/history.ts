@@ -8,6 +8,11 @@ import type { Event } from '../trajectory/schema';
 export const TEXT_OBSERVATION_KEY = 'text_observation';
 /** Metadata key on a tool_output whose action's resend was held back: the question the runtime asks the user. */
 export const RUNTIME_QUESTION_KEY = 'runtime_question';
+/**
+ * Metadata key on a session_restored note of an adopted run (`cua adopt`): the URL its page was reopened at (the
+ * folder kept no page state). The model reads the note with that step's observation, as it reads a note of doubt.
+ */
+export const PAGE_REOPENED_KEY = 'page_reopened';
 
 type EnvironmentEvent = Extract<Event, { observation_type: 'environment' }>;
 
@@ -18,7 +23,10 @@ interface StepEvents {
   reply?: string;
   /** The runtime's question after the step's action (a held-back resend), when it asked one. */
   asked?: string;
-  /** Per generation: a restored session's note that says what is in doubt (the model reads it with that observation). */
+  /**
+   * Per generation: a restored session's note that says what is in doubt, or that an adopted run's page was reopened
+   * (the model reads it with that observation).
+   */
   doubt: Map<number, string>;
   /** A follow-up task given before this step (`cua continue`). */
   followUp?: string;
@@ -54,7 +62,7 @@ function index(events: readonly Event[]): { task: string | null; steps: Map<numb
       else if (e.observation_type === 'tool_output' && id.kind === 'tool') get(id.step).tool.set(id.generation, e);
       else if (e.observation_type === 'user_message' && id.kind === 'task') task = e.content;
       else if (e.observation_type === 'user_message' && id.kind === 'reply') get(id.step).reply = e.content;
-      else if (e.observation_type === 'tool_output' && id.kind === 'restored' && e.metadata['in_doubt']) {
+      else if (e.observation_type === 'tool_output' && id.kind === 'restored' && readsNote(e.metadata)) {
         get(id.step).doubt.set(id.generation, e.output);
       } else if (e.observation_type === 'user_message' && id.kind === 'followup') {
         if (e.metadata['kind'] === 'steer') get(id.step).said.push(`The user says: ${e.content}`);
@@ -65,6 +73,9 @@ function index(events: readonly Event[]): { task: string | null; steps: Map<numb
   }
   return { task, steps };
 }
+
+/** A session_restored note the model reads: one that says what is in doubt, or that an adopted run's page was reopened. */
+const readsNote = (metadata: Record<string, unknown>) => !!metadata['in_doubt'] || PAGE_REOPENED_KEY in metadata;
 
 function latest<T>(m: Map<number, T>): [number, T] | undefined {
   const g = Math.max(...m.keys());

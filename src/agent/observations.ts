@@ -103,6 +103,17 @@ export function loadedFromRecordText(url: string): string {
   );
 }
 
+/**
+ * Said with the first observation of an adopted run (`cua adopt`): the folder the original wrote keeps no page state,
+ * so the browser was opened anew at the last URL it recorded.
+ */
+export function reopenedPageText(url: string | null): string {
+  return (
+    `This run was taken over from a run folder that keeps no browser state; the browser was reopened at ${url ?? 'a blank page'} ` +
+    '(a fresh load: what was typed, scrolled or focused there before is not restored).'
+  );
+}
+
 /** Fed back when an action throws: the model sees the first line of the error. */
 export function failureText(message: string): string {
   return `The action failed: ${message}`;

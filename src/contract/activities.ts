@@ -17,7 +17,7 @@ export interface OpenSessionInput {
   /** Restore storage state and URL saved in the run folder (after a release or a lost worker). */
   restore: boolean;
   /** Why the session is being (re)opened; recorded as a note when restoring. */
-  reason: 'start' | 'reply' | 'worker_lost' | 'continue' | 'resume' | 'follow_up' | 'fork';
+  reason: 'start' | 'reply' | 'worker_lost' | 'continue' | 'resume' | 'follow_up' | 'fork' | 'adopt';
   step: number;
   /**
    * Re-opening after the worker was lost during the step's last act, in this generation: if that act's post
@@ -227,6 +227,14 @@ export interface StartForkResult extends StartRunResult {
   steps: number;
 }
 
+/** An adoption's start: what startAdopt found in the imported folder (its first step is the next one). */
+export interface StartAdoptResult extends StartRunResult {
+  /** The folder's steps: the adopted task's first step is the next one. */
+  steps: number;
+  /** The question the folder waits on (the task waits for its reply first); absent when it was running. */
+  question?: string;
+}
+
 export interface FinalizeInput {
   runId: string;
   status: RunStatus;
@@ -297,6 +305,11 @@ export interface TaskActivities {
    * no page for.
    */
   startFork(input: TaskInput): Promise<StartForkResult>;
+  /**
+   * Takes over an adopted run folder (input.adoptOf) its starter imported into the run store: counts its steps, finds
+   * the question it waits on, records the task input; refuses (InvalidTaskInput) a run with no imported folder.
+   */
+  startAdopt(input: TaskInput): Promise<StartAdoptResult>;
   openSession(req: OpenSessionInput): Promise<OpenSessionResult>;
   releaseSession(req: ReleaseInput): Promise<void>;
   /** A question: saves the session's page and keeps the session alive for a quick reply (or releases it). */

@@ -83,6 +83,13 @@ const TaskInputFields = z.strictObject({
       origin: z.strictObject({ from: z.string().min(1), to: z.string().min(1) }).optional(),
     })
     .optional(),
+  /**
+   * An adoption (`cua adopt <folder>`): this task takes over a run folder the original (Fara) wrote, which the task's
+   * starter imported into the run store under this task's id before starting it (workers never read `folder`, the
+   * path the starter named: it is recorded only). The task goes on after the folder's last step: a question the
+   * folder waits on waits for its reply first; the page is reopened at the folder's last URL.
+   */
+  adoptOf: z.strictObject({ folder: z.string().min(1).max(4096) }).optional(),
   startUrl: z.url().optional(),
   /** Where the agent acts: a browser (Fara's agent) or a sandboxed Linux desktop (open-computer-use's agent). */
   environment: z

@@ -41,6 +41,16 @@ export class CorruptFileError extends TrajectoryError {
   }
 }
 
+/** A folder `cua adopt` cannot take over (not a folder, no task.json, no events, a finished run, …): one line. */
+export class FolderNotAdoptableError extends TrajectoryError {
+  constructor(
+    readonly folder: string,
+    readonly reason: string,
+  ) {
+    super(`cannot adopt ${folder}: ${reason}`);
+  }
+}
+
 /** An observation whose action_id names no action in the stream. */
 export class UnknownActionIdError extends TrajectoryError {
   constructor(

@@ -1,0 +1,61 @@
+// `cua adopt <folder>`: continue a run folder the original (Fara) wrote as a durable task (api/adopt.ts). The folder is
+// checked here (one line says what is wrong with it), copied into the configured run store under a new id, and the
+// task started; a question the folder waits on is answered with `cua reply <id> "…"`.
+import { loadConfig } from '../../src/runtime/config';
+import { checkAdoptable } from '../../api/adopt';
+import { agentClientFor } from '../../api/client';
+import { intFlag, one, parse, UsageError } from '../args';
+
+export const ADOPT_USAGE =
+  'npx cua adopt <folder> [--id ID] [--model NAME] [--model-base-url URL] [--more-steps N]\n' +
+  '       [--profile fara-1.5|fara-7b] [--json] [--config FILE]';
+
+export async function adoptCommand(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parse(
+    argv,
+    {
+      id: { type: 'string' },
+      model: { type: 'string' },
+      'model-base-url': { type: 'string' },
+      'more-steps': { type: 'string' },
+      profile: { type: 'string' },
+      json: { type: 'boolean' },
+      config: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    ADOPT_USAGE,
+  );
+  if (values.help) return (console.log(`usage: ${ADOPT_USAGE}`), 0);
+  const folder = one(positionals, 'folder', ADOPT_USAGE);
+  const moreSteps = intFlag(values['more-steps'], 'more-steps');
+  const { profile } = values;
+  if (profile !== undefined && profile !== 'fara-1.5' && profile !== 'fara-7b') {
+    throw new UsageError(`--profile must be fara-1.5 or fara-7b, got '${profile}'`);
+  }
+  await checkAdoptable(folder); // before connecting: a folder that cannot be adopted is said so with no server up
+  const config = loadConfig({ file: values.config });
+  const agent = await agentClientFor(config);
+  try {
+    const adopted = await agent.adopt(folder, {
+      ...(values.id !== undefined ? { id: values.id } : {}),
+      ...(values.model !== undefined ? { model: values.model } : {}),
+      ...(values['model-base-url'] !== undefined ? { modelBaseUrl: values['model-base-url'] } : {}),
+      ...(moreSteps !== undefined ? { moreSteps } : {}),
+      ...(profile !== undefined ? { profile } : {}),
+    });
+    const { id, steps, question } = adopted;
+    if (values.json) {
+      console.log(JSON.stringify({ id, steps, question, folder: adopted.input.adoptOf?.folder }));
+      return 0;
+    }
+    console.log(`${id} adopts ${folder} (${steps} step${steps === 1 ? '' : 's'}, copied into the run store)`);
+    console.log(
+      question === null
+        ? `it goes on at step ${steps + 1}, in the page reopened at the folder's last URL; follow it with: npx cua status ${id}`
+        : `it waits for your reply to: ${question}\nanswer with: npx cua reply ${id} "<your reply>"`,
+    );
+    return 0;
+  } finally {
+    await agent.close();
+  }
+}
