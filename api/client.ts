@@ -42,6 +42,8 @@ import { branchesRecord, forkBranchesOf, forkTask } from './fork';
 import type { BranchOptions, ForkOptions } from './fork';
 import type { BranchesInput, BranchesRecord } from '../src/eval/branches';
 import { adoptFolder } from './adopt';
+import { replayFolder, replayTask } from './replay';
+import type { Replay, ReplayOptions } from './replay';
 import type { AdoptOptions, Adopted } from './adopt';
 import {
   ControlRefusedError,
@@ -279,6 +281,20 @@ export class AgentClient {
     const target = store ?? this.runStore?.();
     if (!target) throw new ConfigError('adopt needs the run store the workers write to: pass opts.store');
     return adoptFolder(this.temporal, this.taskQueue, target, folder, rest);
+  }
+
+  /**
+   * Replays a recorded run: `source` is a task id (its run folder in the run store) or a run folder (copied into the
+   * run store under a new id first; it is only read). Each recorded action runs again once the live page matches the
+   * recording; the model decides from the first step that does not (or, `strict`, the task ends there).
+   */
+  async replay(source: string, opts: ReplayOptions & { store?: RunStore; folder?: boolean } = {}): Promise<Replay> {
+    const { store, folder, ...rest } = opts;
+    if (!folder) return replayTask(this.temporal, this.taskQueue, source, rest);
+    const target = store ?? this.runStore?.();
+    if (!target)
+      throw new ConfigError('a replay of a folder needs the run store the workers write to: pass opts.store');
+    return replayFolder(this.temporal, this.taskQueue, target, source, rest);
   }
 
   /** Takes over the task's live browser after the step under way: the lease says where to watch and drive it. */

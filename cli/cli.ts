@@ -17,6 +17,7 @@ import {
 } from './commands/tasks';
 import { showCommand, SHOW_USAGE } from './commands/show';
 import { forkCommand, FORK_USAGE } from './commands/fork';
+import { replayCommand, REPLAY_USAGE } from './commands/replay';
 import { adoptCommand, ADOPT_USAGE } from './commands/adopt';
 import { viewCommand, VIEW_USAGE } from './commands/view';
 import { demoCommand, DEMO_USAGE } from './commands/demo';
@@ -71,6 +72,11 @@ const COMMANDS: Record<string, Command> = {
     run: forkCommand,
     usage: FORK_USAGE,
     about: "start a new task from another's steps 1…N (its page then); --branches K runs best of K",
+  },
+  replay: {
+    run: replayCommand,
+    usage: REPLAY_USAGE,
+    about: "run a recorded run's actions again, without the model while the page matches",
   },
   adopt: {
     run: adoptCommand,

@@ -11,6 +11,7 @@ import { forkBranchesOf, forkTask } from '../api/fork';
 import { adoptFolder } from '../api/adopt';
 import { openRunStore } from '../src/trajectory/open-store';
 import { replyToTask } from '../api/tasks';
+import { replayTask } from '../api/replay';
 import { statusQuery } from '../workflows/messages';
 import { eventually, startHarness, untilWaiting } from '../test/integration/harness';
 import { copyFaraFolder } from '../test/integration/fara-folder';
@@ -111,6 +112,13 @@ const RECORDINGS: Recordings = {
     await untilWaiting(handle, 60_000);
     await replyToTask(h.client, adopted.id, 'Lisbon');
     return handle;
+  },
+  // A replay of a finished run (issue 28: replayStep checks and records each recorded action; no model call).
+  replay: async (h) => {
+    const task = await h.start({ script: 'fork-source', instruction: 'Order 3.' });
+    await task.result();
+    const replay = await replayTask(h.client, h.config.taskQueue, task.workflowId);
+    return h.client.workflow.getHandle(replay.id);
   },
   // ... and a takeover: the lease granted after the step under way (startTakeover), the handback (endTakeover, the
   // note recorded for the next step).

@@ -798,7 +798,12 @@ export class AgentLoop {
 
   /** Failed: records why (as far as the run store allows) and returns the TaskFailed error carrying the result. */
   private async finishFailed(err: unknown): Promise<ApplicationFailure> {
-    const message = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
+    const message =
+      err instanceof ActivityFailure && err.cause
+        ? err.cause.message
+        : err instanceof ApplicationFailure && err.type === 'ReplayDiverged'
+          ? err.message
+          : String(err);
     this.task.error = message;
     const why = endReasonOf(err, this.input);
     await CancellationScope.nonCancellable(async () => {

@@ -5,6 +5,7 @@
 // - the element: a pointer action whose act recorded the element it hit is run where that element is now: at the
 //   recorded point when it is still there (replayed), at its new place when it moved (healed), not at all when it
 //   is gone (diverged);
+// - typing with no point needs the focused field to be the recorded one;
 // - an action that hit no recorded element (keys, scrolls, a final answer) needs the screenshot's distance to the
 //   recorded one within `maxDistance`.
 // A retried activity answers from the action it recorded. The recorded run is only read.
@@ -22,7 +23,7 @@ import { deferAction, deferredAction } from '../step-records';
 import { screenOf, withHeartbeat } from '../support';
 import type { ActivityDeps, RunFiles } from '../support';
 import { decisionFromRecord } from './browser-decide';
-import { findRecordedElement } from './replay-element';
+import { findRecordedElement, focusIsRecorded } from './replay-element';
 
 type ActionEvent = Extract<Event, { type: 'action' }>;
 
@@ -89,6 +90,13 @@ export async function replayBrowserStep(
         how = 'healed';
         action = withCoordinate(rec.action, found.coordinate);
         note = { healed_from: point, found_by: found.by };
+      }
+    } else if (rec.element && rec.element['source'] === 'focus') {
+      if (!(await focusIsRecorded(env(), rec.element, input))) {
+        return {
+          kind: 'diverged',
+          reason: `the focused field is not the one the recording's step ${rec.step} typed into`,
+        };
       }
     } else if (distance === null || distance > max) {
       const shown =

@@ -75,3 +75,11 @@ export async function findRecordedElement(
     why: `${what}: not at its recorded point, nor found in view by its selector, role and name, or text`,
   };
 }
+
+/** Whether the focused field is the recorded one (a `type` with no point types into whatever has the focus). */
+export async function focusIsRecorded(env: BrowserEnvironment, recorded: Recorded, input: TaskInput): Promise<boolean> {
+  const { profile, resized } = screenOf(input);
+  const space = profile.coordinateSpace === 'norm1000' ? NORM1000 : resizedPixelsSpace(resized.width, resized.height);
+  const seen = (await readElement(env.page, { kind: 'focus' }, { space, viewport: input.viewport })).element;
+  return seen !== null && sameElement(recorded, seen);
+}

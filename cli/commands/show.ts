@@ -88,7 +88,7 @@ function remark(row: StepSummary): string {
 
 /** One line of the step table, e.g. `   7  (superseded) left_click   http://…   effect unknown, …`. */
 export function stepLine(row: StepSummary): string {
-  const action = `${row.superseded ? '(superseded) ' : ''}${row.action_name}${row.invalid !== null ? ' (invalid)' : ''}`;
+  const action = `${row.superseded ? '(superseded) ' : ''}${row.action_name}${row.invalid !== null ? ' (invalid)' : ''}${row.replay ? ` (${row.replay})` : ''}`;
   return `${String(row.step).padStart(4)}  ${action.padEnd(26)} ${row.url.slice(0, 50).padEnd(50)} ${remark(row)}`;
 }
 

@@ -85,11 +85,17 @@ const inside = (file: string) =>
  * Copies the folder into `store` as run `runId`: task.json (`metadata.adopted_from` added), metadata.json (its
  * `run_id` ours, the original's kept in `stats.adopted_from`), status.json, the events with our ids, the
  * verification results and every screenshot (those the events name and the folder's other `screenshot_*.png`, e.g.
- * the start page's copy). Not copied: data_point.json (its events carry the original's ids; the adopted run writes
+ * the start page's copy). `key` names the record of where it came from (`imported_from` for a recording `cua replay`
+ * imports). Not copied: data_point.json (its events carry the original's ids; the adopted run writes
  * its own at the first pause) and run_state.json (the adopted task's own). task.json goes last, so a copy cut off
  * half-way is no run folder. Returns the names of the files copied.
  */
-export async function importAdoptedFolder(folder: AdoptableFolder, store: RunStore, runId: string): Promise<string[]> {
+export async function importAdoptedFolder(
+  folder: AdoptableFolder,
+  store: RunStore,
+  runId: string,
+  key: 'adopted_from' | 'imported_from' = 'adopted_from',
+): Promise<string[]> {
   const { run, dir } = folder;
   const adoptedFrom = { folder: dir, run_id: run.metadata.run_id, status: run.fileStatus, steps: folder.steps };
   const copied: string[] = [];
@@ -113,8 +119,29 @@ export async function importAdoptedFolder(folder: AdoptableFolder, store: RunSto
   if (verification) await write(VERIFICATION_FILE, verification);
   await write(EVENTS_FILE, folder.events.map((e) => `${JSON.stringify(e)}\n`).join(''));
   await write(STATUS_FILE, pretty({ status: run.fileStatus, outcome: run.outcome }));
-  const stats = { ...run.metadata.stats, adopted_from: adoptedFrom };
+  const stats = { ...run.metadata.stats, [key]: adoptedFrom };
   await write(METADATA_FILE, pretty({ ...run.metadata, run_id: runId, stats }));
-  await write(TASK_FILE, pretty({ ...run.task, metadata: { ...run.task.metadata, adopted_from: adoptedFrom } }));
+  await write(TASK_FILE, pretty({ ...run.task, metadata: { ...run.task.metadata, [key]: adoptedFrom } }));
   return copied;
+}
+
+/**
+ * A run folder of any status (ours or Fara's) read for `cua replay <folder>` to import as a recording: its events
+ * with our ids. FolderNotAdoptableError (one line) for a folder that is no run folder or has no events.
+ */
+export async function readRecordedFolder(folder: string): Promise<AdoptableFolder> {
+  const dir = path.resolve(folder);
+  const stat = await fs.stat(dir).catch(() => undefined);
+  if (!stat?.isDirectory()) refuse(folder, stat ? 'not a folder' : 'no such folder');
+  let run: RunRecord;
+  try {
+    run = await readRun(dir);
+  } catch (err) {
+    if (err instanceof RunNotFoundError) refuse(folder, `no ${TASK_FILE}: not a run folder`);
+    if (err instanceof TrajectoryError) refuse(folder, err.message);
+    throw err;
+  }
+  if (run.events.length === 0) refuse(folder, `no events (${EVENTS_FILE} is missing or empty)`);
+  const events = withOurIds(run.events);
+  return { dir, run, events, steps: stepsOf(events), question: null, lastUrl: lastUrlOf(events) };
 }

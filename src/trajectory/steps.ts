@@ -116,6 +116,8 @@ export interface StepSummary {
   user_messages: { message_type: UserMessageType; content: string }[];
   /** Model calls the action's tool made (read_page_answer_question's page question); [] for most actions. */
   sub_calls: ToolSubCall[];
+  /** A replay's step (`cua replay`) that ran the recorded action: as it was, or healed (its point moved). */
+  replay?: 'replayed' | 'healed';
 }
 
 /** The marks an action event may carry in its metadata (extra fields; the original's reader ignores them). */
@@ -127,6 +129,11 @@ const ActionMarksSchema = z.looseObject({
     .looseObject({ error: z.string().catch(''), error_type: z.string().catch('') })
     .nullish()
     .catch({ error: '', error_type: '' }),
+  /** Set on a replay's step that ran the recorded action (`cua replay`). */
+  replay: z
+    .looseObject({ how: z.enum(['replayed', 'healed']).optional().catch(undefined) })
+    .nullish()
+    .catch(null),
 });
 type ActionMarks = z.infer<typeof ActionMarksSchema>;
 
@@ -209,8 +216,10 @@ function summarise(steps: readonly Step[], index: number, action: Action, number
   const screenshot = numbered.superseded
     ? (environmentWith(step?.post ?? [], 'screenshot_path')[0]?.screenshot_path ?? '')
     : stepScreenshot(steps, index);
+  const replayed = marksOf(action).replay?.how;
   return {
     ...numbered,
+    ...(replayed ? { replay: replayed } : {}),
     invalid: invalidReplyOf(action),
     action_name: action.action_name,
     description: action.action_nl_description,
