@@ -4,7 +4,6 @@
 // model calls it made against the recording's, and the time each took.
 import fs from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../src/runtime/config';
 import { readRunFromStore } from '../../src/trajectory/reader';
 import { openRunStore } from '../../src/trajectory/open-store';
