@@ -12,10 +12,10 @@ const LAYERS = [
   'src/codec', // payload encryption
   'src/model', // the model endpoint: prompts, context, reading its replies
   'src/trajectory', // the run folder and the run stores
-  'src/replay', // what a replay runs again: a recorded run's decisions
   'src/environments', // the custom-environment plugin interface
   'src/agent', // the agent's rules: dispatch, failure types, end reasons, secrets, replies
   'src/contract', // the task contract and the activities' inputs and outputs (zod and pure modules only)
+  'src/replay', // what a replay runs again (a recorded run's decisions) and the action cache's keys
   'src/notify', // webhook notifications: the config section, the body, its signature, the POST
   'src/runtime', // configuration and the Temporal connection
   'src/eval', // evaluation: task sets, checks, judge, records, results

@@ -15,6 +15,7 @@ import type {
   ReleaseInput,
   ReplayStepInput,
   ReplayStepResult,
+  StepRef,
   StartTakeoverResult,
   EndTakeoverResult,
   TakeoverRef,
@@ -22,6 +23,7 @@ import type {
 import { TakeoverError } from '../src/browser/errors';
 import type { Environments } from './environments/table';
 import { flushDeferred } from './step-records';
+import { rememberCachedStep } from './environments/browser-cache';
 import { activityAttempt, nonRetryable, withoutStoreWait } from './support';
 import type { ActivityDeps, RunFiles } from './support';
 
@@ -98,6 +100,18 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles, env
       if (!driver.replayStep)
         return { kind: 'diverged', reason: "this environment's sessions cannot replay a recording" };
       return driver.replayStep(req, await files.input(req.runId));
+    },
+
+    /** A cached task's step: the decision cached for a page like this one, checked and recorded, or why not. */
+    async cacheStep(req: ReplayStepInput): Promise<ReplayStepResult> {
+      const driver = environments.forSession(req.sessionId);
+      if (!driver.cacheStep) return { kind: 'diverged', reason: "this environment's sessions keep no action cache" };
+      return driver.cacheStep(req, await files.input(req.runId));
+    },
+
+    /** Keeps a cached task's decided step in its cache (after the act; shared queue). */
+    async cacheRemember(req: StepRef): Promise<void> {
+      await rememberCachedStep(files, req, await files.input(req.runId));
     },
 
     /** A person takes the session over: a lease on this worker's takeover endpoint (its URL and token). */

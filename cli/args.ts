@@ -37,3 +37,13 @@ export function one(positionals: string[], what: string, usage: string): string 
   if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'\nusage: ${usage}`);
   return value;
 }
+
+/** `--cache NAME`: the action cache's name (letters, digits, dot, dash, underscore); browser tasks only. */
+export function cacheFlag(name: string, env: string | undefined): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
+    throw new UsageError(`--cache must be a name of letters, digits, dot, dash and underscore (max 64), got '${name}'`);
+  }
+  if (env !== undefined && env !== 'browser')
+    throw new UsageError('--cache is for browser tasks (their pages are what it matches)');
+  return name;
+}

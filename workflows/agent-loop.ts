@@ -112,6 +112,8 @@ export class AgentLoop {
   private actInFlight: { summary: string; startedAt: string } | null = null;
   /** How the last step ended (for the stops). */
   private stepEnd: StepEnd = null;
+  /** A cached task's step was decided by the model: keep its decision once acted. */
+  private rememberStep = false;
   /** A replayed question's recorded reply (answers: 'recorded'), for this step's ask. */
   private recordedReply: string | null = null;
   /** The error text of the last model reply that was no valid action (for the stops). */
@@ -428,7 +430,11 @@ export class AgentLoop {
   /** Observe, decide, act on each call of the decision; a terminate or a question ends the step. */
   private async takeStep(session: SessionRef): Promise<StepEnd> {
     const obs = await this.observe(session);
-    const calls = this.input.replayOf ? await this.replayOrDecide(session, obs) : await this.decide(obs);
+    const calls = this.input.replayOf
+      ? await this.replayOrDecide(session, obs)
+      : this.input.cache && this.input.environment === 'browser'
+        ? await this.cachedOrDecide(session, obs)
+        : await this.decide(obs);
     if (!calls) return null;
     for (const [index, call] of calls.entries()) {
       const final = index === calls.length - 1 || call.kind !== 'act';
@@ -438,12 +444,50 @@ export class AgentLoop {
       if (asked !== undefined) return (await this.ask(asked, true)) ? null : 'unanswered';
       if (call.kind === 'terminate') {
         this.task.answer = call.text ?? '';
+        await this.remember();
         return 'answered';
       }
       // Calls after a question are not run: the model decides again with the user's reply.
       if (call.kind === 'ask') return (await this.ask(call.text ?? '')) ? null : 'unanswered';
     }
+    await this.remember();
     return null;
+  }
+
+  /**
+   * A cached task's step (input.cache): the decision cached for a page that looks like this one, when its element is
+   * still there (no model call); else the model's decision, kept in the cache once acted (remember).
+   */
+  private async cachedOrDecide(session: SessionRef, obs: ObserveResult): Promise<DecideCall[] | null> {
+    const { state, input } = this;
+    const counts = (state.cached ??= { hits: 0, healed: 0, decided: 0 });
+    const got = await this.proxies.onSession(session, `step ${state.step} · cache`).cacheStep({
+      runId: input.runId,
+      step: state.step,
+      generation: state.generation,
+      sessionId: session.sessionId,
+    });
+    if (got.kind !== 'diverged') {
+      counts[got.kind === 'healed' ? 'healed' : 'hits'] += 1;
+      state.invalidReplies = 0;
+      return got.decision.calls ?? [got.decision];
+    }
+    counts.decided += 1;
+    const calls = await this.decide(obs);
+    this.rememberStep = calls !== null;
+    return calls;
+  }
+
+  /** After a cached task's decided step is acted: its decision goes into the cache. */
+  private async remember(): Promise<void> {
+    if (!this.rememberStep) return;
+    this.rememberStep = false;
+    const { state } = this;
+    await this.proxies.shared(`step ${state.step} · cache it`).cacheRemember({
+      runId: this.input.runId,
+      step: state.step,
+      generation: state.generation,
+    });
   }
 
   /** Opens (or restores) the task's session; `stepDone`: a lost worker had finished the step (see lostActGeneration). */

@@ -53,6 +53,8 @@ export interface CarriedState {
   followUpAt?: number;
   /** Takeovers so far (numbers their leases). */
   takeovers?: number;
+  /** A cached task (input.cache): steps taken from the cache (as they were, or healed) and decided by the model. */
+  cached?: { hits: number; healed: number; decided: number };
   /**
    * A replay (input.replayOf): whether it still runs the recording (off after the first step that did not match),
    * the steps replayed, healed and decided by the model, and where and why it diverged.

@@ -23,7 +23,7 @@ import { deferAction, deferredAction } from '../step-records';
 import { screenOf, withHeartbeat } from '../support';
 import type { ActivityDeps, RunFiles } from '../support';
 import { decisionFromRecord } from './browser-decide';
-import { findRecordedElement, focusIsRecorded } from './replay-element';
+import { fitRecordedAction, reusedEvent } from './replay-element';
 
 type ActionEvent = Extract<Event, { type: 'action' }>;
 
@@ -77,33 +77,16 @@ export async function replayBrowserStep(
     }
     const distance = await distanceTo(files, req.runId, pre, replay.runId, rec);
     const max = replay.maxDistance ?? DEFAULT_MAX_DISTANCE;
-    let action = rec.action;
-    let how: 'replayed' | 'healed' = 'replayed';
-    let note: Record<string, unknown> = {};
-    const point = rec.action.content.arguments['coordinate'];
-    if (rec.element && Array.isArray(point) && point.length === 2) {
-      const found = await findRecordedElement(env(), rec.element, input, point as [number, number]);
-      if (found.kind === 'gone') {
-        return { kind: 'diverged', reason: `the element the recording's step ${rec.step} hit is gone (${found.why})` };
-      }
-      if (found.kind === 'moved') {
-        how = 'healed';
-        action = withCoordinate(rec.action, found.coordinate);
-        note = { healed_from: point, found_by: found.by };
-      }
-    } else if (rec.element && rec.element['source'] === 'focus') {
-      if (!(await focusIsRecorded(env(), rec.element, input))) {
-        return {
-          kind: 'diverged',
-          reason: `the focused field is not the one the recording's step ${rec.step} typed into`,
-        };
-      }
-    } else if (distance === null || distance > max) {
+    const fit = await fitRecordedAction(env(), rec.action, rec.element, input);
+    if (fit.kind === 'gone') return { kind: 'diverged', reason: `the recording's step ${rec.step}: ${fit.why}` };
+    if (fit.kind === 'unchecked' && (distance === null || distance > max)) {
       const shown =
         distance === null ? 'no recorded screenshot to compare' : `distance ${distance.toFixed(3)} > ${max}`;
       return { kind: 'diverged', reason: `the page does not look as recorded at step ${rec.step} (${shown})` };
     }
-    const event = replayedEvent(req, action, {
+    const { action, how, note } =
+      fit.kind === 'fits' ? fit : { action: rec.action, how: 'replayed' as const, note: {} };
+    const event = reusedEvent(req, action, {
       how,
       of: { run_id: replay.runId, step: rec.step },
       distance: distance === null ? null : Math.round(distance * 1000) / 1000,
@@ -133,28 +116,4 @@ async function distanceTo(
   if (!own || !rec.preScreenshot) return null;
   const [a, b] = await Promise.all([files.readBytes(runId, own), files.readBytes(recordedRun, rec.preScreenshot)]);
   return a && b ? screenDistance(a, b) : null;
-}
-
-/** The recorded action with its point moved (healed). */
-function withCoordinate(action: ActionEvent, coordinate: [number, number]): ActionEvent {
-  return { ...action, content: { ...action.content, arguments: { ...action.content.arguments, coordinate } } };
-}
-
-/**
- * The recorded action as this step's: a new id and time, the model's reply kept (the chat rebuilt from this run reads
- * it as the model's own) but its usage zeroed (no model was called), and how it was replayed in `metadata.replay`.
- */
-function replayedEvent(req: ReplayStepInput, action: ActionEvent, replay: Record<string, unknown>): ActionEvent {
-  const messages = action.llm_conversation.messages.map((m) => ({
-    ...m,
-    usage: { prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0 },
-  }));
-  const { inherited_from: _i, ...metadata } = (action.metadata ?? {}) as Record<string, unknown>;
-  return {
-    ...action,
-    id: eventId({ step: req.step, kind: 'action', generation: req.generation }),
-    timestamp: new Date().toISOString(),
-    llm_conversation: { ...action.llm_conversation, messages },
-    metadata: { ...metadata, replay },
-  };
 }

@@ -27,6 +27,7 @@ import { activityDeadlineSignal, heartbeatDetails, nonRetryable, taskUrlPolicy, 
 import type { ActivityDeps, RunFiles } from '../support';
 import { decideBrowser } from './browser-decide';
 import { replayBrowserStep } from './browser-replay';
+import { cachedBrowserStep } from './browser-cache';
 import { PageCheckpoints } from './browser-state';
 import type { SavedPage } from './browser-state';
 import type { EnvironmentDriver, OpenedSession } from './driver';
@@ -64,6 +65,7 @@ export function createBrowserDriver(deps: ActivityDeps, files: RunFiles): Enviro
     reclaim: (req) => Promise.resolve({ alive: deps.pool.reclaim(req.sessionId) }),
     decide: (req, input) => decideBrowser(deps, files, req, input),
     replayStep: (req, input) => replayBrowserStep(deps, files, () => deps.pool.get(req.sessionId), req, input),
+    cacheStep: (req, input) => cachedBrowserStep(deps, files, () => deps.pool.get(req.sessionId), req, input),
     takeover: (req) => takeOverBrowser(deps, req),
     endTakeover: (req) => endBrowserTakeover(deps, req),
   };

@@ -56,6 +56,8 @@ export interface EnvironmentDriver {
   endTakeover?(req: TakeoverRef): Promise<EndTakeoverResult>;
   /** Optional: a replay's step (input.replayOf) checked against the live page; a driver without it cannot replay. */
   replayStep?(req: ReplayStepInput, input: TaskInput): Promise<ReplayStepResult>;
+  /** Optional: a cached task's step (input.cache) from its action cache; a driver without it keeps no cache. */
+  cacheStep?(req: ReplayStepInput, input: TaskInput): Promise<ReplayStepResult>;
   /** The decide activity's part: the step's model request(s), built for this environment, parsed and recorded. */
   decide(req: StepRef, input: TaskInput): Promise<DecideResult>;
 }

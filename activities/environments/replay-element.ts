@@ -9,7 +9,12 @@ import { readElement } from '../../src/browser/element-record';
 import type { ElementRecord } from '../../src/browser/element-record';
 import { modelToViewport, NORM1000, resizedPixelsSpace, viewportToModel } from '../../src/coords/viewport';
 import type { TaskInput } from '../../src/contract/task';
+import type { StepRef } from '../../src/contract/activities';
+import { eventId } from '../../src/trajectory/ids';
+import type { Event } from '../../src/trajectory/schema';
 import { screenOf } from '../support';
+
+type ActionEvent = Extract<Event, { type: 'action' }>;
 
 export type FoundElement =
   { kind: 'same' } | { kind: 'moved'; coordinate: [number, number]; by: By } | { kind: 'gone'; why: string };
@@ -82,4 +87,65 @@ export async function focusIsRecorded(env: BrowserEnvironment, recorded: Recorde
   const space = profile.coordinateSpace === 'norm1000' ? NORM1000 : resizedPixelsSpace(resized.width, resized.height);
   const seen = (await readElement(env.page, { kind: 'focus' }, { space, viewport: input.viewport })).element;
   return seen !== null && sameElement(recorded, seen);
+}
+
+/**
+ * A recorded action checked against the live page by the element its act recorded: it `fits` (as recorded, or
+ * healed: its point moved to where the element is now), the element is `gone`, or it recorded none to check by
+ * (`unchecked`: keys, scrolls, answers; the caller compares screenshots).
+ */
+export type Fit =
+  | { kind: 'fits'; action: ActionEvent; how: 'replayed' | 'healed'; note: Record<string, unknown> }
+  | { kind: 'gone'; why: string }
+  | { kind: 'unchecked' };
+
+export async function fitRecordedAction(
+  env: BrowserEnvironment,
+  action: ActionEvent,
+  element: Record<string, unknown> | null,
+  input: TaskInput,
+): Promise<Fit> {
+  if (!element) return { kind: 'unchecked' };
+  const point = action.content.arguments['coordinate'];
+  if (Array.isArray(point) && point.length === 2) {
+    const found = await findRecordedElement(env, element, input, point as [number, number]);
+    if (found.kind === 'gone') return { kind: 'gone', why: `the element it hit is gone (${found.why})` };
+    if (found.kind === 'same') return { kind: 'fits', action, how: 'replayed', note: {} };
+    return {
+      kind: 'fits',
+      action: withCoordinate(action, found.coordinate),
+      how: 'healed',
+      note: { healed_from: point, found_by: found.by },
+    };
+  }
+  if (element['source'] === 'focus') {
+    return (await focusIsRecorded(env, element, input))
+      ? { kind: 'fits', action, how: 'replayed', note: {} }
+      : { kind: 'gone', why: 'the focused field is not the one it typed into' };
+  }
+  return { kind: 'unchecked' };
+}
+
+/** The recorded action with its point moved (healed). */
+function withCoordinate(action: ActionEvent, coordinate: [number, number]): ActionEvent {
+  return { ...action, content: { ...action.content, arguments: { ...action.content.arguments, coordinate } } };
+}
+
+/**
+ * A recorded action as this step's: a new id and time, the model's reply kept (the chat rebuilt from this run reads
+ * it as the model's own) but its usage zeroed (no model was called), and how it was reused in `metadata.replay`.
+ */
+export function reusedEvent(req: StepRef, action: ActionEvent, replay: Record<string, unknown>): ActionEvent {
+  const messages = action.llm_conversation.messages.map((m) => ({
+    ...m,
+    usage: { prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0 },
+  }));
+  const { inherited_from: _i, ...metadata } = (action.metadata ?? {}) as Record<string, unknown>;
+  return {
+    ...action,
+    id: eventId({ step: req.step, kind: 'action', generation: req.generation }),
+    timestamp: new Date().toISOString(),
+    llm_conversation: { ...action.llm_conversation, messages },
+    metadata: { ...metadata, replay },
+  };
 }

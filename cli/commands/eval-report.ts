@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { copyRun } from '../../src/trajectory/open-store';
+import { readRunFromStore } from '../../src/trajectory/reader';
+import { tallyOf } from '../../src/replay/summary';
 import { LocalRunStore } from '../../src/trajectory/store';
 import type { RunStore } from '../../src/trajectory/store';
 import { compareResults, DEFAULT_STEP_BUDGETS, summarize, summarizeTasks } from '../../src/eval/results';
@@ -48,6 +50,30 @@ async function trajectoryReport(store: RunStore, runId: string, runsDir: string)
   }
 }
 
+/** The model calls the evaluation's runs made and the steps they took from the action cache (their run folders). */
+async function modelCallsOf(
+  store: RunStore,
+  result: EvaluationResult,
+  options: Record<string, unknown>,
+): Promise<EvalResultsFile['modelCalls']> {
+  const out = { made: 0, fromCache: 0, cache: cacheNameOf(options) };
+  for (const r of result.records) {
+    for (const runId of r.attempts.length ? r.attempts : [r.runId]) {
+      const run = await readRunFromStore(store, runId).catch(() => undefined);
+      if (!run) continue;
+      const t = tallyOf(run.events);
+      out.made += t.modelCalls;
+      out.fromCache += t.replayed + t.healed;
+    }
+  }
+  return out;
+}
+
+function cacheNameOf(options: Record<string, unknown>): string | null {
+  const defaults = options['taskDefaults'] as { cache?: { name?: unknown } } | undefined;
+  return typeof defaults?.cache?.name === 'string' ? defaults.cache.name : null;
+}
+
 /** Writes eval-results.json and report.html (with each run's trajectory report, linked from its row). */
 export async function writeEvalReports(result: EvaluationResult, opts: ReportOptions): Promise<WrittenReports> {
   fs.mkdirSync(opts.outDir, { recursive: true });
@@ -60,6 +86,7 @@ export async function writeEvalReports(result: EvaluationResult, opts: ReportOpt
     tasks: summarizeTasks(result.records),
   };
   const store = opts.store ?? new LocalRunStore(opts.runsDir);
+  results.modelCalls = await modelCallsOf(store, result, opts.options);
   const trajectories = new Map<string, string>();
   for (const r of result.records) {
     try {
@@ -95,6 +122,12 @@ export function printWritten(written: WrittenReports, print: (line: string) => v
       .map(([b, v]) => `≤${b}: ${pct(v)}`)
       .join(' · ')}`,
   );
+  const calls = written.results.modelCalls;
+  if (calls) {
+    const cached = calls.cache ? ` · ${calls.fromCache} step(s) from the cache ${calls.cache}` : '';
+    const without = calls.cache ? ` (without the cache: ${calls.made + calls.fromCache})` : '';
+    print(`[eval] model calls: ${calls.made}${cached}${without}`);
+  }
   const j = s.judge;
   if (j && j.judged > 0) {
     print(

@@ -34,7 +34,7 @@ import { EVALUATION_SEARCH_ATTRIBUTE, evalProgressQuery } from '../../workflows/
 import { EVALUATION_WORKFLOW } from '../../src/eval/records';
 import type { EvalProgress, EvaluationInput, EvaluationResult } from '../../src/eval/records';
 import type { evaluation } from '../../workflows/evaluation';
-import { intFlag, parse, UsageError } from '../args';
+import { cacheFlag, intFlag, parse, UsageError } from '../args';
 
 export { compareCommand, writeEvalReports } from './eval-report';
 export type { ReportOptions, WrittenReports } from './eval-report';
@@ -44,7 +44,7 @@ export const EVAL_USAGE =
   '       [--level LEVEL] [--first N] [--format local|webvoyager|mind2web] [--answers FILE|store:KEY] [--id EVAL-ID]\n' +
   '       [--max-retries N] [--max-steps N] [--model-base-url URL] [--model NAME] [--site NAME=URL]…\n' +
   '       [--judge auto|webjudge|rubric|none] [--judge-base-url URL] [--judge-model NAME] [--judge-endpoint NAME]\n' +
-  '       [--scripted DIR] [--embedded] [--ui-url URL] [--detach] [--config FILE]\n' +
+  '       [--cache NAME] [--scripted DIR] [--embedded] [--ui-url URL] [--detach] [--config FILE]\n' +
   '       npx cua eval compare <A/eval-results.json> <B/eval-results.json>';
 
 const OPTIONS = {
@@ -71,6 +71,7 @@ const OPTIONS = {
   embedded: { type: 'boolean' },
   'ui-url': { type: 'string' },
   detach: { type: 'boolean' },
+  cache: { type: 'string' },
   config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -357,7 +358,14 @@ function evaluationInput(args: EvalArgs, set: LoadedSet, deps: EvalCommandDeps):
       ? { model: { baseUrl: values['model-base-url'], model: values.model } }
       : {}),
     ...(values['max-steps'] ? { maxSteps: intFlag(values['max-steps'], 'max-steps') } : {}),
-    ...(deps.taskDefaults ? { taskDefaults: deps.taskDefaults } : {}),
+    ...(deps.taskDefaults || values.cache !== undefined
+      ? {
+          taskDefaults: {
+            ...deps.taskDefaults,
+            ...(values.cache !== undefined ? { cache: { name: cacheFlag(values.cache, undefined) } } : {}),
+          },
+        }
+      : {}),
     ...(deps.continueAsNewAfter ? { continueAsNewAfter: deps.continueAsNewAfter } : {}),
     ...(judge ? { judge } : {}),
   };
@@ -465,6 +473,7 @@ async function writeResults(
       maxRetries: input.maxRetries,
       filter: args.filter,
       ...(args.judge ? { judge: { ...args.judge } } : {}),
+      ...(input.taskDefaults?.cache ? { taskDefaults: { cache: input.taskDefaults.cache } } : {}),
     },
     uiUrl,
   });

@@ -4,7 +4,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { ENVIRONMENT_NAME } from '../../src/environments/plugin';
 import { loadConfig } from '../../src/runtime/config';
 import type { StepSummary, TaskResult, TaskStatus } from '../../src/contract/task';
-import { intFlag, parse, UsageError } from '../args';
+import { cacheFlag, intFlag, parse, UsageError } from '../args';
 import { agentClientFor, parseTask } from '../../api/client';
 import type { NewTask } from '../../api/client';
 import { modelWaitLine, newRunId, replyToTask, storeWaitLine } from '../../api/tasks';
@@ -12,7 +12,7 @@ import { watchTask } from '../../api/watch';
 
 export const RUN_USAGE =
   'npx cua run "<instruction>" [--env browser|desktop|NAME] [--url URL] [--max-steps N] [--profile fara-1.5|fara-7b]\n' +
-  '       [--identity NAME] [--id ID] [--detach] [--json]\n' +
+  '       [--identity NAME] [--id ID] [--cache NAME] [--detach] [--json]\n' +
   '       [--model-base-url URL] [--model NAME] [--auto-reply [TEXT]] [--ask-timeout SECONDS] [--images-kept N]\n' +
   '       [--token-budget N] [--max-invalid-replies N] [--terminate-on-parse-error] [--config FILE]';
 
@@ -33,6 +33,7 @@ const OPTIONS = {
   'max-invalid-replies': { type: 'string' },
   'images-kept': { type: 'string' },
   'token-budget': { type: 'string' },
+  cache: { type: 'string' },
   config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -161,6 +162,7 @@ export async function runCommand(rawArgv: readonly string[]): Promise<number> {
     ...(values['max-steps'] ? { maxSteps: intFlag(values['max-steps'], 'max-steps') } : {}),
     ...(values.profile ? { profile: values.profile as 'fara-1.5' | 'fara-7b' } : {}),
     ...(values.identity !== undefined ? { identity: values.identity } : {}),
+    ...(values.cache !== undefined ? { cache: { name: cacheFlag(values.cache, values.env) } } : {}),
     ...(bare.bare ? { autoReply: true } : values['auto-reply'] ? { autoReply: values['auto-reply'] } : {}),
     ...(askTimeout ? { askTimeoutSeconds: askTimeout } : {}),
     ...(values['terminate-on-parse-error'] ? { terminateOnParseError: true } : {}),

@@ -325,6 +325,14 @@ export interface TaskActivities {
    * recorded element is now), or the reason it does not match (nothing recorded; the model decides the step).
    */
   replayStep(req: ReplayStepInput): Promise<ReplayStepResult>;
+  /**
+   * A cached task's step (input.cache), on the session's worker: the decision cached for a page that looks like this
+   * one, checked against the live page (its element) and recorded as the step's action (`replayed`, or `healed`), or
+   * `diverged` (no entry, or one that no longer fits: then marked invalid) and the model decides.
+   */
+  cacheStep(req: ReplayStepInput): Promise<ReplayStepResult>;
+  /** Keeps the model's decision of a cached task's step (acted by now) in the cache, for its page (shared queue). */
+  cacheRemember(req: StepRef): Promise<void>;
   /** POSTs one notification to the worker's webhook (returns at once when it has none); throws to be retried. */
   notify(req: NotifyInput): Promise<void>;
   /** A person takes the session's browser over (on the session's queue): a lease on the worker's takeover endpoint. */

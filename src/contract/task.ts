@@ -90,6 +90,18 @@ const TaskInputFields = z.strictObject({
    * folder waits on waits for its reply first; the page is reopened at the folder's last URL.
    */
   adoptOf: z.strictObject({ folder: z.string().min(1).max(4096) }).optional(),
+  /**
+   * The action cache (`cua run --cache NAME`): a step whose page looks as one this task's earlier runs (same
+   * instruction, start URL, profile, viewport and model endpoint) decided on reuses that decision without a model
+   * call, when its element is still there; the model's decisions are kept for later runs (src/replay/cache.ts).
+   */
+  cache: z
+    .strictObject({
+      name: z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'cache name: letters, digits, dot, dash, underscore (max 64)'),
+    })
+    .optional(),
   startUrl: z.url().optional(),
   /** Where the agent acts: a browser (Fara's agent) or a sandboxed Linux desktop (open-computer-use's agent). */
   environment: z

@@ -68,6 +68,11 @@ export interface EvalResultsFile {
   options: Record<string, unknown>;
   summary: EvalSummary;
   tasks: TaskSummary[];
+  /**
+   * The model calls its runs made, and the steps they took from the action cache (`--cache`) without one: without
+   * the cache, those steps would have been model calls too. Absent in results written before it was counted.
+   */
+  modelCalls?: { made: number; fromCache: number; cache: string | null };
 }
 
 const passed = (r: EvalRecord) => r.outcome === 'scored' && r.score !== null && r.score >= 0.5;

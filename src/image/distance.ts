@@ -21,3 +21,24 @@ export async function screenDistance(a: Buffer, b: Buffer): Promise<number> {
 
 /** The default largest distance that still counts as the same page (measured: see bench/ and the README). */
 export const DEFAULT_MAX_DISTANCE = 0.05;
+
+/**
+ * A perceptual hash of a screenshot (dHash, 256 bits as 64 hex digits): a 17×16 grey thumbnail, one bit per pair of
+ * neighbours (is the left one brighter). The same page gives the same hash through a caret's blink or a font's
+ * anti-aliasing; a layout that moved, or other content, gives another.
+ */
+export async function screenHash(png: Buffer): Promise<string> {
+  const px = await sharp(png).greyscale().resize(17, 16, { fit: 'fill' }).raw().toBuffer();
+  let hex = '';
+  for (let y = 0; y < 16; y++) {
+    for (let x = 0; x < 16; x += 4) {
+      let nibble = 0;
+      for (let b = 0; b < 4; b++) {
+        const i = y * 17 + x + b;
+        nibble = (nibble << 1) | ((px[i] ?? 0) > (px[i + 1] ?? 0) ? 1 : 0);
+      }
+      hex += nibble.toString(16);
+    }
+  }
+  return hex;
+}

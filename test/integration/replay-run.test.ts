@@ -121,7 +121,7 @@ describe('cua replay', () => {
     const status = JSON.parse(fs.readFileSync(path.join(h.runDir(strict.id), 'solver_log/status.json'), 'utf8'));
     expect(status.end_reason).toBe('replay_diverged');
     expect(status.end_detail).toMatch(
-      /^the replay diverged at step 3: the element the recording's step 3 hit is gone \(button "Buy": not at its recorded point/,
+      /^the replay diverged at step 3: the recording's step 3: the element it hit is gone \(button "Buy": not at its recorded point/,
     );
   }, 240_000);
 
