@@ -120,6 +120,12 @@ const RECORDINGS: Recordings = {
     const replay = await replayTask(h.client, h.config.taskQueue, task.workflowId);
     return h.client.workflow.getHandle(replay.id);
   },
+  // A task with an action cache, run twice: the second takes its steps from the cache (cacheStep, cacheRemember).
+  'cached-run': async (h) => {
+    const first = await h.start({ script: 'fork-source', instruction: 'Order 3.', cache: { name: 'history' } });
+    await first.result();
+    return h.start({ script: 'fork-source', instruction: 'Order 3.', cache: { name: 'history' } });
+  },
   // ... and a takeover: the lease granted after the step under way (startTakeover), the handback (endTakeover, the
   // note recorded for the next step).
   'takeover-handback': async (h) => {

@@ -17,7 +17,7 @@ import type { Harness } from './harness';
 
 let h: Harness;
 let shop: FixtureServer;
-let layout: 'as recorded' | 'moved' | 'removed' = 'as recorded';
+let layout: 'as recorded' | 'moved' | 'removed' | 'covered' = 'as recorded';
 const bought: string[] = [];
 let recording: string;
 
@@ -28,8 +28,15 @@ beforeAll(async () => {
   // `moved` puts 150 px between them, `removed` has no button (Enter still submits the form).
   shop.route('/shop', (_req, res) => {
     const gap = layout === 'moved' ? '<div style="height:150px"></div>' : '';
+    // `covered`: looks the same, but a transparent layer over the button takes its clicks (a page that changed under
+    // the same look), and the button lost its id.
     const button =
-      layout === 'removed' ? '' : '<button id="buy" style="display:block;width:100%;height:200px">Buy</button>';
+      layout === 'removed'
+        ? ''
+        : layout === 'covered'
+          ? '<div style="position:relative"><button style="display:block;width:100%;height:200px">Buy</button>' +
+            '<div style="position:absolute;inset:0"></div></div>'
+          : '<button id="buy" style="display:block;width:100%;height:200px">Buy</button>';
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(
       '<!doctype html><title>Shop</title><body style="margin:0"><form action="/bought" method="get">' +
@@ -156,4 +163,54 @@ describe('cua replay', () => {
     const imported = /replays (recorded-a-recorded-run-[0-9a-f]{6})/.exec(out)?.[1] as string;
     expect((await readRun(h.runDir(imported))).task.metadata).toMatchObject({ imported_from: { folder } });
   }, 180_000);
+
+  it('--cache: a second run takes every step from the cache; a step whose element is gone is decided again', async () => {
+    layout = 'as recorded';
+    const run = async () => {
+      const before = h.model.requests.filter((r) => r.script === 'replay-source').length;
+      const handle = await h.start({
+        script: 'replay-source',
+        instruction: 'Buy 3 (cached).',
+        startUrl: shop.url('/shop'),
+        cache: { name: 'shop' },
+      });
+      const result = (await handle.result()) as TaskResult;
+      const calls = h.model.requests.filter((r) => r.script === 'replay-source').length - before;
+      const run = await readRun(h.runDir(handle.workflowId));
+      const how = run.events
+        .filter((e) => e.type === 'action')
+        .map((a) => ((a.metadata ?? {}) as { replay?: { how?: string } }).replay?.how ?? 'decided');
+      return { id: handle.workflowId, result, calls, how };
+    };
+    const first = await run();
+    expect(first).toMatchObject({ calls: 4, how: ['decided', 'decided', 'decided', 'decided'] });
+    const placed = bought.length;
+    const second = await run();
+    expect(second.result).toMatchObject({ status: 'complete', answer: 'bought 3' });
+    expect(second).toMatchObject({ calls: 0, how: ['replayed', 'replayed', 'replayed', 'replayed'] });
+    expect(bought.slice(placed)).toEqual(['3']);
+    // The page looks the same, but the button cannot be clicked where it was: the entry is marked invalid and the
+    // model decides that step (and the next: its page is another one now).
+    layout = 'covered';
+    const third = await run();
+    expect(third.how).toEqual(['replayed', 'replayed', 'decided', 'decided']);
+    expect(third.calls).toBe(2);
+    const entries = fs
+      .readdirSync(path.join(h.config.runsDir, '_cache/shop'), { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.json'));
+    expect(entries).toHaveLength(5); // 4 steps of the first run, and the step the covered page led to
+    // The invalidated entry was replaced by the model's new decision (kept once acted), as was the next step's.
+    const kept = entries.map(
+      (f) =>
+        JSON.parse(fs.readFileSync(path.join(h.config.runsDir, '_cache/shop', f), 'utf8')) as {
+          invalid?: boolean;
+          from?: { run_id: string; step: number };
+        },
+    );
+    expect(kept.filter((e) => e.invalid)).toEqual([]);
+    expect(kept.filter((e) => e.from?.run_id === third.id).map((e) => e.from?.step)).toEqual(
+      expect.arrayContaining([3, 4]),
+    );
+  }, 240_000);
 });
