@@ -1,13 +1,15 @@
 // read_page_answer_question's model call, as act makes it: the task's endpoint, the page text cut at the worker's
 // limit (browser.readPageMaxChars), and the call kept for its action's `tool_sub_calls` (model, prompt size, reply,
 // duration). A retried act whose action already records the call takes that reply instead of asking again.
-import { pageQuestionMessages, pageSubCallRecord } from '../src/agent/page-question';
+import { pageQuestionMessages, pageSubCallRecord, pageTextHash } from '../src/agent/page-question';
 import type { DispatchContext } from '../src/agent/dispatch';
 import { SUBCALL_INDEX_HEADER } from '../src/scripted/server';
 import type { ToolSubCallInput } from '../src/trajectory/schema';
 import type { TrajectoryWriter } from '../src/trajectory/writer';
 import type { TaskInput } from '../src/contract/task';
-import { recordedSubCallReply } from './step-records';
+import { deferredAction, recordedSubCallReply } from './step-records';
+import { readRunFromStore } from '../src/trajectory/reader';
+import { parseEventId } from '../src/trajectory/ids';
 import { callModel, endpointFor } from './support';
 import type { ActivityDeps } from './support';
 import type { StepRef } from '../src/contract/activities';
@@ -29,8 +31,21 @@ export async function pageQuestioner(
   const earlier = (await w.hasEvent(req.actionId))
     ? recordedSubCallReply((await w.events()).find((e) => e.id === req.actionId))
     : undefined;
+  const reusable = await recordedAnswerFor(w, req.actionId);
   const answerFromPage = async (question: string, pageText: string): Promise<string> => {
     if (earlier !== undefined) return earlier;
+    // A replayed (or cached) read_page: the recorded answer, when the page's text is the one it was asked about.
+    if (reusable && reusable.question === question && reusable.pageSha256 === pageTextHash(pageText)) {
+      calls.push({
+        tool: 'read_page_answer_question',
+        model: reusable.model,
+        page_chars: pageText.length,
+        reply: reusable.reply,
+        reused_from: reusable.from,
+        page_sha256: reusable.pageSha256,
+      });
+      return reusable.reply;
+    }
     const messages = pageQuestionMessages(question, pageText, deps.config.browser.readPageMaxChars);
     const started = Date.now();
     const record = (outcome: Pick<Parameters<typeof pageSubCallRecord>[0], 'completion' | 'error'>) =>
@@ -39,6 +54,7 @@ export async function pageQuestioner(
           model: client.endpoint.model,
           messages,
           pageChars: pageText.length,
+          pageText,
           durationMs: Date.now() - started,
           ...outcome,
         }),
@@ -53,4 +69,34 @@ export async function pageQuestioner(
     }
   };
   return { answerFromPage, calls };
+}
+
+/** What a replayed read_page may reuse: the recorded call's question, page hash, reply and model. */
+interface RecordedAnswer {
+  question: string;
+  pageSha256: string;
+  reply: string;
+  model: string;
+  from: { run_id: string; step: number };
+}
+
+/**
+ * The recorded answer a replayed (or cached) read_page_answer_question may reuse: its action, decided for this step,
+ * names the run and step it came from (metadata.replay.of); that step's recorded sub-call gives the question, the
+ * page text's hash and the reply. Undefined for a decided action, or a recording without a page hash.
+ */
+async function recordedAnswerFor(w: TrajectoryWriter, actionId: string): Promise<RecordedAnswer | undefined> {
+  const planned = await deferredAction(w, actionId);
+  const of = ((planned?.metadata ?? {}) as { replay?: { of?: { run_id?: unknown; step?: unknown } } }).replay?.of;
+  if (!planned || typeof of?.run_id !== 'string' || typeof of.step !== 'number') return undefined;
+  const from = { run_id: of.run_id, step: of.step };
+  const run = await readRunFromStore(w.store, from.run_id).catch(() => undefined);
+  const recorded = run?.events.filter((e) => e.type === 'action' && parseEventId(e.id)?.step === from.step).at(-1) as
+    { tool_sub_calls?: unknown[]; content: { arguments: Record<string, unknown> } } | undefined;
+  const call = recorded?.tool_sub_calls?.[0] as
+    { page_sha256?: unknown; reply?: unknown; model?: unknown; error?: unknown } | undefined;
+  const question = recorded?.content.arguments['question'];
+  if (typeof call?.page_sha256 !== 'string' || typeof call.reply !== 'string' || call.error) return undefined;
+  if (typeof question !== 'string') return undefined;
+  return { question, pageSha256: call.page_sha256, reply: call.reply, model: String(call.model ?? ''), from };
 }

@@ -2,6 +2,7 @@
 // at a limit (the original cuts at 20,000 characters; config `browser.readPageMaxChars`), so a long page costs a
 // bounded prompt. The call is recorded on its action as a `tool_sub_calls` entry (model, prompt size, reply,
 // duration), as the original records calls made inside a tool. Pure.
+import { createHash } from 'node:crypto';
 import type { ChatMessage, Completion } from '../model/client';
 import type { ToolSubCallInput } from '../trajectory/schema';
 import { conversationEntry } from './decision';
@@ -52,6 +53,8 @@ export interface PageSubCall {
   /** The answer; absent when the call failed. */
   completion?: Completion;
   error?: unknown;
+  /** The page text asked about (its hash is recorded, for a replay to tell the same page). */
+  pageText?: string;
 }
 
 /** The `tool_sub_calls` entry of a page question (ToolSubCallSchema). */
@@ -66,5 +69,11 @@ export function pageSubCallRecord(call: PageSubCall): ToolSubCallInput {
     reply: call.completion?.text.trim() ?? '',
     error: error.split('\n')[0] ?? error,
     messages: call.completion ? [conversationEntry(call.completion, call.completion.text)] : [],
+    ...(call.pageText !== undefined ? { page_sha256: pageTextHash(call.pageText) } : {}),
   };
+}
+
+/** The hash a sub-call records of the page text it was asked about (a replay reuses its reply when the page's matches). */
+export function pageTextHash(pageText: string): string {
+  return createHash('sha256').update(pageText).digest('hex');
 }

@@ -33,7 +33,9 @@ export function tallyOf(events: readonly Event[]): ReplayTally {
       t.decided += 1;
       t.modelCalls += 1;
     }
-    t.modelCalls += Array.isArray(e.tool_sub_calls) ? e.tool_sub_calls.length : 0;
+    // A sub-call whose recorded answer was reused (a replayed read_page on the same page text) made no call.
+    const subCalls = Array.isArray(e.tool_sub_calls) ? e.tool_sub_calls : [];
+    t.modelCalls += subCalls.filter((c) => !(c as { reused_from?: unknown } | null)?.reused_from).length;
   }
   const times = events.map((e) => Date.parse(e.timestamp)).filter((n) => Number.isFinite(n));
   if (times.length > 1) t.durationMs = Math.max(...times) - Math.min(...times);

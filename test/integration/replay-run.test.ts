@@ -12,7 +12,8 @@ import type { TaskResult } from '../../src/contract/task';
 import { readRun } from '../../src/trajectory/reader';
 import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';
-import { startHarness } from './harness';
+import { startHarness, untilWaiting } from './harness';
+import { replyToTask } from '../../api/tasks';
 import type { Harness } from './harness';
 
 let h: Harness;
@@ -212,5 +213,40 @@ describe('cua replay', () => {
     expect(kept.filter((e) => e.from?.run_id === third.id).map((e) => e.from?.step)).toEqual(
       expect.arrayContaining([3, 4]),
     );
+  }, 240_000);
+
+  it("reuses read_page's recorded answer on the same page text, and a recorded reply with answers: 'recorded'", async () => {
+    const before = h.model.requests.filter((r) => r.script === 'replay-fallback').length;
+    const read = await h.start({ script: 'book-lisbon' });
+    expect((await read.result()) as TaskResult).toMatchObject({ status: 'complete' });
+    const replayed = await replayTask(h.client, h.config.taskQueue, read.workflowId, { model: 'replay-fallback' });
+    expect((await h.client.workflow.getHandle(replayed.id).result()) as TaskResult).toMatchObject({
+      status: 'complete',
+      answer: 'Harbor View Lisbon costs €120 per night.',
+    });
+    const run = await readRun(h.runDir(replayed.id));
+    const readPage = run.events.find((e) => e.type === 'action' && e.action_name === 'read_page_answer_question');
+    expect(readPage?.type === 'action' && readPage.tool_sub_calls?.[0]).toMatchObject({
+      reply: 'The price is €120 per night.',
+      reused_from: { run_id: read.workflowId, step: 4 },
+    });
+
+    const asked = await h.start({ script: 'ask-city', instruction: 'Search hotels in the city I want.' });
+    await untilWaiting(asked, 60_000);
+    await replyToTask(h.client, asked.workflowId, 'Lisbon');
+    await asked.result();
+    const again = await replayTask(h.client, h.config.taskQueue, asked.workflowId, {
+      model: 'replay-fallback',
+      answers: 'recorded',
+    });
+    // Not asked again: the recorded reply answers the recorded question.
+    expect((await h.client.workflow.getHandle(again.id).result()) as TaskResult).toMatchObject({
+      status: 'complete',
+      answer: 'Searched Lisbon as you asked.',
+    });
+    const reply = (await readRun(h.runDir(again.id))).events.find((e) => e.id === 'user-0001-reply-g0');
+    expect(reply).toMatchObject({ message_type: 'critical_point_response', content: 'Lisbon' });
+    // Neither replay asked the model anything (decisions, or read_page's question).
+    expect(h.model.requests.filter((r) => r.script === 'replay-fallback').length - before).toBe(0);
   }, 240_000);
 });
