@@ -12,6 +12,7 @@ export const SECTIONS = [
   'persistence',
   'step',
   'history',
+  'replay',
   'concurrency',
   'resume',
   'scale-out',

@@ -11,6 +11,7 @@ import { benchConcurrency } from './sections/concurrency';
 import { benchElement } from './sections/element';
 import { benchHistory } from './sections/history';
 import { benchPersistence } from './sections/persistence';
+import { benchReplay } from './sections/replay';
 import { benchResume } from './sections/resume';
 import { benchScaleOut } from './sections/scale-out';
 import { benchSettle } from './sections/settle';
@@ -22,6 +23,7 @@ const RUNNERS: Partial<Record<SectionName, Runner>> = {
   settle: benchSettle,
   checkpoint: benchCheckpoint,
   element: benchElement,
+  replay: benchReplay,
   persistence: benchPersistence,
   step: benchStep,
   history: benchHistory,

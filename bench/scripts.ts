@@ -40,3 +40,19 @@ export function writeScript(dir: string, name: string, entries: Entry[]): string
   fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify({ description: `bench: ${name}`, entries }));
   return name;
 }
+
+/**
+ * A short run on the hotel site to record and replay: click the search box, type a city and search, open the first
+ * result, scroll down and back up, answer. `delayMs` on every entry emulates a real model's latency.
+ */
+export function replayEntries(delayMs = 0): Entry[] {
+  const entries: Entry[] = [
+    { thoughts: 'Click the search box.', action: { action: 'left_click', coordinate: [500, 200] } },
+    { thoughts: 'Type the city and search.', action: { action: 'type', text: 'Lisbon', press_enter: true } },
+    { thoughts: 'Open the first result.', action: { action: 'left_click', coordinate: [500, 256] } },
+    { thoughts: 'Scroll down.', action: { action: 'scroll', pixels: -300 } },
+    { thoughts: 'Scroll back up.', action: { action: 'scroll', pixels: 300 } },
+    { thoughts: 'Done.', action: { action: 'terminate', answer: 'Harbor View Lisbon.' } },
+  ];
+  return delayMs > 0 ? entries.map((e) => ({ ...e, delay_ms: delayMs })) : entries;
+}

@@ -1,7 +1,8 @@
 // `cua show <id|run-folder>`: the step table of a run, read from its run folder. A decision superseded after a lost
 // worker is listed under its step's number, marked, above the decision that replaced it; an invalid reply is marked.
 // A desktop run is listed one line per tool call under its turn's number, with the window list in place of the URL.
-// A model call made inside a step's tool (read_page_answer_question) gets a line under its step.
+// A model call made inside a step's tool (read_page_answer_question) gets a line under its step. A replay run
+// (`cua replay`) says which run it replays and how many steps were replayed, healed or decided by the model.
 // The run is read from a folder path, or by id from the configured run store (config `store`: folder or S3). The id of
 // a best of N parent (`cua fork --branches K`) shows its branches compared instead.
 import fs from 'node:fs';
@@ -16,7 +17,7 @@ import type { Config } from '../../src/runtime/config';
 import { stepSummaries } from '../../src/trajectory/steps';
 import type { StepSummary } from '../../src/trajectory/steps';
 import { environmentOf } from '../../src/viewer/desktop';
-import { buildTrajectoryView, subCallLine } from '../../src/viewer/model';
+import { buildTrajectoryView, replaySummary, replayView, subCallLine } from '../../src/viewer/model';
 import type { TrajectoryView, ViewDecision } from '../../src/viewer/model';
 import { loadConfig } from '../../src/runtime/config';
 import { one, parse } from '../args';
@@ -146,13 +147,16 @@ export async function showCommand(argv: readonly string[]): Promise<number> {
   const run = await readRunFromStore(found.store, found.runId);
   const dir = found.location;
   const rows = stepSummaries(run.events);
+  const replay = replayView(run);
   if (values.json) {
-    console.log(JSON.stringify({ dir, status: run.status, outcome: run.outcome, steps: rows, warnings: run.warnings }));
+    const { status, outcome, warnings } = run;
+    console.log(JSON.stringify({ dir, status, outcome, steps: rows, warnings, ...(replay ? { replay } : {}) }));
     return 0;
   }
   console.log(`${run.task.instruction}`);
   console.log(`run folder: ${dir}`);
   console.log(`status: ${run.status}${run.outcome ? ` · answer: ${run.outcome.answer}` : ''}`);
+  if (replay) console.log(replaySummary(replay));
   if (environmentOf(run) === 'desktop') {
     for (const line of desktopTable(run)) console.log(line);
   } else {

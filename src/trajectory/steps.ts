@@ -131,15 +131,37 @@ const ActionMarksSchema = z.looseObject({
     .catch({ error: '', error_type: '' }),
   /** Set on a replay's step that ran the recorded action (`cua replay`). */
   replay: z
-    .looseObject({ how: z.enum(['replayed', 'healed']).optional().catch(undefined) })
+    .looseObject({
+      how: z.enum(['replayed', 'healed']).optional().catch(undefined),
+      /** A healed step's recorded point (model coordinates), before it moved to where its element is now. */
+      healed_from: z.tuple([z.number(), z.number()]).optional().catch(undefined),
+    })
     .nullish()
     .catch(null),
+  /** Set on a question the runtime asked (no model call). */
+  asked_by: z.string().nullish().catch(null),
 });
 type ActionMarks = z.infer<typeof ActionMarksSchema>;
 
 function marksOf(action: Action): ActionMarks {
   const parsed = ActionMarksSchema.safeParse(action['metadata']);
   return parsed.success ? parsed.data : {};
+}
+
+/** How a step of a replay run came about (`cua replay`). */
+export type ReplayMark = { how: 'replayed' } | { how: 'healed'; from: [number, number] | null } | { how: 'decided' };
+
+/**
+ * How an action of a replay run came about: the recording's action as it was (`replayed`), moved to where its
+ * element is now (`healed`, with its recorded point in model coordinates), or the model's decision (`decided`: no
+ * `metadata.replay`). Null for a question the runtime asked (`metadata.asked_by`), which is neither.
+ */
+export function replayMarkOf(action: Action): ReplayMark | null {
+  const marks = marksOf(action);
+  if (marks.asked_by === 'runtime') return null;
+  const how = marks.replay?.how;
+  if (how === 'healed') return { how, from: marks.replay?.healed_from ?? null };
+  return how === 'replayed' ? { how } : { how: 'decided' };
 }
 
 /** The error text of an invalid reply, or null for an ordinary action. */

@@ -5,6 +5,8 @@
 // re-decided it (effect unknown), never as a card of its own, so counts and keyboard navigation are over real steps.
 // An invalid reply shows its error prominently and no marker. A model call made inside the action's tool (the page
 // question of read_page_answer_question) is shown under the action: model, prompt size, duration and its reply.
+// In a replay run (`cua replay`) each step has a badge, replayed, healed or decided by the model, and the header says
+// which run it replays and how many steps went each way.
 //
 // A desktop turn is one card too: the turn's screenshot with a marker per call that acted on a point (numbered by
 // call when there are several), the window list instead of a URL, the vision model's screen description and the
@@ -15,7 +17,8 @@
 // script (by its hash), so even a missed escape could neither load nor run anything.
 import { createHash } from 'node:crypto';
 import type { ToolSubCall } from '../trajectory/schema';
-import { subCallLine } from './model';
+import type { ReplayMark } from '../trajectory/steps';
+import { replaySummary, subCallLine } from './model';
 import type { Marker, Point, Size, TrajectoryView, ViewCall, ViewDecision, ViewStep, ViewUserMessage } from './model';
 
 const ESCAPES: Readonly<Record<string, string>> = {
@@ -285,12 +288,27 @@ function supersededDecision(decision: ViewDecision, images: ReadonlyMap<string, 
   );
 }
 
+/** A replay run's step: how it came about (the recorded point of a healed step is in model coordinates). */
+export function replayBadge(mark: ReplayMark | null): string {
+  if (!mark) return '';
+  const [text, title] =
+    mark.how === 'replayed'
+      ? ['replayed', "the recording's action, run without a model call"]
+      : mark.how === 'healed'
+        ? [
+            `healed${mark.from ? ` (moved from [${mark.from.join(', ')}])` : ''}`,
+            "the recording's action, its element found where it is now; no model call",
+          ]
+        : ['decided by the model', 'the page did not match the recording here, or an earlier step did not'];
+  return ` <span class="badge replay ${mark.how}" title="${escapeHtml(title)}">${escapeHtml(text)}</span>`;
+}
+
 function badges(step: ViewStep): string {
   const redecided = step.supersededDecisions.length
     ? ' <span class="badge redecided">re-decided after a lost worker</span>'
     : '';
   const invalid = step.invalid !== null ? ' <span class="badge invalid">invalid reply</span>' : '';
-  return redecided + invalid;
+  return redecided + invalid + replayBadge(step.replay);
 }
 
 function stepSection(step: ViewStep, images: ReadonlyMap<string, string>): string {
@@ -353,12 +371,16 @@ function settings(view: TrajectoryView): string[][] {
   ];
 }
 
+function replayLine(view: TrajectoryView): string {
+  return view.replay ? `<p class="replay-of">${escapeHtml(replaySummary(view.replay))}</p>` : '';
+}
+
 function header(view: TrajectoryView): string {
   const facts = [['Run', view.runId], ...settings(view)];
   const superseded = view.steps.reduce((n, s) => n + s.supersededDecisions.length, 0);
   if (superseded) facts.push(['Superseded decisions', `${superseded} (worker lost mid-step; effect unknown)`]);
   return (
-    `<header class="run"><h1>Trajectory</h1><div class="instruction"><span class="label">Instruction</span>` +
+    `<header class="run"><h1>Trajectory</h1>${replayLine(view)}<div class="instruction"><span class="label">Instruction</span>` +
     `${pre(view.instruction, 'instruction')}</div><dl class="facts">` +
     facts.map(([k, v]) => `<dt>${escapeHtml(k ?? '')}</dt><dd>${escapeHtml(v ?? '')}</dd>`).join('') +
     `</dl>${outcome(view, 'final-answer')}</header>`
@@ -422,6 +444,10 @@ section.step h2 code.summary{font-size:14px}
 .badge{font-size:11px;font-weight:600;padding:1px 7px;border-radius:10px;vertical-align:middle;margin-left:4px}
 .badge.redecided{background:#fef3c7;color:#92400e}
 .badge.invalid{background:#fee2e2;color:#991b1b}
+.badge.replayed{background:#dcfce7;color:#166534}
+.badge.healed{background:#e0f2fe;color:#075985}
+.badge.decided{background:#f3f4f6;color:#374151}
+p.replay-of{margin:0 0 8px;font-weight:600;color:#075985}
 .superseded{opacity:.55;border:1px dashed #9ca3af;border-radius:6px;padding:6px 10px;margin:0 0 12px;background:#f9fafb}
 .superseded:hover{opacity:.9}
 .superseded h3.superseded-title{margin-top:0;text-transform:none;letter-spacing:0;font-size:13px;color:#4b5563}

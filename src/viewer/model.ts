@@ -8,7 +8,8 @@
 //
 // Steps are numbered as `stepSummaries` numbers them. A decision superseded after a lost worker (its effect unknown,
 // the step re-decided in a new session) is not a step of its own: it rides on the step that re-decided it. An invalid
-// reply (no action could be made of it) is a step, with its error and no marker.
+// reply (no action could be made of it) is a step, with its error and no marker. A replay run (task.json
+// `metadata.replay_of`) says of each step whether it was replayed, healed or decided by the model.
 //
 // A desktop run (environment `desktop`) is shown by turn: the tool calls of one turn are one step, each call with its
 // own action, observation and marker, all markers drawn on the turn's screenshot. Desktop points are screen pixels
@@ -23,8 +24,9 @@ import { smartResize } from '../image/smart-resize';
 import { parseEventId } from '../trajectory/ids';
 import type { RunRecord } from '../trajectory/reader';
 import type { Action, Event, Observation, ToolSubCall, UserMessageType } from '../trajectory/schema';
-import { buildSteps, stepSummaries } from '../trajectory/steps';
-import type { Step, StepSummary } from '../trajectory/steps';
+import { buildSteps, replayMarkOf, stepSummaries } from '../trajectory/steps';
+import type { ReplayMark, Step, StepSummary } from '../trajectory/steps';
+import { tallyOf } from '../replay/summary';
 import type { EnvironmentName } from '../contract/task';
 import { callSummary, callTarget, environmentOf, screenOf, turnSummary, windowsLine } from './desktop';
 import type { CallTarget } from './desktop';
@@ -116,6 +118,8 @@ export interface ViewDecision {
   screenDescription: string;
   /** Model calls the action's tool made (read_page_answer_question's page question), from `tool_sub_calls`. */
   subCalls: ToolSubCall[];
+  /** In a replay run: replayed, healed (with its recorded point) or decided by the model; null in any other run. */
+  replay: ReplayMark | null;
 }
 
 /** `12,345` */
@@ -154,6 +158,17 @@ export interface TrajectoryView {
   steps: ViewStep[];
   /** User messages recorded after the last action. */
   after: ViewUserMessage[];
+  /** A replay run (`cua replay`): the run it replays and how its steps came about; null for any other run. */
+  replay: ViewReplay | null;
+}
+
+/** What a replay run's header says: `replay of <of>: N replayed, N healed, N decided`. */
+export interface ViewReplay {
+  /** The recorded run's id (task.json `metadata.replay_of.run_id`). */
+  of: string;
+  replayed: number;
+  healed: number;
+  decided: number;
 }
 
 export type ViewInput = Pick<
@@ -276,6 +291,25 @@ export function viewportOf(run: Pick<ViewInput, 'task' | 'runState'>, fallback: 
   return fallback;
 }
 
+/** The run a replay run replays (task.json `metadata.replay_of.run_id`), or null for any other run. */
+export function replayOfRun(run: Pick<ViewInput, 'task'>): string | null {
+  const id = recordOf(run.task.metadata['replay_of'])['run_id'];
+  return typeof id === 'string' && id !== '' ? id : null;
+}
+
+/** The header of a replay run: the run it replays and its steps' tally (as `cua replay` counts them); null for others. */
+export function replayView(run: Pick<ViewInput, 'task' | 'events'>): ViewReplay | null {
+  const of = replayOfRun(run);
+  if (of === null) return null;
+  const { replayed, healed, decided } = tallyOf(run.events);
+  return { of, replayed, healed, decided };
+}
+
+/** A replay run's line: `replay of <run id>: N replayed, N healed, N decided`. */
+export function replaySummary(replay: ViewReplay): string {
+  return `replay of ${replay.of}: ${replay.replayed} replayed, ${replay.healed} healed, ${replay.decided} decided`;
+}
+
 /** The coordinate space the profile's model speaks for this viewport. */
 export function spaceOf(profile: ProfileName, viewport: Viewport): CoordinateSpace {
   const p = getProfile(profile);
@@ -340,6 +374,8 @@ interface DecisionContext {
   screen: Size | null;
   instruction: string;
   sizeOf: (screenshot: string) => Size | undefined;
+  /** A replay run: each decision says how it came about. */
+  replay: boolean;
 }
 
 /** The marker and pixel point of an action; none for an invalid reply (nothing was done) or a degenerate point. */
@@ -431,6 +467,7 @@ function decisionView(
     screenshot,
     image,
     subCalls: summary.sub_calls,
+    replay: ctx.replay ? replayMarkOf(action) : null,
   };
   if (ctx.screen) {
     const call = callView(action, step, invalid, summary, ctx.screen, image ?? ctx.screen);
@@ -540,7 +577,16 @@ export function buildTrajectoryView(run: ViewInput, sizeOf: (screenshot: string)
   const profile = profileOf(run);
   const viewport = screen ?? viewportOf(run);
   const instruction = run.task.instruction;
-  const ctx: DecisionContext = { profile, space: spaceOf(profile, viewport), viewport, screen, instruction, sizeOf };
+  const replay = replayView(run);
+  const ctx: DecisionContext = {
+    profile,
+    space: spaceOf(profile, viewport),
+    viewport,
+    screen,
+    instruction,
+    sizeOf,
+    replay: replay !== null,
+  };
   const all = buildSteps(run.events);
   const actionSteps = all.filter((s) => s.action !== null);
   const steps = groupDecisions(joinTurns(decisionViews(ctx, run.events, actionSteps)));
@@ -565,5 +611,6 @@ export function buildTrajectoryView(run: ViewInput, sizeOf: (screenshot: string)
     warnings: run.warnings.map((w) => `${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`),
     steps,
     after: tail && tail.action === null ? userMessagesOf(tail.pre, instruction) : [],
+    replay,
   };
 }

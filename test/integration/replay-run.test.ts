@@ -1,8 +1,9 @@
 // `cua replay` (issue 28) on the real dev server and Chromium: a recorded run (click the shop's quantity field, type
 // 3, click Buy, answer) is replayed on the unchanged shop without a model call to the same final URL; on a shop whose
 // Buy button moved, the button is found by its element record and clicked where it is now (healed), still without the
-// model; on one without the button, that step goes to the model, which finishes the task; with --strict the replay
-// ends there with the reason. A run folder given by path is copied into the run store and replayed from there.
+// model (the report and `cua show` mark it healed); on one without the button, that step goes to the model, which
+// finishes the task (the report marks it decided); with --strict the replay ends there with the reason. A run folder
+// given by path is copied into the run store and replayed from there.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -10,6 +11,7 @@ import { replayTask } from '../../api/replay';
 import { main } from '../../cli/cli';
 import type { TaskResult } from '../../src/contract/task';
 import { readRun } from '../../src/trajectory/reader';
+import { writeTrajectoryReport } from '../../src/viewer/report';
 import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';
 import { startHarness, untilWaiting } from './harness';
@@ -82,6 +84,10 @@ const finalUrl = (run: Awaited<ReturnType<typeof readRun>>) =>
   run.events.filter((e) => e.type === 'observation' && e.observation_type === 'environment').at(-1) as
     { url?: string } | undefined;
 
+/** The replay badges of a report's steps, in order. */
+const badgesIn = (html: string) =>
+  [...html.matchAll(/<span class="badge replay \w+"[^>]*>([^<]*)<\/span>/g)].map((m) => m[1]);
+
 describe('cua replay', () => {
   it('replays a recorded run on the unchanged site with no model call, to the same final URL', async () => {
     layout = 'as recorded';
@@ -112,6 +118,19 @@ describe('cua replay', () => {
     const [x, y] = (r.actions[2]?.content.arguments as { coordinate: [number, number] }).coordinate;
     expect(x).toBe(500);
     expect(y).toBeGreaterThan(450);
+    // The report and `cua show` say so.
+    const { file } = await writeTrajectoryReport(h.runDir(r.id));
+    const html = fs.readFileSync(file, 'utf8');
+    expect(html).toContain(`replay of ${recording}: 3 replayed, 1 healed, 0 decided</p>`);
+    expect(badgesIn(html)).toEqual(['replayed', 'replayed', 'healed (moved from [500, 333])', 'replayed']);
+    const lines: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void lines.push(a.join(' ')));
+    try {
+      expect(await main(['show', h.runDir(r.id)])).toBe(0);
+    } finally {
+      log.mockRestore();
+    }
+    expect(lines).toContain(`replay of ${recording}: 3 replayed, 1 healed, 0 decided`);
   }, 180_000);
 
   it('a removed button sends that step to the model, which finishes the task; --strict stops there instead', async () => {
@@ -122,6 +141,8 @@ describe('cua replay', () => {
     expect(r.how).toEqual(['replayed', 'replayed', 'decided', 'decided']);
     expect(r.modelCalls).toBe(2);
     expect(bought.slice(placed)).toEqual(['3']);
+    const html = fs.readFileSync((await writeTrajectoryReport(h.runDir(r.id))).file, 'utf8');
+    expect(badgesIn(html)).toEqual(['replayed', 'replayed', 'decided by the model', 'decided by the model']);
 
     const strict = await replay({ strict: true });
     expect(strict.result).toBeUndefined();
