@@ -30,7 +30,10 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
      */
     async startRun(input: TaskInput): Promise<StartRunResult | undefined> {
       const replay = input.replayOf;
-      const w = await openRunFolder(files, input, replay ? { replay_of: { run_id: replay.runId } } : {});
+      const w = await openRunFolder(files, input, {
+        ...(replay ? { replay_of: { run_id: replay.runId } } : {}),
+        ...(input.cache ? { cache: { name: input.cache.name } } : {}),
+      });
       if (replay && !(await files.store.exists(`${replay.runId}/task.json`))) {
         nonRetryable(new Error(`no recorded run ${replay.runId} in the run store to replay`), 'InvalidTaskInput');
       }

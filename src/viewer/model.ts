@@ -164,8 +164,10 @@ export interface TrajectoryView {
 
 /** What a replay run's header says: `replay of <of>: N replayed, N healed, N decided`. */
 export interface ViewReplay {
-  /** The recorded run's id (task.json `metadata.replay_of.run_id`). */
+  /** The recorded run's id (task.json `metadata.replay_of.run_id`); '' for a cached run. */
   of: string;
+  /** A cached run's cache (task.json `metadata.cache.name`; `cua run --cache`). */
+  cache?: string;
   replayed: number;
   healed: number;
   decided: number;
@@ -300,13 +302,20 @@ export function replayOfRun(run: Pick<ViewInput, 'task'>): string | null {
 /** The header of a replay run: the run it replays and its steps' tally (as `cua replay` counts them); null for others. */
 export function replayView(run: Pick<ViewInput, 'task' | 'events'>): ViewReplay | null {
   const of = replayOfRun(run);
-  if (of === null) return null;
+  const cache = recordOf(run.task.metadata['cache'])['name'];
+  if (of === null && typeof cache !== 'string') return null;
   const { replayed, healed, decided } = tallyOf(run.events);
-  return { of, replayed, healed, decided };
+  return { of: of ?? '', ...(of === null ? { cache: String(cache) } : {}), replayed, healed, decided };
 }
 
-/** A replay run's line: `replay of <run id>: N replayed, N healed, N decided`. */
+/**
+ * A replay run's line, `replay of <run id>: N replayed, N healed, N decided`; a cached run's,
+ * `cache <name>: N from the cache, N healed, N decided`.
+ */
 export function replaySummary(replay: ViewReplay): string {
+  if (replay.cache !== undefined) {
+    return `cache ${replay.cache}: ${replay.replayed} from the cache, ${replay.healed} healed, ${replay.decided} decided`;
+  }
   return `replay of ${replay.of}: ${replay.replayed} replayed, ${replay.healed} healed, ${replay.decided} decided`;
 }
 

@@ -120,6 +120,15 @@ describe('the view of a replay run', () => {
   });
 });
 
+describe('a cached run (cua run --cache)', () => {
+  it('says which cache its steps came from, and marks them', () => {
+    const view = buildTrajectoryView(record(replayEvents(), { cache: { name: 'shop' } }), () => VIEWPORT);
+    expect(view.replay).toEqual({ of: '', cache: 'shop', replayed: 2, healed: 1, decided: 1 });
+    expect(replaySummary(view.replay!)).toBe('cache shop: 2 from the cache, 1 healed, 1 decided');
+    expect(view.steps[2]?.replay).toEqual({ how: 'healed', from: [500, 333] });
+  });
+});
+
 describe('a run that is no replay', () => {
   it('has no replay header and no replay badges, even with replay marks on its actions', () => {
     const view = buildTrajectoryView(record(replayEvents(), {}), () => VIEWPORT);
