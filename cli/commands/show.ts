@@ -15,6 +15,7 @@ import { LocalRunStore } from '../../src/trajectory/store';
 import type { RunStore } from '../../src/trajectory/store';
 import type { Config } from '../../src/runtime/config';
 import { stepSummaries } from '../../src/trajectory/steps';
+import { usageLine, usageTotals } from '../../src/trajectory/usage';
 import type { StepSummary } from '../../src/trajectory/steps';
 import { environmentOf } from '../../src/viewer/desktop';
 import { buildTrajectoryView, replaySummary, replayView, subCallLine } from '../../src/viewer/model';
@@ -150,12 +151,14 @@ export async function showCommand(argv: readonly string[]): Promise<number> {
   const replay = replayView(run);
   if (values.json) {
     const { status, outcome, warnings } = run;
-    console.log(JSON.stringify({ dir, status, outcome, steps: rows, warnings, ...(replay ? { replay } : {}) }));
+    const usage = usageTotals(run.events);
+    console.log(JSON.stringify({ dir, status, outcome, usage, steps: rows, warnings, ...(replay ? { replay } : {}) }));
     return 0;
   }
   console.log(`${run.task.instruction}`);
   console.log(`run folder: ${dir}`);
   console.log(`status: ${run.status}${run.outcome ? ` · answer: ${run.outcome.answer}` : ''}`);
+  console.log(`usage: ${usageLine(usageTotals(run.events))}`);
   if (replay) console.log(replaySummary(replay));
   if (environmentOf(run) === 'desktop') {
     for (const line of desktopTable(run)) console.log(line);

@@ -2,6 +2,8 @@
 // test double). Classifies failures so the workflow retries what can succeed later and nothing else.
 import OpenAI from 'openai';
 import { DEFAULT_MODEL_TIMEOUT_SECONDS } from './timeouts';
+import { estimateTextTokens, estimateTokens } from './context';
+import type { TokenCountable } from './context';
 
 export interface ModelEndpoint {
   baseUrl: string;
@@ -12,6 +14,42 @@ export interface ModelEndpoint {
   maxTokens?: number;
   /** The longest one call may take, from sending the request to the last byte of the answer (default 120 s). */
   timeoutSeconds?: number;
+  /** US dollars per million tokens (config models.<name>.price): each call's cost is recorded with its usage. */
+  price?: ModelPrice;
+}
+
+export interface ModelPrice {
+  input: number;
+  output: number;
+  /** Prompt tokens served from the endpoint's cache (default: `input`). */
+  cachedInput?: number;
+}
+
+/**
+ * A call's tokens as the endpoint reported them, or `estimated` (the endpoint sent no usage: counted from the prompt
+ * and the reply, src/model/context.ts estimateTokens), and what they cost when the endpoint has a price.
+ */
+export type CallUsage = {
+  prompt_tokens: number;
+  completion_tokens: number;
+  reasoning_tokens: number;
+  /** Prompt tokens the endpoint served from its prompt cache (part of prompt_tokens). */
+  cached_tokens?: number;
+  /** The endpoint sent no usage: these counts are estimates, not billing figures. */
+  estimated?: true;
+  /** US dollars, from the endpoint's price (absent: no price configured). */
+  cost_usd?: number;
+};
+
+/** What a call's usage costs at `price` (US dollars). */
+export function costOf(usage: Omit<CallUsage, 'cost_usd'>, price: ModelPrice): number {
+  const cached = Math.min(usage.cached_tokens ?? 0, usage.prompt_tokens);
+  const dollars =
+    ((usage.prompt_tokens - cached) * price.input +
+      cached * (price.cachedInput ?? price.input) +
+      usage.completion_tokens * price.output) /
+    1_000_000;
+  return Math.round(dollars * 1e8) / 1e8;
 }
 
 export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -26,7 +64,7 @@ export interface Completion {
   toolCalls?: { name: string; arguments: string }[];
   reasoning: string | null;
   finishReason: string | null;
-  usage: { prompt_tokens: number; completion_tokens: number; reasoning_tokens: number };
+  usage: CallUsage;
 }
 
 /** A request the endpoint refused as malformed (400-class): retrying cannot help. */
@@ -124,20 +162,49 @@ export class ModelClient {
         ? [{ name: c.function.name, arguments: argumentsText(c.function.arguments) }]
         : [],
     );
-    const usage = response.usage as
-      (OpenAI.CompletionUsage & { completion_tokens_details?: { reasoning_tokens?: number } }) | undefined;
+    const text = message.content ?? '';
+    const usage = usageOf(response.usage, messages, text, toolCalls);
     return {
-      text: message.content ?? '',
+      text,
       ...(toolCalls.length > 0 ? { toolCalls } : {}),
       reasoning: message.reasoning_content ?? null,
       finishReason: choice.finish_reason ?? null,
-      usage: {
-        prompt_tokens: usage?.prompt_tokens ?? 0,
-        completion_tokens: usage?.completion_tokens ?? 0,
-        reasoning_tokens: usage?.completion_tokens_details?.reasoning_tokens ?? 0,
-      },
+      usage: this.endpoint.price ? { ...usage, cost_usd: costOf(usage, this.endpoint.price) } : usage,
     };
   }
+}
+
+type ReportedUsage = OpenAI.CompletionUsage & {
+  completion_tokens_details?: { reasoning_tokens?: number };
+  prompt_tokens_details?: { cached_tokens?: number };
+};
+
+/**
+ * The call's usage as the endpoint reported it; when it reported none (some servers do not), estimated from the
+ * prompt and the reply and marked so: a missing usage is no free call.
+ */
+function usageOf(
+  reported: ReportedUsage | undefined,
+  messages: readonly ChatMessage[],
+  text: string,
+  toolCalls: readonly { name: string; arguments: string }[],
+): CallUsage {
+  if (reported && typeof reported.prompt_tokens === 'number') {
+    const cached = reported.prompt_tokens_details?.cached_tokens;
+    return {
+      prompt_tokens: reported.prompt_tokens,
+      completion_tokens: reported.completion_tokens ?? 0,
+      reasoning_tokens: reported.completion_tokens_details?.reasoning_tokens ?? 0,
+      ...(typeof cached === 'number' && cached > 0 ? { cached_tokens: cached } : {}),
+    };
+  }
+  const reply = text + toolCalls.map((c) => `${c.name}${c.arguments}`).join('');
+  return {
+    prompt_tokens: estimateTokens(messages as unknown as TokenCountable[]),
+    completion_tokens: estimateTextTokens(reply),
+    reasoning_tokens: 0,
+    estimated: true,
+  };
 }
 
 /** Tool-call arguments as text: servers send a JSON string; a few send the object itself. */

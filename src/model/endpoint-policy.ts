@@ -173,5 +173,7 @@ export function resolveModelEndpoint(choice: EndpointChoice, rules: EndpointRule
   if (configured?.temperature !== undefined) endpoint.temperature = configured.temperature;
   if (configured?.maxTokens !== undefined) endpoint.maxTokens = configured.maxTokens;
   if (configured?.timeoutSeconds !== undefined) endpoint.timeoutSeconds = configured.timeoutSeconds;
+  // The configured endpoint's price; a task that sends its calls to another base URL is not priced (unknown).
+  if (configured?.price !== undefined && !overridesUrl) endpoint.price = configured.price;
   return endpoint;
 }

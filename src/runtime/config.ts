@@ -30,6 +30,18 @@ const EndpointSchema = z
     maxTokens: z.number().int().positive().optional(),
     /** The longest one model call may take (default 120 s; see src/model/timeouts.ts). */
     timeoutSeconds: z.number().positive().max(MAX_MODEL_TIMEOUT_SECONDS).optional(),
+    /**
+     * What the endpoint's tokens cost, in US dollars per million: `input` (prompt), `output` (completion, reasoning
+     * included), `cachedInput` (prompt tokens the endpoint served from its cache; default: `input`). Each model call
+     * then records its cost beside its usage (`usage.cost_usd`), and totals follow.
+     */
+    price: z
+      .strictObject({
+        input: z.number().min(0),
+        output: z.number().min(0),
+        cachedInput: z.number().min(0).optional(),
+      })
+      .optional(),
     /** A system prompt file replacing ours (e.g. the model's training prompt); see src/model/prompt.ts placeholders. */
     promptFile: z.string().min(1).optional(),
     /** The sentence after each screenshot (absent: the profile's, Fara's own; see src/model/context.ts). */

@@ -10,8 +10,24 @@ export const FaultSchema = z.union([
   z.strictObject({ hang: z.literal(true) }),
 ]);
 
+/**
+ * The `usage` a reply reports: `false` sends none (as some servers do: the agent then estimates it), an object sends
+ * those counts; absent, counts estimated from the request (a quarter of its text's characters, 258 per image).
+ */
+export const UsageSchema = z.union([
+  z.literal(false),
+  z.strictObject({
+    prompt_tokens: z.number().int().min(0),
+    completion_tokens: z.number().int().min(0),
+    cached_tokens: z.number().int().min(0).optional(),
+    reasoning_tokens: z.number().int().min(0).optional(),
+  }),
+]);
+export type ScriptUsage = z.infer<typeof UsageSchema>;
+
 const common = {
   delay_ms: z.number().int().min(0).optional(),
+  usage: UsageSchema.optional(),
   faults: z.array(FaultSchema).optional(),
   /** Answer to a sub-call made while carrying out this entry's action (read_page_answer_question). */
   page_answer: z.string().optional(),
@@ -57,7 +73,12 @@ export const ScriptEntrySchema = z.union([
 ]);
 export type ScriptEntry = z.infer<typeof ScriptEntrySchema>;
 
-const ScriptObjectSchema = z.strictObject({ description: z.string().optional(), entries: z.array(ScriptEntrySchema) });
+const ScriptObjectSchema = z.strictObject({
+  description: z.string().optional(),
+  /** The script's `usage` switch: every entry's that sets none (see UsageSchema). */
+  usage: UsageSchema.optional(),
+  entries: z.array(ScriptEntrySchema),
+});
 
 export class ScriptError extends Error {
   constructor(message: string) {
@@ -93,5 +114,7 @@ export function loadScript(dir: string, name: string): ScriptEntry[] {
     const issue = parsed.error.issues[0];
     throw new ScriptError(`script ${file} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
   }
-  return Array.isArray(parsed.data) ? parsed.data : parsed.data.entries;
+  if (Array.isArray(parsed.data)) return parsed.data;
+  const { usage, entries } = parsed.data;
+  return usage === undefined ? entries : entries.map((e) => (e.usage === undefined ? { ...e, usage } : e));
 }

@@ -13,7 +13,7 @@ import { renderToolCall } from '../model/toolcall';
 import type { AgentAction } from '../actions/schemas';
 import { MEMORY_LABELS } from '../desktop/agent/memory';
 import { loadScript, ScriptError } from './script';
-import type { ScriptEntry } from './script';
+import type { ScriptEntry, ScriptUsage } from './script';
 
 /** Header a page-reading sub-call sends, carrying the main call's entry index (see activities). */
 export const SUBCALL_INDEX_HEADER = 'x-cua-subcall-index';
@@ -91,7 +91,30 @@ interface ToolCallOut {
   arguments: string;
 }
 
-function completion(model: string, content: string, toolCalls?: ToolCallOut[]) {
+/** The reply's `usage` (script.ts UsageSchema): none, the entry's counts, or counts estimated from the request. */
+function usageOf(c: Pick<ScriptedCall, 'messages'>, usage: ScriptUsage | undefined, content: string) {
+  if (usage === false) return {};
+  if (usage) {
+    const { prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens } = usage;
+    return {
+      usage: {
+        prompt_tokens,
+        completion_tokens,
+        total_tokens: prompt_tokens + completion_tokens,
+        ...(cached_tokens !== undefined ? { prompt_tokens_details: { cached_tokens } } : {}),
+        ...(reasoning_tokens !== undefined ? { completion_tokens_details: { reasoning_tokens } } : {}),
+      },
+    };
+  }
+  const text = c.messages.map((m) => textOf(m.content)).join('\n');
+  const prompt = Math.ceil(text.length / 4) + 258 * countImages(c.messages);
+  const completionTokens = Math.ceil(content.length / 4);
+  return {
+    usage: { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens },
+  };
+}
+
+function completion(model: string, content: string, toolCalls?: ToolCallOut[], usage: object = {}) {
   const message = toolCalls
     ? {
         role: 'assistant',
@@ -105,7 +128,7 @@ function completion(model: string, content: string, toolCalls?: ToolCallOut[]) {
     created: Math.floor(Date.now() / 1000),
     model,
     choices: [{ index: 0, message, finish_reason: toolCalls ? 'tool_calls' : 'stop' }],
-    usage: { prompt_tokens: 0, completion_tokens: Math.ceil(content.length / 4), total_tokens: 0 },
+    ...usage,
   };
 }
 
@@ -270,17 +293,17 @@ function answerFromEntry(
   count: number,
 ): void {
   const { script, call, messages } = c;
-  if (c.subcall) {
-    return sendJson(res, 200, completion(script, entry.page_answer ?? 'The page does not say.'));
-  }
-  if (call === 'describe') return sendJson(res, 200, completion(script, entry.describe ?? DEFAULT_DESCRIBE_REPLY));
-  if (call === 'ground') return sendJson(res, 200, completion(script, groundReply(entry, count)));
+  const send = (content: string, toolCalls?: ToolCallOut[]) =>
+    sendJson(res, 200, completion(script, content, toolCalls, usageOf(c, entry.usage, content)));
+  if (c.subcall) return send(entry.page_answer ?? 'The page does not say.');
+  if (call === 'describe') return send(entry.describe ?? DEFAULT_DESCRIBE_REPLY);
+  if (call === 'ground') return send(groundReply(entry, count));
   if (isJudgeCall(call)) {
     const item = Number(req.headers[JUDGE_ITEM_HEADER] ?? 0);
-    return sendJson(res, 200, completion(script, judgeReply(entry, call, Number.isInteger(item) ? item : 0)));
+    return send(judgeReply(entry, call, Number.isInteger(item) ? item : 0));
   }
   const reply = latestReply(messages) ?? (call ? latestMemoryReply(messages) : undefined);
-  return sendJson(res, 200, completion(script, entryText(entry, reply), entryToolCalls(entry, reply)));
+  return send(entryText(entry, reply), entryToolCalls(entry, reply));
 }
 
 /** The scripted model's state (the requests seen, in order and counted per entry for faults) and its routes. */

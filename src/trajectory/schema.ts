@@ -84,6 +84,12 @@ export const LlmUsageSchema = z.looseObject({
   prompt_tokens: z.number().int().default(0),
   completion_tokens: z.number().int().default(0),
   reasoning_tokens: z.number().int().default(0),
+  /** Prompt tokens the endpoint served from its cache (our extra field; absent in the original's runs). */
+  cached_tokens: z.number().int().optional().catch(undefined),
+  /** The endpoint sent no usage: the counts are estimates (our extra field). */
+  estimated: z.boolean().optional().catch(undefined),
+  /** What the call cost in US dollars, from the endpoint's configured price (our extra field). */
+  cost_usd: z.number().optional().catch(undefined),
 });
 
 export const LlmMessageSchema = z.looseObject({

@@ -1,10 +1,11 @@
 // Best of N compared (`cua show <parent id>`, `cua view <parent id>`, and what `cua fork --branches` prints): each
-// branch's state, end, steps (and how many it decided itself), score, tokens, and the winner. Tokens are the
-// `usage` its own model calls recorded (decisions and the calls inside tools; inherited steps are the source's);
-// cost needs a price per token, which no config gives yet, so it is not shown. Pure: the events come in.
+// branch's state, end, steps (and how many it decided itself), score, tokens and cost, and the winner. Tokens and
+// cost are what its own model calls recorded (decisions and the calls inside tools; inherited steps are the
+// source's); the cost is shown when its endpoint has a price (models.<name>.price). Pure: the events come in.
 import type { BranchesRecord, BranchRecord } from '../eval/branches';
 import type { Event } from '../trajectory/schema';
 import { escapeHtml } from './html';
+import { dollars, usageTotals } from '../trajectory/usage';
 
 export interface BranchStats {
   /** Steps the branch decided itself (its own actions, not the inherited ones). */
@@ -13,37 +14,32 @@ export interface BranchStats {
   calls: number;
   promptTokens: number;
   completionTokens: number;
+  /** US dollars of its calls that had a price (usage.ts); null when none had one. */
+  costUsd: number | null;
   /** The newest screenshot of its run folder (run-relative path), for the report. */
   lastScreenshot: string | null;
 }
 
 const isInherited = (e: Event) => !!(e.metadata as Record<string, unknown> | undefined)?.['inherited_from'];
 
-type Usage = { prompt_tokens?: number; completion_tokens?: number };
-const usageOf = (messages: unknown): Usage[] =>
-  Array.isArray(messages) ? messages.map((m) => ((m as { usage?: Usage } | null)?.usage ?? {}) as Usage) : [];
-
-/** What a branch's own steps cost in model calls and tokens, from its run folder's events. */
+/** What a branch's own steps cost in model calls, tokens and dollars (usage.ts), from its run folder's events. */
 export function branchStats(events: readonly Event[]): BranchStats {
-  const stats: BranchStats = { ownSteps: 0, calls: 0, promptTokens: 0, completionTokens: 0, lastScreenshot: null };
-  const add = (usage: Usage[]) => {
-    if (usage.length === 0) return;
-    stats.calls++;
-    for (const u of usage) {
-      stats.promptTokens += u.prompt_tokens ?? 0;
-      stats.completionTokens += u.completion_tokens ?? 0;
-    }
-  };
+  const own = events.filter((e) => e.type !== 'action' || !isInherited(e));
+  const t = usageTotals(own);
+  let lastScreenshot: string | null = null;
   for (const e of events) {
     if (e.type === 'observation' && e.observation_type === 'environment' && e.screenshot_path) {
-      stats.lastScreenshot = e.screenshot_path;
+      lastScreenshot = e.screenshot_path;
     }
-    if (e.type !== 'action' || isInherited(e)) continue;
-    stats.ownSteps++;
-    add(usageOf(e.llm_conversation.messages));
-    for (const sub of e.tool_sub_calls ?? []) add(usageOf((sub as { messages?: unknown } | null)?.messages));
   }
-  return stats;
+  return {
+    ownSteps: own.filter((e) => e.type === 'action').length,
+    calls: t.calls,
+    promptTokens: t.promptTokens,
+    completionTokens: t.completionTokens,
+    costUsd: t.unpricedCalls === t.calls ? null : t.costUsd,
+    lastScreenshot,
+  };
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
@@ -63,7 +59,8 @@ function scoreText(b: BranchRecord): string {
 function tokensText(s: BranchStats | undefined): string {
   if (!s) return '?';
   if (s.calls === 0) return '0';
-  return `${count(s.promptTokens + s.completionTokens)} (${s.calls} calls)`;
+  const cost = s.costUsd === null ? '' : ` ${dollars(s.costUsd)}`;
+  return `${count(s.promptTokens + s.completionTokens)} (${s.calls} calls)${cost}`;
 }
 
 /** The comparison as terminal lines: a head, one line per branch (the winner starred), and the verdict. */
@@ -125,9 +122,9 @@ body{font:14px system-ui,sans-serif;margin:24px;color:#222}table{border-collapse
 tr.winner{background:#e9f7ea}.what{color:#666;font-size:12px}figure{display:inline-block;margin:8px;width:320px}img{width:100%;border:1px solid #ccc}
 </style></head><body><h1>${e(title)}</h1><p>${e(record.instruction)}</p>
 <p><b>${e(record.winner ? 'Winner' : 'Verdict')}:</b> ${e(record.verdict)} · state: ${e(record.state)}</p>
-<table><tr><th>#</th><th>branch</th><th>state</th><th>end</th><th>steps</th><th>own steps</th><th>score</th><th>tokens</th><th>remark</th></tr>
+<table><tr><th>#</th><th>branch</th><th>state</th><th>end</th><th>steps</th><th>own steps</th><th>score</th><th>tokens, cost</th><th>remark</th></tr>
 ${rows}</table>
-<p class="what">Steps count the inherited ones; own steps are those the branch decided. Tokens are its own model calls' recorded usage; cost needs a price table (not configured).</p>
+<p class="what">Steps count the inherited ones; own steps are those the branch decided. Tokens are its own model calls' recorded usage, with their cost where the endpoint has a price.</p>
 ${cards}</body></html>
 `;
 }

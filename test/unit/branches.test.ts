@@ -93,6 +93,7 @@ describe('branchStats', () => {
       calls: 2,
       promptTokens: 1500,
       completionTokens: 25,
+      costUsd: null,
       lastScreenshot: 'screenshot_2_post.png',
     });
   });
@@ -112,12 +113,15 @@ describe('branchesLines', () => {
       verdict: verdictOf(branches, true),
     };
     const stats = new Map([
-      ['p-b2', { ownSteps: 2, calls: 2, promptTokens: 2000, completionTokens: 40, lastScreenshot: null }],
+      [
+        'p-b2',
+        { ownSteps: 2, calls: 2, promptTokens: 2000, completionTokens: 40, costUsd: 0.0123, lastScreenshot: null },
+      ],
     ]);
     const lines = branchesLines(record, stats);
     expect(lines[0]).toBe('best of 2: forks of s at step 2: Order 3.');
     expect(lines.find((l) => l.startsWith('*'))).toMatch(
-      /^\* {2}2 {2}p-b2 +done +complete +5 +2 {2}1 +2,040 \(2 calls\)/,
+      /^\* {2}2 {2}p-b2 +done +complete +5 +2 {2}1 +2,040 \(2 calls\) \$0\.012/,
     );
     expect(lines).toContain('      model a');
     expect(lines.at(-1)).toBe('winner: branch 2 (p-b2) passes its checks in 5 steps');

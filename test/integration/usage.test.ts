@@ -1,0 +1,72 @@
+// Tokens and cost of model calls (issue 30, first slice): the usage an endpoint reports (cached and reasoning tokens
+// included) is recorded with its cost from the endpoint's price; an endpoint that sends no usage gets an estimate,
+// marked as one (not a free call). A real HTTP endpoint (the scripted model) and, for a whole task, the dev server
+// and Chromium: its run folder records the estimate and `cua show` totals it.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ModelClient } from '../../src/model/client';
+import { startScriptedModelServer } from '../../src/scripted/server';
+import type { ScriptedModelServer } from '../../src/scripted/server';
+import { readRun } from '../../src/trajectory/reader';
+import { usageLine, usageTotals } from '../../src/trajectory/usage';
+import { main } from '../../cli/cli';
+import { startHarness } from './harness';
+import type { Harness } from './harness';
+
+const SCRIPTS = path.resolve(__dirname, '../fixtures/scripts');
+const ask = [{ role: 'user' as const, content: 'Where next? '.repeat(100) }];
+
+describe('model call usage', () => {
+  let model: ScriptedModelServer;
+  beforeAll(async () => void (model = await startScriptedModelServer({ scriptsDir: SCRIPTS })));
+  afterAll(async () => model?.close());
+
+  it('records what the endpoint reports, and its cost from the price', async () => {
+    const price = { input: 2, output: 8, cachedInput: 0.5 };
+    const client = new ModelClient({ baseUrl: model.url, model: 'usage-fixed', price });
+    const { usage } = await client.complete(ask);
+    // 600 uncached prompt tokens at $2/M, 400 cached at $0.50/M, 50 completion tokens at $8/M.
+    expect(usage).toEqual({
+      prompt_tokens: 1000,
+      completion_tokens: 50,
+      reasoning_tokens: 10,
+      cached_tokens: 400,
+      cost_usd: 0.0018,
+    });
+    const unpriced = await new ModelClient({ baseUrl: model.url, model: 'usage-fixed' }).complete(ask);
+    expect(unpriced.usage).not.toHaveProperty('cost_usd');
+  });
+
+  it('estimates the usage an endpoint does not send, and marks it so', async () => {
+    const { usage } = await new ModelClient({ baseUrl: model.url, model: 'usage-none' }).complete(ask);
+    expect(usage.estimated).toBe(true);
+    expect(usage.prompt_tokens).toBeGreaterThan(250); // 1,200 characters of prompt
+    expect(usage.completion_tokens).toBeGreaterThan(0);
+  });
+});
+
+describe('a task whose endpoint sends no usage', () => {
+  let h: Harness;
+  beforeAll(async () => void (h = await startHarness()), 120_000);
+  afterAll(async () => h?.close());
+
+  it('records estimates in its run folder, and cua show totals them', async () => {
+    const task = await h.start({ script: 'usage-none', instruction: 'Click the search box.' });
+    await task.result();
+    const run = await readRun(h.runDir(task.workflowId));
+    const totals = usageTotals(run.events);
+    expect(totals).toMatchObject({ calls: 2, estimatedCalls: 2, unpricedCalls: 2 });
+    expect(totals.promptTokens).toBeGreaterThan(1000); // a screenshot counts as image tokens
+    const lines: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void lines.push(a.join(' ')));
+    try {
+      expect(await main(['show', h.runDir(task.workflowId)])).toBe(0);
+    } finally {
+      log.mockRestore();
+    }
+    expect(lines).toContain(`usage: ${usageLine(totals)}`);
+    expect(usageLine(totals)).toMatch(
+      /^2 model calls · [\d,]+ prompt \+ [\d,]+ completion tokens · cost unknown \(no price for its endpoint: models\.<name>\.price\) · 2 call\(s\) estimated \(the endpoint sent no usage\)$/,
+    );
+  }, 120_000);
+});
