@@ -6,6 +6,8 @@ import path from 'node:path';
 import { copyRun } from '../../src/trajectory/open-store';
 import { readRunFromStore } from '../../src/trajectory/reader';
 import { tallyOf } from '../../src/replay/summary';
+import { dollars, emptyUsage, usageTotals } from '../../src/trajectory/usage';
+import type { UsageTotals } from '../../src/trajectory/usage';
 import { LocalRunStore } from '../../src/trajectory/store';
 import type { RunStore } from '../../src/trajectory/store';
 import { compareResults, DEFAULT_STEP_BUDGETS, summarize, summarizeTasks } from '../../src/eval/results';
@@ -57,6 +59,7 @@ async function modelCallsOf(
   options: Record<string, unknown>,
 ): Promise<EvalResultsFile['modelCalls']> {
   const out = { made: 0, fromCache: 0, cache: cacheNameOf(options) };
+  const usage = emptyUsage();
   for (const r of result.records) {
     for (const runId of r.attempts.length ? r.attempts : [r.runId]) {
       const run = await readRunFromStore(store, runId).catch(() => undefined);
@@ -64,9 +67,19 @@ async function modelCallsOf(
       const t = tallyOf(run.events);
       out.made += t.modelCalls;
       out.fromCache += t.replayed + t.healed;
+      const u = usageTotals(run.events);
+      for (const key of Object.keys(usage) as (keyof UsageTotals)[]) usage[key] += u[key];
     }
   }
-  return out;
+  const passed = result.records.filter((r) => r.outcome === 'scored' && r.score !== null && r.score >= 0.5).length;
+  const priced = usage.unpricedCalls < usage.calls;
+  return {
+    ...out,
+    tokens: usage.promptTokens + usage.completionTokens,
+    costUsd: usage.costUsd,
+    unpricedCalls: usage.unpricedCalls,
+    costPerSuccess: priced && passed > 0 ? usage.costUsd / passed : null,
+  };
 }
 
 function cacheNameOf(options: Record<string, unknown>): string | null {
@@ -127,6 +140,11 @@ export function printWritten(written: WrittenReports, print: (line: string) => v
     const cached = calls.cache ? ` · ${calls.fromCache} step(s) from the cache ${calls.cache}` : '';
     const without = calls.cache ? ` (without the cache: ${calls.made + calls.fromCache})` : '';
     print(`[eval] model calls: ${calls.made}${cached}${without}`);
+    if (calls.costUsd !== undefined && (calls.unpricedCalls ?? 0) < calls.made) {
+      const perSuccess = calls.costPerSuccess == null ? '–' : dollars(calls.costPerSuccess);
+      const unpriced = calls.unpricedCalls ? ` (+ ${calls.unpricedCalls} unpriced call(s))` : '';
+      print(`[eval] cost ${dollars(calls.costUsd)}${unpriced} · per success ${perSuccess}`);
+    }
   }
   const j = s.judge;
   if (j && j.judged > 0) {

@@ -1,4 +1,9 @@
 // `cua reply | status | list | cancel`: talk to running tasks through Temporal.
+import { readRunFromStore } from '../../src/trajectory/reader';
+import { openRunStore } from '../../src/trajectory/open-store';
+import { usageLine, usageTotals } from '../../src/trajectory/usage';
+import type { UsageTotals } from '../../src/trajectory/usage';
+import type { Config } from '../../src/runtime/config';
 import { loadConfig } from '../../src/runtime/config';
 import { RUN_STATUSES } from '../../src/contract/task';
 import type { RunStatus, TaskStatus } from '../../src/contract/task';
@@ -30,8 +35,10 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(argv, common, STATUS_USAGE);
   if (values.help) return (console.log(`usage: ${STATUS_USAGE}`), 0);
   const id = one(positionals, 'task id', STATUS_USAGE);
-  const agent = await agentClientFor(loadConfig({ file: values.config }));
+  const config = loadConfig({ file: values.config });
+  const agent = await agentClientFor(config);
   const state = await agent.status(id);
+  const usage = await usageIn(config, id);
   const view = {
     status: state.progress,
     workflowStatus: state.workflowStatus,
@@ -42,7 +49,7 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
     waitingForStore: state.waitingForStore,
   };
   if (values.json) {
-    console.log(JSON.stringify({ id, ...view }));
+    console.log(JSON.stringify({ id, ...view, ...(usage ? { usage } : {}) }));
     return 0;
   }
   if (view.status) {
@@ -71,7 +78,18 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
   } else {
     console.log(`${id}: ${view.workflowStatus.toLowerCase()}${view.failure ? ` — ${view.failure}` : ''}`);
   }
+  if (usage) console.log(`  usage: ${usageLine(usage)}`);
   return 0;
+}
+
+/** The task's model usage so far, from its run folder in the configured store; undefined when it cannot be read here. */
+async function usageIn(config: Config, id: string): Promise<UsageTotals | undefined> {
+  try {
+    const run = await readRunFromStore(openRunStore(config), id);
+    return usageTotals(run.events);
+  } catch {
+    return undefined;
+  }
 }
 
 export const LIST_USAGE = `npx cua list [--status ${RUN_STATUSES.join('|')}] [--limit N] [--json] [--config FILE]`;

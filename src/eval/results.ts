@@ -72,7 +72,17 @@ export interface EvalResultsFile {
    * The model calls its runs made, and the steps they took from the action cache (`--cache`) without one: without
    * the cache, those steps would have been model calls too. Absent in results written before it was counted.
    */
-  modelCalls?: { made: number; fromCache: number; cache: string | null };
+  modelCalls?: {
+    made: number;
+    fromCache: number;
+    cache: string | null;
+    /** Tokens of the calls made, and their cost in US dollars where their endpoint had a price. */
+    tokens?: number;
+    costUsd?: number;
+    unpricedCalls?: number;
+    /** Cost per passed run (null: none passed, or nothing was priced). */
+    costPerSuccess?: number | null;
+  };
 }
 
 const passed = (r: EvalRecord) => r.outcome === 'scored' && r.score !== null && r.score >= 0.5;

@@ -2,6 +2,8 @@
 // included) is recorded with its cost from the endpoint's price; an endpoint that sends no usage gets an estimate,
 // marked as one (not a free call). A real HTTP endpoint (the scripted model) and, for a whole task, the dev server
 // and Chromium: its run folder records the estimate and `cua show` totals it.
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ModelClient } from '../../src/model/client';
@@ -10,7 +12,8 @@ import type { ScriptedModelServer } from '../../src/scripted/server';
 import { readRun } from '../../src/trajectory/reader';
 import { usageLine, usageTotals } from '../../src/trajectory/usage';
 import { main } from '../../cli/cli';
-import { startHarness } from './harness';
+import { FAST_TIMING, startHarness } from './harness';
+import { startTask, validateTaskInput } from '../../api/tasks';
 import type { Harness } from './harness';
 
 const SCRIPTS = path.resolve(__dirname, '../fixtures/scripts');
@@ -68,5 +71,43 @@ describe('a task whose endpoint sends no usage', () => {
     expect(usageLine(totals)).toMatch(
       /^2 model calls · [\d,]+ prompt \+ [\d,]+ completion tokens · cost unknown \(no price for its endpoint: models\.<name>\.price\) · 2 call\(s\) estimated \(the endpoint sent no usage\)$/,
     );
+  }, 120_000);
+});
+
+describe('a task on a priced endpoint', () => {
+  let h: Harness;
+  let model: ScriptedModelServer;
+  beforeAll(async () => {
+    // The worker's default endpoint is this scripted model, with a price (the task names no other base URL).
+    model = await startScriptedModelServer({ scriptsDir: SCRIPTS });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-priced-'));
+    const config = path.join(dir, 'cua.config.json');
+    const price = { input: 2, output: 8, cachedInput: 0.5 };
+    fs.writeFileSync(
+      config,
+      JSON.stringify({ models: { default: { baseUrl: model.url, model: 'usage-fixed', price } } }),
+    );
+    h = await startHarness({ env: { CUA_CONFIG: config } });
+  }, 120_000);
+  afterAll(async () => {
+    await h?.close();
+    await model?.close();
+  });
+
+  it('costs what the price table says: per call, and in total', async () => {
+    const input = validateTaskInput({
+      runId: `priced-${Date.now().toString(36)}`,
+      instruction: 'Say ok.',
+      startUrl: `${h.site.url}/`,
+      timing: FAST_TIMING,
+      model: { endpoint: 'default' },
+    });
+    const handle = await startTask(h.client, h.config.taskQueue, input);
+    expect(await handle.result()).toMatchObject({ status: 'complete', answer: 'ok' });
+    const run = await readRun(h.runDir(input.runId));
+    const totals = usageTotals(run.events);
+    expect(totals).toMatchObject({ calls: 1, promptTokens: 1000, cachedTokens: 400, completionTokens: 50 });
+    expect(totals.costUsd).toBeCloseTo(0.0018, 10);
+    expect(usageLine(totals)).toBe('1 model call · 1,000 prompt (400 cached) + 50 completion tokens · $0.0018');
   }, 120_000);
 });
