@@ -58,7 +58,7 @@ async function modelCallsOf(
   result: EvaluationResult,
   options: Record<string, unknown>,
 ): Promise<EvalResultsFile['modelCalls']> {
-  const out = { made: 0, fromCache: 0, cache: cacheNameOf(options) };
+  const out = { made: 0, fromCache: 0, saved: 0, cache: cacheNameOf(options) };
   const usage = emptyUsage();
   for (const r of result.records) {
     for (const runId of r.attempts.length ? r.attempts : [r.runId]) {
@@ -67,6 +67,7 @@ async function modelCallsOf(
       const t = tallyOf(run.events);
       out.made += t.modelCalls;
       out.fromCache += t.replayed + t.healed;
+      out.saved += t.savedCalls;
       const u = usageTotals(run.events);
       for (const key of Object.keys(usage) as (keyof UsageTotals)[]) usage[key] += u[key];
     }
@@ -138,7 +139,7 @@ export function printWritten(written: WrittenReports, print: (line: string) => v
   const calls = written.results.modelCalls;
   if (calls) {
     const cached = calls.cache ? ` · ${calls.fromCache} step(s) from the cache ${calls.cache}` : '';
-    const without = calls.cache ? ` (without the cache: ${calls.made + calls.fromCache})` : '';
+    const without = calls.cache ? ` (without the cache: ${calls.made + (calls.saved ?? calls.fromCache)})` : '';
     print(`[eval] model calls: ${calls.made}${cached}${without}`);
     if (calls.costUsd !== undefined && (calls.unpricedCalls ?? 0) < calls.made) {
       const perSuccess = calls.costPerSuccess == null ? '–' : dollars(calls.costPerSuccess);

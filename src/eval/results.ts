@@ -75,6 +75,8 @@ export interface EvalResultsFile {
   modelCalls?: {
     made: number;
     fromCache: number;
+    /** Model calls the cache saved: its steps, and the page answers reused with them. */
+    saved?: number;
     cache: string | null;
     /** Tokens of the calls made, and their cost in US dollars where their endpoint had a price. */
     tokens?: number;

@@ -8,6 +8,8 @@ export interface ReplayTally {
   decided: number;
   /** Model calls: decisions the model made (not replayed) and the calls inside tools (read_page's question). */
   modelCalls: number;
+  /** Model calls saved: the reused decisions, and the tool calls whose recorded answer was reused. */
+  savedCalls: number;
   /** Milliseconds from the first event to the last. */
   durationMs: number;
 }
@@ -22,20 +24,24 @@ export function replayHowOf(e: Event): ReplayHow | null {
 
 /** A run's tally (a replay's, or its recording's: there every step counts as decided). */
 export function tallyOf(events: readonly Event[]): ReplayTally {
-  const t: ReplayTally = { replayed: 0, healed: 0, decided: 0, modelCalls: 0, durationMs: 0 };
+  const t: ReplayTally = { replayed: 0, healed: 0, decided: 0, modelCalls: 0, savedCalls: 0, durationMs: 0 };
   for (const e of events) {
     if (e.type !== 'action') continue;
     const meta = (e.metadata ?? {}) as Record<string, unknown>;
     if (meta['asked_by'] === 'runtime') continue;
     const how = replayHowOf(e);
-    if (how) t[how] += 1;
-    else {
+    if (how) {
+      t[how] += 1;
+      t.savedCalls += 1;
+    } else {
       t.decided += 1;
       t.modelCalls += 1;
     }
     // A sub-call whose recorded answer was reused (a replayed read_page on the same page text) made no call.
     const subCalls = Array.isArray(e.tool_sub_calls) ? e.tool_sub_calls : [];
-    t.modelCalls += subCalls.filter((c) => !(c as { reused_from?: unknown } | null)?.reused_from).length;
+    const reused = subCalls.filter((c) => (c as { reused_from?: unknown } | null)?.reused_from).length;
+    t.modelCalls += subCalls.length - reused;
+    t.savedCalls += reused;
   }
   const times = events.map((e) => Date.parse(e.timestamp)).filter((n) => Number.isFinite(n));
   if (times.length > 1) t.durationMs = Math.max(...times) - Math.min(...times);

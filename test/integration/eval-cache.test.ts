@@ -59,13 +59,14 @@ describe('cua eval --cache', () => {
     expect(scores(first.results)).toEqual({ 'fx-lisbon-price': 1, 'fx-book-harbor': 1, 'fx-wrong-price': 0 });
     expect(scores(second.results)).toEqual(scores(first.results));
     const made = first.results.modelCalls;
-    expect(made).toMatchObject({ fromCache: 0, cache: 'evals' });
+    expect(made).toMatchObject({ fromCache: 0, saved: 0, cache: 'evals' });
     expect(made!.made).toBeGreaterThan(6);
     const reused = second.results.modelCalls!;
     expect(reused.fromCache).toBeGreaterThan(0);
     expect(reused.made).toBeLessThan(made!.made);
-    // Without the cache the second run would have made as many calls as the first.
-    expect(reused.made + reused.fromCache).toBe(made!.made);
+    // Without the cache the second run would have made as many calls as the first (its steps, and the page answers
+    // reused with them).
+    expect(reused.made + reused.saved!).toBe(made!.made);
     expect(second.lines).toContain(
       `[eval] model calls: ${reused.made} · ${reused.fromCache} step(s) from the cache evals (without the cache: ${made!.made})`,
     );
