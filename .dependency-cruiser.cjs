@@ -27,6 +27,7 @@ const LAYERS = [
   'activities', // the activities the worker hosts; activities/environments/ holds one file per environment
   'worker', // the worker process
   'api', // the package's public entry points and the task operations
+  'console', // the web console (`cua console`): a server over api/'s client and the run store
   'cli', // the `cua` commands
   'bench', // benchmarks
   'scripts', // maintenance scripts

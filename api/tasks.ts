@@ -77,6 +77,8 @@ export async function startTask(
       // A fork's parent and step (issue 27), an adopted folder (issue 28), in the Temporal UI's memo beside the instruction.
       memo: {
         instruction: input.instruction.slice(0, 400),
+        // The task list (the web console) shows it without reading each run folder.
+        environment: input.environment,
         ...(input.forkOf ? { forkOf: { runId: input.forkOf.runId, step: input.forkOf.step } } : {}),
         ...(input.adoptOf ? { adoptOf: { folder: input.adoptOf.folder } } : {}),
       },
@@ -418,6 +420,8 @@ export interface TaskListEntry {
   step: number | null;
   started: string;
   instruction: string;
+  /** browser, desktop, or a custom environment's name; null for tasks started before it was recorded (memo). */
+  environment: string | null;
 }
 
 /** Tasks, newest first, via the CuaStatus/CuaStep search attributes. */
@@ -435,6 +439,7 @@ export async function listTasks(client: Client, filter: TaskListFilter = {}): Pr
       step: typeof sa.CuaStep?.[0] === 'number' ? (sa.CuaStep[0] as number) : null,
       started: wf.startTime.toISOString(),
       instruction: String((wf.memo as { instruction?: unknown } | undefined)?.instruction ?? '').replace(/\s+/g, ' '),
+      environment: String((wf.memo as { environment?: unknown } | undefined)?.environment ?? '') || null,
     });
     if (rows.length >= limit) break;
   }

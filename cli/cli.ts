@@ -21,6 +21,7 @@ import { replayCommand, REPLAY_USAGE } from './commands/replay';
 import { adoptCommand, ADOPT_USAGE } from './commands/adopt';
 import { viewCommand, VIEW_USAGE } from './commands/view';
 import { demoCommand, DEMO_USAGE } from './commands/demo';
+import { consoleCommand, CONSOLE_USAGE } from './commands/console';
 import { codecServerCommand, CODEC_SERVER_USAGE } from './commands/codec-server';
 import { evalCommand, EVAL_USAGE } from './commands/eval';
 import {
@@ -97,6 +98,11 @@ const COMMANDS: Record<string, Command> = {
   },
   show: { run: showCommand, usage: SHOW_USAGE, about: "print a run's step table from its run folder" },
   view: { run: viewCommand, usage: VIEW_USAGE, about: "write a run's trajectory as one HTML page with markers" },
+  console: {
+    run: consoleCommand,
+    usage: CONSOLE_USAGE,
+    about: 'the web console: tasks, their steps and screenshots, replies and controls, in the browser',
+  },
   worker: { run: workerCommand, usage: WORKER_USAGE, about: 'run a worker (browsers + activities + workflows)' },
   server: { run: serverCommand, usage: SERVER_USAGE, about: 'run the Temporal dev server with its Web UI' },
   dev: { run: devCommand, usage: DEV_USAGE, about: 'dev server and a worker in one process' },

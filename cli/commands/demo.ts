@@ -30,6 +30,12 @@ import { intFlag, parse, UsageError } from '../args';
 import { newRunId, startTask, validateTaskInput } from '../../api/tasks';
 import { writeTrajectoryReport } from '../../src/viewer/report';
 import { followTask, promptLine, report } from './run';
+import { AgentClient } from '../../api/client';
+import { accessToken } from '../../console/access';
+import { denyConsole } from '../../console/policy';
+import { DEFAULT_CONSOLE_PORT, startConsole } from '../../console/server';
+import type { ConsoleServer } from '../../console/server';
+import { openRunStore } from '../../src/trajectory/open-store';
 
 export const DEMO_USAGE =
   'npx cua demo [--desktop] [--yes] [--answer TEXT] [--model-base-url URL --model NAME] [--profile fara-1.5|fara-7b]\n' +
@@ -79,6 +85,7 @@ class Started {
   model?: ScriptedModelServer;
   worker?: { runtime: WorkerRuntime; running: Promise<void> };
   connection?: Connection;
+  console?: ConsoleServer;
   task?: WorkflowHandle;
 
   async stop(cancelTask: boolean): Promise<void> {
@@ -94,6 +101,7 @@ class Started {
       await this.worker.runtime.shutdown().catch(() => undefined);
       await this.worker.running.catch(() => undefined);
     }
+    await this.console?.close().catch(() => undefined);
     await this.connection?.close().catch(() => undefined);
     await this.model?.close();
     await this.site?.close();
@@ -231,6 +239,20 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   }
 }
 
+/** The web console beside the Temporal UI; the worker's browser is denied its address (a page cannot reach it). */
+async function demoConsole(started: Started, client: Client, config: Config, uiUrl: string | null): Promise<Config> {
+  started.console = await startConsole({
+    agent: new AgentClient(client, config.taskQueue, () => openRunStore(config)),
+    store: () => openRunStore(config),
+    token: accessToken('127.0.0.1', config.console?.token).token,
+    port: DEFAULT_CONSOLE_PORT,
+    anyPortIfTaken: true,
+    temporalUiUrl: uiUrl,
+  });
+  say(`web console: ${started.console.link}`);
+  return denyConsole(config, '127.0.0.1', started.console.port);
+}
+
 async function runDemo(
   started: Started,
   opts: {
@@ -248,7 +270,7 @@ async function runDemo(
   const instruction = opts.desktop ? DESKTOP_DEMO_INSTRUCTION : DEMO_INSTRUCTION;
   const { address, uiUrl } = await temporal(started, opts.port, opts.uiPort);
   if (uiUrl) say(`Temporal Web UI: ${uiUrl}`);
-  const config = demoConfig(opts.config, address);
+  let config = demoConfig(opts.config, address);
   let client: Client;
   try {
     started.connection = await Connection.connect({ address, connectTimeout: '5s' });
@@ -264,6 +286,7 @@ async function runDemo(
   }
   if (!started.server) await ensureSearchAttributes(client);
   await endEarlierDemoTasks(client);
+  config = await demoConsole(started, client, config, uiUrl);
 
   if (!opts.desktop) {
     started.site = await startDemoSite();
@@ -337,9 +360,10 @@ async function runDemo(
     say(`could not write the trajectory report: ${(err as Error).message} (the run folder is ${runDir})`);
   }
   if (taskLink) say(`Temporal UI: ${taskLink}`);
+  if (started.console) say(`web console: ${started.console.url}/tasks/${encodeURIComponent(input.runId)}`);
   say(`run folder: ${runDir}`);
   if (started.server) {
-    say('the Temporal UI stops with the demo; `npx cua server` serves it again from the same data');
+    say('the Temporal UI and the console stop with the demo; `npx cua server` and `npx cua console` serve them again');
   }
   if (!opts.unattended && started.server) {
     await promptLine('Press Enter to stop the demo (the UI stays up until then): ');

@@ -317,6 +317,15 @@ export const ConfigSchema = z.strictObject({
   encryption: EncryptionSchema.optional(),
   /** A webhook told when a task waits for a reply, is paused, fails, completes or is cancelled (src/notify/). */
   notifications: NotificationsSchema.optional(),
+  /** The web console (`cua console`, console/): its access token and the Temporal UI it links to. */
+  console: z
+    .strictObject({
+      /** The console's access token (env CUA_CONSOLE_TOKEN); absent: a random one per start. Needed off loopback. */
+      token: z.string().min(16, 'at least 16 characters').optional(),
+      /** The Temporal Web UI the console links each task to (e.g. http://127.0.0.1:8233). */
+      temporalUiUrl: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).optional(),
+    })
+    .optional(),
 });
 type ParsedConfig = z.infer<typeof ConfigSchema>;
 /** The configuration as written (cua.config.json, or an object passed to the public API): every field optional. */
@@ -363,6 +372,7 @@ function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Rec
   if (env.TEMPORAL_NAMESPACE) section('temporal').namespace = env.TEMPORAL_NAMESPACE;
   if (env.TEMPORAL_API_KEY) section('temporal').apiKey = env.TEMPORAL_API_KEY;
   if (env.CUA_TASK_QUEUE) (out as Record<string, unknown>).taskQueue = env.CUA_TASK_QUEUE;
+  if (env.CUA_CONSOLE_TOKEN) section('console').token = env.CUA_CONSOLE_TOKEN;
   if (env.CUA_RUNS_DIR) (out as Record<string, unknown>).runsDir = env.CUA_RUNS_DIR;
   if (env.CUA_CHROMIUM) section('browser').executablePath = env.CUA_CHROMIUM;
   if (env.CUA_CDP_URL) section('browser').cdpUrl = env.CUA_CDP_URL;

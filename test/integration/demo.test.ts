@@ -98,6 +98,10 @@ describe('npx cua demo', () => {
     expect(out).toContain('SCRIPTED STAND-IN');
     const link = /Temporal UI: (http:\/\/127\.0\.0\.1:(\d+)\/namespaces\/default\/workflows\/(demo-\S+))/.exec(out);
     expect(link?.[2]).toBe(String(ports.uiPort));
+    // The web console's link (with its token) beside the Temporal UI's, and the task's console page at the end.
+    expect(out).toMatch(/\[demo\] web console: http:\/\/127\.0\.0\.1:\d+\/\?token=\S+/);
+    expect(out).toContain(`web console: `);
+    expect(out).toMatch(new RegExp(`web console: http://127\\.0\\.0\\.1:\\d+/tasks/${link?.[3]}`));
     const report = /trajectory report \((\d+) steps\): (\S+)/.exec(out);
     expect(report?.[1]).toBe('14');
     const file = report?.[2] ?? '';
