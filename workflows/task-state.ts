@@ -171,6 +171,12 @@ export class TaskState {
       });
     }
     const question = this.question as PendingQuestion;
+    // Answered already, its reply not recorded yet: a second reply would silently replace the first.
+    if (this.pendingReply !== null) {
+      refuse('stale', `stale reply: question ${question.id} has been answered already`, {
+        pendingQuestionId: question.id,
+      });
+    }
     const cleaned = cleanReply(reply?.text);
     if (!cleaned.ok) refuse('invalid', cleaned.reason, {});
     if (reply.questionId && reply.questionId !== question.id) {
