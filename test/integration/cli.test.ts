@@ -398,7 +398,7 @@ describe('cua list and show', () => {
     const table = lines(text.stdout);
     const read = table.findIndex((l) => /^\s+4\s+read_page_answer_question/.test(l));
     expect(table[read + 1]).toMatch(
-      /^ {6}model call: book-lisbon · [\d,]+ characters of prompt, page text [\d,]+ characters · \d+ ms → .*€120 per night/,
+      /^ {6}model call: book-lisbon · [\d,]+ characters of prompt \([\d,]+ tokens\), page text [\d,]+ characters · \d+ ms → .*€120 per night/,
     );
 
     const json = await cua(['show', ids.book, '--json']);

@@ -196,7 +196,7 @@ describe('the book-lisbon run as a report', () => {
       const subCall = page.locator('#step-4 li.sub-call[data-tool="read_page_answer_question"]');
       expect(await subCall.isVisible()).toBe(true);
       await expect(subCall.locator('p.sub-call-line').textContent()).resolves.toMatch(
-        /^book-lisbon · [\d,]+ characters of prompt, page text [\d,]+ characters · \d+ ms$/,
+        /^book-lisbon · [\d,]+ characters of prompt \([\d,]+ tokens\), page text [\d,]+ characters · \d+ ms$/,
       );
       await expect(subCall.locator('pre.reply').textContent()).resolves.toContain('€120 per night');
       expect(await page.locator('li.sub-call').count()).toBe(1);
