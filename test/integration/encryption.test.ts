@@ -116,11 +116,11 @@ describe('payload encryption (dev server with UI, codec server, real Chromium)',
         expect(all, `${command}: ${secret}`).not.toContain(secret);
       }
     }
-    // The memo and the static summary (describe) are encrypted payloads too.
+    // The memo (its fields: the instruction, the environment) and the static summary (describe) are encrypted too.
     const described = encodings(JSON.parse(await temporalCli(h, 'describe', workflowId)));
-    for (const field of [/memo/i, /summary/i]) {
-      expect(described.filter((p) => field.test(p.at)).map((p) => p.encoding)).toEqual([ENCRYPTED_ENCODING]);
-    }
+    const encodingsOf = (field: RegExp) => described.filter((p) => field.test(p.at)).map((p) => p.encoding);
+    expect(encodingsOf(/memo/i)).toEqual([ENCRYPTED_ENCODING, ENCRYPTED_ENCODING]);
+    expect(encodingsOf(/summary/i)).toEqual([ENCRYPTED_ENCODING]);
     // Every payload is encrypted, except the search attributes (CuaStatus, CuaStep), which the server must index,
     // and the SDK's own patch markers (`patched()`), which hold only a patch id of our code, never task data.
     const found = encodings(JSON.parse(await temporalCli(h, 'show', workflowId)));
@@ -142,7 +142,7 @@ describe('payload encryption (dev server with UI, codec server, real Chromium)',
       20_000,
       'the visibility store to list the task',
     );
-    expect(memo).toEqual({ instruction: INSTRUCTION });
+    expect(memo).toEqual({ instruction: INSTRUCTION, environment: 'browser' });
 
     // The same CLI pointed at the codec server reads them.
     const decoded = texts(JSON.parse(await temporalCli(h, 'show', workflowId, codecServer.url))).join('\n');
