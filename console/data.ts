@@ -7,6 +7,7 @@ import type { RunStatus } from '../src/contract/task';
 import type { Event } from '../src/trajectory/schema';
 import { parseEventId } from '../src/trajectory/ids';
 import { readRunFromStore } from '../src/trajectory/reader';
+import { usageLine, usageTotals } from '../src/trajectory/usage';
 import type { RunStore } from '../src/trajectory/store';
 import { buildTrajectoryView, replaySummary } from '../src/viewer/model';
 import type { Marker, Size, ViewStep } from '../src/viewer/model';
@@ -126,6 +127,8 @@ export interface TaskDetail {
   latest: { screenshot: string; image: Size | null; marker: Marker | null; step: number } | null;
   replay: string | null;
   forkOf: { runId: string; step: number } | null;
+  /** The run's model calls, tokens and cost so far (src/trajectory/usage.ts), or null before its first call. */
+  usage: string | null;
   /** The run folder could not be read (not written yet, or the store is unreachable). */
   runError: string | null;
 }
@@ -183,6 +186,7 @@ export async function taskDetail(agent: AgentClient, store: RunStore, id: string
     latest: null,
     replay: null,
     forkOf: null,
+    usage: null,
     runError: null,
   };
   let run;
@@ -224,7 +228,13 @@ export async function taskDetail(agent: AgentClient, store: RunStore, id: string
       : null,
     replay: view.replay ? replaySummary(view.replay) : null,
     forkOf: forkOf?.run_id ? { runId: forkOf.run_id, step: forkOf.step ?? 0 } : null,
+    usage: usageSoFar(run.events),
   };
+}
+
+function usageSoFar(events: readonly Event[]): string | null {
+  const totals = usageTotals(events);
+  return totals.calls > 0 ? usageLine(totals) : null;
 }
 
 async function imageSize(store: RunStore, id: string, shot: string): Promise<Size | undefined> {

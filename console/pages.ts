@@ -251,6 +251,7 @@ export const CONSOLE_JS = String.raw`'use strict';
       if (d.environment) marks.push(d.environment);
       if (d.forkOf) marks.push('fork of ' + d.forkOf.runId + ' at step ' + d.forkOf.step);
       if (d.replay) marks.push(d.replay);
+      if (d.usage) marks.push(d.usage);
       if (snap && snap.progress && snap.progress.pausing) marks.push('pausing after the step under way');
       if (snap && snap.progress && snap.progress.unreadMessages)
         marks.push(snap.progress.unreadMessages + ' message(s) not read by the model yet');

@@ -135,6 +135,10 @@ describe('a task that asks', () => {
     await page.waitForFunction(() => document.querySelectorAll('#steps li[data-step]').length === 4);
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
     await page.locator('#answer', { hasText: 'Searched Lisbon as you asked.' }).waitFor();
+    // What its model calls used (issue 30's totals): 4 decisions, no price configured.
+    await page
+      .locator('#marks', { hasText: /4 model calls · [\d,]+ prompt \+ [\d,]+ completion tokens · cost unknown/ })
+      .waitFor();
     expect(await page.locator('#steps').textContent()).toContain('Lisbon');
     expect(await handle.result()).toMatchObject({ status: 'complete' });
 
