@@ -4,6 +4,7 @@
 // calls a model (read_page_answer_question) goes into the stream with that call (`tool_sub_calls`), which only act
 // knows, and the stream is append-only.
 import { TEXT_OBSERVATION_KEY } from '../src/agent/history';
+import { ACTIONS_WITH_SUB_CALLS } from '../src/agent/page-question';
 import { MAX_REPLY_CHARS } from '../src/model/parse';
 import { postObservation, startObservation, toolOutput } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
@@ -92,6 +93,21 @@ export async function deferredAction(w: TrajectoryWriter, id: string): Promise<A
   const text = await w.store.readText(`${w.runId}/${DEFERRED_ACTION_FILE}`);
   const parsed = text === undefined ? undefined : ActionSchema.safeParse(JSON.parse(text));
   return parsed?.success && parsed.data.id === id ? parsed.data : undefined;
+}
+
+/** A step's decided action as recorded: in the stream (`events`), or left for act (deferAction); undefined if neither. */
+export async function recordedAction(
+  w: TrajectoryWriter,
+  events: readonly Event[],
+  id: string,
+): Promise<Action | undefined> {
+  return events.find((e): e is Action => e.type === 'action' && e.id === id) ?? (await deferredAction(w, id));
+}
+
+/** Records a decided action: appended, or, when its tool calls a model, left for act to record with that call. */
+export async function recordDecision(w: TrajectoryWriter, action: Action): Promise<void> {
+  if (ACTIONS_WITH_SUB_CALLS.includes(action.action_name)) await deferAction(w, action);
+  else await w.appendEvent(action);
 }
 
 /** Appends the action decide left for act, with the model calls its tool made; nothing when it is in the stream. */

@@ -12,8 +12,8 @@ import type { CacheEntry, PageSignature } from '../../src/replay/cache';
 import { field } from '../../src/replay/recording';
 import { eventId, parseEventId } from '../../src/trajectory/ids';
 import type { Event } from '../../src/trajectory/schema';
-import { ACTIONS_WITH_SUB_CALLS } from '../../src/agent/page-question';
-import { deferAction, deferredAction } from '../step-records';
+import { recordDecision, recordedAction } from '../step-records';
+import { replayHowOf } from '../../src/replay/summary';
 import { screenOf, withHeartbeat } from '../support';
 import type { ActivityDeps, RunFiles } from '../support';
 import { decisionFromRecord } from './browser-decide';
@@ -43,10 +43,10 @@ export async function cachedBrowserStep(
   const { profile } = screenOf(input);
   const events = await w.events();
   const actionId = eventId({ step: req.step, kind: 'action', generation: req.generation });
-  const done = events.find((e): e is ActionEvent => e.id === actionId) ?? (await deferredAction(w, actionId));
+  const done = await recordedAction(w, events, actionId);
   if (done) {
-    const how = ((done.metadata ?? {}) as { replay?: { how?: string } }).replay?.how;
-    if (how === undefined) return { kind: 'diverged', reason: 'decided by the model' };
+    const how = replayHowOf(done);
+    if (how === null) return { kind: 'diverged', reason: 'decided by the model' };
     return {
       kind: how === 'healed' ? 'healed' : 'replayed',
       decision: decisionFromRecord(done, profile),
@@ -70,8 +70,7 @@ export async function cachedBrowserStep(
     const { action, how, note } =
       fit.kind === 'fits' ? fit : { action: entry.action, how: 'replayed' as const, note: {} };
     const event = reusedEvent(req, action, { how, of: { cache: cache.name, ...entry.from }, ...note });
-    if (ACTIONS_WITH_SUB_CALLS.includes(event.action_name)) await deferAction(w, event);
-    else await w.appendEvent(event);
+    await recordDecision(w, event);
     return { kind: how, decision: decisionFromRecord(event, profile), distance: null };
   });
 }

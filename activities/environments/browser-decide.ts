@@ -22,8 +22,7 @@ import { actionEvent } from '../../src/trajectory/events';
 import { eventId } from '../../src/trajectory/ids';
 import type { Event } from '../../src/trajectory/schema';
 import type { TrajectoryWriter } from '../../src/trajectory/writer';
-import { ACTIONS_WITH_SUB_CALLS } from '../../src/agent/page-question';
-import { deferAction, deferredAction, forTheRecord, recordStopStep } from '../step-records';
+import { forTheRecord, recordDecision, recordedAction, recordStopStep } from '../step-records';
 import { callModel, debugLog, endpointFor, nonRetryable, screenOf, withHeartbeat } from '../support';
 import type { ActivityDeps, RunFiles } from '../support';
 import type { DecideResult, StepRef } from '../../src/contract/activities';
@@ -88,9 +87,7 @@ export async function decideBrowser(
   const { profile, resized } = screenOf(input);
   const actionId = eventId({ step: req.step, kind: 'action', generation: req.generation });
   const events = await w.events();
-  const recorded =
-    events.find((e): e is Extract<Event, { type: 'action' }> => e.id === actionId) ??
-    (await deferredAction(w, actionId));
+  const recorded = await recordedAction(w, events, actionId);
   // A retry after the action was recorded: answer from the record, never ask the model again.
   const decision = recorded
     ? decisionFromRecord(recorded, profile)
@@ -183,8 +180,7 @@ async function recordAction(s: BrowserStep, parsed: ParsedOutput, reply: Reply):
   });
   const event = actionEvent(req.step, fields, { generation: req.generation, metadata: readAs });
   // An action whose tool calls a model is recorded by act, with that call (tool_sub_calls).
-  if (ACTIONS_WITH_SUB_CALLS.includes(event.action_name)) await deferAction(w, event);
-  else await w.appendEvent(event);
+  await recordDecision(w, event);
   return decisionOf(parsed.action, fields.content.arguments ?? {});
 }
 type EndpointSettings = Config['models'][string];

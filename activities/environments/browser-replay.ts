@@ -9,7 +9,6 @@
 // - an action that hit no recorded element (keys, scrolls, a final answer) needs the screenshot's distance to the
 //   recorded one within `maxDistance`.
 // A retried activity answers from the action it recorded. The recorded run is only read.
-import { ACTIONS_WITH_SUB_CALLS } from '../../src/agent/page-question';
 import type { BrowserEnvironment } from '../../src/browser/environment';
 import type { ReplayStepInput, ReplayStepResult } from '../../src/contract/activities';
 import type { TaskInput } from '../../src/contract/task';
@@ -19,13 +18,12 @@ import type { RecordedStep } from '../../src/replay/recording';
 import { readRunFromStore } from '../../src/trajectory/reader';
 import { eventId } from '../../src/trajectory/ids';
 import type { Event } from '../../src/trajectory/schema';
-import { deferAction, deferredAction } from '../step-records';
+import { recordDecision, recordedAction } from '../step-records';
+import { replayHowOf } from '../../src/replay/summary';
 import { screenOf, withHeartbeat } from '../support';
 import type { ActivityDeps, RunFiles } from '../support';
 import { decisionFromRecord } from './browser-decide';
 import { fitRecordedAction, reusedEvent } from './replay-element';
-
-type ActionEvent = Extract<Event, { type: 'action' }>;
 
 /** The recordings read lately (a replay reads its recording at every step): run id → steps. */
 const recordings = new Map<string, Promise<RecordedStep[]>>();
@@ -55,11 +53,11 @@ export async function replayBrowserStep(
   const { profile } = screenOf(input);
   const actionId = eventId({ step: req.step, kind: 'action', generation: req.generation });
   const events = await w.events();
-  const done = events.find((e): e is ActionEvent => e.id === actionId) ?? (await deferredAction(w, actionId));
+  const done = await recordedAction(w, events, actionId);
   const recording = await recordingOf(files, replay.runId);
   const rec = recording[req.step - 1];
   if (done) {
-    const how = ((done.metadata ?? {}) as { replay?: { how?: string } }).replay?.how;
+    const how = replayHowOf(done);
     return {
       kind: how === 'healed' ? 'healed' : 'replayed',
       decision: decisionFromRecord(done, profile),
@@ -92,8 +90,7 @@ export async function replayBrowserStep(
       distance: distance === null ? null : Math.round(distance * 1000) / 1000,
       ...note,
     });
-    if (ACTIONS_WITH_SUB_CALLS.includes(event.action_name)) await deferAction(w, event);
-    else await w.appendEvent(event);
+    await recordDecision(w, event);
     deps.log?.(`replay ${req.runId} step ${req.step}: ${how} (recorded step ${rec.step})`);
     return {
       kind: how,
