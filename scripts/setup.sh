@@ -152,7 +152,7 @@ if want tests; then
   # Debian's Prometheus: the metrics test scrapes a worker with it (test/integration/metrics.test.ts)
   if ! command -v prometheus >/dev/null 2>&1; then
     if is_root_with_apt; then
-      say "installing Debian's prometheus (apt-get; about 10 s)"
+      say "installing Debian's prometheus (apt-get)"
       apt_install --no-install-recommends prometheus || say "WARNING: apt-get could not install prometheus; the metrics test needs it"
     else
       say "prometheus: missing; the metrics test needs: sudo apt-get install -y prometheus"
