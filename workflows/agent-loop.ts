@@ -196,7 +196,7 @@ export class AgentLoop {
     try {
       await this.stepInSession();
     } catch (err) {
-      this.clock.done(this.input.environment, 'error');
+      this.clock.done(this.input.environment, isCancellation(err) ? 'cancelled' : 'error');
       throw err;
     }
     this.clock.done(this.input.environment, 'ok');

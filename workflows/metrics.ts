@@ -33,7 +33,7 @@ export class StepClock {
   }
 
   /** Counts the step and records its latency. */
-  done(environment: string, outcome: 'ok' | 'error'): void {
+  done(environment: string, outcome: 'ok' | 'error' | 'cancelled'): void {
     steps().add(1, { environment, outcome });
     stepDuration().record(Math.max(0, Date.now() - this.started - this.waited), { environment, outcome });
   }
