@@ -1,9 +1,11 @@
 // Metrics in a real Prometheus (issue 30): a worker process serves the Temporal SDK's metrics and ours on its
 // Prometheus endpoint (telemetry.metrics.prometheus); Debian's Prometheus scrapes it every second; the test reads the
 // figures back through Prometheus's query API while a task takes an invalid reply, asks, has a reply refused and ends.
+// And an embedded worker whose process had its Temporal runtime already says the endpoint is not served.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgentWorker } from '../../api/worker';
 import { freePort } from '../../src/infra/devserver';
 import { replyUpdate } from '../../workflows/messages';
 import { eventually, startHarness, untilWaiting } from './harness';
@@ -109,4 +111,33 @@ describe('metrics scraped by Prometheus', () => {
       await valueOf(`sum(temporal_workflow_completed{task_queue="${queue}"})`, (v) => v >= 1),
     ).toBeGreaterThanOrEqual(1);
   }, 180_000);
+
+  it('an embedded worker in a process whose Temporal runtime is installed already says the endpoint is not served', async () => {
+    // This test process installed its runtime (the harness, without metrics) before the worker was created.
+    const address = `127.0.0.1:${await freePort()}`;
+    const lines: string[] = [];
+    const worker = await createAgentWorker({
+      config: {
+        temporal: { address: h.server.address },
+        taskQueue: `${h.config.taskQueue}-embedded`,
+        runsDir: path.join(h.dir, 'embedded-runs'),
+        telemetry: { metrics: { prometheus: address } },
+      },
+      log: (line) => lines.push(line),
+    });
+    try {
+      expect(lines).toContain(
+        `warning: telemetry.metrics.prometheus (${address}) is not served: this process's Temporal runtime was ` +
+          'installed before the worker, without it; metrics go where that runtime sends them',
+      );
+      expect(
+        await fetch(`http://${address}/metrics`).then(
+          () => 'served',
+          () => 'refused',
+        ),
+      ).toBe('refused');
+    } finally {
+      await worker.shutdown();
+    }
+  }, 120_000);
 });
