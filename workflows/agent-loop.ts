@@ -37,6 +37,7 @@ import type {
   TaskResult,
 } from '../src/contract/task';
 import { activityProxies } from './activity-proxies';
+import { countInvalidReply, StepClock } from './metrics';
 import type { ActivityProxies } from './activity-proxies';
 import { endReasonOf, isSessionLost, isStoreFailure } from './failures';
 import { stopOf } from './agent-stops';
@@ -120,6 +121,8 @@ export class AgentLoop {
   private lastInvalidReply = '';
   /** An adoption's steps taken over from its folder (its first session opens for the next); null: no adoption. */
   private adoptedSteps: number | null = null;
+  /** The step's clock for its latency metric (workflows/metrics.ts). */
+  private clock = new StepClock();
 
   /** `continued`: this run continues an earlier one as new (its state is the task's carried state). */
   constructor(
@@ -189,6 +192,17 @@ export class AgentLoop {
 
   /** One step, run again in a re-opened session when its worker is lost (up to MAX_SESSION_REOPENS_PER_STEP times). */
   private async step(): Promise<void> {
+    this.clock = new StepClock();
+    try {
+      await this.stepInSession();
+    } catch (err) {
+      this.clock.done(this.input.environment, isCancellation(err) ? 'cancelled' : 'error');
+      throw err;
+    }
+    this.clock.done(this.input.environment, 'ok');
+  }
+
+  private async stepInSession(): Promise<void> {
     const { state } = this;
     this.stepEnd = null;
     for (let reopen = 0; ; reopen++) {
@@ -599,6 +613,7 @@ export class AgentLoop {
       // Not a failure: the error was recorded as the step's observation and the model reads it next step.
       const row = task.record(decision, obs.url);
       state.invalidReplies = (state.invalidReplies ?? 0) + 1;
+      countInvalidReply(this.input.environment);
       row.textObservation = (decision.text ?? '').slice(0, 300);
       log.warn('invalid model reply', { step: state.step, inARow: state.invalidReplies, error: decision.text });
       this.lastInvalidReply = decision.text ?? '';
@@ -684,9 +699,11 @@ export class AgentLoop {
         runId: input.runId,
         question: text,
       });
-      const replied = input.askTimeoutSeconds
-        ? await condition(() => task.pendingReply !== null, `${input.askTimeoutSeconds}s`)
-        : (await condition(() => task.pendingReply !== null), true);
+      const replied = await this.clock.offClock(async () =>
+        input.askTimeoutSeconds
+          ? await condition(() => task.pendingReply !== null, `${input.askTimeoutSeconds}s`)
+          : (await condition(() => task.pendingReply !== null), true),
+      );
       if (!replied) return false;
     }
     const reply = task.pendingReply as ReplyInput | null;

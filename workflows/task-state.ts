@@ -14,6 +14,7 @@ import {
   stepsQuery,
 } from './messages';
 import { TaskControl } from './task-control';
+import { countReplyRefusal } from './metrics';
 import type {
   EndReason,
   PendingQuestion,
@@ -163,6 +164,7 @@ export class TaskState {
   /** Refusals are typed (REPLY_REFUSALS) so clients in any language can tell them apart without reading messages. */
   private checkReply(reply: ReplyInput): void {
     const refuse = (type: keyof typeof REPLY_REFUSALS, message: string, detail: Record<string, unknown>): never => {
+      countReplyRefusal(REPLY_REFUSALS[type]);
       throw ApplicationFailure.create({ type: REPLY_REFUSALS[type], message, nonRetryable: true, details: [detail] });
     };
     if (!this.question) {
