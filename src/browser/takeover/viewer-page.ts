@@ -1,52 +1,27 @@
 // The takeover's own viewer: one small HTML page (no framework, no external files) that shows the screencast on a
 // canvas and forwards the person's mouse, wheel and keys, with an address bar for navigations. It reconnects when its
-// socket drops (the lease outlives a disconnect) and stops when the lease ends. The run console may bring its own.
+// socket drops (the lease outlives a disconnect) and stops when the lease ends. The run console's live view shares
+// its canvas code (TAKEOVER_CANVAS_JS).
 
-/** The page's script: reads the token from its own address, opens <this path>/ws with it, draws and forwards. */
-const SCRIPT = String.raw`
-(() => {
-  const token = new URLSearchParams(location.search).get('token') || '';
-  const wsUrl = location.origin.replace(/^http/, 'ws') + location.pathname.replace(/\/$/, '') + '/ws?token=' +
-    encodeURIComponent(token);
-  const canvas = document.getElementById('screen');
-  const ctx = canvas.getContext('2d');
-  const status = document.getElementById('status');
-  const address = document.getElementById('url');
-  let ws;
-  let ended = false;
-  const send = (event) => ws && ws.readyState === 1 && ws.send(JSON.stringify(event));
-  const say = (text) => (status.textContent = text);
-  function connect() {
-    ws = new WebSocket(wsUrl);
-    ws.onopen = () => say('connected');
-    ws.onclose = () => {
-      if (!ended) {
-        say('disconnected; reconnecting…');
-        setTimeout(connect, 1000);
-      }
-    };
-    ws.onmessage = (message) => {
-      const m = JSON.parse(message.data);
-      if (m.type === 'frame') {
-        const img = new Image();
-        img.onload = () => {
-          if (canvas.width !== m.width || canvas.height !== m.height) {
-            canvas.width = m.width;
-            canvas.height = m.height;
-          }
-          ctx.drawImage(img, 0, 0, m.width, m.height);
-        };
-        img.src = 'data:image/jpeg;base64,' + m.data;
-        if (document.activeElement !== address) address.value = m.url;
-        document.title = (m.title || m.url) + ' (taken over)';
-      } else if (m.type === 'blocked') say('blocked by policy: ' + m.url + ': ' + m.reason);
-      else if (m.type === 'error') say(m.message);
-      else if (m.type === 'ended') {
-        ended = true;
-        say('handed back: the agent has the browser again');
-      }
-    };
-  }
+/**
+ * Browser JavaScript shared by this page and the run console's live view (no imports: pasted into a script). It
+ * defines `drawTakeoverFrame(canvas, frame)`, which paints a `frame` message (decoded from bytes, so a CSP without
+ * data: images allows it), and `forwardTakeoverInput(canvas, send)`, which sends the person's mouse, wheel and keys on
+ * the canvas as input events in the frame's CSS pixels.
+ */
+export const TAKEOVER_CANVAS_JS = String.raw`
+function drawTakeoverFrame(canvas, m) {
+  const bytes = Uint8Array.from(atob(m.data), (c) => c.charCodeAt(0));
+  return createImageBitmap(new Blob([bytes], { type: 'image/jpeg' })).then((bitmap) => {
+    if (canvas.width !== m.width || canvas.height !== m.height) {
+      canvas.width = m.width;
+      canvas.height = m.height;
+    }
+    canvas.getContext('2d').drawImage(bitmap, 0, 0, m.width, m.height);
+    bitmap.close();
+  });
+}
+function forwardTakeoverInput(canvas, send) {
   const point = (e) => {
     const r = canvas.getBoundingClientRect();
     return { x: ((e.clientX - r.left) * canvas.width) / r.width, y: ((e.clientY - r.top) * canvas.height) / r.height };
@@ -78,6 +53,47 @@ const SCRIPT = String.raw`
     e.preventDefault();
     if (!printable(e)) send({ type: 'key', action: 'up', key: e.key });
   });
+}
+`;
+
+/** The page's script: reads the token from its own address, opens <this path>/ws with it, draws and forwards. */
+const SCRIPT = String.raw`
+(() => {
+  ${TAKEOVER_CANVAS_JS}
+  const token = new URLSearchParams(location.search).get('token') || '';
+  const wsUrl = location.origin.replace(/^http/, 'ws') + location.pathname.replace(/\/$/, '') + '/ws?token=' +
+    encodeURIComponent(token);
+  const canvas = document.getElementById('screen');
+  const status = document.getElementById('status');
+  const address = document.getElementById('url');
+  let ws;
+  let ended = false;
+  const send = (event) => ws && ws.readyState === 1 && ws.send(JSON.stringify(event));
+  const say = (text) => (status.textContent = text);
+  function connect() {
+    ws = new WebSocket(wsUrl);
+    ws.onopen = () => say('connected');
+    ws.onclose = () => {
+      if (!ended) {
+        say('disconnected; reconnecting…');
+        setTimeout(connect, 1000);
+      }
+    };
+    ws.onmessage = (message) => {
+      const m = JSON.parse(message.data);
+      if (m.type === 'frame') {
+        void drawTakeoverFrame(canvas, m);
+        if (document.activeElement !== address) address.value = m.url;
+        document.title = (m.title || m.url) + ' (taken over)';
+      } else if (m.type === 'blocked') say('blocked by policy: ' + m.url + ': ' + m.reason);
+      else if (m.type === 'error') say(m.message);
+      else if (m.type === 'ended') {
+        ended = true;
+        say('handed back: the agent has the browser again');
+      }
+    };
+  }
+  forwardTakeoverInput(canvas, send);
   document.getElementById('bar').addEventListener('submit', (e) => {
     e.preventDefault();
     send({ type: 'navigate', url: address.value });
