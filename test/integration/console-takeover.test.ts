@@ -16,6 +16,8 @@ import { chromiumPath } from '../../src/infra/paths';
 import { openRunStore } from '../../src/trajectory/open-store';
 import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';
+import { desktopSupport, vncSupport } from '../../src/desktop';
+import { startDesktopTask } from './desktop-tasks';
 import { eventually } from './harness';
 import type { Harness } from './harness';
 import { useHarness } from './use-harness';
@@ -171,5 +173,50 @@ describe('take over from the console', () => {
     await page.locator('#steps', { hasText: 'I accepted the terms.' }).waitFor();
     await page.close();
     if (README_IMAGE) expect(fs.existsSync(path.join(README_IMAGE, 'console-takeover.png'))).toBe(true);
+  }, 180_000);
+});
+
+const desktopParts = [...desktopSupport().missing, ...vncSupport().missing];
+if (desktopParts.length) console.warn(`console desktop takeover skipped: missing ${desktopParts.join(', ')}`);
+
+describe.skipIf(desktopParts.length > 0)('take a desktop over from the console', () => {
+  it("links its noVNC view (which connects with the lease's password), and hands back", async () => {
+    const to = { client: h.client, taskQueue: h.config.taskQueue, modelUrl: h.model.url, prefix: 'console-desk' };
+    const handle = await startDesktopTask(to, 'console-desktop-takeover');
+    const id = handle.workflowId;
+    await eventually(async () => (await agent.status(id)).step >= 1, 60_000, 'turn 1');
+    const page = await context.newPage();
+    await page.goto(`${server.url}/tasks/${id}`);
+    await page.click('#takeover');
+    await page.locator('#status', { hasText: 'taken over' }).waitFor({ timeout: 60_000 });
+    const link = page.locator('#desktop-link');
+    await link.waitFor();
+    expect(await page.locator('#live-screen').isVisible()).toBe(false);
+    const href = (await link.getAttribute('href'))!;
+    expect(href).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/vnc\.html\?autoconnect=true&resize=scale&password=.{8}$/);
+
+    // The person opens it: noVNC connects to the desktop with the lease's password.
+    const [vnc] = await Promise.all([context.waitForEvent('page'), link.click()]);
+    await vnc.waitForFunction(() => document.documentElement.classList.contains('noVNC_connected'), undefined, {
+      timeout: 20_000,
+    });
+    await vnc.close();
+
+    await page.fill('#handback-note', 'I looked at the desktop.');
+    await page.click('#handback-send');
+    await page.locator('#status', { hasText: 'complete' }).waitFor({ timeout: 60_000 });
+    expect(await page.locator('#desktop-view').isVisible()).toBe(false);
+    expect(await handle.result()).toMatchObject({ status: 'complete', answer: 'desktop handed back' });
+    // A desktop turn's last user message is the screen's description: the note is in the turn's messages before it.
+    const prompt = h.model.requests
+      .filter((r) => r.script === 'console-desktop-takeover' && r.call === 'action')
+      .at(-1)?.allText;
+    expect(prompt).toMatch(/A person took over the browser for .* and handed it back\./);
+    expect(prompt).toContain('Windows:');
+    expect(prompt).toContain('Their note: I looked at the desktop.');
+    // The link is only for a desktop taken over, and only for a signed-in session.
+    expect((await fetch(`${server.url}/api/tasks/${id}/desktop`)).status).toBe(401);
+    expect(await page.evaluate(async (url) => (await fetch(url)).status, `/api/tasks/${id}/desktop`)).toBe(409);
+    await page.close();
   }, 180_000);
 });
