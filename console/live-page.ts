@@ -101,6 +101,7 @@ export const LIVE_JS = String.raw`'use strict';
     take.disabled = asking || !!(t && t.pending);
     form.hidden = !open || !lease;
     if (lease) form.dataset.lease = lease.leaseId;
+    if (t) document.getElementById('pause').disabled = true; // refused while a person has the browser
     if (!lease || lease.kind !== 'desktop') {
       desktopBox.hidden = true;
       desktopLease = null;

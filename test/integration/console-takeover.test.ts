@@ -48,14 +48,18 @@ beforeAll(async () => {
   agent = new AgentClient(h.client, h.config.taskQueue, () => openRunStore(h.config));
   server = await startTheConsole();
   pages = await startFixtureServer();
-  // A page a click changes visibly: its title and its button.
+  // A page a click, typing and a scroll change visibly: its title says what the person did.
   pages.route('/terms', (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(
-      '<title>Terms</title><body style="margin:0;font:20px sans-serif"><h1 style="margin:40px">Terms of service</h1>' +
-        '<p style="margin:40px">Read them, then accept them to go on.</p>' +
+      '<title>Terms</title><body style="margin:0;font:20px sans-serif;min-height:3000px">' +
+        '<h1 style="margin:40px">Terms of service</h1><p style="margin:40px">Read them, then accept and sign.</p>' +
         '<button id="accept" style="position:absolute;left:40px;top:200px;width:360px;height:120px;font-size:28px" ' +
-        "onclick=\"document.title='Terms accepted';this.textContent='Accepted ✓'\">Accept the terms</button>",
+        "onclick=\"document.title='Terms accepted';this.textContent='Accepted ✓'\">Accept the terms</button>" +
+        '<input id="name" placeholder="Your name" style="position:absolute;left:40px;top:360px;width:360px;height:50px;font-size:24px" ' +
+        'oninput="document.title=\'Terms accepted, signed by \'+this.value">' +
+        "<script>addEventListener('scroll', () => document.title.endsWith(' (scrolled)') || " +
+        "(document.title += ' (scrolled)'))</script>",
     );
   });
   browser = await chromium.launch({ executablePath: chromiumPath(), args: [...CHROMIUM_ARGS] });
@@ -134,14 +138,21 @@ describe('take over from the console', () => {
     expect(json).not.toContain(token);
     expect(await page.content()).not.toContain(token);
 
-    // The person clicks the button in the live view: the page's title changes, and the view shows it.
+    // The person clicks the button in the live view, types their name in the field, and scrolls: each reaches the
+    // page (its title says so) and the view shows it.
     const canvas = page.locator('#live-canvas');
     const box = (await canvas.boundingBox())!;
-    const frameWidth = Number(await canvas.getAttribute('width'));
-    const scale = box.width / frameWidth;
-    await page.mouse.click(box.x + 220 * scale, box.y + 260 * scale);
+    const scale = box.width / Number(await canvas.getAttribute('width'));
+    const at = (x: number, y: number) => [box.x + x * scale, box.y + y * scale] as const;
+    await page.mouse.click(...at(220, 260));
     await liveShows(page, 'Terms accepted');
+    await page.mouse.click(...at(220, 385));
+    await page.keyboard.type('Ana');
+    await liveShows(page, 'Terms accepted, signed by Ana');
     if (README_IMAGE) await page.screenshot({ path: path.join(README_IMAGE, 'console-takeover.png'), fullPage: true });
+    await page.mouse.move(...at(600, 500));
+    await page.mouse.wheel(0, 400);
+    await liveShows(page, 'signed by Ana (scrolled)');
 
     // A reload of the page: the live view is back (the lease comes from the workflow's state).
     await page.reload();
@@ -168,7 +179,7 @@ describe('take over from the console', () => {
     const prompt = h.model.requests.filter((r) => r.script === 'console-takeover' && !r.subcall).at(-1)?.lastUserText;
     expect(prompt).toMatch(/A person took over the browser for .* and handed it back\./);
     expect(prompt).toContain('("Terms")');
-    expect(prompt).toContain('("Terms accepted")');
+    expect(prompt).toContain('("Terms accepted, signed by Ana (scrolled)")');
     expect(prompt).toContain('Their note: I accepted the terms.');
     await page.locator('#steps', { hasText: 'I accepted the terms.' }).waitFor();
     await page.close();

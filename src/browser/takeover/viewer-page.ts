@@ -35,8 +35,9 @@ function forwardTakeoverInput(canvas, send) {
   });
   for (const action of ['down', 'up']) {
     canvas.addEventListener('mouse' + action, (e) => {
-      canvas.focus();
-      send({ type: 'mouse', action, ...point(e), button: buttons[e.button] || 'left', clickCount: e.detail || 1 });
+      const at = point(e);
+      canvas.focus({ preventScroll: true }); // a scroll here would move the canvas under the pointer
+      send({ type: 'mouse', action, ...at, button: buttons[e.button] || 'left', clickCount: e.detail || 1 });
     });
   }
   canvas.addEventListener('wheel', (e) => {
