@@ -94,6 +94,7 @@ export function addLiveView(app: FastifyInstance, opts: LiveViewOptions): void {
 
   const relay = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy()); // a page that went away while its socket was being set up
     void onUpgrade(relay, opts, req, socket, head).catch((err: unknown) =>
       refuseUpgrade(socket, 502, `the live view failed: ${(err as Error).message.split('\n')[0]}`),
     );
