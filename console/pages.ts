@@ -72,7 +72,8 @@ export function taskPageHtml(csrf: string, id: string): string {
 <figure id="shot-box" hidden><div class="shot"><img id="shot" alt="latest screenshot"><svg id="marker"></svg></div>
 <figcaption id="shot-caption"></figcaption></figure>
 <ol id="steps" class="steps"></ol>
-</div>`,
+</div>
+<link rel="stylesheet" href="/assets/live.css"><script src="/assets/live.js"></script>`,
     { id },
   );
 }
@@ -139,6 +140,7 @@ export const CONSOLE_JS = String.raw`'use strict';
     if (!res.ok) throw new Error(data.error || res.status + ' ' + res.statusText);
     return data;
   }
+  window.cuaConsole = { getJson, post }; // for the task page's live view (live-page.ts)
   function live(url, onChange) {
     let timer = null;
     const source = new EventSource(url);
@@ -271,6 +273,7 @@ export const CONSOLE_JS = String.raw`'use strict';
       $('#answer').textContent = end;
       renderSteps(d);
       renderShot(d.latest);
+      document.dispatchEvent(new CustomEvent('cua:task', { detail: d })); // the live view (live-page.ts) follows
     }
     function renderSteps(d) {
       const list = $('#steps');

@@ -32,6 +32,7 @@ import type { Session } from './access';
 import { listPage, screenshotsOf, TASK_ID, taskDetail, TEXT_FILTER_SCAN } from './data';
 import { CONSOLE_CSS, CONSOLE_JS, listPageHtml, taskPageHtml } from './pages';
 import { ListEvents, taskEvents } from './events';
+import { addLiveView, handbackInput, publicLease, withoutLeaseSecrets } from './takeover';
 
 export const DEFAULT_CONSOLE_PORT = 8300;
 
@@ -103,16 +104,17 @@ export function buildConsole(opts: Options): FastifyInstance {
     listEvents: new ListEvents(opts.agent, pollMs * 2),
   };
   app.addHook('onClose', async () => ctx.listEvents.stop());
-  addAccess(app, opts);
+  const sessions = new Sessions();
+  addAccess(app, opts, sessions);
   addPages(app);
   addTaskApi(app, ctx);
   addControls(app, ctx);
+  addLiveView(app, { ...opts, sessions });
   return app;
 }
 
 /** Every request: the Host, the origin of a POST, the token or session, and a session's CSRF token. */
-function addAccess(app: FastifyInstance, opts: Options): void {
-  const sessions = new Sessions();
+function addAccess(app: FastifyInstance, opts: Options, sessions: Sessions): void {
   app.addHook('onRequest', async (req, reply) => {
     const hosts = allowedHosts(opts.host, opts.port());
     if (hosts && !hosts.has(req.headers.host ?? '')) return refuse(reply, 403, `unknown Host: ${req.headers.host}`);
@@ -207,7 +209,7 @@ function addTaskApi(app: FastifyInstance, ctx: Ctx): void {
       const temporalUrl = opts.temporalUiUrl
         ? `${opts.temporalUiUrl.replace(/\/$/, '')}/namespaces/${ns}/workflows/${encodeURIComponent(id)}`
         : null;
-      return { ...detail, temporalUrl };
+      return { ...withoutLeaseSecrets(detail), temporalUrl };
     } catch (err) {
       const f = failure(err);
       return refuse(reply, f.code, f.message);
@@ -305,6 +307,8 @@ function addControls(app: FastifyInstance, ctx: Ctx): void {
   control('resume', (id) => opts.agent.resume(id));
   control('say', (id, body) => opts.agent.say(id, text(body)));
   control('cancel', (id) => opts.agent.cancel(id));
+  control('takeover', async (id) => ({ lease: publicLease(await opts.agent.takeover(id)) }));
+  control('handback', (id, body) => opts.agent.handback(id, handbackInput(body)));
 }
 
 /** Takes the reply over for server-sent events; a comment every 15 s keeps proxies from closing it. */

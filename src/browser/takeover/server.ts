@@ -70,7 +70,7 @@ function reply(res: ServerResponse, status: number, message: string): void {
 }
 
 /** Refuses an upgrade with a plain HTTP answer on the raw socket. */
-function refuseUpgrade(socket: Duplex, status: number, message: string): void {
+export function refuseUpgrade(socket: Duplex, status: number, message: string): void {
   const body = `${message}\n`;
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\nContent-Type: text/plain; charset=utf-8\r\n` +

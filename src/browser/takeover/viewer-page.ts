@@ -1,15 +1,70 @@
 // The takeover's own viewer: one small HTML page (no framework, no external files) that shows the screencast on a
 // canvas and forwards the person's mouse, wheel and keys, with an address bar for navigations. It reconnects when its
-// socket drops (the lease outlives a disconnect) and stops when the lease ends. The run console may bring its own.
+// socket drops (the lease outlives a disconnect) and stops when the lease ends. The run console's live view shares
+// its canvas code (TAKEOVER_CANVAS_JS).
+
+/**
+ * Browser JavaScript shared by this page and the run console's live view (no imports: pasted into a script). It
+ * defines `drawTakeoverFrame(canvas, frame)`, which paints a `frame` message (decoded from bytes, so a CSP without
+ * data: images allows it), and `forwardTakeoverInput(canvas, send)`, which sends the person's mouse, wheel and keys on
+ * the canvas as input events in the frame's CSS pixels.
+ */
+export const TAKEOVER_CANVAS_JS = String.raw`
+function drawTakeoverFrame(canvas, m) {
+  const bytes = Uint8Array.from(atob(m.data), (c) => c.charCodeAt(0));
+  return createImageBitmap(new Blob([bytes], { type: 'image/jpeg' })).then((bitmap) => {
+    if (canvas.width !== m.width || canvas.height !== m.height) {
+      canvas.width = m.width;
+      canvas.height = m.height;
+    }
+    canvas.getContext('2d').drawImage(bitmap, 0, 0, m.width, m.height);
+    bitmap.close();
+  });
+}
+function forwardTakeoverInput(canvas, send) {
+  const point = (e) => {
+    const r = canvas.getBoundingClientRect();
+    return { x: ((e.clientX - r.left) * canvas.width) / r.width, y: ((e.clientY - r.top) * canvas.height) / r.height };
+  };
+  const buttons = ['left', 'middle', 'right'];
+  let moveQueued;
+  canvas.addEventListener('mousemove', (e) => {
+    if (moveQueued) return;
+    moveQueued = requestAnimationFrame(() => (moveQueued = undefined));
+    send({ type: 'mouse', action: 'move', ...point(e) });
+  });
+  for (const action of ['down', 'up']) {
+    canvas.addEventListener('mouse' + action, (e) => {
+      const at = point(e);
+      canvas.focus({ preventScroll: true }); // a scroll here would move the canvas under the pointer
+      send({ type: 'mouse', action, ...at, button: buttons[e.button] || 'left', clickCount: e.detail || 1 });
+    });
+  }
+  canvas.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    send({ type: 'mouse', action: 'wheel', ...point(e), deltaX: e.deltaX, deltaY: e.deltaY });
+  }, { passive: false });
+  canvas.addEventListener('contextmenu', (e) => e.preventDefault());
+  const printable = (e) => e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey;
+  canvas.addEventListener('keydown', (e) => {
+    e.preventDefault();
+    send(printable(e) ? { type: 'text', text: e.key } : { type: 'key', action: 'down', key: e.key });
+  });
+  canvas.addEventListener('keyup', (e) => {
+    e.preventDefault();
+    if (!printable(e)) send({ type: 'key', action: 'up', key: e.key });
+  });
+}
+`;
 
 /** The page's script: reads the token from its own address, opens <this path>/ws with it, draws and forwards. */
 const SCRIPT = String.raw`
 (() => {
+  ${TAKEOVER_CANVAS_JS}
   const token = new URLSearchParams(location.search).get('token') || '';
   const wsUrl = location.origin.replace(/^http/, 'ws') + location.pathname.replace(/\/$/, '') + '/ws?token=' +
     encodeURIComponent(token);
   const canvas = document.getElementById('screen');
-  const ctx = canvas.getContext('2d');
   const status = document.getElementById('status');
   const address = document.getElementById('url');
   let ws;
@@ -28,15 +83,7 @@ const SCRIPT = String.raw`
     ws.onmessage = (message) => {
       const m = JSON.parse(message.data);
       if (m.type === 'frame') {
-        const img = new Image();
-        img.onload = () => {
-          if (canvas.width !== m.width || canvas.height !== m.height) {
-            canvas.width = m.width;
-            canvas.height = m.height;
-          }
-          ctx.drawImage(img, 0, 0, m.width, m.height);
-        };
-        img.src = 'data:image/jpeg;base64,' + m.data;
+        void drawTakeoverFrame(canvas, m);
         if (document.activeElement !== address) address.value = m.url;
         document.title = (m.title || m.url) + ' (taken over)';
       } else if (m.type === 'blocked') say('blocked by policy: ' + m.url + ': ' + m.reason);
@@ -47,37 +94,7 @@ const SCRIPT = String.raw`
       }
     };
   }
-  const point = (e) => {
-    const r = canvas.getBoundingClientRect();
-    return { x: ((e.clientX - r.left) * canvas.width) / r.width, y: ((e.clientY - r.top) * canvas.height) / r.height };
-  };
-  const buttons = ['left', 'middle', 'right'];
-  let moveQueued;
-  canvas.addEventListener('mousemove', (e) => {
-    if (moveQueued) return;
-    moveQueued = requestAnimationFrame(() => (moveQueued = undefined));
-    send({ type: 'mouse', action: 'move', ...point(e) });
-  });
-  for (const action of ['down', 'up']) {
-    canvas.addEventListener('mouse' + action, (e) => {
-      canvas.focus();
-      send({ type: 'mouse', action, ...point(e), button: buttons[e.button] || 'left', clickCount: e.detail || 1 });
-    });
-  }
-  canvas.addEventListener('wheel', (e) => {
-    e.preventDefault();
-    send({ type: 'mouse', action: 'wheel', ...point(e), deltaX: e.deltaX, deltaY: e.deltaY });
-  }, { passive: false });
-  canvas.addEventListener('contextmenu', (e) => e.preventDefault());
-  const printable = (e) => e.key.length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey;
-  canvas.addEventListener('keydown', (e) => {
-    e.preventDefault();
-    send(printable(e) ? { type: 'text', text: e.key } : { type: 'key', action: 'down', key: e.key });
-  });
-  canvas.addEventListener('keyup', (e) => {
-    e.preventDefault();
-    if (!printable(e)) send({ type: 'key', action: 'up', key: e.key });
-  });
+  forwardTakeoverInput(canvas, send);
   document.getElementById('bar').addEventListener('submit', (e) => {
     e.preventDefault();
     send({ type: 'navigate', url: address.value });
