@@ -4,7 +4,7 @@
 // the loop (agent-loop.ts) asks the questions. Deterministic and pure apart from the carried state it updates.
 import type { DecideCall, StepUsage, StartRunResult } from '../src/contract/activities';
 import type { TaskInput } from '../src/contract/task';
-import { budgetQuestion, loopQuestion, reachedBudget } from '../src/agent/budget';
+import { budgetQuestion, loopQuestion, reachedBudget, spentOf as budgetSpent } from '../src/agent/budget';
 import type { BudgetLimits, LimitQuestion, LimitReply, Spent } from '../src/agent/budget';
 
 /**
@@ -76,11 +76,23 @@ export function applyLimitReply(state: LimitsState, expects: LimitQuestion, repl
   if (expects.kind === 'loop') state.loop = undefined;
   else {
     const limits = (state.limits ??= {});
-    // Raised from what is spent, when a reply came after spending went past the limit.
-    const base = Math.max(limits[expects.budget] ?? 0, expects.limit);
-    limits[expects.budget] = base + (reply.raise ?? expects.raiseBy);
+    limits[expects.budget] = raisedLimit(state, expects, reply.raise);
   }
   return true;
+}
+
+/**
+ * The limit a reply to a budget question sets: another `raise` (absent: the question's own amount) on top of the
+ * limit, or of what is spent when the last step went past it.
+ */
+export function raisedLimit(
+  state: LimitsState,
+  expects: Extract<LimitQuestion, { kind: 'budget' }>,
+  raise: number | undefined,
+): number {
+  const kind = expects.budget;
+  const base = Math.max(state.limits?.[kind] ?? 0, expects.limit, budgetSpent(kind, spentOf(state)));
+  return base + (raise ?? expects.raiseBy);
 }
 
 /** A step's decision as loop detection compares it: its actions' names and arguments (no thoughts). */

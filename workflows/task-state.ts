@@ -15,7 +15,7 @@ import {
   stepsQuery,
 } from './messages';
 import { TaskControl } from './task-control';
-import { spentOf } from './task-limits';
+import { raisedLimit, spentOf } from './task-limits';
 import type { LimitsState } from './task-limits';
 import { costCapError, parseLimitReply } from '../src/agent/budget';
 import type {
@@ -210,7 +210,7 @@ export class TaskState {
     if (!parsed.ok) refuse('invalid', parsed.reason, {});
     const reply = parsed.ok ? parsed.reply : null;
     if (expects.kind !== 'budget' || expects.budget !== 'cost' || reply?.kind !== 'continue') return;
-    const limit = Math.max(this.carried.limits?.cost ?? 0, expects.limit) + (reply.raise ?? expects.raiseBy);
+    const limit = raisedLimit(this.carried, expects, reply.raise);
     const error = costCapError(limit, this.carried.costCap, 'the cost limit');
     if (error) refuse('invalid', error, {});
   }

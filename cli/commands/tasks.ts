@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/runtime/config';
 import { RUN_STATUSES } from '../../src/contract/task';
 import type { RunStatus, TaskStatus } from '../../src/contract/task';
 import { agentClientFor } from '../../api/client';
+import { budgetLine } from '../../src/agent/budget';
 import { one, parse, UsageError } from '../args';
 import { modelWaitLine, storeWaitLine } from '../../api/tasks';
 
@@ -68,6 +69,8 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
     if (s.lastAction) console.log(`  last action: ${s.lastAction}`);
     if (s.invalidReplies) console.log(`  invalid model replies in a row: ${s.invalidReplies}`);
     if (s.question) console.log(`  question:    ${s.question.text}  (reply: npx cua reply ${id} "<text>")`);
+    const budget = s.spent ? budgetLine(s.spent.limits, { ...s.spent, workMs: s.spent.minutes * 60_000 }) : '';
+    if (budget) console.log(`  budget:      ${budget}`);
     for (const line of controlLines(id, s)) console.log(`  ${line}`);
   } else if (view.result) {
     const r = view.result;

@@ -30,7 +30,7 @@ export function reachedBudget(limits: BudgetLimits, spent: Spent): BudgetKind | 
 /** An amount as the question writes it: `$0.50`, `20,000 tokens`, `5 minutes`. */
 export function amountText(kind: BudgetKind, amount: number): string {
   if (kind === 'cost') return amount >= 0.01 ? `$${amount.toFixed(2)}` : dollars(amount);
-  const n = kind === 'tokens' ? Math.round(amount).toLocaleString('en-US') : String(Math.round(amount * 10) / 10);
+  const n = kind === 'tokens' ? Math.round(amount).toLocaleString('en-US') : String(Math.round(amount * 100) / 100);
   return `${n} ${kind}`;
 }
 
@@ -109,4 +109,11 @@ export function parseLimitReply(
 export function costCapError(limit: number, cap: number | undefined, what: string): string | undefined {
   if (cap === undefined || limit <= cap + 1e-9) return undefined;
   return `${what} would be ${amountText('cost', limit)}, above this worker's cap of ${amountText('cost', cap)} (budget.costCap)`;
+}
+
+/** The budgets in force and what is spent of each, e.g. `$0.50 of $1.00 · 2.5 minutes of 10 minutes`; '' for none. */
+export function budgetLine(limits: BudgetLimits, spent: Spent): string {
+  return BUDGET_KINDS.filter((kind) => limits[kind] !== undefined)
+    .map((kind) => `${amountText(kind, spentOf(kind, spent))} of ${amountText(kind, limits[kind] as number)}`)
+    .join(' · ');
 }

@@ -149,3 +149,29 @@ describe('loop detection', () => {
     worker.kill('SIGTERM');
   }, 120_000);
 });
+
+describe('a budget of working minutes', () => {
+  it('counts working time only: a reply that waited seconds raises it for more steps, not for the wait', async () => {
+    const worker = spawnWorker();
+    const handle = await start({ budget: { maxMinutes: 0.02 } }); // 1.2 s of work
+    const asked = await untilWaiting(handle, 60_000);
+    expect(asked.question?.text).toMatch(/^I have spent [\d.]+ minutes of 0\.02 minutes; \d+ steps? so far;/);
+    await new Promise((r) => setTimeout(r, 8000)); // a person thinking: no working time
+    await replyToTask(h.client, handle.workflowId, '0.02 min'); // another 1.2 s from what it spent
+    const again = await eventually(
+      async () => {
+        const s = await handle.query(statusQuery);
+        return s.question?.id === 'q2' ? s : undefined;
+      },
+      60_000,
+      'the second minutes question',
+    );
+    // Had the wait counted, the raised budget would be used up at once, at the same step.
+    expect(again.step).toBeGreaterThan(asked.step);
+    // The step after the reply worked seconds; the 8 s wait (0.13 minutes) is not in it.
+    expect((again.spent?.minutes ?? 1) - (asked.spent?.minutes ?? 0)).toBeLessThan(0.12);
+    await replyToTask(h.client, handle.workflowId, 'stop');
+    expect(await handle.result()).toMatchObject({ endReason: 'budget' });
+    worker.kill('SIGTERM');
+  }, 120_000);
+});

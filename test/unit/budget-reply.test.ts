@@ -1,7 +1,7 @@
 // Replies to the runtime's budget and loop questions (src/agent/budget.ts): what each accepts, what it raises by, and
 // the one-line error for anything else; the question's wording and the worker's cost cap.
 import { describe, expect, it } from 'vitest';
-import { budgetQuestion, costCapError, parseLimitReply, reachedBudget } from '../../src/agent/budget';
+import { budgetLine, budgetQuestion, costCapError, parseLimitReply, reachedBudget } from '../../src/agent/budget';
 import type { LimitQuestion } from '../../src/agent/budget';
 
 const cost: LimitQuestion = { kind: 'budget', budget: 'cost', limit: 0.5, raiseBy: 0.5 };
@@ -52,6 +52,13 @@ describe('budgets', () => {
       'I have spent $0.50 of $0.50; 12 steps so far; continue with another $0.50? ' +
         'Reply `continue`, an amount (e.g. `$1`), or `stop`.',
     );
+  });
+
+  it('shows what is spent of each budget in force (cua status)', () => {
+    const spent = { costUsd: 0.5, tokens: 250_000, workMs: 150_000 };
+    expect(budgetLine({ cost: 1, minutes: 10 }, spent)).toBe('$0.50 of $1.00 · 2.5 minutes of 10 minutes');
+    expect(budgetLine({ tokens: 500_000 }, spent)).toBe('250,000 tokens of 500,000 tokens');
+    expect(budgetLine({}, spent)).toBe('');
   });
 
   it('is reached at its limit, in the order cost, tokens, minutes', () => {
