@@ -737,6 +737,7 @@ export class AgentLoop {
     });
     this.lastActInFlight = null;
     this.actInFlight = null;
+    addSpent(state, acted.usage);
     task.actDone();
     if (next && acted.next) this.observed = { step: next.step, generation: state.generation, obs: acted.next };
     state.lastUrl = acted.url;

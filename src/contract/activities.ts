@@ -114,6 +114,8 @@ export interface ActResult {
   error: string | null;
   /** The next step's observation, when `ActInput.next` asked for it and it could be taken. */
   next?: ObserveResult;
+  /** What the act's tool used in model calls (read_page's question), for budgets; absent when it made none. */
+  usage?: StepUsage;
   /**
    * The act held back a resend of a request in doubt (sent before a worker was lost, no answer recorded) and recorded
    * the runtime's question about it (an ask_user_question with metadata.asked_by "runtime"): the workflow asks it.

@@ -57,12 +57,16 @@ export function addUsage(t: UsageTotals, u: Usage): void {
 export function callsOf(e: Extract<Event, { type: 'action' }>): Usage[] {
   const reused = ((e.metadata ?? {}) as { replay?: unknown }).replay !== undefined;
   const own = reused ? [] : e.llm_conversation.messages.map((m) => (m.usage ?? {}) as Usage);
-  const subs = (Array.isArray(e.tool_sub_calls) ? e.tool_sub_calls : []).flatMap((c) => {
+  return [...own, ...subCallsOf(e)];
+}
+
+/** The usage records of the calls an action's tool made (read_page's question), a reused sub-call's excluded. */
+export function subCallsOf(e: Extract<Event, { type: 'action' }>): Usage[] {
+  return (Array.isArray(e.tool_sub_calls) ? e.tool_sub_calls : []).flatMap((c) => {
     const call = (c ?? {}) as { messages?: unknown; reused_from?: unknown };
     if (call.reused_from || !Array.isArray(call.messages)) return [];
     return call.messages.map((m) => ((m as { usage?: Usage } | null)?.usage ?? {}) as Usage);
   });
-  return [...own, ...subs];
 }
 
 /** A run's totals (or a part of it: the events given). */

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import { readRun } from '../../src/trajectory/reader';
+import { usageTotals } from '../../src/trajectory/usage';
 import { failedResult, listTasks, replyToTask, startTask, validateTaskInput } from '../../api/tasks';
 import type { TaskInputArgs } from '../../src/contract/task';
 import { statusQuery } from '../../workflows/messages';
@@ -172,6 +173,21 @@ describe('a budget of working minutes', () => {
     expect((again.spent?.minutes ?? 1) - (asked.spent?.minutes ?? 0)).toBeLessThan(0.12);
     await replyToTask(h.client, handle.workflowId, 'stop');
     expect(await handle.result()).toMatchObject({ endReason: 'budget' });
+    worker.kill('SIGTERM');
+  }, 120_000);
+});
+
+describe("the workflow's count", () => {
+  it("is the run folder's total: decide's calls and read_page's sub-call", async () => {
+    const worker = spawnWorker();
+    const handle = await start({ model: { endpoint: 'default', model: 'read-page' } });
+    expect(await handle.result()).toMatchObject({ status: 'complete' });
+    const totals = usageTotals((await readRun(h.runDir(handle.workflowId))).events);
+    expect(totals).toMatchObject({ calls: 3, unpricedCalls: 0 });
+    const { spent } = await handle.query(statusQuery);
+    expect(spent?.tokens).toBe(totals.promptTokens + totals.completionTokens);
+    expect(spent?.costUsd).toBeCloseTo(totals.costUsd, 12);
+    expect((await handle.describe()).searchAttributes.CuaCost?.[0]).toBeCloseTo(totals.costUsd, 12);
     worker.kill('SIGTERM');
   }, 120_000);
 });
