@@ -25,7 +25,8 @@ import { TakeoverError } from '../src/browser/errors';
 import type { Environments } from './environments/table';
 import { flushDeferred } from './step-records';
 import { rememberCachedStep } from './environments/browser-cache';
-import { activityAttempt, nonRetryable, withoutStoreWait } from './support';
+import { activityAttempt, activityWaitedMs, nonRetryable, withoutStoreWait } from './support';
+import { recordSessionQueueWait } from '../src/common/metrics';
 import type { ActivityDeps, RunFiles } from './support';
 
 export function createSessionActivities(deps: ActivityDeps, files: RunFiles, environments: Environments) {
@@ -39,9 +40,12 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles, env
     async openSession(req: OpenSessionInput): Promise<OpenSessionResult> {
       // A decision whose act never recorded it (its tool calls a model; see step-records.ts) is kept, cut off.
       if (req.reason === 'worker_lost') await flushDeferred(await files.writer(req.runId));
+      // Waiting for a place: in the open queue (polled while the pool has room) and through full-pool retries.
+      const waitedMs = activityWaitedMs();
       try {
         const input = await files.input(req.runId);
         const opened = await environments.forTask(input.environment).open(req, input);
+        recordSessionQueueWait(input.environment, waitedMs);
         // How long this worker waits for an unusable run store: the workflow sizes its activities' timeouts by it.
         return { ...opened, storeWaitMinutes: deps.config.store.faultWaitMinutes };
       } catch (err) {

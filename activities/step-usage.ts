@@ -28,12 +28,22 @@ export async function decisionUsage(files: RunFiles, req: StepRef): Promise<Step
   return totalOf((deferred ? [...mine, deferred] : mine).flatMap(callsOf));
 }
 
-/** What an act's tool used (its sub-calls), for an action whose tool calls a model; undefined for any other. */
+/**
+ * What an act's tool used: read_page's question (the action's `tool_sub_calls`), a desktop call's grounding (its tool
+ * output's `metadata.tool_sub_calls`); undefined for an act that can have made none (no run folder read then).
+ */
 export async function actUsage(files: RunFiles, req: ActInput): Promise<StepUsage | undefined> {
   const name = req.action['action'];
-  if (typeof name !== 'string' || !ACTIONS_WITH_SUB_CALLS.includes(name)) return undefined;
+  const asks = typeof name === 'string' && ACTIONS_WITH_SUB_CALLS.includes(name);
+  if (!asks && req.call === undefined) return undefined;
   const w = await files.writer(req.runId);
-  const id = eventId({ step: req.step, kind: 'action', generation: req.generation, call: req.call ?? 0 });
-  const action = (await w.events()).find((e) => e.id === id);
-  return isAction(action) ? totalOf(subCallsOf(action)) : undefined;
+  const events = await w.events();
+  const at = { step: req.step, generation: req.generation, call: req.call ?? 0 };
+  const action = events.find((e) => e.id === eventId({ ...at, kind: 'action' }));
+  const tool = events.find((e) => e.id === eventId({ ...at, kind: 'tool' }));
+  const calls = [
+    ...(isAction(action) ? subCallsOf(action.tool_sub_calls) : []),
+    ...subCallsOf((tool?.metadata as { tool_sub_calls?: unknown } | undefined)?.tool_sub_calls),
+  ];
+  return calls.length > 0 ? totalOf(calls) : undefined;
 }

@@ -168,6 +168,12 @@ export function activityAttempt(): number {
   return currentContext()?.info.attempt ?? 1;
 }
 
+/** How long the activity waited to start: from its first schedule (retries included) to now (0 outside one). */
+export function activityWaitedMs(): number {
+  const info = currentContext()?.info;
+  return info ? Date.now() - info.scheduledTimestampMs : 0;
+}
+
 /**
  * Records heartbeat details the server shows on the pending activity (a client reads them, e.g. "in line"); the
  * periodic heartbeats repeat them.

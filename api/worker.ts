@@ -55,7 +55,8 @@ export interface AgentWorkerOptions {
   log?: (line: string) => void;
   /**
    * The Temporal SDK's log level for this process (default WARN; CUA_LOG_LEVEL overrides). `false` leaves the
-   * process's Temporal runtime as the application installed it.
+   * process's Temporal runtime as the application installed it: the agent's metrics then go to that runtime's
+   * exporter, and `telemetry.metrics.prometheus` is not served (docs/observability.md).
    */
   logLevel?: LogLevel | false;
   /** An existing connection to Temporal (then not closed by the worker); default: one from `config.temporal`. */
@@ -98,7 +99,7 @@ function configOf(options: AgentWorkerOptions): Config {
  */
 export async function createAgentWorker(options: AgentWorkerOptions = {}): Promise<AgentWorker> {
   const config = configOf(options);
-  if (options.logLevel !== false) installWorkerLogging(options.logLevel ?? 'WARN');
+  if (options.logLevel !== false) installWorkerLogging(options.logLevel ?? 'WARN', config.telemetry);
   const runtime = await createWorkerRuntime(config, {
     ...(options.log ? { log: options.log } : {}),
     ...(options.connection ? { connection: options.connection } : {}),

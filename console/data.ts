@@ -7,6 +7,7 @@ import type { RunStatus } from '../src/contract/task';
 import type { Event } from '../src/trajectory/schema';
 import { parseEventId } from '../src/trajectory/ids';
 import { readRunFromStore } from '../src/trajectory/reader';
+import type { RunRecord } from '../src/trajectory/reader';
 import { usageLine, usageTotals } from '../src/trajectory/usage';
 import type { RunStore } from '../src/trajectory/store';
 import { buildTrajectoryView, replaySummary } from '../src/viewer/model';
@@ -228,12 +229,12 @@ export async function taskDetail(agent: AgentClient, store: RunStore, id: string
       : null,
     replay: view.replay ? replaySummary(view.replay) : null,
     forkOf: forkOf?.run_id ? { runId: forkOf.run_id, step: forkOf.step ?? 0 } : null,
-    usage: usageSoFar(run.events),
+    usage: usageSoFar(run),
   };
 }
 
-function usageSoFar(events: readonly Event[]): string | null {
-  const totals = usageTotals(events);
+function usageSoFar(run: Pick<RunRecord, 'events' | 'verification'>): string | null {
+  const totals = usageTotals(run.events, run.verification);
   return totals.calls > 0 ? usageLine(totals) : null;
 }
 

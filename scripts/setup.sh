@@ -149,6 +149,16 @@ if want tests; then
   link_tools
   [ -x "$tools/bin/temporal-test-server" ] || { say "ERROR: .tools/bin/temporal-test-server is missing"; exit 1; }
   say "test server, Python SDK, pydantic: $("$venv/bin/python" -m pip show temporalio pydantic 2>/dev/null | sed -n 's/^Version: //p' | paste -sd' ')"
+  # Debian's Prometheus: the metrics test scrapes a worker with it (test/integration/metrics.test.ts)
+  if ! command -v prometheus >/dev/null 2>&1; then
+    if is_root_with_apt; then
+      say "installing Debian's prometheus (apt-get)"
+      apt_install --no-install-recommends prometheus || say "WARNING: apt-get could not install prometheus; the metrics test needs it"
+    else
+      say "prometheus: missing; the metrics test needs: sudo apt-get install -y prometheus"
+    fi
+  fi
+  say "prometheus: $(prometheus --version 2>/dev/null | head -1 || echo missing)"
 fi
 
 if want cluster; then

@@ -29,6 +29,9 @@ import { toolListLines } from './tool-lists';
 import { CustomSessions, environmentRegistry } from '../src/environments/plugin';
 import type { CustomEnvironment } from '../src/environments/plugin';
 import type { WorkerLimits } from '../src/runtime/limits';
+import { Client } from '@temporalio/client';
+import { HISTOGRAM_BUCKETS, installMetrics } from '../src/common/metrics';
+import { startMetricsSampler } from './metrics-sampler';
 
 /**
  * The workflow code the worker bundles: workflows/index.ts when this file runs as TypeScript (the repo, through tsx
@@ -260,11 +263,13 @@ interface RuntimeParts extends Workers {
   customSessions: CustomSessions;
   /** The connection, when the worker opened it (one passed in is the caller's to close). */
   ownConnection: NativeConnection | undefined;
+  /** Stops the metrics sampler (metrics-sampler.ts), when metrics are on. */
+  stopSampler: () => void;
 }
 
 /** Runs the workers; shutdown (once, however often called) stops them and closes everything the worker opened. */
 function runtimeOf(parts: RuntimeParts): WorkerRuntime {
-  const { workers, openSlots, pool, desktops, customSessions, ownConnection } = parts;
+  const { workers, openSlots, pool, desktops, customSessions, ownConnection, stopSampler } = parts;
   let stopping: Promise<void> | undefined;
   const runs = Promise.all(workers.map((w) => w.run())).then(() => undefined);
   const shutdown = () =>
@@ -273,6 +278,7 @@ function runtimeOf(parts: RuntimeParts): WorkerRuntime {
         if (w.getState() === 'RUNNING') w.shutdown();
       }
       await runs.catch(() => undefined);
+      stopSampler();
       openSlots.dispose();
       await pool.shutdown();
       await desktops?.closeAll();
@@ -323,8 +329,54 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     desktop: desktops !== undefined,
     environments: [...environments.keys()],
   });
+  const stopSampler = startMetrics(config, connection, { pool, desktops, log });
   const ownConnection = opts.connection ? undefined : connection;
-  return runtimeOf({ ...workers, sessionQueue, pool, desktops, customSessions, ownConnection });
+  return runtimeOf({ ...workers, sessionQueue, pool, desktops, customSessions, ownConnection, stopSampler });
+}
+
+/** The Prometheus endpoint this process's runtime serves (installed by installWorkerLogging), if any. */
+let servedPrometheus: string | undefined;
+
+/**
+ * The agent's metrics go to this process's Temporal runtime (its exporter: ours, or the application's); with
+ * `telemetry.metrics` set, the gauges are sampled too. Returns what stops the sampler.
+ */
+function startMetrics(
+  config: Config,
+  connection: NativeConnection,
+  from: { pool: BrowserPool; desktops: DesktopPool | undefined; log: (line: string) => void },
+): () => void {
+  installMetrics(Runtime.instance().metricMeter);
+  const metrics = config.telemetry?.metrics;
+  if (!metrics) return () => undefined;
+  const { log } = from;
+  if (metrics.prometheus && metrics.prometheus === servedPrometheus) {
+    log(`metrics: Prometheus endpoint http://${metrics.prometheus}/metrics`);
+  } else if (metrics.prometheus) {
+    log(
+      `warning: telemetry.metrics.prometheus (${metrics.prometheus}) is not served: this process's Temporal runtime ` +
+        'was installed before the worker, without it; metrics go where that runtime sends them',
+    );
+  }
+  return startMetricsSampler({
+    pool: from.pool,
+    ...(from.desktops ? { desktops: from.desktops } : {}),
+    client: new Client({ connection, namespace: config.temporal.namespace }),
+    taskQueue: config.taskQueue,
+    waitingCountMs: metrics.waitingCountSeconds * 1000,
+    log,
+  });
+}
+
+/** The runtime's telemetry options for the configured metrics (none: the SDK's default, no metrics exported). */
+function telemetryOptionsFor(telemetry: Config['telemetry']) {
+  const bindAddress = telemetry?.metrics?.prometheus;
+  if (!bindAddress) return {};
+  return {
+    telemetryOptions: {
+      metrics: { prometheus: { bindAddress, histogramBucketOverrides: HISTOGRAM_BUCKETS } },
+    },
+  };
 }
 
 /**
@@ -333,7 +385,7 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
  */
 const LOG_LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 
-export function installWorkerLogging(level: LogLevel = 'WARN'): void {
+export function installWorkerLogging(level: LogLevel = 'WARN', telemetry?: Config['telemetry']): void {
   const fromEnv = process.env.CUA_LOG_LEVEL?.toUpperCase();
   if (fromEnv !== undefined && !LOG_LEVELS.includes(fromEnv as LogLevel)) {
     throw new ConfigError(`CUA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${process.env.CUA_LOG_LEVEL}'`);
@@ -348,11 +400,17 @@ export function installWorkerLogging(level: LogLevel = 'WARN'): void {
     const detail = error instanceof Error ? `: ${error.name}: ${error.message}` : '';
     console.error(`[temporal] ${entry.level} ${entry.message}${detail}`);
   });
+  if (Runtime._instance) return; // a runtime is already installed in this process
   try {
-    Runtime.install({ logger });
-  } catch {
-    // a runtime is already installed in this process
+    Runtime.install({ logger, ...telemetryOptionsFor(telemetry) });
+  } catch (err) {
+    const address = telemetry?.metrics?.prometheus;
+    if (!address) throw err;
+    throw new ConfigError(
+      `telemetry.metrics.prometheus ${address}: cannot serve metrics there: ${(err as Error).message}`,
+    );
   }
+  servedPrometheus = telemetry?.metrics?.prometheus;
 }
 
 /**
@@ -360,7 +418,7 @@ export function installWorkerLogging(level: LogLevel = 'WARN'): void {
  * every browser. A signal while waiting for the server stops the wait.
  */
 export async function runWorkerUntilSignal(config: Config, log: (line: string) => void): Promise<void> {
-  installWorkerLogging();
+  installWorkerLogging('WARN', config.telemetry);
   const stop = new AbortController();
   let runtime: WorkerRuntime | undefined;
   const onSignal = (signal: NodeJS.Signals) => {

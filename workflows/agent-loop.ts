@@ -40,6 +40,7 @@ import type {
   TaskResult,
 } from '../src/contract/task';
 import { activityProxies } from './activity-proxies';
+import { countInvalidReply, StepClock } from './metrics';
 import type { ActivityProxies } from './activity-proxies';
 import { endReasonOf, isSessionLost, isStoreFailure } from './failures';
 import { stopOf } from './agent-stops';
@@ -136,10 +137,10 @@ export class AgentLoop {
   private adoptedSteps: number | null = null;
   /** Likewise decided once: budgets ask, loops are detected, CuaCost is published (see LIMITS_PATCH). */
   private readonly limitsOn: boolean;
-  /** Time this step spent waiting for a person (not working time). */
-  private waitedMs = 0;
   /** The text of the last reply the task recorded. */
   private lastReply = '';
+  /** The step's clock for its latency metric (workflows/metrics.ts) and the budget's working time. */
+  private clock = new StepClock();
 
   /** `continued`: this run continues an earlier one as new (its state is the task's carried state). */
   constructor(
@@ -186,11 +187,9 @@ export class AgentLoop {
       }
       state.step += 1;
       this.task.publish();
-      const began = Date.now();
-      this.waitedMs = 0;
       await this.step();
       if (!this.limitsOn) continue;
-      addSpent(state, undefined, Date.now() - began - this.waitedMs);
+      addSpent(state, undefined, this.clock.working());
       this.task.publish();
       if (this.stepEnd === null) this.stepEnd = await this.checkBudget();
     }
@@ -291,6 +290,17 @@ export class AgentLoop {
 
   /** One step, run again in a re-opened session when its worker is lost (up to MAX_SESSION_REOPENS_PER_STEP times). */
   private async step(): Promise<void> {
+    this.clock = new StepClock();
+    try {
+      await this.stepInSession();
+    } catch (err) {
+      this.clock.done(this.input.environment, isCancellation(err) ? 'cancelled' : 'error');
+      throw err;
+    }
+    this.clock.done(this.input.environment, 'ok');
+  }
+
+  private async stepInSession(): Promise<void> {
     const { state } = this;
     this.stepEnd = null;
     for (let reopen = 0; ; reopen++) {
@@ -703,6 +713,7 @@ export class AgentLoop {
       // Not a failure: the error was recorded as the step's observation and the model reads it next step.
       const row = task.record(decision, obs.url);
       state.invalidReplies = (state.invalidReplies ?? 0) + 1;
+      countInvalidReply(this.input.environment);
       row.textObservation = (decision.text ?? '').slice(0, 300);
       log.warn('invalid model reply', { step: state.step, inARow: state.invalidReplies, error: decision.text });
       this.lastInvalidReply = decision.text ?? '';
@@ -803,11 +814,11 @@ export class AgentLoop {
         runId: input.runId,
         question: text,
       });
-      const waitFrom = Date.now();
-      const replied = input.askTimeoutSeconds
-        ? await condition(() => task.pendingReply !== null, `${input.askTimeoutSeconds}s`)
-        : (await condition(() => task.pendingReply !== null), true);
-      this.waitedMs += Date.now() - waitFrom;
+      const replied = await this.clock.offClock(async () =>
+        input.askTimeoutSeconds
+          ? await condition(() => task.pendingReply !== null, `${input.askTimeoutSeconds}s`)
+          : (await condition(() => task.pendingReply !== null), true),
+      );
       if (!replied) return false;
     }
     const reply = task.pendingReply as ReplyInput | null;

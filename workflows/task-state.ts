@@ -18,6 +18,7 @@ import { TaskControl } from './task-control';
 import { raisedLimit, spentOf } from './task-limits';
 import type { LimitsState } from './task-limits';
 import { costCapError, parseLimitReply } from '../src/agent/budget';
+import { countReplyRefusal } from './metrics';
 import type {
   EndReason,
   PendingQuestion,
@@ -176,6 +177,7 @@ export class TaskState {
   /** Refusals are typed (REPLY_REFUSALS) so clients in any language can tell them apart without reading messages. */
   private checkReply(reply: ReplyInput): void {
     const refuse = (type: keyof typeof REPLY_REFUSALS, message: string, detail: Record<string, unknown>): never => {
+      countReplyRefusal(REPLY_REFUSALS[type]);
       throw ApplicationFailure.create({ type: REPLY_REFUSALS[type], message, nonRetryable: true, details: [detail] });
     };
     if (!this.question) {

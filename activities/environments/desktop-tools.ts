@@ -9,6 +9,8 @@ import type { DesktopCall } from '../../src/desktop/agent';
 import { toDataUrl } from '../../src/image/screenshot';
 import { CALL_KIND_HEADER, ENTRY_INDEX_HEADER } from '../../src/scripted/server';
 import type { TrajectoryWriter } from '../../src/trajectory/writer';
+import type { ToolSubCallInput } from '../../src/trajectory/schema';
+import { subCallRecord } from '../../src/agent/sub-calls';
 import type { ActInput } from '../../src/contract/activities';
 import { callModel, endpointFor } from '../support';
 import type { ActivityDeps } from '../support';
@@ -20,8 +22,16 @@ export interface ToolContext {
   w: TrajectoryWriter;
 }
 
-/** A tool's text result; `point` is where a click-family call clicked (kept in the tool_output's metadata). */
-export type ToolResult = { output: string; error?: string; point?: { x: number; y: number } };
+/**
+ * A tool's text result; `point` is where a click-family call clicked and `subCalls` the model calls it made (the
+ * grounding call), both kept in the tool_output's metadata.
+ */
+export type ToolResult = {
+  output: string;
+  error?: string;
+  point?: { x: number; y: number };
+  subCalls?: ToolSubCallInput[];
+};
 
 /** Carries out one checked call; its failure is the model's to read (an observation), unless the desktop is gone. */
 export async function runTool(session: DesktopSession, call: DesktopCall, ctx: ToolContext): Promise<ToolResult> {
@@ -59,15 +69,17 @@ export async function runTool(session: DesktopSession, call: DesktopCall, ctx: T
       case 'click':
       case 'double_click':
       case 'right_click': {
-        const point = await pointOf(session, a, ctx);
-        if ('error' in point) return { output: '', error: point.error };
+        const subCalls: ToolSubCallInput[] = [];
+        const point = await pointOf(session, a, ctx, subCalls);
+        const made = subCalls.length > 0 ? { subCalls } : {};
+        if ('error' in point) return { output: '', error: point.error, ...made };
         if (call.name === 'click') await session.click(point.x, point.y);
         else if (call.name === 'double_click') await session.doubleClick(point.x, point.y);
         else await session.rightClick(point.x, point.y);
         const what = typeof a.query === 'string' ? ` (${a.query})` : '';
         const verb =
           call.name === 'click' ? 'Clicked' : call.name === 'double_click' ? 'Double-clicked' : 'Right-clicked';
-        return { output: `${verb} at (${point.x}, ${point.y})${what}.`, point };
+        return { output: `${verb} at (${point.x}, ${point.y})${what}.`, point, ...made };
       }
       case 'drag':
         await session.drag(Number(a.from_x), Number(a.from_y), Number(a.to_x), Number(a.to_y));
@@ -82,11 +94,15 @@ export async function runTool(session: DesktopSession, call: DesktopCall, ctx: T
   }
 }
 
-/** Explicit coordinates, or the point a grounding model finds for the description on a fresh screenshot. */
+/**
+ * Explicit coordinates, or the point a grounding model finds for the description on a fresh screenshot (that call
+ * added to `subCalls`).
+ */
 async function pointOf(
   session: DesktopSession,
   a: Record<string, unknown>,
   ctx: ToolContext,
+  subCalls: ToolSubCallInput[],
 ): Promise<{ x: number; y: number } | { error: string }> {
   if (typeof a.x === 'number' && typeof a.y === 'number') return { x: a.x, y: a.y };
   const query = String(a.query ?? '');
@@ -99,10 +115,14 @@ async function pointOf(
     width: session.width,
     height: session.height,
   });
+  const started = Date.now();
   const completion = await callModel(client, messages, {
     [ENTRY_INDEX_HEADER]: String(ctx.req.step - 1),
     [CALL_KIND_HEADER]: 'ground',
   });
+  subCalls.push(
+    subCallRecord('ground', { model: client.endpoint.model, messages, durationMs: Date.now() - started, completion }),
+  );
   const point = parsePoint(completion.text, { width: session.width, height: session.height });
   if ('error' in point) return { error: `Could not find "${query}" on the screen: ${point.error}` };
   return point;

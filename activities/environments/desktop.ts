@@ -254,6 +254,8 @@ async function actOnDesktop(deps: ActivityDeps, files: RunFiles, req: ActInput):
         metadata: {
           [TEXT_OBSERVATION_KEY]: observationText(result),
           ...(result.point ? { point: result.point } : {}),
+          // The grounding call's usage: the run's totals count it (src/trajectory/usage.ts).
+          ...(result.subCalls ? { tool_sub_calls: result.subCalls } : {}),
         },
       },
     );

@@ -5,7 +5,7 @@ import { judgeRun, JUDGE_RESULT_TYPES, JUDGE_VERIFIERS } from '../../src/eval/ju
 import type { JudgedRun, JudgeOutcome, JudgeSettings, JudgeStage } from '../../src/eval/judge';
 import { resizeScreenshot, toDataUrl } from '../../src/image/screenshot';
 import { ModelClient, ModelRequestError } from '../../src/model/client';
-import type { ModelEndpoint } from '../../src/model/client';
+import type { CallUsage, ModelEndpoint } from '../../src/model/client';
 import { ModelEndpointMissing, ModelOverrideRefused, resolveModelEndpoint } from '../../src/model/endpoint-policy';
 import { CALL_KIND_HEADER, ENTRY_INDEX_HEADER, JUDGE_ITEM_HEADER } from '../../src/scripted/server';
 import { substituteSites } from '../../src/eval/task-set';
@@ -43,8 +43,10 @@ export function createJudgeActivity(
           error: typeof error === 'string' ? error : null,
         };
       }
+      // The judge's calls, each with its usage: recorded with the verdict, so a run's usage totals include them.
+      const calls: JudgeCall[] = [];
       const record = (outcome: JudgeOutcome, endpoint: ModelEndpoint | null) =>
-        recordVerdict(writer, task, verifier, outcome, endpoint);
+        recordVerdict(writer, task, verifier, outcome, endpoint, calls);
       const failed = (error: string, reasoning: string, endpoint: ModelEndpoint | null) =>
         record(
           {
@@ -71,7 +73,7 @@ export function createJudgeActivity(
         }
         throw err;
       }
-      const ask = askerOf(new ModelClient(endpoint));
+      const ask = askerOf(new ModelClient(endpoint), calls);
       const run = {
         ...judgedRun(task.instruction, req.outcome.answer, await writer.events(), (p) => files.readBytes(req.runId, p)),
         reference: task.referenceAnswer,
@@ -101,6 +103,7 @@ async function recordVerdict(
   verifier: string,
   outcome: JudgeOutcome,
   endpoint: ModelEndpoint | null,
+  calls: readonly JudgeCall[],
 ): Promise<JudgeRecord> {
   await writer.appendVerification({
     verifier_name: outcome.verifier,
@@ -113,14 +116,28 @@ async function recordVerdict(
       judge_base_url: endpoint ? shownUrl(endpoint.baseUrl) : null,
       ...(outcome.error ? { error: outcome.error } : {}),
       ...outcome.metadata,
+      // Read by src/trajectory/usage.ts (usageTotals): the judge's tokens and cost count in the run's.
+      ...(calls.length > 0 ? { model_calls: calls } : {}),
     },
   });
   await writer.writeDataPoint();
   return { verifier, score: outcome.score, reasoning: outcome.reasoning, error: outcome.error };
 }
 
-/** How the judge asks its model: one call per stage (and item), heartbeating, aborted with the activity. */
-function askerOf(client: ModelClient) {
+/** One model call of the judge, as its verification result records it. */
+interface JudgeCall {
+  stage: JudgeStage;
+  item?: number;
+  model: string;
+  duration_ms: number;
+  usage: CallUsage;
+}
+
+/**
+ * How the judge asks its model: one call per stage (and item), heartbeating, aborted with the activity; each call
+ * that answered is added to `calls`.
+ */
+function askerOf(client: ModelClient, calls: JudgeCall[]) {
   return (stage: JudgeStage, messages: Parameters<ModelClient['complete']>[0], item?: number) =>
     withHeartbeat(async () => {
       const headers = {
@@ -134,7 +151,16 @@ function askerOf(client: ModelClient) {
       const abort = () => own.abort(parent?.reason);
       parent?.addEventListener('abort', abort);
       try {
-        return (await client.complete(messages, { headers, signal: own.signal })).text;
+        const started = Date.now();
+        const completion = await client.complete(messages, { headers, signal: own.signal });
+        calls.push({
+          stage,
+          ...(item !== undefined ? { item } : {}),
+          model: client.endpoint.model,
+          duration_ms: Date.now() - started,
+          usage: completion.usage,
+        });
+        return completion.text;
       } finally {
         parent?.removeEventListener('abort', abort);
       }

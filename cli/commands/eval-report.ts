@@ -68,7 +68,7 @@ async function modelCallsOf(
       out.made += t.modelCalls;
       out.fromCache += t.replayed + t.healed;
       out.saved += t.savedCalls;
-      const u = usageTotals(run.events);
+      const u = usageTotals(run.events, run.verification);
       for (const key of Object.keys(usage) as (keyof UsageTotals)[]) usage[key] += u[key];
     }
   }

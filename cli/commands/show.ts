@@ -151,14 +151,14 @@ export async function showCommand(argv: readonly string[]): Promise<number> {
   const replay = replayView(run);
   if (values.json) {
     const { status, outcome, warnings } = run;
-    const usage = usageTotals(run.events);
+    const usage = usageTotals(run.events, run.verification);
     console.log(JSON.stringify({ dir, status, outcome, usage, steps: rows, warnings, ...(replay ? { replay } : {}) }));
     return 0;
   }
   console.log(`${run.task.instruction}`);
   console.log(`run folder: ${dir}`);
   console.log(`status: ${run.status}${run.outcome ? ` · answer: ${run.outcome.answer}` : ''}`);
-  console.log(`usage: ${usageLine(usageTotals(run.events))}`);
+  console.log(`usage: ${usageLine(usageTotals(run.events, run.verification))}`);
   if (replay) console.log(replaySummary(replay));
   if (environmentOf(run) === 'desktop') {
     for (const line of desktopTable(run)) console.log(line);

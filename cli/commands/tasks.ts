@@ -89,7 +89,7 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
 async function usageIn(config: Config, id: string): Promise<UsageTotals | undefined> {
   try {
     const run = await readRunFromStore(openRunStore(config), id);
-    return usageTotals(run.events);
+    return usageTotals(run.events, run.verification);
   } catch {
     return undefined;
   }

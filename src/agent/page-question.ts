@@ -3,9 +3,10 @@
 // bounded prompt. The call is recorded on its action as a `tool_sub_calls` entry (model, prompt size, reply,
 // duration), as the original records calls made inside a tool. Pure.
 import { createHash } from 'node:crypto';
-import type { ChatMessage, Completion } from '../model/client';
+import type { ChatMessage } from '../model/client';
 import type { ToolSubCallInput } from '../trajectory/schema';
-import { conversationEntry } from './decision';
+import { subCallRecord } from './sub-calls';
+import type { ModelSubCall } from './sub-calls';
 
 /** Actions whose tool calls a model: their action event is recorded with the call (`tool_sub_calls`), by act. */
 export const ACTIONS_WITH_SUB_CALLS: readonly string[] = ['read_page_answer_question'];
@@ -33,42 +34,18 @@ export function pageQuestionMessages(
   ];
 }
 
-/** Characters of a prompt's messages (their text parts). */
-function promptChars(messages: readonly ChatMessage[]): number {
-  let n = 0;
-  for (const m of messages) {
-    if (typeof m.content === 'string') n += m.content.length;
-    else
-      for (const part of m.content ?? []) n += 'text' in part && typeof part.text === 'string' ? part.text.length : 0;
-  }
-  return n;
-}
-
-export interface PageSubCall {
-  model: string;
-  messages: readonly ChatMessage[];
+export interface PageSubCall extends ModelSubCall {
   /** Characters of the page's text before the cut. */
   pageChars: number;
-  durationMs: number;
-  /** The answer; absent when the call failed. */
-  completion?: Completion;
-  error?: unknown;
   /** The page text asked about (its hash is recorded, for a replay to tell the same page). */
   pageText?: string;
 }
 
 /** The `tool_sub_calls` entry of a page question (ToolSubCallSchema). */
 export function pageSubCallRecord(call: PageSubCall): ToolSubCallInput {
-  const error = call.error === undefined ? '' : call.error instanceof Error ? call.error.message : String(call.error);
   return {
-    tool: 'read_page_answer_question',
-    model: call.model,
-    prompt_chars: promptChars(call.messages),
+    ...subCallRecord('read_page_answer_question', call),
     page_chars: call.pageChars,
-    duration_ms: Math.round(call.durationMs),
-    reply: call.completion?.text.trim() ?? '',
-    error: error.split('\n')[0] ?? error,
-    messages: call.completion ? [conversationEntry(call.completion, call.completion.text)] : [],
     ...(call.pageText !== undefined ? { page_sha256: pageTextHash(call.pageText) } : {}),
   };
 }

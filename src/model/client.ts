@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { DEFAULT_MODEL_TIMEOUT_SECONDS } from './timeouts';
 import { estimateTextTokens, estimateTokens } from './context';
 import type { TokenCountable } from './context';
+import { recordModelCall } from '../common/metrics';
 
 export interface ModelEndpoint {
   baseUrl: string;
@@ -123,7 +124,22 @@ export class ModelClient {
     return (this.endpoint.timeoutSeconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS) * 1000;
   }
 
+  /** One call; its latency, tokens and cost go to the worker's metrics (src/common/metrics.ts). */
   async complete(messages: ChatMessage[], opts: CompleteOptions = {}): Promise<Completion> {
+    const started = performance.now();
+    const model = this.endpoint.model;
+    try {
+      const completion = await this.call(messages, opts);
+      const { usage } = completion;
+      recordModelCall({ model, ms: performance.now() - started, ok: true, usage, costUsd: usage.cost_usd });
+      return completion;
+    } catch (err) {
+      recordModelCall({ model, ms: performance.now() - started, ok: false });
+      throw err;
+    }
+  }
+
+  private async call(messages: ChatMessage[], opts: CompleteOptions): Promise<Completion> {
     let response: OpenAI.Chat.Completions.ChatCompletion;
     // The call's own limit, from the request to the last byte of the answer, beside the caller's cancellation.
     const limit = new AbortController();

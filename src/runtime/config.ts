@@ -329,6 +329,26 @@ export const ConfigSchema = z.strictObject({
     .optional(),
   /** A webhook told when a task waits for a reply, is paused, fails, completes or is cancelled (src/notify/). */
   notifications: NotificationsSchema.optional(),
+  /** What the worker reports to monitoring tools (docs/observability.md). Absent: nothing. */
+  telemetry: z
+    .strictObject({
+      /**
+       * Metrics (docs/observability.md "Metrics"): the Temporal SDK's and the agent's own (steps, model calls, sessions,
+       * tasks waiting for a person), on one Prometheus endpoint.
+       */
+      metrics: z
+        .strictObject({
+          /** Where to serve `/metrics` for Prometheus to scrape: host:port (e.g. 127.0.0.1:9464); env CUA_METRICS_PROMETHEUS. */
+          prometheus: z
+            .string()
+            .regex(/^(\[[0-9a-fA-F:]+\]|[^\s:/]+):\d{1,5}$/, 'host:port, e.g. 127.0.0.1:9464')
+            .optional(),
+          /** How often the worker counts its queue's tasks waiting for a person in visibility (default 30 s). */
+          waitingCountSeconds: z.number().min(1).max(3600).default(30),
+        })
+        .optional(),
+    })
+    .optional(),
   /** The web console (`cua console`, console/): its access token and the Temporal UI it links to. */
   console: z
     .strictObject({
@@ -385,6 +405,10 @@ function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Rec
   if (env.TEMPORAL_API_KEY) section('temporal').apiKey = env.TEMPORAL_API_KEY;
   if (env.CUA_TASK_QUEUE) (out as Record<string, unknown>).taskQueue = env.CUA_TASK_QUEUE;
   if (env.CUA_CONSOLE_TOKEN) section('console').token = env.CUA_CONSOLE_TOKEN;
+  if (env.CUA_METRICS_PROMETHEUS) {
+    const telemetry = section('telemetry');
+    telemetry.metrics = { ...(telemetry.metrics as object), prometheus: env.CUA_METRICS_PROMETHEUS };
+  }
   if (env.CUA_RUNS_DIR) (out as Record<string, unknown>).runsDir = env.CUA_RUNS_DIR;
   if (env.CUA_CHROMIUM) section('browser').executablePath = env.CUA_CHROMIUM;
   if (env.CUA_CDP_URL) section('browser').cdpUrl = env.CUA_CDP_URL;

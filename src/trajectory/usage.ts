@@ -1,8 +1,10 @@
-// What a run's model calls used and cost, from its run folder: every decision's call (`llm_conversation`) and every
-// call a tool made (`tool_sub_calls`, e.g. read_page's question), with the tokens the endpoint reported (or the
-// estimate, when it reported none) and the cost its price gave. A reused action (a replay's, the cache's) made no
+// What a run's model calls used and cost, from its run folder: every decision's call (`llm_conversation`: the
+// desktop's describe call too), every call a tool made (an action's `tool_sub_calls`, e.g. read_page's question; a
+// tool_output's `metadata.tool_sub_calls`, e.g. the desktop's grounding call, made after its action was recorded) and
+// the LLM judge's calls (a verification result's `metadata.model_calls`), with the tokens the endpoint reported (or
+// the estimate, when it reported none) and the cost its price gave. A reused action (a replay's, the cache's) made no
 // call: its usage is zero and it is not counted. Pure.
-import type { Event } from './schema';
+import type { Event, VerificationResult } from './schema';
 
 export interface UsageTotals {
   /** Model calls made. */
@@ -53,26 +55,48 @@ export function addUsage(t: UsageTotals, u: Usage): void {
   else t.unpricedCalls += 1;
 }
 
-/** The usage records of an action's own call and of the calls its tool made (a reused one's excluded). */
-export function callsOf(e: Extract<Event, { type: 'action' }>): Usage[] {
-  const reused = ((e.metadata ?? {}) as { replay?: unknown }).replay !== undefined;
-  const own = reused ? [] : e.llm_conversation.messages.map((m) => (m.usage ?? {}) as Usage);
-  return [...own, ...subCallsOf(e)];
-}
-
-/** The usage records of the calls an action's tool made (read_page's question), a reused sub-call's excluded. */
-export function subCallsOf(e: Extract<Event, { type: 'action' }>): Usage[] {
-  return (Array.isArray(e.tool_sub_calls) ? e.tool_sub_calls : []).flatMap((c) => {
+/** The usage records of `tool_sub_calls` entries (a reused one's excluded). */
+export function subCallsOf(list: unknown): Usage[] {
+  return (Array.isArray(list) ? list : []).flatMap((c) => {
     const call = (c ?? {}) as { messages?: unknown; reused_from?: unknown };
     if (call.reused_from || !Array.isArray(call.messages)) return [];
     return call.messages.map((m) => ((m as { usage?: Usage } | null)?.usage ?? {}) as Usage);
   });
 }
 
-/** A run's totals (or a part of it: the events given). */
-export function usageTotals(events: readonly Event[]): UsageTotals {
+/** The usage records of an action's own call and of the calls its tool made (a reused one's excluded). */
+export function callsOf(e: Extract<Event, { type: 'action' }>): Usage[] {
+  const reused = ((e.metadata ?? {}) as { replay?: unknown }).replay !== undefined;
+  const own = reused ? [] : e.llm_conversation.messages.map((m) => (m.usage ?? {}) as Usage);
+  return [...own, ...subCallsOf(e.tool_sub_calls)];
+}
+
+/** The usage records of an event: an action's calls, or those a tool made after its action was recorded. */
+function eventCalls(e: Event): Usage[] {
+  if (e.type === 'action') return callsOf(e);
+  if (e.type === 'observation' && e.observation_type === 'tool_output') {
+    return subCallsOf((e.metadata as { tool_sub_calls?: unknown } | undefined)?.tool_sub_calls);
+  }
+  return [];
+}
+
+/** The usage records of a verification result's model calls (the LLM judge's: `metadata.model_calls`). */
+function verificationCalls(v: Pick<VerificationResult, 'metadata'>): Usage[] {
+  const calls = (v.metadata as { model_calls?: unknown } | undefined)?.model_calls;
+  return (Array.isArray(calls) ? calls : []).map((c) => ((c as { usage?: Usage } | null)?.usage ?? {}) as Usage);
+}
+
+/**
+ * A run's totals (or a part of it: the events given), with its verification results' model calls (the LLM judge's)
+ * when given.
+ */
+export function usageTotals(
+  events: readonly Event[],
+  verification: Readonly<Record<string, Pick<VerificationResult, 'metadata'>>> = {},
+): UsageTotals {
   const t = emptyUsage();
-  for (const e of events) if (e.type === 'action') for (const u of callsOf(e)) addUsage(t, u);
+  for (const e of events) for (const u of eventCalls(e)) addUsage(t, u);
+  for (const v of Object.values(verification)) for (const u of verificationCalls(v)) addUsage(t, u);
   return t;
 }
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import { readRun } from '../../src/trajectory/reader';
+import { usageTotals } from '../../src/trajectory/usage';
 import { stepSummaries } from '../../src/trajectory/steps';
 import type { Event } from '../../src/trajectory/schema';
 import type { TaskInputArgs, TaskResult } from '../../src/contract/task';
@@ -241,6 +242,20 @@ describe('the desktop agent', () => {
     expect(grounding).toHaveLength(1);
     expect(grounding[0]?.imageCount).toBe(1);
     expect(grounding[0]?.allText).toContain('the Proceed button');
+
+    // Every model call counts in the task's usage (issue 30): each turn's describe and action calls, and the
+    // grounding call, recorded with the click's tool output (its action was recorded before the call was made).
+    const { events } = await readRun(h.runDir(runId));
+    const clicked = events.find(
+      (e) => e.type === 'observation' && e.observation_type === 'tool_output' && e.output.startsWith('Clicked'),
+    );
+    const subCalls = (clicked?.metadata as { tool_sub_calls?: unknown[] } | undefined)?.tool_sub_calls;
+    expect(subCalls).toMatchObject([{ tool: 'ground', model: name, reply: `(${point.x}, ${point.y})`, error: '' }]);
+    expect(subCalls).toMatchObject([{ messages: [{ usage: { prompt_tokens: expect.any(Number) } }] }]);
+    const turns = model.requests.filter((r) => r.script === name && r.call !== 'ground').length;
+    expect(turns).toBe(6); // three turns: describe and action each
+    expect(usageTotals(events).calls).toBe(turns + 1);
+    expect(usageTotals(events.filter((e) => e !== clicked)).calls).toBe(turns);
   }, 180_000);
 });
 

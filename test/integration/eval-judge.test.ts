@@ -11,6 +11,7 @@ import { evalCommand } from '../../cli/commands/eval';
 import type { EvalResultsFile } from '../../src/eval/results';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import { readRun } from '../../src/trajectory/reader';
+import { usageTotals } from '../../src/trajectory/usage';
 import { FAST_TIMING } from './harness';
 import type { Harness } from './harness';
 import { useHarness } from './use-harness';
@@ -72,6 +73,17 @@ describe('cua eval with the LLM judge', () => {
       reference_answer: 'Harbor View Lisbon, €120 per night',
     });
     expect((await verification('judged-wrong-price')).webjudge?.metadata).not.toHaveProperty('reference_answer');
+    // The judge's calls count in the run's usage (issue 30): recorded with the verdict, one per request it sent.
+    const passRun = await readRun(h.runDir(byId.get('judged-lisbon-price')!.runId));
+    const judgeCalls = (passRun.verification.webjudge?.metadata as { model_calls: { stage: string }[] }).model_calls;
+    const sent = model.requests.filter((r) => r.script === 'judge-lisbon-pass').map((r) => r.call);
+    expect(judgeCalls.map((c) => c.stage).sort()).toEqual([...sent].sort());
+    expect(judgeCalls).toMatchObject(
+      sent.map(() => ({ model: 'judge-lisbon-pass', usage: { prompt_tokens: expect.any(Number) } })),
+    );
+    const agentCalls = usageTotals(passRun.events).calls;
+    expect(agentCalls).toBeGreaterThan(0);
+    expect(usageTotals(passRun.events, passRun.verification).calls).toBe(agentCalls + sent.length);
     expect((pass?.metadata as { screenshots: unknown[] }).screenshots.length).toBeGreaterThanOrEqual(3);
     expect((await verification('judged-rubric')).rubric_judge).toMatchObject({ result_type: 'mm_rubric', score: 0.8 });
     const unreadable = (await verification('judged-unreadable')).webjudge;

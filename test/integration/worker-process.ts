@@ -10,8 +10,8 @@ import { createWorkerRuntime, installWorkerLogging } from '../../worker/main';
 export const READY_LINE = 'worker-process ready';
 
 async function main(): Promise<void> {
-  installWorkerLogging();
   const config = loadConfig();
+  installWorkerLogging('WARN', config.telemetry);
   const hold = process.env.CUA_TEST_HOLD;
   const marker = process.env.CUA_TEST_MARKER;
   const bundle = process.env.CUA_TEST_BUNDLE;

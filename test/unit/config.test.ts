@@ -246,6 +246,18 @@ describe('loadConfig: environment overrides', () => {
     expect(cfg.taskQueue).toBe('env-q');
   });
 
+  it('metrics are off unless configured; CUA_METRICS_PROMETHEUS sets the endpoint; a bad address is one line', () => {
+    expect(load({}).telemetry).toBeUndefined();
+    expect(
+      load({ telemetry: { metrics: { waitingCountSeconds: 5 } } }, { CUA_METRICS_PROMETHEUS: '0.0.0.0:9464' })
+        .telemetry,
+    ).toEqual({ metrics: { prometheus: '0.0.0.0:9464', waitingCountSeconds: 5 } });
+    expect(load({}, { CUA_METRICS_PROMETHEUS: '[::1]:9464' }).telemetry?.metrics?.waitingCountSeconds).toBe(30);
+    expect(() => load({ telemetry: { metrics: { prometheus: 'http://host:9464' } } })).toThrow(
+      'invalid configuration: telemetry.metrics.prometheus: host:port, e.g. 127.0.0.1:9464',
+    );
+  });
+
   it('CUA_PAGE_PROBES wins over the file, and a value that is not a yes or a no is refused in one line', () => {
     expect(load({ browser: { pageProbes: true } }, { CUA_PAGE_PROBES: '0' }).browser.pageProbes).toBe(false);
     expect(() => load({}, { CUA_PAGE_PROBES: 'maybe' })).toThrow(
