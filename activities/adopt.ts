@@ -7,7 +7,7 @@ import { TASK_FILE } from '../src/trajectory/layout';
 import { loadStatus } from '../src/trajectory/reader';
 import type { TaskInput } from '../src/contract/task';
 import type { StartAdoptResult } from '../src/contract/activities';
-import { checkEndpointFits, notifyEventsOf, openRunFolder } from './run';
+import { checkEndpointFits, startFactsOf, openRunFolder } from './run';
 import { nonRetryable } from './support';
 import type { ActivityDeps, RunFiles } from './support';
 
@@ -31,7 +31,7 @@ export function createAdoptActivity(deps: ActivityDeps, files: RunFiles) {
       const question = pendingQuestion(events, status.fileStatus, status.outcome);
       if (question === null) await w.writeStatus('running', null);
       await checkEndpointFits(deps, input);
-      return { steps: stepsOf(events), ...(question === null ? {} : { question }), ...notifyEventsOf(deps) };
+      return { steps: stepsOf(events), ...(question === null ? {} : { question }), ...startFactsOf(deps, input) };
     },
   };
 }

@@ -1,9 +1,10 @@
 // The decide activity (shared queue): the model call of a step, made by the task's environment's driver
 // (environments/: the browser agent's in browser-decide.ts, the desktop agent's in desktop-decide.ts). Each
 // rebuilds the chat from the run folder, calls the model, parses and records the action; a retry answers from the
-// record and never calls the model twice for one step.
+// record and never calls the model twice for one step. The result carries the step's usage (for budgets).
 import type { DecideResult, StepRef } from '../src/contract/activities';
 import type { Environments } from './environments/table';
+import { decisionUsage } from './step-usage';
 import type { RunFiles } from './support';
 
 export function createDecideActivity(files: RunFiles, environments: Environments) {
@@ -15,7 +16,8 @@ export function createDecideActivity(files: RunFiles, environments: Environments
      */
     async decide(req: StepRef): Promise<DecideResult> {
       const input = await files.input(req.runId);
-      return environments.forTask(input.environment).decide(req, input);
+      const decision = await environments.forTask(input.environment).decide(req, input);
+      return { ...decision, usage: await decisionUsage(files, req) };
     },
   };
 }

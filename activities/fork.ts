@@ -16,7 +16,7 @@ import { HOME_ARCHIVES_RECORD, homeOf, unpackHome } from './environments/desktop
 import type { HomeArchives } from './environments/desktop-home';
 import { readForkSource } from './fork-source';
 import type { ForkSource } from './fork-source';
-import { checkEndpointFits, notifyEventsOf, openRunFolder } from './run';
+import { checkEndpointFits, startFactsOf, openRunFolder } from './run';
 import { nonRetryable } from './support';
 import type { ActivityDeps, RunFiles } from './support';
 
@@ -38,7 +38,7 @@ export function createForkActivity(deps: ActivityDeps, files: RunFiles) {
       await copyPage(files, source, input.runId);
       if (fork.hint) await w.appendEvent(retryFeedback(fork.step + 1, fork.hint, { metadata: { kind: 'hint' } }));
       await checkEndpointFits(deps, input);
-      return { steps: fork.step, ...notifyEventsOf(deps) };
+      return { steps: fork.step, ...startFactsOf(deps, input) };
     },
   };
 }

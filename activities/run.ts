@@ -2,7 +2,17 @@
 import { lastObservationText } from '../src/agent/history';
 import { endpointProfileIssue, promptFileActions } from '../src/model/endpoint-prompt';
 import { PromptActionsError } from '../src/model/errors';
-import { followupMessage, handbackEvent, steerMessage, taskMessage, userReply } from '../src/trajectory/events';
+import {
+  followupMessage,
+  handbackEvent,
+  noteEvent,
+  runtimeQuestion,
+  steerMessage,
+  taskMessage,
+  userReply,
+} from '../src/trajectory/events';
+import { costCapError } from '../src/agent/budget';
+import { screenDistance } from '../src/image/distance';
 import { parseEventId } from '../src/trajectory/ids';
 import type { Event } from '../src/trajectory/schema';
 import { TrajectoryWriter } from '../src/trajectory/writer';
@@ -16,6 +26,7 @@ import type {
   FinalizeResult,
   RecordControlInput,
   RecordReplyInput,
+  ScreenDistanceInput,
   StartFollowUpInput,
   StartFollowUpResult,
   StartRunResult,
@@ -39,7 +50,7 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       }
       await w.appendEvent(taskMessage(input.instruction));
       await checkEndpointFits(deps, input);
-      return notifyEventsOf(deps);
+      return startFactsOf(deps, input);
     },
 
     /** Marks the run as waiting for the user and writes a data_point.json snapshot (a pause). */
@@ -51,7 +62,8 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
 
     async recordReply(req: RecordReplyInput): Promise<void> {
       const w = await files.writer(req.runId);
-      await w.appendEvent(userReply(req.step, req.text, { metadata: { question_id: req.questionId } }));
+      const call = req.call ?? 0;
+      await w.appendEvent(userReply(req.step, req.text, { call, metadata: { question_id: req.questionId } }));
       // The user answered the runtime's question about a held-back resend: the request may go again if the model
       // (which reads the reply) sends it.
       if (req.settlesHeldRequests) await resolveHeldRequests(files.store, req.runId);
@@ -64,6 +76,12 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       const stamp = { generation: req.generation, metadata: req.metadata ?? {} };
       if (req.kind === 'say') await w.appendEvent(steerMessage(req.step, req.text ?? '', req.index ?? 1));
       if (req.kind === 'handback') await w.appendEvent(handbackEvent(req.step, req.text ?? '', stamp));
+      if (req.kind === 'loop')
+        await w.appendEvent(noteEvent(req.step, req.text ?? '', { ...stamp, metadata: { note: 'loop' } }));
+      if (req.kind === 'question') {
+        const asked = runtimeQuestion(req.step, req.text ?? '', { ...stamp, call: req.index ?? 1 });
+        if (!(await w.hasEvent(asked.id))) await w.appendEvent(asked);
+      }
       if (req.kind === 'paused' || req.kind === 'taken_over') {
         await w.writeStatus(req.kind);
         await w.writeDataPoint(); // a snapshot, as at a question: the run may stay so for days
@@ -75,13 +93,19 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
      * A follow-up task in the run of a finished task (`cua continue`): its instruction is recorded as a followup_task
      * message for the step after the run's last, and the run is running again. Returns that last step.
      */
+    /** The distance between two of a run's screenshots (src/image/distance.ts); 1 when either is missing. */
+    async screenDistance(req: ScreenDistanceInput): Promise<number> {
+      const [a, b] = await Promise.all([files.readBytes(req.runId, req.a), files.readBytes(req.runId, req.b)]);
+      return a && b ? screenDistance(a, b) : 1;
+    },
+
     async startFollowUp(req: StartFollowUpInput): Promise<StartFollowUpResult> {
       const w = await files.writer(req.runId);
       const events = await w.events();
       const steps = lastStep(events);
       await w.appendEvent(followupMessage(steps + 1, req.text));
       await w.writeStatus('running', null);
-      return { steps, ...notifyEventsOf(deps) };
+      return { steps, ...startFactsOf(deps, await files.input(req.runId)) };
     },
 
     /**
@@ -156,10 +180,17 @@ export async function checkEndpointFits(deps: ActivityDeps, input: TaskInput): P
   }
 }
 
-/** What a starting worker says: the events its webhook wants (nothing without a webhook). */
-export function notifyEventsOf(deps: ActivityDeps): StartRunResult | undefined {
+/**
+ * What a starting worker says: the events its webhook wants, its budgets (nothing without either). Refuses
+ * (InvalidTaskInput) a task whose cost limit is above the worker's cap.
+ */
+export function startFactsOf(deps: ActivityDeps, input: TaskInput): StartRunResult | undefined {
   const notifyEvents = deps.config.notifications?.webhook?.events;
-  return notifyEvents ? { notifyEvents } : undefined;
+  const budget = deps.config.budget;
+  const capError = costCapError(input.budget?.maxCost ?? 0, budget?.costCap, "the task's cost limit");
+  if (capError) nonRetryable(new Error(capError), 'InvalidTaskInput');
+  if (!notifyEvents && !budget) return undefined;
+  return { ...(notifyEvents ? { notifyEvents } : {}), ...(budget ? { budget } : {}) };
 }
 
 /** The highest step a run's events name (0 for none). */

@@ -2,6 +2,7 @@
 // that queue, in the session this worker process owns. A router: each goes to its environment's driver
 // (environments/), chosen by the task's environment when opening and by the session id after (environments/table.ts).
 import { isPoolFullType, OPEN_ATTEMPTS } from '../src/agent/failure-types';
+import { actUsage } from './step-usage';
 import type {
   ActInput,
   ActResult,
@@ -95,7 +96,9 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles, env
 
     /** Carries out the decided action in this worker's session; records tool output and the post screenshot. */
     async act(req: ActInput): Promise<ActResult> {
-      return environments.forSession(req.sessionId).act(req);
+      const acted = await environments.forSession(req.sessionId).act(req);
+      const usage = await actUsage(files, req);
+      return usage ? { ...acted, usage } : acted;
     },
 
     /** A replay's step: the recorded action checked against the live page and recorded, or why it does not match. */

@@ -411,6 +411,8 @@ export interface TaskListFilter {
   status?: RunStatus;
   /** At most this many (newest first); default 50. */
   limit?: number;
+  /** `cost`: that page sorted by CuaCost, dearest first (the dev server's visibility cannot sort by it). */
+  sort?: 'cost';
 }
 
 export interface TaskListEntry {
@@ -418,6 +420,8 @@ export interface TaskListEntry {
   /** The task's status (CuaStatus), or its workflow's status when the task did not publish one. */
   status: string;
   step: number | null;
+  /** What its model calls cost so far in US dollars (CuaCost); null when it publishes none. */
+  cost: number | null;
   started: string;
   instruction: string;
   /** browser, desktop, or a custom environment's name; null for tasks started before it was recorded (memo). */
@@ -437,12 +441,14 @@ export async function listTasks(client: Client, filter: TaskListFilter = {}): Pr
       id: wf.workflowId,
       status: String(sa.CuaStatus?.[0] ?? wf.status.name.toLowerCase()),
       step: typeof sa.CuaStep?.[0] === 'number' ? (sa.CuaStep[0] as number) : null,
+      cost: typeof sa.CuaCost?.[0] === 'number' ? (sa.CuaCost[0] as number) : null,
       started: wf.startTime.toISOString(),
       instruction: String((wf.memo as { instruction?: unknown } | undefined)?.instruction ?? '').replace(/\s+/g, ' '),
       environment: String((wf.memo as { environment?: unknown } | undefined)?.environment ?? '') || null,
     });
     if (rows.length >= limit) break;
   }
+  if (filter.sort === 'cost') rows.sort((a, b) => (b.cost ?? -1) - (a.cost ?? -1));
   return rows;
 }
 

@@ -142,6 +142,22 @@ const RECORDINGS: Recordings = {
     await replyToTask(h.client, task.workflowId, 'world');
     return task;
   },
+  // Issue 30 (patch budgets-loops-cost): a token budget reached asks; `continue` raises it; the second reach, `stop`.
+  'budget-continue-then-stop': async (h) => {
+    const task = await h.start({ script: 'budget-scrolls', budget: { maxTokens: 250_000 } });
+    await untilWaiting(task, 60_000);
+    await replyToTask(h.client, task.workflowId, 'continue');
+    await eventually(async () => (await task.query(statusQuery)).question?.id === 'q2', 60_000, 'the second ask');
+    await replyToTask(h.client, task.workflowId, 'stop');
+    return task;
+  },
+  // ... and a loop: the same click on an unchanged page (a screen distance per repeat), told, then asked; `continue`.
+  'loop-told-then-asked': async (h) => {
+    const task = await h.start({ script: 'loop-click' });
+    await untilWaiting(task, 60_000);
+    await replyToTask(h.client, task.workflowId, 'continue');
+    return task;
+  },
 };
 
 /** Recorded with a worker that has a webhook (a local receiver): the task starts notification children (issue 26). */

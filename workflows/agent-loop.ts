@@ -20,8 +20,11 @@ import type {
   ObserveResult,
   OpenSessionInput,
   SessionRef,
+  StartRunResult,
   StartTakeoverResult,
 } from '../src/contract/activities';
+import { loopNote, loopQuestion, parseLimitReply } from '../src/agent/budget';
+import type { LimitQuestion } from '../src/agent/budget';
 import { handbackNote } from '../src/agent/handback';
 import { decideCaptchaTimeout } from '../src/agent/captcha-policy';
 import { autoReplyText } from '../src/agent/reply';
@@ -44,6 +47,17 @@ import { stopOf } from './agent-stops';
 import type { LoopFacts, Stop, StepEnd } from './agent-stops';
 import { notifyEnd, notifyPaused, notifyWaiting, rememberNotifyEvents } from './notify';
 import type { CarriedState, TaskState } from './task-state';
+import {
+  addSpent,
+  applyLimitReply,
+  budgetReached,
+  countRepeat,
+  LIMITS_PATCH,
+  loopKey,
+  repeatsLast,
+  startLimits,
+} from './task-limits';
+import type { LoopVerdict } from './task-limits';
 
 const MAX_SESSION_REOPENS_PER_STEP = 3;
 
@@ -121,7 +135,11 @@ export class AgentLoop {
   private lastInvalidReply = '';
   /** An adoption's steps taken over from its folder (its first session opens for the next); null: no adoption. */
   private adoptedSteps: number | null = null;
-  /** The step's clock for its latency metric (workflows/metrics.ts). */
+  /** Likewise decided once: budgets ask, loops are detected, CuaCost is published (see LIMITS_PATCH). */
+  private readonly limitsOn: boolean;
+  /** The text of the last reply the task recorded. */
+  private lastReply = '';
+  /** The step's clock for its latency metric (workflows/metrics.ts) and the budget's working time. */
   private clock = new StepClock();
 
   /** `continued`: this run continues an earlier one as new (its state is the task's carried state). */
@@ -143,6 +161,8 @@ export class AgentLoop {
     this.openQueue =
       envName === 'browser' && patched(OPEN_QUEUE_PATCH) ? browserOpenQueue(workflowInfo().taskQueue) : undefined;
     this.holdOnAsk = patched(HOLD_SESSION_PATCH);
+    this.limitsOn = patched(LIMITS_PATCH);
+    task.costAttribute = this.limitsOn;
     this.observed = this.state.observed ?? null;
   }
 
@@ -154,7 +174,7 @@ export class AgentLoop {
       if (this.input.forkOf !== undefined) await this.startFork();
       else if (this.input.adoptOf !== undefined && this.input.followUp === undefined) await this.startAdopt();
       else if (this.input.followUp === undefined) {
-        rememberNotifyEvents(state, await this.proxies.shared('start run').startRun(this.input));
+        this.started(await this.proxies.shared('start run').startRun(this.input));
       } else await this.startFollowUp(this.input.followUp);
     }
     const stepsAtStart = state.step;
@@ -168,7 +188,85 @@ export class AgentLoop {
       state.step += 1;
       this.task.publish();
       await this.step();
+      if (!this.limitsOn) continue;
+      addSpent(state, undefined, this.clock.working());
+      this.task.publish();
+      if (this.stepEnd === null) this.stepEnd = await this.checkBudget();
     }
+  }
+
+  /** What the starting worker said: the events its webhook wants, its budgets (with LIMITS_PATCH). */
+  private started(result: StartRunResult | undefined): void {
+    rememberNotifyEvents(this.state, result);
+    if (this.limitsOn) startLimits(this.state, this.input, result);
+  }
+
+  /** A budget used up asks the user (again while a reply raised it too little); `stop` ends the task. */
+  private async checkBudget(): Promise<StepEnd> {
+    for (;;) {
+      const reached = budgetReached(this.state, this.input, this.state.step);
+      if (!reached) return null;
+      const end = await this.askLimit(reached.text, reached.expects);
+      if (end !== null) return end;
+    }
+  }
+
+  /**
+   * Loop detection after a step's decision: the same actions as the step before on its URL, and a screen that did
+   * not change (compared by an activity), count as a repeat. Only with LIMITS_PATCH, for steps of plain actions.
+   */
+  private async trackLoop(obs: ObserveResult, calls: readonly DecideCall[]): Promise<LoopVerdict> {
+    const { state, input } = this;
+    if (!this.limitsOn || calls.some((c) => c.kind !== 'act')) return 'none';
+    const key = loopKey(calls);
+    const last = state.loop;
+    let samePage = false;
+    if (last && repeatsLast(state, key, obs.url)) {
+      const distance = await this.proxies.shared(`step ${state.step} · same page?`).screenDistance({
+        runId: input.runId,
+        a: last.shot,
+        b: obs.screenshot,
+      });
+      samePage = distance <= input.loop.maxDistance;
+    }
+    const summary = calls.map((c) => c.summary).join(', ');
+    return countRepeat(state, { key, summary, url: obs.url, shot: obs.screenshot }, samePage, input.loop.repeats);
+  }
+
+  /** After the step's acts: a loop told to the model (a note with the next step) or asked about. */
+  private async afterLoop(verdict: LoopVerdict): Promise<StepEnd> {
+    const { state } = this;
+    const loop = state.loop;
+    if (verdict === 'none' || !loop) return null;
+    if (verdict === 'ask') return this.askLimit(loopQuestion(loop.summary, loop.count), { kind: 'loop' });
+    await this.proxies.shared(`step ${state.step + 1} · loop note`).recordControl({
+      runId: this.input.runId,
+      step: state.step + 1,
+      generation: state.generation,
+      kind: 'loop',
+      text: loopNote(loop.summary, loop.count),
+    });
+    return null;
+  }
+
+  /** The runtime's question about a budget or a loop, recorded and asked; the reply goes on, or ends the task. */
+  private async askLimit(text: string, expects: LimitQuestion): Promise<StepEnd> {
+    const { state, input } = this;
+    const call = state.questionCount + 1;
+    await this.proxies.shared(`step ${state.step} · ${expects.kind} question`).recordControl({
+      runId: input.runId,
+      step: state.step,
+      generation: state.generation,
+      kind: 'question',
+      text,
+      index: call,
+      metadata: { asked_for: expects.kind === 'loop' ? 'loop' : `budget:${expects.budget}` },
+    });
+    if (!(await this.ask(text, true, { expects, call }))) return 'unanswered';
+    const parsed = parseLimitReply(this.lastReply, expects);
+    // The validator refused anything else; a reply it never saw (an automatic one) that is no such reply stops.
+    if (parsed.ok && applyLimitReply(state, expects, parsed.reply)) return null;
+    return expects.kind === 'loop' ? 'loop' : 'budget';
   }
 
   /** Ends a task that was cancelled or failed: records the end (as far as it can) and returns the error to throw. */
@@ -232,7 +330,7 @@ export class AgentLoop {
   /** A follow-up task: recorded in the run folder after its last step, where this run's steps go on. */
   private async startFollowUp(text: string): Promise<void> {
     const started = await this.proxies.shared('follow-up').startFollowUp({ runId: this.input.runId, text });
-    rememberNotifyEvents(this.state, started);
+    this.started(started);
     this.state.step = started.steps;
     this.state.followUpAt = started.steps + 1;
   }
@@ -243,7 +341,7 @@ export class AgentLoop {
    */
   private async startFork(): Promise<void> {
     const started = await this.proxies.shared('fork').startFork(this.input);
-    rememberNotifyEvents(this.state, started);
+    this.started(started);
     this.state.step = started.steps;
   }
 
@@ -254,7 +352,7 @@ export class AgentLoop {
    */
   private async startAdopt(): Promise<void> {
     const started = await this.proxies.shared('adopt').startAdopt(this.input);
-    rememberNotifyEvents(this.state, started);
+    this.started(started);
     this.state.step = started.steps;
     this.adoptedSteps = started.steps;
     if (started.question !== undefined) this.stepEnd = (await this.ask(started.question)) ? null : 'unanswered';
@@ -450,6 +548,7 @@ export class AgentLoop {
         ? await this.cachedOrDecide(session, obs)
         : await this.decide(obs);
     if (!calls) return null;
+    const loop = await this.trackLoop(obs, calls);
     for (const [index, call] of calls.entries()) {
       const final = index === calls.length - 1 || call.kind !== 'act';
       const asked = call.kind === 'act' || this.actOnStops ? await this.act(session, call, index, final) : undefined;
@@ -465,7 +564,7 @@ export class AgentLoop {
       if (call.kind === 'ask') return (await this.ask(call.text ?? '')) ? null : 'unanswered';
     }
     await this.remember();
-    return null;
+    return this.afterLoop(loop);
   }
 
   /**
@@ -607,6 +706,7 @@ export class AgentLoop {
       `**Step ${state.step}: waiting for the model** since ${task.modelCallSince.slice(11, 19)} UTC\n\nIts tries and the last try's error: Pending Activities (decide).`,
     );
     const decision = await this.proxies.model(`step ${state.step} · decide`).decide(ref);
+    addSpent(state, decision.usage);
     task.modelCallSince = null;
     setCurrentDetails('');
     if (decision.kind === 'invalid') {
@@ -648,6 +748,7 @@ export class AgentLoop {
     });
     this.lastActInFlight = null;
     this.actInFlight = null;
+    addSpent(state, acted.usage);
     task.actDone();
     if (next && acted.next) this.observed = { step: next.step, generation: state.generation, obs: acted.next };
     state.lastUrl = acted.url;
@@ -665,9 +766,13 @@ export class AgentLoop {
    * Asks the user and waits (durably, the session held or released) for the reply; false if the ask timed out.
    * `byRuntime`: the runtime's question about a held-back resend (recorded by the act); the reply settles it.
    */
-  private async ask(text: string, byRuntime = false): Promise<boolean> {
+  private async ask(
+    text: string,
+    byRuntime = false,
+    limit?: { expects: LimitQuestion; call: number },
+  ): Promise<boolean> {
     const { state, input, task } = this;
-    if (byRuntime) {
+    if (byRuntime && !limit) {
       task.record(
         {
           actionName: 'ask_user_question',
@@ -681,11 +786,21 @@ export class AgentLoop {
       );
     }
     state.questionCount += 1;
-    const question = { id: `q${state.questionCount}`, text, step: state.step };
+    const question = {
+      id: `q${state.questionCount}`,
+      text,
+      step: state.step,
+      ...(limit ? { expects: limit.expects } : {}),
+    };
     task.question = question;
-    // A replay with `answers: 'recorded'` answers the recorded question with its recorded reply.
-    const autoReply = this.recordedReply ?? autoReplyText(input.autoReply);
-    this.recordedReply = null;
+    // A replay with `answers: 'recorded'` answers the recorded question with its recorded reply; an unattended task
+    // (autoReply) stops at a budget or a loop: nobody is there to decide to spend more.
+    let autoReply: string | undefined;
+    if (limit) autoReply = autoReplyText(input.autoReply) === undefined ? undefined : 'stop';
+    else {
+      autoReply = this.recordedReply ?? autoReplyText(input.autoReply);
+      this.recordedReply = null;
+    }
     let held = false;
     if (autoReply !== undefined) {
       task.pendingReply = { text: autoReply, questionId: question.id };
@@ -713,8 +828,9 @@ export class AgentLoop {
       questionId: question.id,
       text: reply.text,
       step: state.step,
-      ...(byRuntime ? { settlesHeldRequests: true } : {}),
+      ...(limit ? { call: limit.call } : byRuntime ? { settlesHeldRequests: true } : {}),
     });
+    this.lastReply = reply.text;
     // A held session is taken back while the reply is recorded (one round trip less before the next screenshot).
     await Promise.all([recorded, held ? this.reclaim() : undefined]);
     task.pendingReply = null;

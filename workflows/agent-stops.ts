@@ -1,12 +1,15 @@
 // When the task loop stops by itself, in one table: the model terminated with an answer, a question got no reply in
-// time, too many model replies in a row were no valid action, or the step budget is used up. The loop checks the
+// time, the user stopped it at a budget or a loop, too many model replies in a row were no valid action, or the step budget is used up. The loop checks the
 // table before every step; the first entry that holds ends the task. Cancellation and failures are not checks: they
 // arrive as errors, and the loop ends the task on them (AgentLoop.endOnError). Pure: no Temporal calls here.
 import type { EndReason, RunStatus, TaskInput } from '../src/contract/task';
 import type { CarriedState } from './task-state';
 
-/** How the last step ended: a terminate call carried out, a question left without a reply in time, or neither. */
-export type StepEnd = 'answered' | 'unanswered' | null;
+/**
+ * How the last step ended: a terminate call carried out, a question left without a reply in time, a budget's or a
+ * loop's question answered `stop`, or none of these.
+ */
+export type StepEnd = 'answered' | 'unanswered' | 'budget' | 'loop' | null;
 
 /** What the stops read. */
 export interface LoopFacts {
@@ -50,6 +53,22 @@ export const STOPS: readonly Stop[] = [
     release: true,
     error: (f) => `no reply within ${f.input.askTimeoutSeconds}s`,
     reason: () => 'ask_timeout',
+  },
+  {
+    when: (f) => f.stepEnd === 'budget',
+    status: 'failed',
+    endReason: 'budget',
+    release: true,
+    error: () => 'stopped at its budget by the user',
+    reason: () => 'budget',
+  },
+  {
+    when: (f) => f.stepEnd === 'loop',
+    status: 'failed',
+    endReason: 'loop',
+    release: true,
+    error: () => 'stopped by the user: the agent repeated an action on an unchanged page',
+    reason: () => 'loop',
   },
   {
     when: (f) => (f.state.invalidReplies ?? 0) >= f.input.maxInvalidReplies,

@@ -13,6 +13,7 @@ import type { CarriedState } from './task-state';
 
 export type { CarriedState };
 export { CONTROL_PATCH, FOLD_OBSERVE_PATCH, HOLD_SESSION_PATCH, OPEN_QUEUE_PATCH } from './agent-loop';
+export { LIMITS_PATCH } from './task-limits';
 
 function validateInput(raw: TaskInputArgs): TaskInput {
   const parsed = TaskInputSchema.safeParse(raw);

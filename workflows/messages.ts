@@ -16,6 +16,8 @@ import type {
 /** Search attributes registered on the dev server by our scripts (`cua server`, tests). */
 export const STATUS_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaStatus', 'KEYWORD');
 export const STEP_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaStep', 'INT');
+/** What the task's model calls cost so far, in US dollars (issue 30). */
+export const COST_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaCost', 'DOUBLE');
 
 export const replyUpdate = defineUpdate<{ accepted: true; step: number }, [ReplyInput]>('reply');
 export const replySignal = defineSignal<[ReplyInput]>('replySignal');

@@ -32,10 +32,15 @@ export class StepClock {
     }
   }
 
+  /** The step's working time so far (ms): since it started, less its waits for a person (budgets count it). */
+  working(): number {
+    return Math.max(0, Date.now() - this.started - this.waited);
+  }
+
   /** Counts the step and records its latency. */
   done(environment: string, outcome: 'ok' | 'error' | 'cancelled'): void {
     steps().add(1, { environment, outcome });
-    stepDuration().record(Math.max(0, Date.now() - this.started - this.waited), { environment, outcome });
+    stepDuration().record(this.working(), { environment, outcome });
   }
 }
 

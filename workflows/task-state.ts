@@ -6,6 +6,7 @@ import type { DecideCall, NotifyEvent, ObserveResult, SessionRef } from '../src/
 import { cleanReply } from '../src/agent/reply';
 import { REPLY_REFUSALS } from '../src/contract/task';
 import {
+  COST_SEARCH_ATTRIBUTE,
   STATUS_SEARCH_ATTRIBUTE,
   STEP_SEARCH_ATTRIBUTE,
   replySignal,
@@ -14,6 +15,9 @@ import {
   stepsQuery,
 } from './messages';
 import { TaskControl } from './task-control';
+import { raisedLimit, spentOf } from './task-limits';
+import type { LimitsState } from './task-limits';
+import { costCapError, parseLimitReply } from '../src/agent/budget';
 import { countReplyRefusal } from './metrics';
 import type {
   EndReason,
@@ -26,8 +30,8 @@ import type {
   TaskStatus,
 } from '../src/contract/task';
 
-/** What a continued run carries over from the one before. */
-export interface CarriedState {
+/** What a continued run carries over from the one before (spending and repeats: task-limits.ts). */
+export interface CarriedState extends LimitsState {
   step: number;
   generation: number;
   session: SessionRef | null;
@@ -91,6 +95,8 @@ export class TaskState {
   private pendingAct: StepSummary | null = null;
   /** A person's controls: pause, resume, say, takeover, handback (task-control.ts). */
   readonly control: TaskControl;
+  /** Publish the task's cost as CuaCost too (task-limits.ts LIMITS_PATCH). */
+  costAttribute = false;
 
   constructor(
     readonly input: TaskInput,
@@ -148,7 +154,14 @@ export class TaskState {
       invalidReplies: s.invalidReplies ?? 0,
       ...(this.modelCallSince ? { modelCallSince: this.modelCallSince } : {}),
       ...this.control.view(),
+      ...(s.spent || s.limits ? { spent: this.spentView() } : {}),
     };
+  }
+
+  private spentView(): NonNullable<TaskStatus['spent']> {
+    const spent = spentOf(this.carried);
+    const minutes = Math.round((spent.workMs / 60_000) * 100) / 100;
+    return { costUsd: spent.costUsd, tokens: spent.tokens, minutes, limits: { ...this.carried.limits } };
   }
 
   result(): TaskResult {
@@ -181,6 +194,7 @@ export class TaskState {
     }
     const cleaned = cleanReply(reply?.text);
     if (!cleaned.ok) refuse('invalid', cleaned.reason, {});
+    if (question.expects) this.checkLimitReply(question.expects, reply.text, refuse);
     if (reply.questionId && reply.questionId !== question.id) {
       refuse('stale', `stale reply: it answers question ${reply.questionId}, the pending question is ${question.id}`, {
         pendingQuestionId: question.id,
@@ -188,12 +202,28 @@ export class TaskState {
     }
   }
 
-  /** Status and step as search attributes (when the task asked for them). */
+  /** A reply to a budget's or a loop's question: `continue`, an amount (within the worker's cost cap), or `stop`. */
+  private checkLimitReply(
+    expects: NonNullable<PendingQuestion['expects']>,
+    text: string,
+    refuse: (type: 'invalid', message: string, detail: Record<string, unknown>) => never,
+  ): void {
+    const parsed = parseLimitReply(text, expects);
+    if (!parsed.ok) refuse('invalid', parsed.reason, {});
+    const reply = parsed.ok ? parsed.reply : null;
+    if (expects.kind !== 'budget' || expects.budget !== 'cost' || reply?.kind !== 'continue') return;
+    const limit = raisedLimit(this.carried, expects, reply.raise);
+    const error = costCapError(limit, this.carried.costCap, 'the cost limit');
+    if (error) refuse('invalid', error, {});
+  }
+
+  /** Status, step (and, with LIMITS_PATCH, cost) as search attributes (when the task asked for them). */
   publish(): void {
     if (!this.input.searchAttributes) return;
     upsertSearchAttributes([
       { key: STATUS_SEARCH_ATTRIBUTE, value: this.status },
       { key: STEP_SEARCH_ATTRIBUTE, value: this.carried.step },
+      ...(this.costAttribute ? [{ key: COST_SEARCH_ATTRIBUTE, value: spentOf(this.carried).costUsd }] : []),
     ]);
   }
 

@@ -147,8 +147,8 @@ async function ensureSearchAttributes(client: Client): Promise<void> {
     await client.connection.operatorService
       .addSearchAttributes({
         namespace: 'default',
-        // IndexedValueType: KEYWORD = 2, INT = 3.
-        searchAttributes: { [name]: type === 'Int' ? 3 : 2 },
+        // IndexedValueType: KEYWORD = 2, INT = 3, DOUBLE = 4.
+        searchAttributes: { [name]: type === 'Int' ? 3 : type === 'Double' ? 4 : 2 },
       })
       .catch(() => undefined);
   }

@@ -14,7 +14,8 @@ export const RUN_USAGE =
   'npx cua run "<instruction>" [--env browser|desktop|NAME] [--url URL] [--max-steps N] [--profile fara-1.5|fara-7b]\n' +
   '       [--identity NAME] [--id ID] [--cache NAME] [--detach] [--json]\n' +
   '       [--model-base-url URL] [--model NAME] [--auto-reply [TEXT]] [--ask-timeout SECONDS] [--images-kept N]\n' +
-  '       [--token-budget N] [--max-invalid-replies N] [--terminate-on-parse-error] [--config FILE]';
+  '       [--token-budget N] [--max-invalid-replies N] [--terminate-on-parse-error] [--config FILE]\n' +
+  '       [--max-cost USD] [--max-tokens N] [--max-minutes M]';
 
 const OPTIONS = {
   env: { type: 'string' },
@@ -33,6 +34,9 @@ const OPTIONS = {
   'max-invalid-replies': { type: 'string' },
   'images-kept': { type: 'string' },
   'token-budget': { type: 'string' },
+  'max-cost': { type: 'string' },
+  'max-tokens': { type: 'string' },
+  'max-minutes': { type: 'string' },
   cache: { type: 'string' },
   config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -171,6 +175,7 @@ export async function runCommand(rawArgv: readonly string[]): Promise<number> {
       : {}),
     ...(values['images-kept'] ? { imagesKept: intFlag(values['images-kept'], 'images-kept') } : {}),
     ...(values['token-budget'] ? { tokenBudget: intFlag(values['token-budget'], 'token-budget', 0) } : {}),
+    ...budgetFlags(values),
     model: {
       endpoint: 'default',
       ...(values['model-base-url'] ? { baseUrl: values['model-base-url'] } : {}),
@@ -229,4 +234,25 @@ export function report(
   if (outcome.waiting) return 0;
   if (outcome.result?.status === 'complete') return 0;
   return outcome.result?.status === 'max_rounds' ? 3 : 1;
+}
+
+/** `--max-cost 0.50` (or `$0.50`), `--max-tokens N`, `--max-minutes M`: the task's budgets (each asks when reached). */
+function budgetFlags(values: { 'max-cost'?: string; 'max-tokens'?: string; 'max-minutes'?: string }): Partial<NewTask> {
+  const positive = (name: string, raw: string | undefined): number | undefined => {
+    if (raw === undefined) return undefined;
+    const n = Number(raw.replace(/^\$/, ''));
+    if (!(n > 0)) throw new UsageError(`--${name} must be a positive number, got '${raw}'`);
+    return n;
+  };
+  const maxCost = positive('max-cost', values['max-cost']);
+  const maxTokens = intFlag(values['max-tokens'], 'max-tokens');
+  const maxMinutes = positive('max-minutes', values['max-minutes']);
+  if (maxCost === undefined && maxTokens === undefined && maxMinutes === undefined) return {};
+  return {
+    budget: {
+      ...(maxCost !== undefined ? { maxCost } : {}),
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...(maxMinutes !== undefined ? { maxMinutes } : {}),
+    },
+  };
 }

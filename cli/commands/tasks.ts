@@ -1,13 +1,14 @@
 // `cua reply | status | list | cancel`: talk to running tasks through Temporal.
 import { readRunFromStore } from '../../src/trajectory/reader';
 import { openRunStore } from '../../src/trajectory/open-store';
-import { usageLine, usageTotals } from '../../src/trajectory/usage';
+import { dollars, usageLine, usageTotals } from '../../src/trajectory/usage';
 import type { UsageTotals } from '../../src/trajectory/usage';
 import type { Config } from '../../src/runtime/config';
 import { loadConfig } from '../../src/runtime/config';
 import { RUN_STATUSES } from '../../src/contract/task';
 import type { RunStatus, TaskStatus } from '../../src/contract/task';
 import { agentClientFor } from '../../api/client';
+import { budgetLine } from '../../src/agent/budget';
 import { one, parse, UsageError } from '../args';
 import { modelWaitLine, storeWaitLine } from '../../api/tasks';
 
@@ -68,6 +69,8 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
     if (s.lastAction) console.log(`  last action: ${s.lastAction}`);
     if (s.invalidReplies) console.log(`  invalid model replies in a row: ${s.invalidReplies}`);
     if (s.question) console.log(`  question:    ${s.question.text}  (reply: npx cua reply ${id} "<text>")`);
+    const budget = s.spent ? budgetLine(s.spent.limits, { ...s.spent, workMs: s.spent.minutes * 60_000 }) : '';
+    if (budget) console.log(`  budget:      ${budget}`);
     for (const line of controlLines(id, s)) console.log(`  ${line}`);
   } else if (view.result) {
     const r = view.result;
@@ -92,11 +95,11 @@ async function usageIn(config: Config, id: string): Promise<UsageTotals | undefi
   }
 }
 
-export const LIST_USAGE = `npx cua list [--status ${RUN_STATUSES.join('|')}] [--limit N] [--json] [--config FILE]`;
+export const LIST_USAGE = `npx cua list [--status ${RUN_STATUSES.join('|')}] [--limit N] [--sort cost] [--json] [--config FILE]`;
 export async function listCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(
     argv,
-    { ...common, status: { type: 'string' }, limit: { type: 'string' } },
+    { ...common, status: { type: 'string' }, limit: { type: 'string' }, sort: { type: 'string' } },
     LIST_USAGE,
   );
   if (values.help) return (console.log(`usage: ${LIST_USAGE}`), 0);
@@ -104,9 +107,16 @@ export async function listCommand(argv: readonly string[]): Promise<number> {
   if (values.status && !(RUN_STATUSES as readonly string[]).includes(values.status)) {
     throw new UsageError(`--status must be one of ${RUN_STATUSES.join(', ')}; got '${values.status}'`);
   }
+  if (values.sort !== undefined && values.sort !== 'cost') {
+    throw new UsageError(`--sort must be cost; got '${values.sort}'`);
+  }
   const limit = values.limit ? Number(values.limit) : 50;
   const agent = await agentClientFor(loadConfig({ file: values.config }));
-  const rows = await agent.list({ ...(values.status ? { status: values.status as RunStatus } : {}), limit });
+  const rows = await agent.list({
+    ...(values.status ? { status: values.status as RunStatus } : {}),
+    ...(values.sort ? { sort: 'cost' as const } : {}),
+    limit,
+  });
   if (values.json) {
     console.log(JSON.stringify(rows));
   } else if (!rows.length) {
@@ -114,7 +124,10 @@ export async function listCommand(argv: readonly string[]): Promise<number> {
   } else {
     for (const r of rows) {
       const instr = r.instruction.length > 60 ? `${r.instruction.slice(0, 57)}...` : r.instruction;
-      console.log(`${r.id.padEnd(36)} ${r.status.padEnd(17)} step ${String(r.step ?? '-').padStart(3)}  ${instr}`);
+      const cost = (r.cost === null ? '-' : dollars(r.cost)).padStart(8);
+      console.log(
+        `${r.id.padEnd(36)} ${r.status.padEnd(17)} step ${String(r.step ?? '-').padStart(3)} ${cost}  ${instr}`,
+      );
     }
   }
   return 0;

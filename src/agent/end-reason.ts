@@ -21,6 +21,10 @@ export const END_REASONS = [
   'ask_timeout',
   /** A strict replay (`cua replay --strict`) found the page no longer the one recorded. */
   'replay_diverged',
+  /** A budget (cost, tokens, working minutes) was reached and the user replied `stop` (src/agent/budget.ts). */
+  'budget',
+  /** The agent repeated an action on an unchanged page and the user replied `stop`. */
+  'loop',
   /** Someone cancelled the task. */
   'cancelled',
   /** The task's input (or a file it names, e.g. a prompt file) was not usable. */

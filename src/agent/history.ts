@@ -56,6 +56,8 @@ function index(events: readonly Event[]): { task: string | null; steps: Map<numb
     const id = parseEventId(e.id);
     if (!id) continue;
     if (e.type === 'action' && id.kind === 'action') get(id.step).action.set(id.generation, e);
+    // A budget's or a loop's question and its reply (a call suffix) are between the user and the runtime.
+    else if (id.call !== undefined && (id.kind === 'asked' || id.kind === 'reply')) continue;
     else if (e.type === 'action' && id.kind === 'asked') get(id.step).asked = askedQuestion(e);
     else if (e.type === 'observation') {
       if (e.observation_type === 'environment' && id.kind === 'pre') get(id.step).pre.set(id.generation, e);
@@ -67,8 +69,9 @@ function index(events: readonly Event[]): { task: string | null; steps: Map<numb
       } else if (e.observation_type === 'user_message' && id.kind === 'followup') {
         if (e.metadata['kind'] === 'steer') get(id.step).said.push(`The user says: ${e.content}`);
         else get(id.step).followUp = e.content;
-      } else if (e.observation_type === 'tool_output' && id.kind === 'handback') get(id.step).said.push(e.output);
-      else if (e.observation_type === 'user_message' && id.kind === 'feedback') get(id.step).feedback = e.content;
+      } else if (e.observation_type === 'tool_output' && (id.kind === 'handback' || id.kind === 'note')) {
+        get(id.step).said.push(e.output);
+      } else if (e.observation_type === 'user_message' && id.kind === 'feedback') get(id.step).feedback = e.content;
     }
   }
   return { task, steps };

@@ -82,6 +82,14 @@ export interface DecideCall {
  */
 export interface DecideResult extends DecideCall {
   calls?: DecideCall[];
+  /** What the step's model call(s) used (tokens: prompt + completion), for budgets; absent in older histories. */
+  usage?: StepUsage;
+}
+
+/** A step's model usage as the workflow counts it: two small numbers, never the calls themselves. */
+export interface StepUsage {
+  tokens: number;
+  costUsd: number;
 }
 
 /** One call of a step's decision, to be carried out in the session. */
@@ -106,6 +114,8 @@ export interface ActResult {
   error: string | null;
   /** The next step's observation, when `ActInput.next` asked for it and it could be taken. */
   next?: ObserveResult;
+  /** What the act's tool used in model calls (read_page's question), for budgets; absent when it made none. */
+  usage?: StepUsage;
   /**
    * The act held back a resend of a request in doubt (sent before a worker was lost, no answer recorded) and recorded
    * the runtime's question about it (an ask_user_question with metadata.asked_by "runtime"): the workflow asks it.
@@ -187,6 +197,8 @@ export interface RecordReplyInput {
   questionId: string;
   text: string;
   step: number;
+  /** A runtime question's reply (a budget's, a loop's): its place among the run's questions (the event id's suffix). */
+  call?: number;
   /** The reply answers the runtime's question about held-back requests: they are settled (may be sent again). */
   settlesHeldRequests?: boolean;
 }
@@ -201,8 +213,10 @@ export interface RecordControlInput {
    * `paused` / `taken_over` / `resumed`: the status (status.json says `running` for the first two; the precise one is
    * in metadata.stats.run_status). `say`: a user_message `followup_task` with metadata.kind "steer". `handback`: the
    * note the model reads about what a person did (a tool_output with no action, metadata.note "handback").
+   * `question`: the runtime's question about a budget or a loop (an ask_user_question, metadata.asked_by "runtime",
+   * `index` its place among the step's questions). `loop`: the note the model reads about its repeated action.
    */
-  kind: 'paused' | 'taken_over' | 'resumed' | 'say' | 'handback';
+  kind: 'paused' | 'taken_over' | 'resumed' | 'say' | 'handback' | 'question' | 'loop';
   text?: string;
   /** `say`: the message's place among the step's messages (1, 2, …). */
   index?: number;
@@ -254,6 +268,23 @@ export interface FinalizeResult {
 export interface StartRunResult {
   /** The events this worker's webhook wants (notifications.webhook.events); absent: it has no webhook. */
   notifyEvents?: NotifyEvent[];
+  /** This worker's default budgets and cost cap (config `budget`); absent: none. */
+  budget?: WorkerBudget;
+}
+
+/** The worker config's `budget`: defaults for tasks that set none, and the cap on any cost limit (a reply's too). */
+export interface WorkerBudget {
+  maxCost?: number;
+  maxTokens?: number;
+  maxMinutes?: number;
+  costCap?: number;
+}
+
+/** Two screenshots of a run (paths in its folder) compared: their distance, 0 (the same) to 1. */
+export interface ScreenDistanceInput {
+  runId: string;
+  a: string;
+  b: string;
 }
 
 /** What a webhook is told about: a task waits for a reply, is paused, failed, completed (or max_rounds), or cancelled. */
@@ -298,6 +329,8 @@ export interface TaskActivities {
   recordReply(req: RecordReplyInput): Promise<void>;
   finalize(req: FinalizeInput): Promise<FinalizeResult>;
   recordControl(req: RecordControlInput): Promise<void>;
+  /** The distance between two of the run's screenshots (loop detection: is the page unchanged?). */
+  screenDistance(req: ScreenDistanceInput): Promise<number>;
   startFollowUp(req: StartFollowUpInput): Promise<StartFollowUpResult>;
   /**
    * Creates a fork's run folder (input.forkOf): the source's steps up to the fork's, their screenshots and that step's

@@ -11,6 +11,7 @@ import { checkUrl, narrow, TaskUrlPolicySchema, WIDEST_URL_POLICY } from '../pol
 import { MAX_PROBE_CHARS, MAX_PROBES } from '../agent/final-page';
 import { ENVIRONMENT_NAME } from '../environments/plugin';
 import { identityError } from '../model/identities';
+import type { LimitQuestion } from '../agent/budget';
 
 export const AGENT_WORKFLOW = 'agentTask';
 /** The built-in environments; a worker may host more (src/environments/plugin.ts), named like `vnc` or `remote-tv`. */
@@ -162,6 +163,27 @@ const TaskInputFields = z.strictObject({
       timeoutLimit: z.number().int().min(1).default(2),
     })
     .default({ waitSeconds: 60, raiseOnTimeout: true, timeoutLimit: 2 }),
+  /**
+   * Budgets (absent: the worker's defaults, config `budget`): model cost in US dollars, tokens, and working minutes
+   * (not counting waits for a person or pauses). Reaching one asks the user to go on or stop (src/agent/budget.ts).
+   */
+  budget: z
+    .strictObject({
+      maxCost: z.number().positive().optional(),
+      maxTokens: z.number().int().positive().optional(),
+      maxMinutes: z.number().positive().optional(),
+    })
+    .optional(),
+  /**
+   * Loop detection: the same action on an unchanged page (same URL, screenshot distance under `maxDistance`) this
+   * many times in a row is a loop: the model is told; if it goes on, the user is asked.
+   */
+  loop: z
+    .strictObject({
+      repeats: z.number().int().min(2).max(100).default(3),
+      maxDistance: z.number().min(0).max(1).default(0.01),
+    })
+    .default({ repeats: 3, maxDistance: 0.01 }),
   /** Upsert the CuaStatus/CuaStep search attributes (they must be registered on the server). */
   searchAttributes: z.boolean().default(true),
   /** Test hook: continue-as-new after this many steps in one run (absent = when Temporal suggests it). */
@@ -202,6 +224,8 @@ export interface PendingQuestion {
   id: string;
   text: string;
   step: number;
+  /** The runtime's question about a budget or a loop: the replies it accepts (src/agent/budget.ts). */
+  expects?: LimitQuestion;
 }
 
 export interface TaskStatus {
@@ -229,6 +253,13 @@ export interface TaskStatus {
   takeover?: TakeoverLease | { pending: true };
   /** Messages said to the task (`cua say`) the model has not read yet. */
   unreadMessages?: number;
+  /** What the task has spent (model cost, tokens, working minutes) and its budgets; absent in older tasks. */
+  spent?: {
+    costUsd: number;
+    tokens: number;
+    minutes: number;
+    limits: { cost?: number; tokens?: number; minutes?: number };
+  };
 }
 
 /** A person's lease on the task's live browser: where to watch and drive it, until the handback. */

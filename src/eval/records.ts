@@ -69,8 +69,15 @@ export interface AttemptOutcome {
   error: string | null;
 }
 
-/** The end reasons of a task that ran to its own end: scored (an agent failure scores 0). */
-export const SCORED_END_REASONS = ['complete', 'max_rounds', 'invalid_replies', 'ask_timeout'] as const;
+/** The end reasons of a task that ran to its own end: scored (an agent failure scores 0; a budget or loop stop too). */
+export const SCORED_END_REASONS = [
+  'complete',
+  'max_rounds',
+  'invalid_replies',
+  'ask_timeout',
+  'budget',
+  'loop',
+] as const;
 /** End reasons that are no verdict on the agent: the environment failed; the task is run again (a new run). */
 export const RETRIED_END_REASONS = [
   'browser',

@@ -75,6 +75,12 @@ export interface TemporalCluster {
 
 const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
 const INT = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT;
+const DOUBLE = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE;
+const INDEXED_TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {
+  Int: INT,
+  Double: DOUBLE,
+  Keyword: KEYWORD,
+};
 
 function isAlreadyExists(err: unknown): boolean {
   const e = err as { code?: number; message?: string };
@@ -253,7 +259,7 @@ async function retryUntilExists(attempt: () => Promise<unknown>, failure: string
   }
 }
 
-/** The namespace and the search attributes our workflows set (CuaStatus, CuaStep, CuaEvaluation). */
+/** The namespace and the search attributes our workflows set (CuaStatus, CuaStep, CuaEvaluation, CuaCost). */
 async function createNamespace(connection: Connection, namespace: string, log: (line: string) => void): Promise<void> {
   const created = await retryUntilExists(
     () =>
@@ -265,7 +271,7 @@ async function createNamespace(connection: Connection, namespace: string, log: (
   );
   if (created) log(`namespace ${namespace} created`);
   const searchAttributes = Object.fromEntries(
-    SEARCH_ATTRIBUTE_FLAGS.map((f) => f.split('=')).map(([name, type]) => [name, type === 'Int' ? INT : KEYWORD]),
+    SEARCH_ATTRIBUTE_FLAGS.map((f) => f.split('=')).map(([name, type]) => [name, INDEXED_TYPES[type ?? ''] ?? KEYWORD]),
   );
   await retryUntilExists(
     () => connection.operatorService.addSearchAttributes({ namespace, searchAttributes }),

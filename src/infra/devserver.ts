@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { temporalCliPath } from './paths';
 
-export const SEARCH_ATTRIBUTE_FLAGS = ['CuaStatus=Keyword', 'CuaStep=Int', 'CuaEvaluation=Keyword'];
+export const SEARCH_ATTRIBUTE_FLAGS = ['CuaStatus=Keyword', 'CuaStep=Int', 'CuaEvaluation=Keyword', 'CuaCost=Double'];
 
 export interface DevServerOptions {
   dbFile: string;

@@ -315,6 +315,18 @@ export const ConfigSchema = z.strictObject({
     .default({ taskSetDirs: [] }),
   /** Payload encryption (AES-256-GCM codec); absent: payloads are stored as plain JSON. See src/codec/. */
   encryption: EncryptionSchema.optional(),
+  /**
+   * Budgets for tasks that set none (maxCost US dollars, maxTokens, maxMinutes of working time) and `costCap`, the
+   * most any task's cost limit (or a reply raising it) may be. Reaching a budget asks the user (src/agent/budget.ts).
+   */
+  budget: z
+    .strictObject({
+      maxCost: z.number().positive().optional(),
+      maxTokens: z.number().int().positive().optional(),
+      maxMinutes: z.number().positive().optional(),
+      costCap: z.number().positive().optional(),
+    })
+    .optional(),
   /** A webhook told when a task waits for a reply, is paused, fails, completes or is cancelled (src/notify/). */
   notifications: NotificationsSchema.optional(),
   /** What the worker reports to monitoring tools (docs/observability.md). Absent: nothing. */

@@ -92,9 +92,20 @@ export function handbackEvent(step: number, output: string, stamp: Stamp = {}): 
   });
 }
 
+/** A note from the runtime the model reads with `step`'s observation (e.g. that it repeats itself: metadata.note "loop"). */
+export function noteEvent(step: number, output: string, stamp: Stamp = {}): ToolOutputObservation {
+  return ToolOutputObservationSchema.parse({
+    ...common(eventId({ step, kind: 'note', generation: stamp.generation }), stamp, null),
+    metadata: { ...stamp.metadata },
+    observation_type: 'tool_output',
+    output,
+    error: '',
+  });
+}
+
 /** The user's answer to the question asked at `step` (ask_user_question). */
 export function userReply(step: number, content: string, stamp: Stamp = {}): UserMessageObservation {
-  const id = eventId({ step, kind: 'reply', generation: stamp.generation });
+  const id = eventId({ step, kind: 'reply', generation: stamp.generation, call: stamp.call });
   return userMessage(id, content, 'critical_point_response', stamp);
 }
 
@@ -184,7 +195,7 @@ export function postObservation(
 export function runtimeQuestion(step: number, question: string, stamp: Stamp = {}): Action {
   return ActionSchema.parse({
     type: 'action',
-    id: eventId({ step, kind: 'asked', generation: stamp.generation }),
+    id: eventId({ step, kind: 'asked', generation: stamp.generation, call: stamp.call }),
     timestamp: stamp.timestamp ?? new Date().toISOString(),
     metadata: { asked_by: 'runtime', ...stamp.metadata },
     action_name: 'ask_user_question',

@@ -17,8 +17,11 @@
 //   post      environment observation after the action (post screenshot, action_id = the action)
 //   handback  a note that a person took over the browser and handed it back, before the next step's observation
 //             (tool_output, action_id null, metadata.note "handback")
+//   note      a note from the runtime the model reads before the next step's observation (tool_output, action_id
+//             null; metadata.note "loop": it repeated an action on an unchanged page)
 //   asked     a question the runtime asks the user after the step's action (an ask_user_question action with
-//             metadata.asked_by "runtime", no model call): a resend of a request in doubt was held back
+//             metadata.asked_by "runtime", no model call): a resend of a request in doubt was held back; with a call
+//             suffix a budget's or a loop's question, and its reply (`reply` with the same suffix)
 //
 // A desktop turn runs several tool calls in one step: the second and later calls' `action` and `tool` events carry
 // the call's place in the turn as a suffix, `-c<call>` (e.g. `step-0003-action-g0-c1`); the first call's ids have
@@ -39,6 +42,7 @@ export const EVENT_KINDS = [
   'post',
   'asked',
   'handback',
+  'note',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

@@ -56,7 +56,7 @@ export function addUsage(t: UsageTotals, u: Usage): void {
 }
 
 /** The usage records of `tool_sub_calls` entries (a reused one's excluded). */
-function subCallsOf(list: unknown): Usage[] {
+export function subCallsOf(list: unknown): Usage[] {
   return (Array.isArray(list) ? list : []).flatMap((c) => {
     const call = (c ?? {}) as { messages?: unknown; reused_from?: unknown };
     if (call.reused_from || !Array.isArray(call.messages)) return [];

@@ -24,7 +24,13 @@ import { loadConfig } from '../../src/runtime/config';
 import { createWorkerRuntime } from '../../worker/main';
 import { replyToTask, startTask, validateTaskInput } from '../../api/tasks';
 import type { TaskResult } from '../../src/contract/task';
-import { CONTROL_PATCH, FOLD_OBSERVE_PATCH, HOLD_SESSION_PATCH, OPEN_QUEUE_PATCH } from '../../workflows/agent';
+import {
+  CONTROL_PATCH,
+  FOLD_OBSERVE_PATCH,
+  HOLD_SESSION_PATCH,
+  LIMITS_PATCH,
+  OPEN_QUEUE_PATCH,
+} from '../../workflows/agent';
 import { FAST_TIMING, eventually, startHarness, untilWaiting, workflowBundle } from './harness';
 import type { Harness } from './harness';
 
@@ -130,7 +136,10 @@ describe('payload encryption (dev server with UI, codec server, real Chromium)',
     // Each plain marker names one of our patches, and nothing else (one marker per patch at most).
     const ids = plain.map((p) => (JSON.parse(p.data) as { id?: unknown }).id);
     for (const [i, id] of ids.entries())
-      expect([FOLD_OBSERVE_PATCH, OPEN_QUEUE_PATCH, HOLD_SESSION_PATCH, CONTROL_PATCH], plain[i]!.at).toContain(id);
+      expect(
+        [FOLD_OBSERVE_PATCH, OPEN_QUEUE_PATCH, HOLD_SESSION_PATCH, CONTROL_PATCH, LIMITS_PATCH],
+        plain[i]!.at,
+      ).toContain(id);
     expect(new Set(ids).size).toBe(ids.length);
 
     // `cua list` reads the instruction from the memo: the client decrypts it.

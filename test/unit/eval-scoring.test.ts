@@ -107,6 +107,8 @@ describe('rule checks', () => {
     ['complete', 'scored'],
     ['max_rounds', 'scored'],
     ['invalid_replies', 'scored'],
+    ['budget', 'scored'],
+    ['loop', 'scored'],
     ['browser', 'retry'],
     ['model_endpoint', 'retry'],
     ['terminated', 'retry'],
