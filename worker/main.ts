@@ -29,6 +29,8 @@ import { toolListLines } from './tool-lists';
 import { CustomSessions, environmentRegistry } from '../src/environments/plugin';
 import type { CustomEnvironment } from '../src/environments/plugin';
 import type { WorkerLimits } from '../src/runtime/limits';
+import { workerTracing, workflowInterceptorModules } from './tracing';
+import type { WorkerTracing } from './tracing';
 
 /**
  * The workflow code the worker bundles: workflows/index.ts when this file runs as TypeScript (the repo, through tsx
@@ -127,11 +129,17 @@ export async function connectWhenReachable(
   }
 }
 
-/** The workflow bundle for this configuration (with encryption: the failure converter that encodes messages). */
-export function bundleWorkflows(config: Pick<Config, 'encryption'>): ReturnType<typeof bundleWorkflowCode> {
+/**
+ * The workflow bundle for this configuration (with encryption: the failure converter that encodes messages; with
+ * `telemetry.traces`: the OpenTelemetry workflow interceptors).
+ */
+export function bundleWorkflows(
+  config: Pick<Config, 'encryption' | 'telemetry'>,
+): ReturnType<typeof bundleWorkflowCode> {
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     logger: quietBundler,
+    workflowInterceptorModules: workflowInterceptorModules(config),
     ...workflowBundleConverterOptions(config),
   });
 }
@@ -170,17 +178,19 @@ function environmentsFor(opts: WorkerOptions): ReadonlyMap<string, CustomEnviron
   }
 }
 
-/** What the three workers share: the connection, the converter and every activity. */
+/** What the three workers share: the connection, the converter, every activity and the activities' tracing. */
 function commonWorkerOptions(
   config: Config,
   connection: NativeConnection,
   dataConverter: ReturnType<typeof dataConverterFor>,
   activities: object,
+  tracing: WorkerTracing | undefined,
 ) {
   return {
     connection,
     namespace: config.temporal.namespace,
     ...(dataConverter ? { dataConverter } : {}),
+    ...(tracing ? { interceptors: tracing.interceptors } : {}),
     activities,
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     shutdownGraceTime: '5s' as const,
@@ -204,9 +214,11 @@ async function createWorkers(
   common: ReturnType<typeof commonWorkerOptions>,
   sessionQueue: string,
   pool: BrowserPool,
+  tracing: WorkerTracing | undefined,
 ): Promise<Workers> {
   const shared = await Worker.create({
     ...common,
+    ...(tracing ? { sinks: tracing.sinks } : {}),
     taskQueue: config.taskQueue,
     workflowBundle: opts.workflowBundle ?? (await bundleWorkflows(config)),
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
@@ -260,11 +272,13 @@ interface RuntimeParts extends Workers {
   customSessions: CustomSessions;
   /** The connection, when the worker opened it (one passed in is the caller's to close). */
   ownConnection: NativeConnection | undefined;
+  /** Flushed and released last, so the spans of the shutdown itself are sent. */
+  tracing: WorkerTracing | undefined;
 }
 
 /** Runs the workers; shutdown (once, however often called) stops them and closes everything the worker opened. */
 function runtimeOf(parts: RuntimeParts): WorkerRuntime {
-  const { workers, openSlots, pool, desktops, customSessions, ownConnection } = parts;
+  const { workers, openSlots, pool, desktops, customSessions, ownConnection, tracing } = parts;
   let stopping: Promise<void> | undefined;
   const runs = Promise.all(workers.map((w) => w.run())).then(() => undefined);
   const shutdown = () =>
@@ -278,6 +292,7 @@ function runtimeOf(parts: RuntimeParts): WorkerRuntime {
       await desktops?.closeAll();
       await customSessions.closeAll();
       if (ownConnection) await ownConnection.close();
+      await tracing?.release();
     })());
   return {
     sessionQueue: parts.sessionQueue,
@@ -314,8 +329,12 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     checkpoint: opts.checkpoint,
   });
   const activities = withOwnActivities(ours, opts.activities);
-  const common = commonWorkerOptions(config, connection, dataConverter, activities);
-  const workers = await createWorkers(config, opts, common, sessionQueue, pool);
+  const tracing = await workerTracing(config);
+  const common = commonWorkerOptions(config, connection, dataConverter, activities, tracing);
+  const workers = await createWorkers(config, opts, common, sessionQueue, pool, tracing).catch(async (err: unknown) => {
+    await tracing?.release();
+    throw err;
+  });
   const { openQueue } = workers;
   logReady(config, log, {
     sessionQueue,
@@ -324,7 +343,8 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     environments: [...environments.keys()],
   });
   const ownConnection = opts.connection ? undefined : connection;
-  return runtimeOf({ ...workers, sessionQueue, pool, desktops, customSessions, ownConnection });
+  if (tracing) log(`tracing: spans go to ${config.telemetry?.traces?.otlpEndpoint} (OTLP/HTTP)`);
+  return runtimeOf({ ...workers, sessionQueue, pool, desktops, customSessions, ownConnection, tracing });
 }
 
 /**

@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { DEFAULT_MODEL_TIMEOUT_SECONDS } from './timeouts';
 import { estimateTextTokens, estimateTokens } from './context';
 import type { TokenCountable } from './context';
+import { withModelCallSpan } from '../telemetry/spans';
 
 export interface ModelEndpoint {
   baseUrl: string;
@@ -123,7 +124,31 @@ export class ModelClient {
     return (this.endpoint.timeoutSeconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS) * 1000;
   }
 
+  /** One chat completion, traced as a `chat <model>` span (src/telemetry/spans.ts) when tracing is on. */
   async complete(messages: ChatMessage[], opts: CompleteOptions = {}): Promise<Completion> {
+    const { baseUrl, model, temperature, maxTokens } = this.endpoint;
+    const traced = await withModelCallSpan(
+      { baseUrl, model, temperature: temperature ?? 0, ...(maxTokens ? { maxTokens } : {}) },
+      () => this.completeOnce(messages, opts),
+      ({ completion: { finishReason, usage }, responseModel, responseId }) => ({
+        responseModel,
+        responseId,
+        finishReason,
+        inputTokens: usage.prompt_tokens,
+        outputTokens: usage.completion_tokens,
+        cachedInputTokens: usage.cached_tokens,
+        reasoningTokens: usage.reasoning_tokens,
+        estimated: usage.estimated,
+        costUsd: usage.cost_usd,
+      }),
+    );
+    return traced.completion;
+  }
+
+  private async completeOnce(
+    messages: ChatMessage[],
+    opts: CompleteOptions,
+  ): Promise<{ completion: Completion; responseModel?: string; responseId?: string }> {
     let response: OpenAI.Chat.Completions.ChatCompletion;
     // The call's own limit, from the request to the last byte of the answer, beside the caller's cancellation.
     const limit = new AbortController();
@@ -164,12 +189,17 @@ export class ModelClient {
     );
     const text = message.content ?? '';
     const usage = usageOf(response.usage, messages, text, toolCalls);
-    return {
+    const completion: Completion = {
       text,
       ...(toolCalls.length > 0 ? { toolCalls } : {}),
       reasoning: message.reasoning_content ?? null,
       finishReason: choice.finish_reason ?? null,
       usage: this.endpoint.price ? { ...usage, cost_usd: costOf(usage, this.endpoint.price) } : usage,
+    };
+    return {
+      completion,
+      ...(typeof response.model === 'string' && response.model ? { responseModel: response.model } : {}),
+      ...(typeof response.id === 'string' && response.id ? { responseId: response.id } : {}),
     };
   }
 }

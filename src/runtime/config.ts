@@ -20,6 +20,7 @@ import { MAX_MODEL_TIMEOUT_SECONDS } from '../model/timeouts';
 import { DEFAULT_STORE_FAULT_WAIT_MINUTES } from '../trajectory/store-wait';
 import { StoreSchema } from '../trajectory/store-config';
 import type { StoreConfig } from '../trajectory/store-config';
+import { TracesSchema, tracesEnvOverride } from '../telemetry/config';
 
 const EndpointSchema = z
   .strictObject({
@@ -317,6 +318,15 @@ export const ConfigSchema = z.strictObject({
   encryption: EncryptionSchema.optional(),
   /** A webhook told when a task waits for a reply, is paused, fails, completes or is cancelled (src/notify/). */
   notifications: NotificationsSchema.optional(),
+  /**
+   * OpenTelemetry (docs/observability.md). `traces`: spans of the client, the workflow, the activities, each model call
+   * and each action, exported over OTLP/HTTP; absent (and no OTEL_EXPORTER_OTLP_ENDPOINT): no tracing, nothing loaded.
+   */
+  telemetry: z
+    .strictObject({
+      traces: TracesSchema.optional(),
+    })
+    .optional(),
   /** The web console (`cua console`, console/): its access token and the Temporal UI it links to. */
   console: z
     .strictObject({
@@ -409,6 +419,9 @@ function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Rec
   if (encryption) (out as Record<string, unknown>).encryption = encryption;
   const notifications = notificationsEnvOverride(out.notifications, env);
   if (notifications) (out as Record<string, unknown>).notifications = notifications;
+  const traces = tracesEnvOverride(out.telemetry?.traces, env, (m) => new ConfigError(m));
+  if (traces === null) delete out.telemetry?.traces;
+  else if (traces) section('telemetry').traces = traces;
   return out;
 }
 

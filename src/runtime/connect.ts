@@ -2,7 +2,7 @@
 // Shared by the worker and the CLI, so neither reaches into the other's folder.
 import fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
-import type { ConnectionOptions } from '@temporalio/client';
+import type { ClientInterceptors, ConnectionOptions } from '@temporalio/client';
 import type { Config } from './config';
 import { dataConverterFor } from '../codec/data-converter';
 
@@ -46,5 +46,25 @@ export async function connectClient(config: Config): Promise<Client> {
   } catch (err) {
     throw new TemporalUnreachableError(config.temporal.address, err);
   }
-  return new Client({ connection, namespace: config.temporal.namespace, ...(dataConverter ? { dataConverter } : {}) });
+  const interceptors = await clientTracing(config);
+  return new Client({
+    connection,
+    namespace: config.temporal.namespace,
+    ...(dataConverter ? { dataConverter } : {}),
+    ...(interceptors ? { interceptors } : {}),
+  });
+}
+
+/**
+ * With `telemetry.traces`: the OpenTelemetry client interceptor, so starting a task (and signalling, updating,
+ * cancelling it) is a span whose context the task's workflow continues; the process's tracing starts with it and is
+ * flushed before the process exits. Undefined (nothing loaded) when tracing is off.
+ */
+async function clientTracing(config: Config): Promise<ClientInterceptors | undefined> {
+  const settings = config.telemetry?.traces;
+  if (!settings) return undefined;
+  const { startTracing } = await import('../telemetry/tracing');
+  const { OpenTelemetryWorkflowClientInterceptor } = await import('@temporalio/interceptors-opentelemetry');
+  const { tracer } = startTracing(settings);
+  return { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer })] };
 }
