@@ -329,7 +329,7 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     checkpoint: opts.checkpoint,
   });
   const activities = withOwnActivities(ours, opts.activities);
-  const tracing = await workerTracing(config);
+  const tracing = workerTracing(config);
   const common = commonWorkerOptions(config, connection, dataConverter, activities, tracing);
   const workers = await createWorkers(config, opts, common, sessionQueue, pool, tracing).catch(async (err: unknown) => {
     await tracing?.release();

@@ -3,10 +3,17 @@
 // the activity's headers, with the task's id and step added), the workflow interceptors (workflows/tracing.ts)
 // bundled into the workflow code, and the sink through which the workflow's spans, made in its sandbox, reach the exporter. Spans made while a
 // workflow is replayed are not exported again, and replay makes the same span ids, so a task stays one trace across
-// worker restarts. Nothing of this is loaded when tracing is off.
+// worker restarts. Off, none of it is started (no provider, no exporter, no workflow interceptors in the bundle).
 import path from 'node:path';
 import type { InjectedSinks, WorkerInterceptors } from '@temporalio/worker';
+import { trace } from '@opentelemetry/api';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
+import { startTracing } from '../src/telemetry/tracing';
 import type { Config } from '../src/runtime/config';
 
 /** What the worker adds to its Worker.create options, and gives back when it stops. */
@@ -36,21 +43,18 @@ function stepAttributes(args: readonly unknown[]): Record<string, string | numbe
   };
 }
 
-/** The worker's tracing, or undefined when `telemetry.traces` is not configured (then nothing is loaded). */
-export async function workerTracing(config: Pick<Config, 'telemetry'>): Promise<WorkerTracing | undefined> {
+/** The worker's tracing, or undefined when `telemetry.traces` is not configured (then nothing is started). */
+export function workerTracing(config: Pick<Config, 'telemetry'>): WorkerTracing | undefined {
   const settings = config.telemetry?.traces;
   if (!settings) return undefined;
-  const { startTracing } = await import('../src/telemetry/tracing');
-  const otel = await import('@temporalio/interceptors-opentelemetry');
-  const { trace } = await import('@opentelemetry/api');
   const tracing = startTracing(settings);
   const options = { tracer: tracing.tracer };
   return {
     interceptors: {
       activity: [
         (ctx) => ({
-          inbound: new otel.OpenTelemetryActivityInboundInterceptor(ctx, options),
-          outbound: new otel.OpenTelemetryActivityOutboundInterceptor(ctx),
+          inbound: new OpenTelemetryActivityInboundInterceptor(ctx, options),
+          outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
         }),
         // Inside the RunActivity span the interceptor above made: the task and step it worked on.
         () => ({
@@ -63,7 +67,7 @@ export async function workerTracing(config: Pick<Config, 'telemetry'>): Promise<
         }),
       ],
     },
-    sinks: { exporter: otel.makeWorkflowExporter(tracing.processor, tracing.resource) },
+    sinks: { exporter: makeWorkflowExporter(tracing.processor, tracing.resource) },
     release: () => tracing.release(),
   };
 }

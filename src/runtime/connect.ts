@@ -3,6 +3,8 @@
 import fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import type { ClientInterceptors, ConnectionOptions } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
+import { startTracing } from '../telemetry/tracing';
 import type { Config } from './config';
 import { dataConverterFor } from '../codec/data-converter';
 
@@ -46,7 +48,7 @@ export async function connectClient(config: Config): Promise<Client> {
   } catch (err) {
     throw new TemporalUnreachableError(config.temporal.address, err);
   }
-  const interceptors = await clientTracing(config);
+  const interceptors = clientTracing(config);
   return new Client({
     connection,
     namespace: config.temporal.namespace,
@@ -58,13 +60,11 @@ export async function connectClient(config: Config): Promise<Client> {
 /**
  * With `telemetry.traces`: the OpenTelemetry client interceptor, so starting a task (and signalling, updating,
  * cancelling it) is a span whose context the task's workflow continues; the process's tracing starts with it and is
- * flushed before the process exits. Undefined (nothing loaded) when tracing is off.
+ * flushed before the process exits. Undefined (nothing started) when tracing is off.
  */
-async function clientTracing(config: Config): Promise<ClientInterceptors | undefined> {
+function clientTracing(config: Config): ClientInterceptors | undefined {
   const settings = config.telemetry?.traces;
   if (!settings) return undefined;
-  const { startTracing } = await import('../telemetry/tracing');
-  const { OpenTelemetryWorkflowClientInterceptor } = await import('@temporalio/interceptors-opentelemetry');
   const { tracer } = startTracing(settings);
   return { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer })] };
 }

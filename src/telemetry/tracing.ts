@@ -2,7 +2,7 @@
 // OTLP/HTTP (protobuf) in batches, registered as the process's global provider (so the agent's own spans,
 // src/telemetry/spans.ts, reach it), with the async-hooks context manager (a span started in an activity is the parent
 // of the model calls and actions inside it) and the W3C trace-context propagator (the Temporal interceptors carry the
-// context in headers with it). One per process, shared by the worker and the client in it; loaded only when tracing
+// context in headers with it). One per process, shared by the worker and the client in it; started only when tracing
 // is on. Query and describe spans are dropped: a client polling a task's status would otherwise make a trace a poll.
 import fs from 'node:fs';
 import os from 'node:os';

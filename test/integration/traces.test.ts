@@ -16,22 +16,26 @@ import { startJaeger } from '../../src/infra/jaeger';
 import type { Jaeger, JaegerSpan, JaegerTrace } from '../../src/infra/jaeger';
 import { eventually, FAST_TIMING, startHarness, untilWaiting, workflowBundle } from './harness';
 import type { Harness } from './harness';
+import { WorkerProcesses } from './worker-processes';
 
 const SERVICE = `cua-traces-${process.pid}`;
 let jaeger: Jaeger;
 let h: Harness;
 let agent: AgentClient;
+let env: Record<string, string>;
+const workers = new WorkerProcesses(() => h);
 
 beforeAll(async () => {
   // Jaeger is built on the first run (about 10 min on 2 cores), then found in the cache.
   ensureTools((line) => console.log(`[traces test] ${line}`), ['traces']);
   jaeger = await startJaeger();
-  const env = { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, OTEL_SERVICE_NAME: SERVICE };
+  env = { OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint, OTEL_SERVICE_NAME: SERVICE };
   h = await startHarness({ env });
   agent = await createAgentClient({ temporal: { address: h.server.address }, taskQueue: h.config.taskQueue, env });
 }, 20 * 60_000);
 
 afterAll(async () => {
+  workers.killAll();
   await agent?.close();
   await h?.close();
   await jaeger?.stop();
@@ -178,4 +182,59 @@ describe('traces', () => {
         expect(result.error, `${workflowId}: ${String(result.error)}`).toBeUndefined();
     }
   }, 300_000);
+  it("a decide retried on a new worker process after kill -9 stays in the task's trace", async () => {
+    // Only worker processes poll now: the first holds in step 3's decide and is killed there.
+    await h.stopWorker();
+    await workers.prepare(h.config);
+    const marker = path.join(h.dir, 'marker-traces');
+    const first = workers.spawn({ ...env, CUA_TEST_HOLD: 'decide:3', CUA_TEST_MARKER: marker });
+    const { id: killedId } = await agent.start({
+      id: `traced-kill-${Date.now().toString(36)}`,
+      instruction: 'Find the nightly price of the first hotel in Lisbon.',
+      startUrl: `${h.site.url}/`,
+      timing: FAST_TIMING,
+      model: { endpoint: 'default', baseUrl: h.model.url, model: 'book-lisbon' },
+    });
+    await eventually(async () => fs.existsSync(marker), 60_000, "the first worker to reach step 3's decide");
+    await new Promise((r) => setTimeout(r, 1500)); // its batch of steps 1 and 2 goes out (a killed worker loses ~1 s)
+    await workers.kill(first);
+    const second = workers.spawn(env);
+    expect(await agent.result(killedId)).toMatchObject({ status: 'complete', steps: 5 });
+    const stopped = new Promise((r) => second.once('exit', r));
+    second.kill('SIGTERM'); // a clean stop flushes its spans
+    await stopped;
+
+    const execution = await eventually(
+      async () => {
+        const found = (await tracesOf(killedId)).filter((t) =>
+          t.spans.some((s) => s.operationName === 'RunWorkflow:agentTask'),
+        );
+        return found.length === 1 && found[0]!.spans.some((s) => s.operationName === 'RunActivity:finalize')
+          ? found
+          : undefined;
+      },
+      30_000,
+      "the killed task's trace in Jaeger",
+    );
+    const killedTrace = execution[0]!;
+    const byId = new Map(killedTrace.spans.map((s) => [s.spanID, s]));
+    const instance = (s: JaegerSpan) =>
+      killedTrace.processes[s.processID]?.tags.find((t) => t.key === 'service.instance.id')?.value;
+    const [run] = named(killedTrace, 'RunWorkflow:agentTask');
+    // Step 1 ran on the first process, step 3's decide again on the second: both under the one workflow span.
+    const decided = named(killedTrace, 'RunActivity:decide');
+    const step1 = decided.find((s) => tag(s, 'cua.step') === 1);
+    const step3 = decided.find((s) => tag(s, 'cua.step') === 3);
+    expect(step1, "step 1's decide, exported by the killed worker").toBeDefined();
+    expect(step3, "step 3's retried decide").toBeDefined();
+    expect(instance(step1!)).toContain(String(first.pid));
+    expect(instance(step3!)).toContain(String(second.pid));
+    for (const s of [step1!, step3!]) {
+      const start = byId.get(parentOf(s)!);
+      expect(start?.operationName).toBe('StartActivity:decide');
+      expect(parentOf(start!)).toBe(run!.spanID);
+    }
+    // The retry is the second attempt of the same activity: its StartActivity span is the one step 3 scheduled.
+    expect(named(killedTrace, 'chat book-lisbon').length).toBeGreaterThanOrEqual(5);
+  }, 180_000);
 });
