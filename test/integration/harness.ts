@@ -28,12 +28,17 @@ installWorkerLogging();
 
 export const SCRIPTS_DIR = path.resolve(__dirname, '../fixtures/scripts');
 
-const bundles = new Map<boolean, Promise<WorkflowBundleWithSourceMap>>();
-/** The workflow bundle, built once per test process (and once more for a configuration with encryption). */
-export function workflowBundle(config: Pick<Config, 'encryption'> = {}): Promise<WorkflowBundleWithSourceMap> {
-  const encrypted = !!config.encryption;
-  const bundle = bundles.get(encrypted) ?? bundleWorkflows(config);
-  bundles.set(encrypted, bundle);
+const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
+/**
+ * The workflow bundle, built once per test process (and once more for a configuration with encryption, or with
+ * tracing: its workflow interceptors).
+ */
+export function workflowBundle(
+  config: Pick<Config, 'encryption' | 'telemetry'> = {},
+): Promise<WorkflowBundleWithSourceMap> {
+  const key = `${!!config.encryption}-${!!config.telemetry?.traces}`;
+  const bundle = bundles.get(key) ?? bundleWorkflows(config);
+  bundles.set(key, bundle);
   return bundle;
 }
 

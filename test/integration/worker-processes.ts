@@ -21,10 +21,13 @@ export class WorkerProcesses {
 
   constructor(private readonly h: () => WorkerHost) {}
 
-  /** Writes the workflow bundle once, so each process starts without bundling. */
-  async prepare(): Promise<void> {
+  /**
+   * Writes the workflow bundle once, so each process starts without bundling (for `config`: with its encryption or
+   * tracing, whose processes get the matching settings through their env).
+   */
+  async prepare(config?: Parameters<typeof workflowBundle>[0]): Promise<void> {
     this.bundlePath = path.join(this.h().dir, 'workflow-bundle.js');
-    fs.writeFileSync(this.bundlePath, (await workflowBundle()).code);
+    fs.writeFileSync(this.bundlePath, (await workflowBundle(config)).code);
   }
 
   spawn(env: Record<string, string> = {}): ChildProcess {

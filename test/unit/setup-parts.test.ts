@@ -47,7 +47,7 @@ describe('setup parts', () => {
     });
     expect(r.status).toBe(2);
     expect(r.stdout.trim()).toBe(
-      "[setup] ERROR: unknown part 'everything' (the parts: demo, desktop, tests, cluster; none for all of them)",
+      "[setup] ERROR: unknown part 'everything' (the parts: demo, desktop, tests, cluster, traces; none for all but traces)",
     );
   });
 });
