@@ -32,6 +32,7 @@ import type { WorkerLimits } from '../src/runtime/limits';
 import { Client } from '@temporalio/client';
 import { HISTOGRAM_BUCKETS, installMetrics } from '../src/common/metrics';
 import { startMetricsSampler } from './metrics-sampler';
+import { checkSearchAttributes } from './search-attributes';
 import { workerTracing, workflowInterceptorModules } from './tracing';
 import type { WorkerTracing } from './tracing';
 
@@ -320,6 +321,10 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
   const dataConverter = dataConverterFor(config); // first: a key error stops the start before anything opens
   for (const line of await checkPromptFiles(config.models)) log(line); // a prompt file that cannot serve stops it
   const connection = await connectionFor(config, opts, log);
+  await checkSearchAttributes(connection, config.temporal.namespace).catch(async (err: unknown) => {
+    if (!opts.connection) await connection.close();
+    throw err;
+  });
   const sessionQueue = `${config.taskQueue}-session-${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const pool = browserPoolFor(config, opts.browser, log);
   const desktops = desktopPoolFor(config, log);

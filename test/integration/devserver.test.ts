@@ -6,7 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { canConnect, DevServerError, freePort, startDevServer } from '../../src/infra/devserver';
+import { loadConfig } from '../../src/runtime/config';
+import { createWorkerRuntime } from '../../worker/main';
 
 describe('startDevServer', () => {
   it('a server that exits while starting is reported with its own reason', async () => {
@@ -97,4 +101,40 @@ describe('startDevServer', () => {
     expect(retries).toHaveLength(4);
     await lock.released;
   }, 60_000);
+
+  it('a worker refuses a namespace without our search attributes, naming the commands that add them', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-devserver-'));
+    const server = await startDevServer({
+      dbFile: path.join(dir, 'db.sqlite'),
+      port: await freePort(),
+      headless: true,
+    });
+    const connection = await Connection.connect({ address: server.address });
+    try {
+      // The dev server registers ours on `default` only; a namespace made later (as on a cluster set up before
+      // CuaCost existed) has none of them.
+      await connection.workflowService.registerNamespace({
+        namespace: 'bare',
+        workflowExecutionRetentionPeriod: msToTs('1 day'),
+      });
+      const env = {
+        TEMPORAL_ADDRESS: server.address,
+        TEMPORAL_NAMESPACE: 'bare',
+        CUA_RUNS_DIR: path.join(dir, 'runs'),
+      };
+      const refused = await createWorkerRuntime(loadConfig({ env })).catch((e: unknown) => e);
+      expect(String(refused)).toMatch(
+        /namespace 'bare' lacks the search attribute\(s\) CuaStatus=Keyword, .*CuaCost=Double/,
+      );
+      expect(String(refused)).toContain(
+        'temporal operator search-attribute create --namespace bare --name CuaCost --type Double',
+      );
+      // The default namespace has them all: the same worker starts there.
+      const worker = await createWorkerRuntime(loadConfig({ env: { ...env, TEMPORAL_NAMESPACE: 'default' } }));
+      await worker.shutdown();
+    } finally {
+      await connection.close();
+      await server.stop();
+    }
+  }, 90_000);
 });
