@@ -120,3 +120,12 @@ export function usageLine(t: UsageTotals): string {
   const estimated = t.estimatedCalls ? ` · ${t.estimatedCalls} call(s) estimated (the endpoint sent no usage)` : '';
   return `${t.calls} model call${t.calls === 1 ? '' : 's'} · ${tokens} · ${cost}${estimated}`;
 }
+
+/** One step's figures, short, for a report's step header: `1,204 + 38 tokens · $0.0011` ('' when it made no call). */
+export function stepUsageLine(t: UsageTotals): string {
+  if (t.calls === 0) return '';
+  const calls = t.calls > 1 ? `${t.calls} calls · ` : '';
+  const cost = t.unpricedCalls === t.calls ? '' : ` · ${dollars(t.costUsd)}`;
+  const estimated = t.estimatedCalls ? ' (estimated)' : '';
+  return `${calls}${count(t.promptTokens)} + ${count(t.completionTokens)} tokens${estimated}${cost}`;
+}

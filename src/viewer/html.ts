@@ -273,9 +273,12 @@ function decisionBody(step: ViewDecision, images: ReadonlyMap<string, string>): 
 /** Where the decision was made: the page's URL, or the desktop's window list. */
 function whereLine(step: ViewDecision): string {
   const [cls, label, value] = step.calls.length ? [' windows', 'Windows', step.windows] : ['', 'URL', step.url];
+  const usage = step.usage
+    ? ` <span class="usage" title="this step's model calls">${escapeHtml(step.usage)}</span>`
+    : '';
   return (
     `<p class="url${cls}"><span class="label">${label}</span> ` +
-    `<span class="value">${escapeHtml(value || '(unknown)')}</span></p>`
+    `<span class="value">${escapeHtml(value || '(unknown)')}</span>${usage}</p>`
   );
 }
 
@@ -368,6 +371,7 @@ function settings(view: TrajectoryView): string[][] {
     ['Model profile', view.profile],
     ['Viewport', `${view.viewport.width}×${view.viewport.height}`],
     ['Steps', String(view.steps.length)],
+    ['Model usage', view.usage],
   ];
 }
 
@@ -459,6 +463,7 @@ p.replay-of{margin:0 0 8px;font-weight:600;color:#075985}
 nav.steps a .r{color:#fbbf24}
 p.url{margin:0 0 8px;overflow-wrap:anywhere;font-size:12.5px}
 p.url .value{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+p.url .usage{float:right;color:#666;font-size:12px}
 .body{display:grid;grid-template-columns:minmax(0,3fr) minmax(240px,2fr);gap:16px;align-items:start}
 @media (max-width:1100px){.body{grid-template-columns:minmax(0,1fr)}}
 figure.shot{margin:0}

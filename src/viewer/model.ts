@@ -14,6 +14,7 @@
 // A desktop run (environment `desktop`) is shown by turn: the tool calls of one turn are one step, each call with its
 // own action, observation and marker, all markers drawn on the turn's screenshot. Desktop points are screen pixels
 // (the tool output's resolved point), scaled to the screenshot; the browser's model-coordinate mapping is not used.
+import { stepUsageLine, usageLine, usageTotals } from '../trajectory/usage';
 import { z } from 'zod';
 import { getProfile, isProfileName } from '../actions/profiles';
 import type { ProfileName } from '../actions/profiles';
@@ -120,6 +121,8 @@ export interface ViewDecision {
   subCalls: ToolSubCall[];
   /** In a replay run: replayed, healed (with its recorded point) or decided by the model; null in any other run. */
   replay: ReplayMark | null;
+  /** The step's model calls (its decision's and its tool's): tokens and cost, one line; '' when it made none. */
+  usage: string;
 }
 
 /** `12,345` */
@@ -160,6 +163,8 @@ export interface TrajectoryView {
   after: ViewUserMessage[];
   /** A replay run (`cua replay`): the run it replays and how its steps came about; null for any other run. */
   replay: ViewReplay | null;
+  /** The run's model calls, tokens and cost (the judge's included), one line (src/trajectory/usage.ts). */
+  usage: string;
 }
 
 /** What a replay run's header says: `replay of <of>: N replayed, N healed, N decided`. */
@@ -477,6 +482,7 @@ function decisionView(
     image,
     subCalls: summary.sub_calls,
     replay: ctx.replay ? replayMarkOf(action) : null,
+    usage: stepUsageLine(usageTotals([action, ...step.post])),
   };
   if (ctx.screen) {
     const call = callView(action, step, invalid, summary, ctx.screen, image ?? ctx.screen);
@@ -621,5 +627,6 @@ export function buildTrajectoryView(run: ViewInput, sizeOf: (screenshot: string)
     steps,
     after: tail && tail.action === null ? userMessagesOf(tail.pre, instruction) : [],
     replay,
+    usage: usageLine(usageTotals(run.events, run.verification)),
   };
 }

@@ -11,6 +11,7 @@ import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import { readRun } from '../../src/trajectory/reader';
 import { usageLine, usageTotals } from '../../src/trajectory/usage';
+import { renderTrajectoryReport } from '../../src/viewer/report';
 import { main } from '../../cli/cli';
 import { FAST_TIMING, startHarness } from './harness';
 import { startTask, validateTaskInput } from '../../api/tasks';
@@ -109,5 +110,9 @@ describe('a task on a priced endpoint', () => {
     expect(totals).toMatchObject({ calls: 1, promptTokens: 1000, cachedTokens: 400, completionTokens: 50 });
     expect(totals.costUsd).toBeCloseTo(0.0018, 10);
     expect(usageLine(totals)).toBe('1 model call · 1,000 prompt (400 cached) + 50 completion tokens · $0.0018');
+    // The report: the run's totals in its header, each step's figures beside its URL.
+    const { html } = await renderTrajectoryReport(h.runDir(input.runId));
+    expect(html).toContain(`<dt>Model usage</dt><dd>${usageLine(totals)}</dd>`);
+    expect(html).toContain(`<span class="usage" title="this step's model calls">1,000 + 50 tokens · $0.0018</span>`);
   }, 120_000);
 });
