@@ -82,6 +82,7 @@ ${forkPanelHtml()}
 }
 
 export const CONSOLE_CSS = `
+[hidden]{display:none!important}
 body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d232a;background:#f6f7f9}
 header{display:flex;gap:1em;align-items:center;padding:.6em 1em;background:#1d232a;color:#fff}
 header a{color:#fff;text-decoration:none;font-weight:600}.live{font-size:12px;opacity:.7}
@@ -154,6 +155,10 @@ export const CONSOLE_JS = String.raw`'use strict';
     source.addEventListener('open', () => ($('#live').textContent = 'live'));
     source.addEventListener('error', () => ($('#live').textContent = 'reconnecting…'));
     for (const type of ['changed', 'step', 'status', 'end']) source.addEventListener(type, changed);
+    source.addEventListener('end', () => {
+      source.close(); // an ended task's stream says so once; reconnecting would only say it again
+      $('#live').textContent = 'ended';
+    });
   }
   const link = (href, text) => {
     const a = el('a', text);
