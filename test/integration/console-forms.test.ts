@@ -211,6 +211,11 @@ describe('fork and best of N from the task page', () => {
     await link.click();
     await page.waitForURL(new RegExp(`/tasks/${forkId}$`));
     await page.locator('#marks', { hasText: `fork of ${started} at step 2` }).waitFor();
+    // Its cost is its own calls' (steps 3-5 and read_page's question), not the source's steps it inherited.
+    const own = usageTotals(run.events);
+    expect(own).toMatchObject({ calls: 4, unpricedCalls: 0 });
+    expect(await page.locator('#marks').textContent()).toContain(`4 model calls`);
+    expect(await page.locator('#marks').textContent()).toContain(dollars(own.costUsd));
 
     // A step without a saved page (the last, terminate) is refused in one line, and nothing starts.
     await page.goto(`${withKey.server!.url}/tasks/${started}`);
