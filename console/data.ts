@@ -94,7 +94,8 @@ export async function listPage(
 
 async function waitingRow(agent: AgentClient, store: RunStore, row: TaskListEntry): Promise<WaitingRow> {
   const snap = await agent.status(row.id).catch(() => null);
-  const question = snap?.question ?? null;
+  const sealed = snap && isSealed(snap) ? { id: '', text: ENCRYPTED_PLACEHOLDER, step: row.step ?? 0 } : null;
+  const question = sealed ?? snap?.question ?? null;
   const askedAt = question ? await askedAtOf(store, row.id, question.step) : null;
   return { ...row, question, askedAt };
 }

@@ -271,7 +271,7 @@ export const CONSOLE_JS = String.raw`'use strict';
       $('#marks').textContent = marks.join(' · ');
       const q = snap && snap.question;
       $('#question-box').hidden = !q;
-      if (q && $('#question-id').value !== q.id) {
+      if (q) {
         $('#question').textContent = q.text;
         $('#question-id').value = q.id;
       }

@@ -10,6 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright';
 import { AgentClient, parseTask } from '../../api/client';
 import { firstInput } from '../../api/control';
 import { newTaskOf } from '../../api/new-task';
+import { replyToTask } from '../../api/tasks';
 import { consoleDataConverter } from '../../console/codec';
 import { ENCRYPTED_PLACEHOLDER } from '../../console/sealed-payloads';
 import { knownSecrets } from '../../console/secrets';
@@ -21,7 +22,7 @@ import type { Config } from '../../src/runtime/config';
 import { openRunStore } from '../../src/trajectory/open-store';
 import { readRun } from '../../src/trajectory/reader';
 import { dollars, usageTotals } from '../../src/trajectory/usage';
-import { eventually } from './harness';
+import { eventually, untilWaiting } from './harness';
 import type { Harness } from './harness';
 import { useHarness } from './use-harness';
 
@@ -293,8 +294,20 @@ describe('what the console shows', () => {
     // The console with the key reads them.
     const keyed = await open(withKey, `/tasks/${started}`);
     await keyed.locator('#answer', { hasText: ANSWER }).waitFor();
+
+    // A task waiting for a person: listed first, its question the placeholder too.
+    const asking = await h.start({ script: 'ask-city', instruction: 'Search hotels in the city I name.' });
+    await untilWaiting(asking);
+    const waiting = list.locator(`#waiting tr[data-id="${asking.workflowId}"]`);
+    await waiting.waitFor();
+    const waitingCells = await waiting.locator('td').allTextContents();
+    expect([waitingCells[1], waitingCells[3]]).toEqual([ENCRYPTED_PLACEHOLDER, ENCRYPTED_PLACEHOLDER]);
+    await page.goto(`${noKey.server!.url}/tasks/${asking.workflowId}`);
+    await page.locator('#question', { hasText: ENCRYPTED_PLACEHOLDER }).waitFor();
+    expect(await page.evaluate(() => document.body.innerText)).not.toContain('Which city');
+    await replyToTask(h.client, asking.workflowId, 'Lisbon');
     await Promise.all([list.close(), page.close(), keyed.close()]);
-  });
+  }, 60_000);
 
   it('shows a secret only as its placeholder: the typed text in the steps, the instruction, the list', async () => {
     const handle = await h.start({
