@@ -165,7 +165,7 @@ export const CONSOLE_JS = String.raw`'use strict';
     a.href = href;
     return a;
   };
-  window.cuaConsole = { post, el, link }; // for console-forms.js
+  Object.assign(window.cuaConsole, { el, link }); // for console-forms.js too
 
   function listPage() {
     const params = new URLSearchParams(location.search);
