@@ -12,6 +12,7 @@ import { firstInput } from '../../api/control';
 import { newTaskOf } from '../../api/new-task';
 import { replyToTask } from '../../api/tasks';
 import { consoleDataConverter } from '../../console/codec';
+import { CostColumn } from '../../console/cost';
 import { ENCRYPTED_PLACEHOLDER } from '../../console/sealed-payloads';
 import { knownSecrets } from '../../console/secrets';
 import { startConsole } from '../../console/server';
@@ -146,6 +147,13 @@ describe('start a task from the form', () => {
     const row = list.locator(`#tasks tr[data-id="${started}"]`);
     await row.waitFor();
     expect(await row.locator('td.cost').textContent()).toBe(cost);
+    // The same from the run folder, for a task that publishes no CuaCost (one from before it, or another client's).
+    const [listed] = await new AgentClient(h.client, h.config.taskQueue)
+      .list({ limit: 50 })
+      .then((rows) => rows.filter((r) => r.id === started));
+    expect(listed?.cost).toBeCloseTo(totals.costUsd, 9);
+    const [fromFolder] = await new CostColumn(() => openRunStore(h.config)).fill([{ ...listed!, cost: null }]);
+    expect(fromFolder?.costShown).toBe(cost);
     await Promise.all([page.close(), list.close()]);
   }, 120_000);
 
