@@ -16,6 +16,8 @@ import { branchesQuery } from '../workflows/eval-messages';
 import { InvalidTaskInputError, TaskAlreadyExistsError, TaskError } from './errors';
 import { firstInput } from './control';
 import { describeTask, startTask, validateTaskInput } from './tasks';
+import { readForkSource } from '../activities/fork-source';
+import type { RunStore } from '../src/trajectory/store';
 
 export interface ForkOptions {
   /** The source's last step the fork keeps (a whole number ≥ 1); the fork decides the next one. */
@@ -64,6 +66,22 @@ export async function forkTask(
   const summary = `fork of ${sourceId} at step ${step}: ${input.instruction}`;
   await startTask(client, desc.taskQueue, input, { summary });
   return { id: input.runId, input };
+}
+
+/**
+ * The source's run folder checked through `store` before a fork (or best of N) starts: a step it did not finish or
+ * saved no page for is thrown (TaskError, one line); false when the store cannot be read from here (then the fork's
+ * own first activity decides).
+ */
+export async function checkForkSource(store: () => RunStore, source: string, step: number): Promise<boolean> {
+  let found: Awaited<ReturnType<typeof readForkSource>>;
+  try {
+    found = await readForkSource(store(), source, step);
+  } catch {
+    return false;
+  }
+  if ('refused' in found) throw new TaskError(`cannot fork ${source} at step ${step}: ${found.refused}`);
+  return true;
 }
 
 /** Best of N (`cua fork <id> --step N --branches K`): K forks scored as an evaluation scores a run. */

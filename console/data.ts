@@ -12,6 +12,9 @@ import { usageLine, usageTotals } from '../src/trajectory/usage';
 import type { RunStore } from '../src/trajectory/store';
 import { buildTrajectoryView, replaySummary } from '../src/viewer/model';
 import type { Marker, Size, ViewStep } from '../src/viewer/model';
+import { runUsage } from './cost';
+import type { CostColumn } from './cost';
+import { ENCRYPTED_PLACEHOLDER } from './sealed-payloads';
 
 export const PAGE_SIZE = 50;
 /**
@@ -34,7 +37,7 @@ export interface WaitingRow extends TaskListEntry {
 
 export interface TaskPage {
   waiting: WaitingRow[];
-  rows: TaskListEntry[];
+  rows: (TaskListEntry & { costShown?: string | null })[];
   page: number;
   hasNext: boolean;
   /** The text filter stopped after TEXT_FILTER_SCAN tasks. */
@@ -48,7 +51,12 @@ export interface ListQuery {
 }
 
 /** One page of tasks, newest first, and (on every page, unless filtered to another status) the waiting ones. */
-export async function listPage(agent: AgentClient, store: RunStore, q: ListQuery): Promise<TaskPage> {
+export async function listPage(
+  agent: AgentClient,
+  store: RunStore,
+  q: ListQuery,
+  costs?: CostColumn,
+): Promise<TaskPage> {
   const page = Math.max(0, Math.floor(q.page ?? 0));
   const text = q.text?.trim().toLowerCase() ?? '';
   const status = q.status ? { status: q.status } : {};
@@ -74,9 +82,10 @@ export async function listPage(agent: AgentClient, store: RunStore, q: ListQuery
   waiting.sort((a, b) => (a.askedAt ?? a.started).localeCompare(b.askedAt ?? b.started));
   const waitingIds = new Set(waiting.map((w) => w.id));
   const rest = q.status === 'waiting_for_user' ? [] : rows.filter((r) => !waitingIds.has(r.id));
+  const shown = rest.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE);
   return {
     waiting,
-    rows: rest.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE),
+    rows: costs ? await costs.fill(shown) : shown,
     page,
     hasNext: rest.length > (page + 1) * PAGE_SIZE,
     capped,
@@ -85,7 +94,8 @@ export async function listPage(agent: AgentClient, store: RunStore, q: ListQuery
 
 async function waitingRow(agent: AgentClient, store: RunStore, row: TaskListEntry): Promise<WaitingRow> {
   const snap = await agent.status(row.id).catch(() => null);
-  const question = snap?.question ?? null;
+  const sealed = snap && isSealed(snap) ? { id: '', text: ENCRYPTED_PLACEHOLDER, step: row.step ?? 0 } : null;
+  const question = sealed ?? snap?.question ?? null;
   const askedAt = question ? await askedAtOf(store, row.id, question.step) : null;
   return { ...row, question, askedAt };
 }
@@ -132,6 +142,8 @@ export interface TaskDetail {
   usage: string | null;
   /** The run folder could not be read (not written yet, or the store is unreachable). */
   runError: string | null;
+  /** Its Temporal payloads are encrypted with a key this console does not have: they show as the placeholder. */
+  sealed: boolean;
 }
 
 /** Every screenshot the run's events name: the only files the console serves from a run folder. */
@@ -177,6 +189,8 @@ export async function taskDetail(agent: AgentClient, store: RunStore, id: string
   } catch (err) {
     if (!(err instanceof TaskNotFoundError)) throw err;
   }
+  const sealed = snapshot !== null && isSealed(snapshot);
+  if (snapshot && sealed) snapshot = await sealedSnapshot(agent, snapshot);
   const detail: TaskDetail = {
     id,
     snapshot,
@@ -189,7 +203,11 @@ export async function taskDetail(agent: AgentClient, store: RunStore, id: string
     forkOf: null,
     usage: null,
     runError: null,
+    sealed,
   };
+  // The run folder holds what the encrypted payloads hold (thoughts, typed text, the answer): a console without the
+  // key shows neither, only the status, step and cost.
+  if (sealed) return { ...detail, instruction: ENCRYPTED_PLACEHOLDER, usage: await usageOf(store, id) };
   let run;
   try {
     run = await readRunFromStore(store, id);
@@ -231,6 +249,50 @@ export async function taskDetail(agent: AgentClient, store: RunStore, id: string
     forkOf: forkOf?.run_id ? { runId: forkOf.run_id, step: forkOf.step ?? 0 } : null,
     usage: usageSoFar(run),
   };
+}
+
+/** Whether the task's status or result came as the placeholder (this console has no key for its payloads). */
+function isSealed(snap: TaskSnapshot): boolean {
+  return [snap.progress, snap.result].some((v) => (v as unknown) === ENCRYPTED_PLACEHOLDER);
+}
+
+/**
+ * A task this console cannot decrypt: its status and step from the search attributes (the server indexes them, so
+ * they are never encrypted); its question, answer and error as the placeholder.
+ */
+async function sealedSnapshot(agent: AgentClient, snap: TaskSnapshot): Promise<TaskSnapshot> {
+  const desc = await agent.temporal.workflow.getHandle(snap.id).describe();
+  const sa = desc.searchAttributes as Record<string, unknown[] | undefined>;
+  const status = String(sa.CuaStatus?.[0] ?? desc.status.name.toLowerCase()) as TaskSnapshot['status'];
+  const step = typeof sa.CuaStep?.[0] === 'number' ? sa.CuaStep[0] : 0;
+  return {
+    ...snap,
+    status,
+    step,
+    question: status === 'waiting_for_user' ? { id: '', text: ENCRYPTED_PLACEHOLDER, step } : null,
+    answer: snap.closed ? ENCRYPTED_PLACEHOLDER : null,
+    error: null,
+    progress: null,
+    result: null,
+  };
+}
+
+async function usageOf(store: RunStore, id: string): Promise<string | null> {
+  const totals = await runUsage(store, id);
+  return totals && totals.calls > 0 ? usageLine(totals) : null;
+}
+
+/**
+ * Whether this console has no key for the task's payloads (its memo reads as the placeholder): then its run folder
+ * (screenshots, the report) is not served either.
+ */
+export async function sealedTask(agent: AgentClient, id: string): Promise<boolean> {
+  try {
+    const desc = await agent.temporal.workflow.getHandle(id).describe();
+    return (desc.memo as { instruction?: unknown } | undefined)?.instruction === ENCRYPTED_PLACEHOLDER;
+  } catch {
+    return false;
+  }
 }
 
 function usageSoFar(run: Pick<RunRecord, 'events' | 'verification'>): string | null {

@@ -2,6 +2,7 @@
 // script is plain browser JavaScript that fetches the JSON API, renders with textContent only (nothing from a task is
 // ever parsed as HTML), and reloads its data when the server-sent events say something changed.
 import { RUN_STATUSES } from '../src/contract/task';
+import { forkPanelHtml, startFormHtml } from './forms';
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
@@ -17,11 +18,11 @@ function shell(title: string, page: string, csrf: string, body: string, data: Re
 <body data-page="${page}"${attrs}>
 <header><a href="/" class="brand">cua console</a><span id="live" class="live">connecting…</span></header>
 <main>${body}</main>
-<script src="/assets/console.js"></script>
+<script src="/assets/console.js"></script><script src="/assets/console-forms.js"></script>
 </body></html>`;
 }
 
-export function listPageHtml(csrf: string): string {
+export function listPageHtml(csrf: string, endpoints: readonly string[] = []): string {
   const options = ['', ...RUN_STATUSES]
     .map((s) => `<option value="${s}">${s ? s.replace(/_/g, ' ') : 'any status'}</option>`)
     .join('');
@@ -29,7 +30,8 @@ export function listPageHtml(csrf: string): string {
     'Tasks · cua console',
     'list',
     csrf,
-    `<form id="filter" class="filter">
+    `${startFormHtml(endpoints)}
+<form id="filter" class="filter">
   <select name="status" id="filter-status">${options}</select>
   <input name="q" id="filter-text" type="search" placeholder="instruction or id contains…">
   <button type="submit">Filter</button>
@@ -39,7 +41,7 @@ export function listPageHtml(csrf: string): string {
 <table id="waiting"><thead><tr><th>task</th><th>question</th><th>waiting</th><th>instruction</th></tr></thead>
 <tbody></tbody></table></section>
 <section><h2>Tasks</h2>
-<table id="tasks"><thead><tr><th>task</th><th>status</th><th>step</th><th>instruction</th><th>age</th><th>environment</th></tr></thead>
+<table id="tasks"><thead><tr><th>task</th><th>status</th><th>step</th><th>instruction</th><th>age</th><th>environment</th><th>cost</th></tr></thead>
 <tbody></tbody></table>
 <p id="note" class="note"></p>
 <nav class="pager"><button id="prev" type="button">← newer</button><span id="page"></span><button id="next" type="button">older →</button></nav>
@@ -67,6 +69,7 @@ export function taskPageHtml(csrf: string, id: string): string {
 <form id="say-form"><input id="say-text" name="text" autocomplete="off" placeholder="Tell the agent…"><button id="say-send" type="submit">Say</button></form>
 <button id="cancel" type="button" class="danger">Cancel</button>
 </section>
+${forkPanelHtml()}
 <p id="answer" class="answer"></p>
 <div class="columns">
 <figure id="shot-box" hidden><div class="shot"><img id="shot" alt="latest screenshot"><svg id="marker"></svg></div>
@@ -79,6 +82,7 @@ export function taskPageHtml(csrf: string, id: string): string {
 }
 
 export const CONSOLE_CSS = `
+[hidden]{display:none!important}
 body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d232a;background:#f6f7f9}
 header{display:flex;gap:1em;align-items:center;padding:.6em 1em;background:#1d232a;color:#fff}
 header a{color:#fff;text-decoration:none;font-weight:600}.live{font-size:12px;opacity:.7}
@@ -151,12 +155,17 @@ export const CONSOLE_JS = String.raw`'use strict';
     source.addEventListener('open', () => ($('#live').textContent = 'live'));
     source.addEventListener('error', () => ($('#live').textContent = 'reconnecting…'));
     for (const type of ['changed', 'step', 'status', 'end']) source.addEventListener(type, changed);
+    source.addEventListener('end', () => {
+      source.close(); // an ended task's stream says so once; reconnecting would only say it again
+      $('#live').textContent = 'ended';
+    });
   }
   const link = (href, text) => {
     const a = el('a', text);
     a.href = href;
     return a;
   };
+  Object.assign(window.cuaConsole, { el, link }); // for console-forms.js too
 
   function listPage() {
     const params = new URLSearchParams(location.search);
@@ -206,7 +215,7 @@ export const CONSOLE_JS = String.raw`'use strict';
         const st = el('td');
         st.append(el('span', r.status.replace(/_/g, ' '), 'status ' + r.status));
         tr.append(td, st, el('td', r.step === null ? '' : r.step, 'num'), el('td', r.instruction));
-        tr.append(el('td', age(r.started)), el('td', r.environment || ''));
+        tr.append(el('td', age(r.started)), el('td', r.environment || ''), el('td', r.costShown || '', 'num cost'));
         body.append(tr);
       }
       $('#page').textContent = 'page ' + (data.page + 1);
@@ -258,10 +267,11 @@ export const CONSOLE_JS = String.raw`'use strict';
       if (snap && snap.progress && snap.progress.unreadMessages)
         marks.push(snap.progress.unreadMessages + ' message(s) not read by the model yet');
       if (d.runError) marks.push('run folder: ' + d.runError);
+      if (d.sealed) marks.push('this console has no key for its payloads: its steps and screenshots are not shown');
       $('#marks').textContent = marks.join(' · ');
       const q = snap && snap.question;
       $('#question-box').hidden = !q;
-      if (q && $('#question-id').value !== q.id) {
+      if (q) {
         $('#question').textContent = q.text;
         $('#question-id').value = q.id;
       }
@@ -289,6 +299,12 @@ export const CONSOLE_JS = String.raw`'use strict';
         if (s.url) li.append(el('div', s.url, 'url'));
         if (s.observation) li.append(el('div', s.observation, 'obs'));
         for (const m of s.messages) li.append(el('div', m.type.replace(/_/g, ' ') + ': ' + m.content, 'msg'));
+        for (const [what, label] of [['fork', 'Fork at this step'], ['best', 'Best of N from here']]) {
+          const b = el('button', label, 'fork-step');
+          Object.assign(b, { type: 'button' });
+          Object.assign(b.dataset, { step: s.number, what });
+          li.append(b);
+        }
         list.append(li);
       }
       for (const m of d.after) {

@@ -29,10 +29,17 @@ import {
   Sessions,
 } from './access';
 import type { Session } from './access';
-import { listPage, screenshotsOf, TASK_ID, taskDetail, TEXT_FILTER_SCAN } from './data';
+import { listPage, screenshotsOf, sealedTask, TASK_ID, taskDetail, TEXT_FILTER_SCAN } from './data';
+import { ENCRYPTED_PLACEHOLDER } from './sealed-payloads';
 import { CONSOLE_CSS, CONSOLE_JS, listPageHtml, taskPageHtml } from './pages';
 import { ListEvents, taskEvents } from './events';
 import { addLiveView, handbackInput, publicLease, withoutLeaseSecrets } from './takeover';
+import { CostColumn } from './cost';
+import { bestOfFromForm, forkFromForm } from './fork';
+import { FORMS_CSS, FORMS_JS } from './forms';
+import { redactSecrets } from './secrets';
+import type { KnownSecret } from './secrets';
+import { startFromForm } from './start';
 
 export const DEFAULT_CONSOLE_PORT = 8300;
 
@@ -51,6 +58,10 @@ export interface ConsoleOptions {
   namespace?: string;
   /** How often the live views ask Temporal for changes (default 1000 ms). */
   pollMs?: number;
+  /** The model endpoint names the start form offers (the config's `models`). */
+  endpoints?: readonly string[];
+  /** Secret values to show only as placeholders (console/secrets.ts knownSecrets). */
+  secrets?: readonly KnownSecret[];
 }
 
 export interface ConsoleServer {
@@ -72,6 +83,8 @@ const CSP = "default-src 'self'; img-src 'self'; style-src 'self'; script-src 's
 const REPORT_CSP =
   "sandbox allow-scripts; default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
 
+const ENCRYPTED_REFUSAL = `${ENCRYPTED_PLACEHOLDER}: this console has no key for the task's payloads`;
+
 function refuse(reply: FastifyReply, code: number, message: string): FastifyReply {
   return reply.code(code).header('content-type', 'application/json; charset=utf-8').send({ error: message });
 }
@@ -91,6 +104,7 @@ interface Ctx {
   runStore: () => RunStore;
   pollMs: number;
   listEvents: ListEvents;
+  costs: CostColumn;
 }
 
 export function buildConsole(opts: Options): FastifyInstance {
@@ -102,11 +116,12 @@ export function buildConsole(opts: Options): FastifyInstance {
     runStore: () => (store ??= opts.store()),
     pollMs,
     listEvents: new ListEvents(opts.agent, pollMs * 2),
+    costs: new CostColumn(() => (store ??= opts.store())),
   };
   app.addHook('onClose', async () => ctx.listEvents.stop());
   const sessions = new Sessions();
   addAccess(app, opts, sessions);
-  addPages(app);
+  addPages(app, opts);
   addTaskApi(app, ctx);
   addControls(app, ctx);
   addLiveView(app, { ...opts, sessions });
@@ -166,8 +181,8 @@ const taskId = (req: FastifyRequest, reply: FastifyReply): string | undefined =>
   return undefined;
 };
 
-function addPages(app: FastifyInstance): void {
-  app.get('/', async (req, reply) => html(reply, listPageHtml(csrfOf(req))));
+function addPages(app: FastifyInstance, opts: Options): void {
+  app.get('/', async (req, reply) => html(reply, listPageHtml(csrfOf(req), opts.endpoints)));
   app.get('/tasks/:id', async (req, reply) => {
     const id = taskId(req, reply);
     if (id) return html(reply, taskPageHtml(csrfOf(req), id));
@@ -176,24 +191,33 @@ function addPages(app: FastifyInstance): void {
     reply.header('content-type', 'text/javascript; charset=utf-8').send(CONSOLE_JS),
   );
   app.get('/assets/console.css', async (_req, reply) =>
-    reply.header('content-type', 'text/css; charset=utf-8').send(CONSOLE_CSS),
+    reply.header('content-type', 'text/css; charset=utf-8').send(CONSOLE_CSS + FORMS_CSS),
+  );
+  app.get('/assets/console-forms.js', async (_req, reply) =>
+    reply.header('content-type', 'text/javascript; charset=utf-8').send(FORMS_JS),
   );
 }
 
 function addTaskApi(app: FastifyInstance, ctx: Ctx): void {
-  const { opts, runStore, pollMs, listEvents } = ctx;
+  const { opts, runStore, pollMs, listEvents, costs } = ctx;
+  const secrets = opts.secrets ?? [];
   app.get('/api/tasks', async (req, reply) => {
     const q = req.query as { status?: string; q?: string; page?: string };
     if (q.status && !(RUN_STATUSES as readonly string[]).includes(q.status)) {
       return refuse(reply, 400, `status must be one of ${RUN_STATUSES.join(', ')}`);
     }
     try {
-      const page = await listPage(opts.agent, runStore(), {
-        ...(q.status ? { status: q.status as RunStatus } : {}),
-        ...(q.q ? { text: q.q } : {}),
-        page: Number(q.page ?? 0) || 0,
-      });
-      return { ...page, scan: TEXT_FILTER_SCAN };
+      const page = await listPage(
+        opts.agent,
+        runStore(),
+        {
+          ...(q.status ? { status: q.status as RunStatus } : {}),
+          ...(q.q ? { text: q.q } : {}),
+          page: Number(q.page ?? 0) || 0,
+        },
+        costs,
+      );
+      return redactSecrets({ ...page, scan: TEXT_FILTER_SCAN }, secrets);
     } catch (err) {
       const f = failure(err);
       return refuse(reply, f.code, f.message);
@@ -209,7 +233,7 @@ function addTaskApi(app: FastifyInstance, ctx: Ctx): void {
       const temporalUrl = opts.temporalUiUrl
         ? `${opts.temporalUiUrl.replace(/\/$/, '')}/namespaces/${ns}/workflows/${encodeURIComponent(id)}`
         : null;
-      return { ...withoutLeaseSecrets(detail), temporalUrl };
+      return redactSecrets({ ...withoutLeaseSecrets(detail), temporalUrl }, secrets);
     } catch (err) {
       const f = failure(err);
       return refuse(reply, f.code, f.message);
@@ -227,6 +251,7 @@ function addTaskApi(app: FastifyInstance, ctx: Ctx): void {
       return refuse(reply, 400, 'not a screenshot of this run');
     }
     try {
+      if (await sealedTask(opts.agent, id)) return refuse(reply, 403, ENCRYPTED_REFUSAL);
       if (!screenshotsOf(await loadEvents(runStore(), id)).has(file)) {
         return refuse(reply, 404, 'not a screenshot of this run');
       }
@@ -246,6 +271,7 @@ function addTaskApi(app: FastifyInstance, ctx: Ctx): void {
   app.get('/tasks/:id/report', async (req, reply) => {
     const id = taskId(req, reply);
     if (!id) return;
+    if (await sealedTask(opts.agent, id)) return refuse(reply, 403, ENCRYPTED_REFUSAL);
     const temp = await fs.mkdtemp(path.join(os.tmpdir(), 'cua-console-'));
     try {
       await copyRun(runStore(), id, new LocalRunStore(temp));
@@ -280,25 +306,28 @@ function addTaskApi(app: FastifyInstance, ctx: Ctx): void {
   });
 }
 
-/** The controls: each a POST whose refusal is the agent client's one-line error. */
+/** The controls and the start form: each a POST whose refusal is the agent client's one-line error. */
 function addControls(app: FastifyInstance, ctx: Ctx): void {
   const { opts } = ctx;
-  const control = (
-    name: string,
-    run: (id: string, body: Record<string, unknown>) => Promise<Record<string, unknown> | object>,
-  ) =>
-    app.post(`/api/tasks/:id/${name}`, async (req, reply) => {
-      const id = taskId(req, reply);
-      if (!id) return;
-      const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
+  type Body = Record<string, unknown>;
+  const post = (url: string, run: (body: Body, req: FastifyRequest, reply: FastifyReply) => Promise<object> | null) =>
+    app.post(url, async (req, reply) => {
+      const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Body;
       try {
-        return { ok: true, ...(await run(id, body)) };
+        const done = run(body, req, reply);
+        if (!done) return; // refused already
+        return { ok: true, ...(await done) };
       } catch (err) {
         const f = failure(err);
         return refuse(reply, f.code, f.message);
       }
     });
-  const text = (body: Record<string, unknown>) => (typeof body['text'] === 'string' ? body['text'] : '');
+  const control = (name: string, run: (id: string, body: Body) => Promise<object>) =>
+    post(`/api/tasks/:id/${name}`, (body, req, reply) => {
+      const id = taskId(req, reply);
+      return id ? run(id, body) : null;
+    });
+  const text = (body: Body) => (typeof body['text'] === 'string' ? body['text'] : '');
   control('reply', (id, body) => {
     const questionId = typeof body['questionId'] === 'string' && body['questionId'] ? body['questionId'] : undefined;
     return opts.agent.reply(id, text(body), questionId ? { questionId } : {});
@@ -309,6 +338,9 @@ function addControls(app: FastifyInstance, ctx: Ctx): void {
   control('cancel', (id) => opts.agent.cancel(id));
   control('takeover', async (id) => ({ lease: publicLease(await opts.agent.takeover(id)) }));
   control('handback', (id, body) => opts.agent.handback(id, handbackInput(body)));
+  control('fork', (id, body) => forkFromForm(opts.agent, ctx.runStore, id, body));
+  control('best-of', (id, body) => bestOfFromForm(opts.agent, ctx.runStore, id, body));
+  post('/api/tasks', (body) => startFromForm(opts.agent, opts.endpoints ?? [], body));
 }
 
 /** Takes the reply over for server-sent events; a comment every 15 s keeps proxies from closing it. */

@@ -1,8 +1,9 @@
 // `cua console`: the web console — the task list, one task's steps and screenshot, replies and controls — served on
 // 127.0.0.1:8300 until Ctrl-C. It prints its link once (the token is in it) and the URL-policy line the workers need.
-import { agentClientFor } from '../../api/client';
 import { accessToken } from '../../console/access';
 import { consoleDenyHosts } from '../../console/access';
+import { consoleAgentClient } from '../../console/codec';
+import { knownSecrets } from '../../console/secrets';
 import { DEFAULT_CONSOLE_PORT, startConsole } from '../../console/server';
 import { loadConfig } from '../../src/runtime/config';
 import type { Config } from '../../src/runtime/config';
@@ -40,7 +41,7 @@ export async function consoleCommand(argv: readonly string[]): Promise<number> {
   const host = values.host ?? '127.0.0.1';
   const port = intFlag(values.port, 'port') ?? DEFAULT_CONSOLE_PORT;
   const { token } = accessToken(host, config.console?.token);
-  const agent = await agentClientFor(config);
+  const agent = await consoleAgentClient(config);
   const server = await startConsole({
     agent,
     store: () => openRunStore(config),
@@ -49,6 +50,8 @@ export async function consoleCommand(argv: readonly string[]): Promise<number> {
     port,
     temporalUiUrl: temporalUiUrlFor(config, values['temporal-ui']),
     namespace: config.temporal.namespace,
+    endpoints: Object.keys(config.models),
+    secrets: knownSecrets(config),
   });
   const ui = temporalUiUrlFor(config, values['temporal-ui']);
   console.log(`[console] open: ${server.link}`);

@@ -7,8 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../src/runtime/config';
 import type { Config } from '../../src/runtime/config';
 import { openRunStore } from '../../src/trajectory/open-store';
-import { readForkSource } from '../../activities/fork-source';
 import { agentClientFor } from '../../api/client';
+import { checkForkSource } from '../../api/fork';
 import type { AgentClient } from '../../api/client';
 import { TaskError } from '../../api/errors';
 import { pageProbesOf } from '../../src/eval/task-set';
@@ -65,7 +65,7 @@ export async function forkCommand(argv: readonly string[]): Promise<number> {
   if (extraModel !== undefined || extraHint !== undefined) {
     throw new UsageError('one --model and one --hint per fork (several are for best of N: --branches K)');
   }
-  const checked = await checkSource(config, source, step);
+  const checked = await checkForkSource(() => openRunStore(config), source, step);
   const agent = await agentClientFor(config);
   const { id } = await agent.fork(source, {
     step,
@@ -110,7 +110,7 @@ async function bestOfCommand(
         'it is off in this config, and on a worker without it those checks fail as not run',
     );
   }
-  await checkSource(config, source, step);
+  await checkForkSource(() => openRunStore(config), source, step);
   const agent = await agentClientFor(config);
   const { task: _task, ...checks } = scoring ?? { task: null };
   const started = await agent.bestOf(source, {
@@ -145,21 +145,6 @@ async function bestOfCommand(
   });
   if (values.json) console.log(JSON.stringify(record));
   return record.winner ? 0 : 1;
-}
-
-/**
- * The source's run folder checked through the configured store: a refusal is thrown (one line); false when the store
- * cannot be read from here (then the fork's own check decides).
- */
-async function checkSource(config: Config, source: string, step: number): Promise<boolean> {
-  let found: Awaited<ReturnType<typeof readForkSource>>;
-  try {
-    found = await readForkSource(openRunStore(config), source, step);
-  } catch {
-    return false;
-  }
-  if ('refused' in found) throw new TaskError(`cannot fork ${source} at step ${step}: ${found.refused}`);
-  return true;
 }
 
 /** Waits until the fork has taken over its source's steps; its refusal (end reason `input`) is thrown (one line). */

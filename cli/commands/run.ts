@@ -7,6 +7,7 @@ import type { StepSummary, TaskResult, TaskStatus } from '../../src/contract/tas
 import { cacheFlag, intFlag, parse, UsageError } from '../args';
 import { agentClientFor, parseTask } from '../../api/client';
 import type { NewTask } from '../../api/client';
+import { newTaskOf } from '../../api/new-task';
 import { modelWaitLine, newRunId, replyToTask, storeWaitLine } from '../../api/tasks';
 import { watchTask } from '../../api/watch';
 
@@ -159,11 +160,15 @@ export async function runCommand(rawArgv: readonly string[]): Promise<number> {
   if (askTimeout !== undefined && !(askTimeout > 0))
     throw new UsageError('--ask-timeout must be a positive number of seconds');
   const task: NewTask = {
-    id: values.id ?? newRunId(),
-    instruction,
-    ...(values.env ? { environment: values.env } : {}),
-    ...(values.url ? { startUrl: values.url } : {}),
-    ...(values['max-steps'] ? { maxSteps: intFlag(values['max-steps'], 'max-steps') } : {}),
+    ...newTaskOf({
+      id: values.id ?? newRunId(),
+      instruction,
+      environment: values.env,
+      startUrl: values.url,
+      maxSteps: intFlag(values['max-steps'], 'max-steps'),
+      baseUrl: values['model-base-url'],
+      model: values.model,
+    }),
     ...(values.profile ? { profile: values.profile as 'fara-1.5' | 'fara-7b' } : {}),
     ...(values.identity !== undefined ? { identity: values.identity } : {}),
     ...(values.cache !== undefined ? { cache: { name: cacheFlag(values.cache, values.env) } } : {}),
@@ -176,11 +181,6 @@ export async function runCommand(rawArgv: readonly string[]): Promise<number> {
     ...(values['images-kept'] ? { imagesKept: intFlag(values['images-kept'], 'images-kept') } : {}),
     ...(values['token-budget'] ? { tokenBudget: intFlag(values['token-budget'], 'token-budget', 0) } : {}),
     ...budgetFlags(values),
-    model: {
-      endpoint: 'default',
-      ...(values['model-base-url'] ? { baseUrl: values['model-base-url'] } : {}),
-      ...(values.model ? { model: values.model } : {}),
-    },
   };
   const input = parseTask(task); // before connecting: a bad flag is reported even with no server up
   const agent = await agentClientFor(config);

@@ -5,6 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { ClientInterceptors, ConnectionOptions } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
 import { startTracing } from '../telemetry/tracing';
+import type { DataConverter } from '@temporalio/common';
 import type { Config } from './config';
 import { dataConverterFor } from '../codec/data-converter';
 
@@ -38,10 +39,13 @@ export class TemporalUnreachableError extends Error {
   }
 }
 
-/** A client for the configuration: with `encryption`, its payloads and failure messages go through the codec. */
-export async function connectClient(config: Config): Promise<Client> {
+/**
+ * A client for the configuration: with `encryption`, its payloads and failure messages go through the codec.
+ * `dataConverter`: one of the caller's own instead (the web console's reads what it has no key for as a placeholder).
+ */
+export async function connectClient(config: Config, dataConverter?: DataConverter): Promise<Client> {
   // Before connecting: a key error is the one to report. Clients read plaintext payloads whatever the setting.
-  const dataConverter = dataConverterFor(config, { acceptPlaintext: true });
+  dataConverter ??= dataConverterFor(config, { acceptPlaintext: true });
   let connection: Connection;
   try {
     connection = await Connection.connect({ ...connectionOptions(config), connectTimeout: '5s' });

@@ -3,7 +3,8 @@
 // tool_output's `metadata.tool_sub_calls`, e.g. the desktop's grounding call, made after its action was recorded) and
 // the LLM judge's calls (a verification result's `metadata.model_calls`), with the tokens the endpoint reported (or
 // the estimate, when it reported none) and the cost its price gave. A reused action (a replay's, the cache's) made no
-// call: its usage is zero and it is not counted. Pure.
+// call: its usage is zero and it is not counted; nor is an inherited event (a fork's copy of its source's steps: the
+// source made and paid for those calls). Pure.
 import type { Event, VerificationResult } from './schema';
 
 export interface UsageTotals {
@@ -73,6 +74,7 @@ export function callsOf(e: Extract<Event, { type: 'action' }>): Usage[] {
 
 /** The usage records of an event: an action's calls, or those a tool made after its action was recorded. */
 function eventCalls(e: Event): Usage[] {
+  if ((e.metadata as { inherited_from?: unknown } | undefined)?.inherited_from !== undefined) return [];
   if (e.type === 'action') return callsOf(e);
   if (e.type === 'observation' && e.observation_type === 'tool_output') {
     return subCallsOf((e.metadata as { tool_sub_calls?: unknown } | undefined)?.tool_sub_calls);

@@ -1,6 +1,7 @@
 // Specification of a run's usage totals (src/trajectory/usage.ts): every model call counts once, wherever its record
 // sits: an action's conversation and tool_sub_calls, a tool output's tool_sub_calls (the desktop's grounding call),
-// a verification result's model_calls (the LLM judge's); a reused action or sub-call counts nothing.
+// a verification result's model_calls (the LLM judge's); a reused action or sub-call counts nothing, nor does a fork's
+// inherited step.
 import { describe, expect, it } from 'vitest';
 import { actionEvent, toolOutput } from '../../src/trajectory/events';
 import { usageTotals } from '../../src/trajectory/usage';
@@ -58,6 +59,19 @@ describe('usageTotals', () => {
       { calls: 2, promptTokens: 2100, completionTokens: 50, costUsd: 0.011, unpricedCalls: 0 },
     ],
     ['a verification without model calls (a rule check)', [], { rules: { metadata: { checks: [] } } }, { calls: 0 }],
+    [
+      "a fork's inherited step (its source's calls) and its own next step",
+      [
+        { ...action({ subs: [subCall(usage(50, 5))] }), metadata: { inherited_from: { run_id: 'src', step: 1 } } },
+        {
+          ...toolOutput(1, 'a', { output: 'x' }, { metadata: { tool_sub_calls: [subCall(usage(800, 6))] } }),
+          metadata: { inherited_from: { run_id: 'src', step: 1 }, tool_sub_calls: [subCall(usage(800, 6))] },
+        },
+        action(),
+      ],
+      {},
+      { calls: 1, promptTokens: 100 },
+    ],
   ])('%s', (_what, events, verification, expected) => {
     const totals = usageTotals(events, verification);
     expect({ ...totals, costUsd: Math.round(totals.costUsd * 1e6) / 1e6 }).toMatchObject(expected);

@@ -1,0 +1,120 @@
+// The console's forms beside its pages (pages.ts): "Start a task" on the list page, "Fork at this step" and "Best of N
+// from here" on a task page. HTML pieces for the shells, and one plain browser script (/assets/console-forms.js) that
+// posts them with the page's CSRF token (console.js's `post`) and shows a refusal's one line in the form.
+
+import { escapeHtml } from '../src/viewer/html';
+
+/** The list page's start form; `endpoints`: the config's model endpoint names (the select's choices). */
+export function startFormHtml(endpoints: readonly string[]): string {
+  const names = endpoints.length ? endpoints : ['default'];
+  const options = names.map((n) => `<option value="${escapeHtml(n)}">${escapeHtml(n)}</option>`).join('');
+  return `<details id="start-box" class="start"><summary>Start a task</summary>
+<form id="start-form" class="start-form" novalidate>
+<textarea id="start-instruction" name="instruction" rows="2" placeholder="What should the agent do?"></textarea>
+<div class="start-row">
+<label>start URL <input id="start-url" name="startUrl" autocomplete="off" placeholder="https://…"></label>
+<label>model <select id="start-endpoint" name="endpoint">${options}</select></label>
+<label>environment <select id="start-environment" name="environment"><option value="browser">browser</option><option value="desktop">desktop</option></select></label>
+<label>max steps <input id="start-steps" name="maxSteps" inputmode="numeric" size="5" placeholder="30"></label>
+<button id="start-send" type="submit">Start</button>
+</div></form>
+<p id="start-error" class="error" role="alert"></p></details>`;
+}
+
+/** The task page's fork panel, opened by a step's "Fork at this step" or "Best of N from here". */
+export function forkPanelHtml(): string {
+  return `<section id="fork-box" class="fork-box" hidden><h2>From step <span id="fork-step-label"></span></h2>
+<form id="fork-form"><input id="fork-hint" name="hint" autocomplete="off" placeholder="A hint for the model (optional)">
+<button id="fork-send" type="submit">Fork at this step</button></form>
+<form id="best-form"><label>best of <input id="best-n" name="branches" inputmode="numeric" size="3" value="3"></label>
+<textarea id="best-hints" name="hints" rows="2" placeholder="Hints, one per line, taken in turn (optional)"></textarea>
+<label>judge <select id="best-judge" name="judge"><option value="webjudge">webjudge</option><option value="rubric">rubric</option></select></label>
+<button id="best-send" type="submit">Best of N from here</button></form>
+<p id="fork-error" class="error" role="alert"></p><p id="fork-result"></p>
+<button id="fork-close" type="button">Close</button></section>`;
+}
+
+export const FORMS_CSS = `
+.start{background:#fff;border:1px solid #e3e6ea;padding:.5em .8em;margin-bottom:1em}.start summary{font-weight:600;cursor:pointer}
+.start-form textarea{width:100%;box-sizing:border-box;margin:.5em 0}.start-row{display:flex;gap:.8em;flex-wrap:wrap;align-items:center}
+.steps .fork-step{font-size:11px;margin:.3em .3em 0 0}
+.fork-box{background:#eef3ff;border:1px solid #b8c9f0;padding:.6em 1em;margin:.6em 0}
+.fork-box form{display:flex;gap:.5em;align-items:center;margin:.3em 0}#fork-hint{min-width:28em}
+`;
+
+// Plain browser JavaScript (ES2020), served as /assets/console-forms.js after console.js.
+export const FORMS_JS = String.raw`'use strict';
+(function () {
+  const { post, el, link } = window.cuaConsole;
+  const $ = (sel) => document.querySelector(sel);
+
+  function startForm() {
+    const form = $('#start-form');
+    if (!form) return;
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      $('#start-error').textContent = '';
+      $('#start-send').disabled = true;
+      try {
+        const { id } = await post('/api/tasks', {
+          instruction: $('#start-instruction').value,
+          startUrl: $('#start-url').value,
+          endpoint: $('#start-endpoint').value,
+          environment: $('#start-environment').value,
+          maxSteps: $('#start-steps').value,
+        });
+        location.assign('/tasks/' + encodeURIComponent(id));
+      } catch (err) {
+        $('#start-error').textContent = err.message;
+      } finally {
+        $('#start-send').disabled = false;
+      }
+    });
+  }
+
+  function forkPanel() {
+    const box = $('#fork-box');
+    if (!box) return;
+    const base = '/api/tasks/' + encodeURIComponent(document.body.dataset.id);
+    let step = 0;
+    $('#steps').addEventListener('click', (ev) => {
+      const button = ev.target.closest('button.fork-step');
+      if (!button) return;
+      step = Number(button.dataset.step);
+      $('#fork-step-label').textContent = String(step);
+      $('#fork-error').textContent = '';
+      $('#fork-result').replaceChildren();
+      box.hidden = false;
+      (button.dataset.what === 'best' ? $('#best-n') : $('#fork-hint')).focus();
+    });
+    $('#fork-close').addEventListener('click', () => (box.hidden = true));
+    async function send(what, body, done) {
+      $('#fork-error').textContent = '';
+      try {
+        done(await post(base + '/' + what, Object.assign({ step }, body)));
+      } catch (err) {
+        $('#fork-error').textContent = err.message;
+      }
+    }
+    const taskLink = (id) => link('/tasks/' + encodeURIComponent(id), id);
+    $('#fork-form').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      send('fork', { hint: $('#fork-hint').value }, (r) => {
+        $('#fork-result').replaceChildren(el('span', 'Started the fork '), taskLink(r.id), el('span', ' at step ' + step + '.'));
+      });
+    });
+    $('#best-form').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      const body = { branches: $('#best-n').value, hints: $('#best-hints').value, judge: $('#best-judge').value };
+      send('best-of', body, (r) => {
+        const out = [el('span', 'Started best of ' + r.branches.length + ' (' + r.id + '): ')];
+        r.branches.forEach((b, i) => out.push(i ? el('span', ', ') : el('span', ''), taskLink(b)));
+        $('#fork-result').replaceChildren(...out);
+      });
+    });
+  }
+
+  startForm();
+  forkPanel();
+})();
+`;
