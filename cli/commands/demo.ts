@@ -33,6 +33,7 @@ import { followTask, promptLine, report } from './run';
 import { AgentClient } from '../../api/client';
 import { accessToken } from '../../console/access';
 import { denyConsole } from '../../console/policy';
+import { knownSecrets } from '../../console/secrets';
 import { DEFAULT_CONSOLE_PORT, startConsole } from '../../console/server';
 import type { ConsoleServer } from '../../console/server';
 import { openRunStore } from '../../src/trajectory/open-store';
@@ -248,6 +249,9 @@ async function demoConsole(started: Started, client: Client, config: Config, uiU
     port: DEFAULT_CONSOLE_PORT,
     anyPortIfTaken: true,
     temporalUiUrl: uiUrl,
+    namespace: config.temporal.namespace,
+    endpoints: Object.keys(config.models),
+    secrets: knownSecrets(config),
   });
   say(`web console: ${started.console.link}`);
   return denyConsole(config, '127.0.0.1', started.console.port);
