@@ -7,11 +7,7 @@
 import path from 'node:path';
 import type { InjectedSinks, WorkerInterceptors } from '@temporalio/worker';
 import { trace } from '@opentelemetry/api';
-import {
-  makeWorkflowExporter,
-  OpenTelemetryActivityInboundInterceptor,
-  OpenTelemetryActivityOutboundInterceptor,
-} from '@temporalio/interceptors-opentelemetry';
+import type * as Interceptors from '@temporalio/interceptors-opentelemetry';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
 import { startTracing } from '../src/telemetry/tracing';
 import type { Config } from '../src/runtime/config';
@@ -48,6 +44,10 @@ export function workerTracing(config: Pick<Config, 'telemetry'>): WorkerTracing 
   const settings = config.telemetry?.traces;
   if (!settings) return undefined;
   const tracing = startTracing(settings);
+  // Loaded only now, like the SDK (src/telemetry/tracing.ts): a worker with tracing off does not pay for it.
+  const { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } =
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    require('@temporalio/interceptors-opentelemetry') as typeof Interceptors;
   const options = { tracer: tracing.tracer };
   return {
     interceptors: {

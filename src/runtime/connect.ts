@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import type { ClientInterceptors, ConnectionOptions } from '@temporalio/client';
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
+import type * as ClientInterceptor from '@temporalio/interceptors-opentelemetry/lib/client';
 import { startTracing } from '../telemetry/tracing';
 import type { DataConverter } from '@temporalio/common';
 import type { Config } from './config';
@@ -70,5 +70,9 @@ function clientTracing(config: Config): ClientInterceptors | undefined {
   const settings = config.telemetry?.traces;
   if (!settings) return undefined;
   const { tracer } = startTracing(settings);
+  // Loaded only now, like the SDK (src/telemetry/tracing.ts): a command with tracing off does not pay for it.
+  const { OpenTelemetryWorkflowClientInterceptor } =
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    require('@temporalio/interceptors-opentelemetry/lib/client') as typeof ClientInterceptor;
   return { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer })] };
 }

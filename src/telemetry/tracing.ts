@@ -9,11 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { context, propagation, trace } from '@opentelemetry/api';
 import type { Context, Tracer } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { Resource } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type * as ContextAsyncHooks from '@opentelemetry/context-async-hooks';
+import type * as OtelCore from '@opentelemetry/core';
+import type * as OtlpExporter from '@opentelemetry/exporter-trace-otlp-proto';
+import type * as Resources from '@opentelemetry/resources';
+import type { Resource } from '@opentelemetry/resources';
+import type * as SdkTraceBase from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ConfigError } from '../common/config-error';
 import { PROJECT_ROOT } from '../infra/paths';
@@ -35,6 +36,23 @@ export interface Tracing {
   flush(): Promise<void>;
   /** One user of the process's tracing is done: the last one flushes, shuts the exporter down and unregisters it. */
   release(): Promise<void>;
+}
+
+/**
+ * The OpenTelemetry SDK and its OTLP exporter, loaded at the first start: ~150 ms to load, which every `cua` command
+ * and worker start (both import this module) would otherwise pay with tracing off. Plain packages, so Node's own
+ * require finds them under tsx, vitest and the compiled build alike.
+ */
+function sdk() {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  return {
+    ...(require('@opentelemetry/context-async-hooks') as typeof ContextAsyncHooks),
+    ...(require('@opentelemetry/core') as typeof OtelCore),
+    ...(require('@opentelemetry/exporter-trace-otlp-proto') as typeof OtlpExporter),
+    ...(require('@opentelemetry/resources') as typeof Resources),
+    ...(require('@opentelemetry/sdk-trace-base') as typeof SdkTraceBase),
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
 }
 
 /** Spans of reads (queries, describes): dropped, see the header. */
@@ -81,6 +99,14 @@ export function startTracing(settings: TracesSettings): Tracing {
   }
   const url = tracesUrl(settings.otlpEndpoint);
   const version = packageVersion();
+  const {
+    AsyncLocalStorageContextManager,
+    BasicTracerProvider,
+    BatchSpanProcessor,
+    OTLPTraceExporter,
+    Resource,
+    W3CTraceContextPropagator,
+  } = sdk();
   const resource = new Resource({
     'service.name': settings.serviceName,
     'service.version': version,
