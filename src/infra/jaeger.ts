@@ -1,11 +1,11 @@
 // Jaeger's all-in-one (v1.76.0, built by scripts/jaeger.sh into a cache outside the clone) with in-memory storage on
 // free 127.0.0.1 ports: an OTLP/HTTP receiver and the query API (/api/traces), the real trace backend the traces test
 // sends to and reads from. Not for production: point `telemetry.traces.otlpEndpoint` at your own collector there.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { canConnect, freePort } from './devserver';
+import { freePort } from './devserver';
+import { startListening } from './listening-process';
 import { jaegerPath } from './build-cache';
 
 /** A span as Jaeger's query API returns it (the fields the tests read). */
@@ -98,27 +98,22 @@ export async function startJaeger(opts: { timeoutMs?: number } = {}): Promise<Ja
   const ports = { otlp: await freePort(), http: await freePort(), grpc: await freePort() };
   const config = path.join(dir, 'jaeger.yaml');
   fs.writeFileSync(config, configYaml(ports));
-  const child = spawn(jaegerPath(), ['--config', config], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const served = await startListening(jaegerPath(), ['--config', config], {
+    ports: [ports.otlp, ports.http],
+    timeoutMs: opts.timeoutMs ?? 30_000,
+    pollMs: 100,
+    tailChars: 4000,
+    cwd: dir,
+    failure: (stderr) =>
+      new JaegerError(`Jaeger did not start on 127.0.0.1:${ports.otlp}/${ports.http}: ${stderr || 'no output'}`),
+  }).catch((err: unknown) => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  });
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await served.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
-  while (!((await canConnect('127.0.0.1', ports.otlp)) && (await canConnect('127.0.0.1', ports.http)))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new JaegerError(
-        `Jaeger did not start on 127.0.0.1:${ports.otlp}/${ports.http}: ${stderr.trim() || 'no output'}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
   const queryUrl = `http://127.0.0.1:${ports.http}`;
   return {
     otlpEndpoint: `http://127.0.0.1:${ports.otlp}`,

@@ -1,13 +1,12 @@
 // rclone, built by scripts/rclone.sh into a cache outside the clone, and `rclone serve s3`: a real S3-compatible
 // server over a local folder (each folder under it is a bucket; conditional puts work), for the shared run store's
 // tests and bench. Not for production: point config `store` at AWS S3 or MinIO there.
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { canConnect, freePort } from './devserver';
+import { freePort } from './devserver';
+import { startListening } from './listening-process';
 import { rclonePath } from './build-cache';
 
 export interface S3Server {
@@ -86,25 +85,13 @@ export async function startS3Server(
 /** One `rclone serve s3` process, once it accepts connections on `port`. */
 async function serve(args: string[], port: number, timeoutMs: number): Promise<{ kill(): Promise<void> }> {
   // Its own empty config: a developer's rclone.conf (remotes, passwords) has no business here.
-  const child: ChildProcess = spawn(rclonePath(), [...args, '--config', '/dev/null', '--log-level', 'ERROR'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
+  const served = await startListening(rclonePath(), [...args, '--config', '/dev/null', '--log-level', 'ERROR'], {
+    ports: [port],
+    timeoutMs,
+    pollMs: 50,
+    tailChars: 2000,
+    failure: (stderr) =>
+      new S3ServerError(`rclone serve s3 did not start on 127.0.0.1:${port}: ${stderr || 'no output'}`),
   });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const kill = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await exited;
-    }
-  };
-  const deadline = Date.now() + timeoutMs;
-  while (!(await canConnect('127.0.0.1', port))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await kill();
-      throw new S3ServerError(`rclone serve s3 did not start on 127.0.0.1:${port}: ${stderr.trim() || 'no output'}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { kill };
+  return { kill: served.stop };
 }
