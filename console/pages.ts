@@ -192,15 +192,21 @@ export const CONSOLE_JS = String.raw`'use strict';
         showError(err.message);
       }
     }
+    // A table row for a task, its first cell the link to the task's page.
+    function taskRow(id) {
+      const tr = el('tr');
+      tr.dataset.id = id;
+      const td = el('td');
+      td.append(link('/tasks/' + encodeURIComponent(id), id));
+      tr.append(td);
+      return tr;
+    }
     function render(data) {
       const waiting = $('#waiting tbody');
       waiting.replaceChildren();
       for (const w of data.waiting) {
-        const tr = el('tr');
-        tr.dataset.id = w.id;
-        const td = el('td');
-        td.append(link('/tasks/' + encodeURIComponent(w.id), w.id));
-        tr.append(td, el('td', w.question ? w.question.text : ''), el('td', age(w.askedAt || w.started)));
+        const tr = taskRow(w.id);
+        tr.append(el('td', w.question ? w.question.text : ''), el('td', age(w.askedAt || w.started)));
         tr.append(el('td', w.instruction));
         waiting.append(tr);
       }
@@ -208,13 +214,10 @@ export const CONSOLE_JS = String.raw`'use strict';
       const body = $('#tasks tbody');
       body.replaceChildren();
       for (const r of data.rows) {
-        const tr = el('tr');
-        tr.dataset.id = r.id;
-        const td = el('td');
-        td.append(link('/tasks/' + encodeURIComponent(r.id), r.id));
+        const tr = taskRow(r.id);
         const st = el('td');
         st.append(el('span', r.status.replace(/_/g, ' '), 'status ' + r.status));
-        tr.append(td, st, el('td', r.step === null ? '' : r.step, 'num'), el('td', r.instruction));
+        tr.append(st, el('td', r.step === null ? '' : r.step, 'num'), el('td', r.instruction));
         tr.append(el('td', age(r.started)), el('td', r.environment || ''), el('td', r.costShown || '', 'num cost'));
         body.append(tr);
       }
