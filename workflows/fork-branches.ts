@@ -22,7 +22,7 @@ import type { AttemptOutcome, TaskSetRef } from '../src/eval/records';
 import { passes, pickWinner, verdictOf } from '../src/eval/branches';
 import type { BranchesInput, BranchesRecord, BranchRecord } from '../src/eval/branches';
 import { branchesQuery, outcomeOfFailure } from './eval-messages';
-import { judgeAttempt, scoreAttempt, scoreOf } from './evaluation-run';
+import { judgeAttempt, scoreAttempt, scoreOf } from './eval-scoring';
 import { STATUS_SEARCH_ATTRIBUTE, STEP_SEARCH_ATTRIBUTE } from './messages';
 
 const { prepareBranches, recordBranches } = proxyActivities<Activities>({
