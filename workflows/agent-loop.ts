@@ -24,11 +24,11 @@ import type {
   StartTakeoverResult,
 } from '../src/contract/activities';
 import { loopNote, loopQuestion, parseLimitReply } from '../src/agent/budget';
-import type { LimitQuestion } from '../src/agent/budget';
+import type { LimitQuestion } from '../src/contract/task';
 import { handbackNote } from '../src/agent/handback';
 import { decideCaptchaTimeout } from '../src/agent/captcha-policy';
 import { autoReplyText } from '../src/agent/reply';
-import { browserOpenQueue } from '../src/agent/queues';
+import { browserOpenQueue } from '../src/contract/queues';
 import { DEFAULT_STORE_FAULT_WAIT_MINUTES } from '../src/trajectory/store-wait';
 import type {
   EndReason,
