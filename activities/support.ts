@@ -28,8 +28,8 @@ import type { Config } from '../src/runtime/config';
 import type { TaskInput } from '../src/contract/task';
 import type { ObserveResult, StepRef } from '../src/contract/activities';
 import { eventId } from '../src/trajectory/ids';
-import { DEFAULT_URL_POLICY, narrow } from '../src/policy/url-policy';
-import type { UrlPolicy } from '../src/policy/url-policy';
+import { DEFAULT_URL_POLICY, narrow } from '../src/contract/url-policy';
+import type { UrlPolicy } from '../src/contract/url-policy';
 
 export interface ActivityDeps {
   config: Config;

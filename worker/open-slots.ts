@@ -1,4 +1,4 @@
-// The activity slot supplier of a worker's session-open queue (src/agent/queues.ts): it hands the SDK a slot, and so
+// The activity slot supplier of a worker's session-open queue (src/contract/queues.ts): it hands the SDK a slot, and so
 // lets the worker poll for an open, only while its browser pool has a free place. A worker whose browsers are all in
 // use takes no opens; they go to a worker with a free session slot, or wait in Temporal's queue until one frees up. Several workers
 // (on several machines) then share the load without any of them holding an open it cannot serve.

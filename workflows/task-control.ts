@@ -13,7 +13,7 @@ import type {
   TakeoverLease,
   TaskStatus,
 } from '../src/contract/task';
-import { isTerminal } from '../src/trajectory/status';
+import { isTerminal } from '../src/contract/run-status';
 import { handbackUpdate, pauseUpdate, resumeUpdate, sayUpdate, takeoverUpdate } from './messages';
 
 /** What the controls read of the task (TaskState, without importing it). */

@@ -5,7 +5,8 @@
 import type { DecideCall, StepUsage, StartRunResult } from '../src/contract/activities';
 import type { TaskInput } from '../src/contract/task';
 import { budgetQuestion, loopQuestion, reachedBudget, spentOf as budgetSpent } from '../src/agent/budget';
-import type { BudgetLimits, LimitQuestion, LimitReply, Spent } from '../src/agent/budget';
+import type { BudgetLimits, LimitReply, Spent } from '../src/agent/budget';
+import type { LimitQuestion } from '../src/contract/task';
 
 /**
  * Patch id: budgets that ask (a runtime question when one is reached), loop detection (a screen distance activity

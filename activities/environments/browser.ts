@@ -13,7 +13,7 @@ import { PolicyBlockedError } from '../../src/browser/errors';
 import type { BrowserEnvironment } from '../../src/browser/environment';
 import { NEVER_RESTORED, restoreDocumentState, storageRestored } from '../../src/browser/page-state';
 import type { RestoreReport } from '../../src/browser/page-state';
-import { describeUrlPolicy } from '../../src/policy/url-policy';
+import { describeUrlPolicy } from '../../src/contract/url-policy';
 import type { TaskInput } from '../../src/contract/task';
 import type {
   HoldSessionInput,

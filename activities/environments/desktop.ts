@@ -7,7 +7,7 @@ import { withActionSpan } from '../../src/telemetry/spans';
 import fs from 'node:fs/promises';
 import { agentState } from '../../src/agent/decision';
 import { TEXT_OBSERVATION_KEY } from '../../src/agent/history';
-import { describeUrlPolicy } from '../../src/policy/url-policy';
+import { describeUrlPolicy } from '../../src/contract/url-policy';
 import type { TaskInput } from '../../src/contract/task';
 import type { DesktopPool, DesktopSession } from '../../src/desktop';
 import { checkCall, summarizeCall } from '../../src/desktop/agent';

@@ -1,7 +1,7 @@
 // `cua run "<instruction>"`: start a task and follow it, one line per step; answer its questions from the terminal.
 import readline from 'node:readline';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { ENVIRONMENT_NAME } from '../../src/environments/plugin';
+import { ENVIRONMENT_NAME } from '../../src/contract/task';
 import { loadConfig } from '../../src/runtime/config';
 import type { StepSummary, TaskResult, TaskStatus } from '../../src/contract/task';
 import { cacheFlag, intFlag, parse, UsageError } from '../args';

@@ -1,10 +1,9 @@
 // A task's budgets (cost in US dollars, tokens, working minutes) and the questions the runtime asks when one is
 // reached or the agent repeats itself on an unchanged page: what a reply to them may be (`continue`, an amount,
 // `stop`) and what it does. Pure: the workflow's validator and loop, the client and the tests use it.
+import { BUDGET_KINDS } from '../contract/task';
+import type { BudgetKind, LimitQuestion } from '../contract/task';
 import { dollars } from '../trajectory/usage';
-
-export const BUDGET_KINDS = ['cost', 'tokens', 'minutes'] as const;
-export type BudgetKind = (typeof BUDGET_KINDS)[number];
 
 /** Limits per kind (absent: no limit of that kind). */
 export type BudgetLimits = Partial<Record<BudgetKind, number>>;
@@ -63,9 +62,6 @@ export function loopNote(action: string, times: number): string {
 
 /** What a reply to a limit question does: go on (raising a budget by `raise`), or end the task. */
 export type LimitReply = { kind: 'continue'; raise?: number } | { kind: 'stop' };
-
-/** What a pending runtime question accepts (the reply validator refuses anything else). */
-export type LimitQuestion = { kind: 'budget'; budget: BudgetKind; limit: number; raiseBy: number } | { kind: 'loop' };
 
 /** An amount of `kind` as a person writes it (`$1`, `1.5 usd`; `50000`, `50k tokens`; `10`, `10 min`), or NaN. */
 function amountOf(kind: BudgetKind, text: string): number {

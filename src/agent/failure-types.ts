@@ -1,7 +1,7 @@
 // One vocabulary of failure type names: what activities throw (an error class's `name`, or the type given to
 // `nonRetryable`), what the workflow's retry policies list as non-retryable, what tells a lost session, and which
 // end reason each stands for. Pure and deterministic: imported by the workflow as well as by activities.
-import type { EndReason } from './end-reason';
+import type { EndReason } from '../contract/end-reason';
 
 /** Every failure type the agent names anywhere, with the end reason a task that fails with it gets. */
 export const FAILURE_TYPES = {

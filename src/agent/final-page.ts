@@ -6,11 +6,10 @@
 // typed password into the run folder. A probe that throws or takes too long is recorded as its error.
 
 import { sleep } from '../common/sleep';
+import { MAX_PROBES } from '../contract/task';
 
 /** Where the results are kept in the run (beside task.json). */
 export const FINAL_PAGE_FILE = 'final_page.json';
-export const MAX_PROBES = 16;
-export const MAX_PROBE_CHARS = 4000;
 /** How long one probe may run (a hostile page may never settle a promise). */
 export const PROBE_TIMEOUT_MS = 5000;
 /** A result's JSON beyond this length is kept as a clipped preview only. */

@@ -3,7 +3,7 @@
 // secret source, and only on a page whose host the worker config lists for that secret. Everything recorded (the
 // action, its observation, events, history) keeps the placeholder. Pure: the page URL and environment are passed in.
 
-import { matchesHost, parseHostPattern } from '../policy/host-patterns';
+import { matchesHost, parseHostPattern } from '../common/host-patterns';
 
 /** A secret as the worker config gives it: its value, or the worker environment variable holding it, and its hosts. */
 export interface SecretSpec {

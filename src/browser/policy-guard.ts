@@ -10,8 +10,8 @@
 import type { BrowserContext, BrowserContextOptions, Page, Request, Route } from 'playwright';
 import { HostResolver } from '../policy/resolve';
 import type { Lookup } from '../policy/resolve';
-import { checkUrl, DEFAULT_URL_POLICY, restrictsWeb } from '../policy/url-policy';
-import type { LoadKind, UrlPolicy, Verdict } from '../policy/url-policy';
+import { checkUrl, DEFAULT_URL_POLICY, restrictsWeb } from '../contract/url-policy';
+import type { LoadKind, UrlPolicy, Verdict } from '../contract/url-policy';
 import { DocumentTooLargeError, fetchDocument } from './document-fetch';
 import { DEFAULT_DOWNLOAD_LIMITS } from './downloads';
 import type { FetchedDocument } from './document-fetch';

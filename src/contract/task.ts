@@ -1,28 +1,36 @@
 // The task contract between workflow, activities and client: task input, status, steps and result. The bottom of
-// the layers: zod and pure modules only (the signal/update/query definitions sit one layer up, workflows/messages.ts).
+// the layers: zod and pure modules, importing nothing of the project but src/common (the signal/update/query
+// definitions sit one layer up, workflows/messages.ts).
 import { z } from 'zod';
 
-import { END_REASONS } from '../agent/end-reason';
-import { DEFAULT_TASK_QUEUE } from '../agent/queues';
-import type { EndReason } from '../agent/end-reason';
-import { RUN_STATUSES } from '../trajectory/status';
-import type { RunStatus } from '../trajectory/status';
-import { checkUrl, narrow, TaskUrlPolicySchema, WIDEST_URL_POLICY } from '../policy/url-policy';
-import { MAX_PROBE_CHARS, MAX_PROBES } from '../agent/final-page';
-import { ENVIRONMENT_NAME } from '../environments/plugin';
+import { END_REASONS } from './end-reason';
+import { DEFAULT_TASK_QUEUE } from './queues';
+import type { EndReason } from './end-reason';
+import { RUN_STATUSES } from './run-status';
+import type { RunStatus } from './run-status';
+import { checkUrl, narrow, TaskUrlPolicySchema, WIDEST_URL_POLICY } from './url-policy';
 import { identityError } from '../model/identities';
-import type { LimitQuestion } from '../agent/budget';
 
 export const AGENT_WORKFLOW = 'agentTask';
 /** The built-in environments; a worker may host more (src/environments/plugin.ts), named like `vnc` or `remote-tv`. */
 export const ENVIRONMENTS = ['browser', 'desktop'] as const;
 export type BuiltInEnvironment = (typeof ENVIRONMENTS)[number];
 export type EnvironmentName = BuiltInEnvironment | (string & {});
+/** A custom environment's name (src/environments/plugin.ts), as the task input accepts it. */
+export const ENVIRONMENT_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 /** The desktop's screen when the task names none (the seed's sandbox size). */
 export const DEFAULT_DESKTOP_SCREEN = { width: 1280, height: 800 } as const;
 
 export { DEFAULT_TASK_QUEUE, END_REASONS, RUN_STATUSES };
 export type { EndReason, RunStatus };
+
+/** How many final-page probes a task may ask for, and how long each may be (src/agent/final-page.ts). */
+export const MAX_PROBES = 16;
+export const MAX_PROBE_CHARS = 4000;
+
+/** The budgets a task may have (its input's `budget`; src/agent/budget.ts keeps them). */
+export const BUDGET_KINDS = ['cost', 'tokens', 'minutes'] as const;
+export type BudgetKind = (typeof BUDGET_KINDS)[number];
 
 export const ViewportSchema = z.strictObject({
   width: z.number().int().min(200).max(4096),
@@ -190,7 +198,7 @@ const TaskInputFields = z.strictObject({
   continueAsNewAfterSteps: z.number().int().min(1).optional(),
   /**
    * Narrows the worker's URL policy for this task (never widens it): schemes, allowFile, allowHosts, denyHosts,
-   * denyPrivateAddresses, each optional (src/policy/url-policy.ts). The start URL is checked against it here and
+   * denyPrivateAddresses, each optional (src/contract/url-policy.ts). The start URL is checked against it here and
    * against the narrowed worker policy when the browser opens.
    */
   urlPolicy: TaskUrlPolicySchema.optional(),
@@ -219,6 +227,9 @@ export const TaskInputSchema = TaskInputFields.superRefine((input, ctx) => {
 });
 export type TaskInputArgs = z.input<typeof TaskInputSchema>;
 export type TaskInput = z.infer<typeof TaskInputSchema>;
+
+/** What a pending runtime question accepts (the reply validator refuses anything else; src/agent/budget.ts). */
+export type LimitQuestion = { kind: 'budget'; budget: BudgetKind; limit: number; raiseBy: number } | { kind: 'loop' };
 
 export interface PendingQuestion {
   id: string;
@@ -295,7 +306,7 @@ export interface StepSummary {
 
 export interface TaskResult {
   status: RunStatus;
-  /** Machine-readable reason beside `status` and `error` (see src/agent/end-reason.ts). */
+  /** Machine-readable reason beside `status` and `error` (see src/contract/end-reason.ts). */
   endReason: EndReason;
   answer: string | null;
   steps: number;

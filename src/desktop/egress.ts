@@ -20,7 +20,7 @@ import { startEgressProxy } from '../browser/egress-proxy';
 import type { EgressProxy } from '../browser/egress-proxy';
 import { egressDecision } from '../browser/policy-guard';
 import { HostResolver } from '../policy/resolve';
-import type { UrlPolicy } from '../policy/url-policy';
+import type { UrlPolicy } from '../contract/url-policy';
 import { stopChild, tailLines, waitForLine } from './child';
 import { DesktopUnavailableError, SandboxError } from './errors';
 import { SANDBOX_PROXY_PORT, SANDBOX_PROXY_SOCKET } from './sandbox';

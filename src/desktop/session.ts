@@ -2,8 +2,8 @@
 // network mode 'policy', the egress proxy that is its only way out), and the primitives an agent uses on it
 // (screenshot, mouse, keyboard, shell commands, window list).
 import path from 'node:path';
-import { DEFAULT_URL_POLICY } from '../policy/url-policy';
-import type { UrlPolicy } from '../policy/url-policy';
+import { DEFAULT_URL_POLICY } from '../contract/url-policy';
+import type { UrlPolicy } from '../contract/url-policy';
 import { desktopSupport } from '../infra/desktop-programs';
 import { CommandRunner, DEFAULT_COMMAND_LIMITS } from './commands';
 import type { BackgroundProcess, CommandLimits, CommandResult } from './commands';

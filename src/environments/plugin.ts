@@ -4,6 +4,7 @@
 // act; a question releases it; a lost worker re-opens it elsewhere), the model gets the browser agent's prompt and
 // tools, and every step is recorded in the run folder as for the browser (pre/post screenshots, tool outputs).
 import type { ActionTarget } from '../actions/target';
+import { ENVIRONMENT_NAME } from '../contract/task';
 
 /** What a custom environment's session does: the browser agent's actions (ActionTarget), a screen and a location. */
 export interface EnvironmentSession extends ActionTarget {
@@ -51,8 +52,6 @@ export class EnvironmentSessionLostError extends Error {
   override name = 'EnvironmentSessionLostError';
 }
 
-/** A custom environment's name, as the task input accepts it. */
-export const ENVIRONMENT_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 const BUILT_IN = new Set(['browser', 'desktop']);
 
 /** The environments by name; a bad, built-in or repeated name is a one-line error. */

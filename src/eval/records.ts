@@ -59,7 +59,7 @@ export interface EvalTaskSpec {
 
 /**
  * How one attempt of a task ended, whether awaited as a child or (after continue-as-new) through the client.
- * `endReason` is the task's own (src/agent/end-reason.ts), or `terminated`/`timed_out` for a workflow ended from
+ * `endReason` is the task's own (src/contract/end-reason.ts), or `terminated`/`timed_out` for a workflow ended from
  * outside.
  */
 export interface AttemptOutcome {

@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { MAX_PROBE_CHARS, probeExpression } from '../agent/final-page';
+import { probeExpression } from '../agent/final-page';
+import { MAX_PROBE_CHARS } from '../contract/task';
 import { JUDGE_KINDS } from './judge';
 import type { TaskJudge } from './judge';
 

@@ -3,9 +3,9 @@
 // proxy connects to the very address it checked, so a name that re-resolves elsewhere later (DNS rebinding) cannot
 // slip past it.
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIpLiteral, nonPublicRange } from './addresses';
-import { checkUrl, privateHostReason } from './url-policy';
-import type { LoadKind, UrlPolicy, Verdict } from './url-policy';
+import { isIpLiteral, nonPublicRange } from '../common/addresses';
+import { checkUrl, privateHostReason } from '../contract/url-policy';
+import type { LoadKind, UrlPolicy, Verdict } from '../contract/url-policy';
 
 export type ResolvedAddress = { address: string; family: number };
 /** Resolves a host name to all its addresses (tests inject a fake). */

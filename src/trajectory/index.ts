@@ -69,8 +69,7 @@ export type {
   VerificationResult,
   VerificationResultInput,
 } from './schema';
-export { RUN_STATUSES, fromFileStatus, isRunStatus, isTerminal, toFileStatus } from './status';
-export type { RunStatus } from './status';
+export { fromFileStatus, toFileStatus } from './status';
 export { buildSteps, stepScreenshot, stepSummaries, stepUrl } from './steps';
 export type { Step, StepSummary } from './steps';
 export { copyRun, openRunStore } from './open-store';

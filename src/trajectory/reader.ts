@@ -28,7 +28,7 @@ import {
   TaskSchema,
   VerificationResultSchema,
 } from './schema';
-import type { RunStatus } from './status';
+import type { RunStatus } from '../contract/run-status';
 import { agreesWith, fileEndReason, fromFileStatus } from './status';
 import type { RunStore } from './store';
 import { LocalRunStore } from './store';

@@ -1,17 +1,7 @@
-// Run statuses: our precise lifecycle values, and how each is written into the Fara files' SolverStatus.
+// How each run status (src/contract/run-status.ts) is written into the Fara files' SolverStatus, and read back.
+import { isRunStatus } from '../contract/run-status';
+import type { RunStatus } from '../contract/run-status';
 import type { SolverStatus } from './schema';
-
-export const RUN_STATUSES = [
-  'running',
-  'complete',
-  'waiting_for_user',
-  'max_rounds',
-  'failed',
-  'cancelled',
-  'paused',
-  'taken_over',
-] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
 
 const FILE_STATUS: Record<RunStatus, SolverStatus> = {
   running: 'running',
@@ -31,15 +21,6 @@ const FILE_STATUS: Record<RunStatus, SolverStatus> = {
  */
 export function toFileStatus(status: RunStatus): SolverStatus {
   return FILE_STATUS[status];
-}
-
-/** True once a run can no longer continue. */
-export function isTerminal(status: RunStatus): boolean {
-  return !['running', 'waiting_for_user', 'paused', 'taken_over'].includes(status);
-}
-
-export function isRunStatus(value: unknown): value is RunStatus {
-  return typeof value === 'string' && (RUN_STATUSES as readonly string[]).includes(value);
 }
 
 /** How a file status reads when we know nothing more precise (a foreign writer, or extras lost in a rewrite). */

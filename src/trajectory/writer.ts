@@ -44,8 +44,9 @@ import type {
   VerificationResultInput,
 } from './schema';
 import { DataPointSchema, EventSchema, OutcomeSchema, TaskSchema, VerificationResultSchema } from './schema';
-import type { RunStatus } from './status';
-import { isTerminal, toFileStatus } from './status';
+import { isTerminal } from '../contract/run-status';
+import type { RunStatus } from '../contract/run-status';
+import { toFileStatus } from './status';
 import type { RunStore } from './store';
 import { LocalRunStore } from './store';
 import { parseInput, parseStored } from './validate';

@@ -7,7 +7,7 @@ import type { BrowserbaseTiming } from '../../src/browser/browserbase';
 import { BrowserPool, CAPTCHA_SOLVING_FINISHED, CAPTCHA_SOLVING_STARTED } from '../../src/browser';
 import type { OpenSessionOptions } from '../../src/browser';
 import { BrowserProviderError, PolicyBlockedError } from '../../src/browser/errors';
-import { UrlPolicySchema } from '../../src/policy/url-policy';
+import { UrlPolicySchema } from '../../src/contract/url-policy';
 import { startBrowserbaseStandIn } from '../fixtures/browserbase/server';
 import type { BrowserbaseStandIn } from '../fixtures/browserbase/server';
 import { startFixtureServer } from '../fixtures/browser/server';

@@ -10,7 +10,7 @@ import type { ConsoleServer } from '../../console/server';
 import { denyConsole } from '../../console/policy';
 import { CHROMIUM_ARGS } from '../../src/infra/chromium';
 import { chromiumPath } from '../../src/infra/paths';
-import { checkUrl } from '../../src/policy/url-policy';
+import { checkUrl } from '../../src/contract/url-policy';
 import { openRunStore } from '../../src/trajectory/open-store';
 import { untilWaiting } from './harness';
 import type { Harness } from './harness';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_PROXY_URL, desktopSupport } from '../../src/desktop';
 import type { DesktopSession } from '../../src/desktop';
-import { DEFAULT_URL_POLICY, narrow } from '../../src/policy/url-policy';
+import { DEFAULT_URL_POLICY, narrow } from '../../src/contract/url-policy';
 import { openSession, pidNamespace, processesIn } from '../fixtures/desktop/helpers';
 
 const support = desktopSupport();

@@ -2,7 +2,7 @@
 // the one-line error for anything else; the question's wording and the worker's cost cap.
 import { describe, expect, it } from 'vitest';
 import { budgetLine, budgetQuestion, costCapError, parseLimitReply, reachedBudget } from '../../src/agent/budget';
-import type { LimitQuestion } from '../../src/agent/budget';
+import type { LimitQuestion } from '../../src/contract/task';
 
 const cost: LimitQuestion = { kind: 'budget', budget: 'cost', limit: 0.5, raiseBy: 0.5 };
 const tokens: LimitQuestion = { kind: 'budget', budget: 'tokens', limit: 10_000, raiseBy: 10_000 };

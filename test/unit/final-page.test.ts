@@ -4,7 +4,8 @@
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { knownSecretValues, redactSecrets } from '../../src/agent/secrets';
-import { MAX_PROBES, MAX_RESULT_CHARS, runProbes } from '../../src/agent/final-page';
+import { MAX_RESULT_CHARS, runProbes } from '../../src/agent/final-page';
+import { MAX_PROBES } from '../../src/contract/task';
 
 const page = {
   document: { title: 'Harbor View Lisbon', body: { innerText: 'Price: €120 per night' } },

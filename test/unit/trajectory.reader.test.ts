@@ -10,7 +10,7 @@ import { CorruptFileError, RunNotFoundError } from '../../src/trajectory/errors'
 import { preObservation, taskMessage } from '../../src/trajectory/events';
 import { readRun } from '../../src/trajectory/reader';
 import type { SolverStatus } from '../../src/trajectory/schema';
-import type { RunStatus } from '../../src/trajectory/status';
+import type { RunStatus } from '../../src/contract/run-status';
 import { stepSummaries } from '../../src/trajectory/steps';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
 

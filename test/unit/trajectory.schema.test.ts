@@ -10,8 +10,9 @@ import {
   TaskSchema,
   VerificationResultSchema,
 } from '../../src/trajectory/schema';
-import { RUN_STATUSES, fileEndReason, fromFileStatus, toFileStatus } from '../../src/trajectory/status';
-import type { RunStatus } from '../../src/trajectory/status';
+import { RUN_STATUSES } from '../../src/contract/run-status';
+import type { RunStatus } from '../../src/contract/run-status';
+import { fileEndReason, fromFileStatus, toFileStatus } from '../../src/trajectory/status';
 
 const environment = {
   type: 'observation',

@@ -18,7 +18,7 @@ import {
 } from '../../src/trajectory/errors';
 import { actionEvent, postObservation, preObservation, taskMessage, toolOutput } from '../../src/trajectory/events';
 import { readDataPoint, readRun } from '../../src/trajectory/reader';
-import type { RunStatus } from '../../src/trajectory/status';
+import type { RunStatus } from '../../src/contract/run-status';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
 
 const task = { task_id: 'task-1', instruction: 'Find the opening hours' };

@@ -1,7 +1,7 @@
 // The URL policy as a specification: which URLs each policy allows, how a task narrows a worker's policy (never
 // wider), host patterns, non-public address ranges (IPv4, IPv6, the forms that embed IPv4), and the DNS rule.
 import { describe, expect, it } from 'vitest';
-import { nonPublicRange, parseIPv6 } from '../../src/policy/addresses';
+import { nonPublicRange, parseIPv6 } from '../../src/common/addresses';
 import { HostResolver } from '../../src/policy/resolve';
 import {
   checkUrl,
@@ -12,8 +12,8 @@ import {
   TaskUrlPolicySchema,
   UrlPolicySchema,
   WIDEST_URL_POLICY,
-} from '../../src/policy/url-policy';
-import type { LoadKind, UrlPolicy, UrlPolicyInput } from '../../src/policy/url-policy';
+} from '../../src/contract/url-policy';
+import type { LoadKind, UrlPolicy, UrlPolicyInput } from '../../src/contract/url-policy';
 import { resolveVisitUrl } from '../../src/model/urls';
 import { TaskInputSchema } from '../../src/contract/task';
 

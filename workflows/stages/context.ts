@@ -3,7 +3,7 @@
 // (sessions, decisions, questions, limits, controls, start, ending) is a class built on this context; agent-loop.ts
 // wires them. Deterministic: only @temporalio/workflow and pure modules.
 import { patched, workflowInfo } from '@temporalio/workflow';
-import { browserOpenQueue } from '../../src/agent/queues';
+import { browserOpenQueue } from '../../src/contract/queues';
 import type { TaskInput } from '../../src/contract/task';
 import { DEFAULT_STORE_FAULT_WAIT_MINUTES } from '../../src/trajectory/store-wait';
 import { activityProxies } from '../activity-proxies';

@@ -2,7 +2,7 @@
 // detection (the same actions on an unchanged page, compared by an activity) told to the model, then asked about. The
 // step limit and the other stops are agent-stops.ts. Deterministic; the bookkeeping is task-limits.ts.
 import { loopNote, loopQuestion, parseLimitReply } from '../../src/agent/budget';
-import type { LimitQuestion } from '../../src/agent/budget';
+import type { LimitQuestion } from '../../src/contract/task';
 import type { DecideCall, ObserveResult } from '../../src/contract/activities';
 import type { StepEnd } from '../agent-stops';
 import { addSpent, applyLimitReply, budgetReached, countRepeat, loopKey, repeatsLast } from '../task-limits';

@@ -3,7 +3,7 @@
 // page saved) and taken back with the reply; an unattended task answers itself (autoReply, or a replay's recorded
 // reply). Deterministic.
 import { condition, setCurrentDetails } from '@temporalio/workflow';
-import type { LimitQuestion } from '../../src/agent/budget';
+import type { LimitQuestion } from '../../src/contract/task';
 import { autoReplyText } from '../../src/agent/reply';
 import type { PendingQuestion, ReplyInput } from '../../src/contract/task';
 import { notifyWaiting } from '../notify';

@@ -1,6 +1,7 @@
 // IP address ranges a hosted worker's browser must not reach: loopback, private, link-local (cloud metadata at
 // 169.254.169.254), carrier-grade NAT, multicast and other non-public ranges, in IPv4 and IPv6 (with the IPv6 forms
-// that embed an IPv4 address). Pure (no node:net): the workflow sandbox imports the policy that uses it.
+// that embed an IPv4 address). Pure (no node:net): the workflow sandbox imports the URL policy that uses it
+// (src/contract/url-policy.ts).
 
 /** A parsed address: IPv4 as one 32-bit number, IPv6 as eight 16-bit groups. */
 type Parsed = { v: 4; n: number } | { v: 6; groups: number[] };

@@ -1,7 +1,7 @@
 // Why a task ended, as a machine-readable value beside the human text: tools built on top (an evaluation harness)
 // must tell an agent failure (it gave up, ran out of steps, kept replying nonsense) from an environment failure (the
 // model endpoint, the browser) without parsing messages. Pure, and imports nothing: the failure types
-// (failure-types.ts) name the end reason each stands for.
+// (src/agent/failure-types.ts) name the end reason each stands for.
 export const END_REASONS = [
   /** The model ended the task (terminate). */
   'complete',

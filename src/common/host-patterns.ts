@@ -1,7 +1,8 @@
-// Host patterns of the URL policy: `example.com` (that host), `*.example.com` (its subdomains at any depth, not
-// example.com itself), either with an optional `:port` (without one, every port matches), IPv4 or `[IPv6]` hosts.
-// Patterns are normalised the way the URL parser normalises a URL's host (lower case, punycode, IPv4 forms such as
-// `0x7f.1`, compressed IPv6), so a pattern and a URL compare like for like. Pure.
+// Host patterns (the URL policy's host lists, src/contract/url-policy.ts, and the secrets' hosts): `example.com` (that
+// host), `*.example.com` (its subdomains at any depth, not example.com itself), either with an optional `:port`
+// (without one, every port matches), IPv4 or `[IPv6]` hosts. Patterns are normalised the way the URL parser
+// normalises a URL's host (lower case, punycode, IPv4 forms such as `0x7f.1`, compressed IPv6), so a pattern and a
+// URL compare like for like. Pure.
 
 export type HostPattern = { wildcard: boolean; host: string; port?: number };
 

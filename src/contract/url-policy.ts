@@ -1,11 +1,11 @@
 // The URL policy: which addresses the agent's browser may load. A worker configures one (`urlPolicy` in its config),
 // a task may narrow it (`urlPolicy` in its input) but never widen it. `checkUrl` decides one URL by its text alone;
-// resolving host names for the private-address rule is in resolve.ts, enforcement in the browser in
+// resolving host names for the private-address rule is in src/policy/resolve.ts, enforcement in the browser in
 // src/browser/policy-guard.ts and egress-proxy.ts. Pure (zod and the URL parser only): the workflow sandbox imports it.
 import { z } from 'zod';
-import { isLocalhostName, nonPublicRange } from './addresses';
-import { formatHostPattern, intersectHostPatterns, matchesHost, parseHostPattern } from './host-patterns';
-import type { HostPattern } from './host-patterns';
+import { isLocalhostName, nonPublicRange } from '../common/addresses';
+import { formatHostPattern, intersectHostPatterns, matchesHost, parseHostPattern } from '../common/host-patterns';
+import type { HostPattern } from '../common/host-patterns';
 
 /** Schemes a policy can allow for documents; `about:blank` is always allowed, `file:` only with `allowFile`. */
 export const URL_SCHEMES = ['http', 'https'] as const;
