@@ -18,8 +18,9 @@
 import { createHash } from 'node:crypto';
 import type { ToolSubCall } from '../trajectory/schema';
 import type { ReplayMark } from '../trajectory/steps';
-import { replaySummary, subCallLine } from './model';
-import type { Marker, Point, Size, TrajectoryView, ViewCall, ViewDecision, ViewStep, ViewUserMessage } from './model';
+import { replaySummary, subCallLine } from './lines';
+import type { Marker, Point, Size } from './markers';
+import type { TrajectoryView, ViewCall, ViewDecision, ViewStep, ViewUserMessage } from './view';
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
