@@ -71,7 +71,7 @@ export async function loadEvalSet(args: EvalArgs, env: Surroundings, print: Prin
 }
 
 /** A task set (or answers) argument as it travels: `store:KEY` as given (the key checked), a file path made absolute. */
-export function sourceOf(arg: string): string {
+function sourceOf(arg: string): string {
   return storeKeyOf(arg) === null ? path.resolve(arg) : arg;
 }
 

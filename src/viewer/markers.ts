@@ -67,7 +67,7 @@ export function arrowHead(from: Point, to: Point, size: number): Point[] {
   return [to, { x: base.x - uy * half, y: base.y + ux * half }, { x: base.x + uy * half, y: base.y - ux * half }];
 }
 
-export const headSize = (image: Size) => Math.max(14, image.width / 48);
+const headSize = (image: Size) => Math.max(14, image.width / 48);
 
 function scrollMarker(
   axis: 'vertical' | 'horizontal',
