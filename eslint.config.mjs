@@ -1,5 +1,6 @@
-// Lint rules: typed checks everywhere, no function over 120 lines outside tests, and a sandbox fence around
-// workflows/ (no I/O inside workflow code). The layer order is checked apart: .dependency-cruiser.cjs.
+// Lint rules: typed checks everywhere, no function over 120 lines and no file over 500 (300 in workflows/) outside
+// tests, and a sandbox fence around workflows/ (no I/O inside workflow code). The layer order is checked apart:
+// .dependency-cruiser.cjs.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
@@ -31,11 +32,19 @@ export default tseslint.config(
     },
   },
   {
-    // Small functions: a phase per function, or a class with one method per phase (docs/CONVENTIONS.md). Tests may
-    // hold longer tables and scenarios.
+    // Small functions and files: a phase per function, or a class with one method per phase (docs/CONVENTIONS.md),
+    // and one concept per file, every line counted. Tests may hold longer tables and scenarios.
     files: ['**/*.ts'],
     ignores: ['test/**'],
-    rules: { 'max-lines-per-function': ['error', { max: 120 }] },
+    rules: {
+      'max-lines-per-function': ['error', { max: 120 }],
+      'max-lines': ['error', { max: 500, skipBlankLines: false, skipComments: false }],
+    },
+  },
+  {
+    // Workflow code is read as the algorithm it runs: smaller still.
+    files: ['workflows/**/*.ts'],
+    rules: { 'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }] },
   },
   {
     files: ['workflows/**/*.ts'],

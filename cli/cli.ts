@@ -23,7 +23,8 @@ import { viewCommand, VIEW_USAGE } from './commands/view';
 import { demoCommand, DEMO_USAGE } from './commands/demo';
 import { consoleCommand, CONSOLE_USAGE } from './commands/console';
 import { codecServerCommand, CODEC_SERVER_USAGE } from './commands/codec-server';
-import { evalCommand, EVAL_USAGE } from './commands/eval';
+import { evalCommand } from './commands/eval';
+import { EVAL_USAGE } from './commands/eval-args';
 import {
   devCommand,
   DEV_USAGE,

@@ -2,7 +2,7 @@
 // from here" on a task page. HTML pieces for the shells, and one plain browser script (/assets/console-forms.js) that
 // posts them with the page's CSRF token (console.js's `post`) and shows a refusal's one line in the form.
 
-import { escapeHtml } from '../src/viewer/html';
+import { escapeHtml } from '../src/viewer/markup';
 
 /** The list page's start form; `endpoints`: the config's model endpoint names (the select's choices). */
 export function startFormHtml(endpoints: readonly string[]): string {

@@ -7,74 +7,34 @@
 // and stops them at the end (eval-embedded.ts); `--judge…` flags choose the LLM judge (src/eval/judge.ts). The task set
 // is a file, or `store:KEY`: an object in the configured run store (src/eval/task-source.ts), which workers on other
 // machines read too. Run folders are read from the run store for the report (an S3 run is copied to a temp folder).
+// The flags are read in eval-args.ts, the task set in eval-set.ts; eval-progress.ts follows the running evaluation.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { JUDGE_KINDS } from '../../src/eval/judge';
-import type { JudgeSettings } from '../../src/eval/judge';
 import { evalBackend } from './eval-embedded';
 import type { EvalBackend } from './eval-embedded';
+import { EVAL_USAGE, parseEvalArgs } from './eval-args';
+import type { EvalArgs } from './eval-args';
+import { follow } from './eval-progress';
 import { compareCommand, printWritten, writeEvalReports } from './eval-report';
+import { loadEvalSet, surroundings } from './eval-set';
+import type { LoadedSet, Surroundings } from './eval-set';
 import { startFixtureSite } from '../../demo/fixture-site';
 import { startDemoSite } from '../../demo/site';
 import { dataDir } from '../../src/infra/paths';
-import { loadConfig } from '../../src/runtime/config';
 import type { Config } from '../../src/runtime/config';
 import { startScriptedModelServer } from '../../src/scripted/server';
-import { filterTasks, pageProbesOf, sitePlaceholders, TASK_SET_FORMATS, TaskSetError } from '../../src/eval/task-set';
-import type { EvalTask, TaskFilter, TaskSetFormat } from '../../src/eval/task-set';
-import { isInside, loadTaskSetFrom, storeKeyOf, workerTaskSetFolders } from '../../src/eval/task-source';
-import { openRunStore } from '../../src/trajectory/open-store';
-import { S3RunStore } from '../../src/trajectory/s3-store';
+import { pageProbesOf, sitePlaceholders } from '../../src/eval/task-set';
+import { isInside, storeKeyOf, workerTaskSetFolders } from '../../src/eval/task-source';
 import type { RunStore } from '../../src/trajectory/store';
-import { EVALUATION_SEARCH_ATTRIBUTE, evalProgressQuery } from '../../workflows/eval-messages';
+import { EVALUATION_SEARCH_ATTRIBUTE } from '../../workflows/eval-messages';
 import { EVALUATION_WORKFLOW } from '../../src/eval/records';
-import type { EvalProgress, EvaluationInput, EvaluationResult } from '../../src/eval/records';
+import type { EvaluationInput, EvaluationResult } from '../../src/eval/records';
 import type { evaluation } from '../../workflows/evaluation';
-import { cacheFlag, intFlag, parse, UsageError } from '../args';
-
-export { compareCommand, writeEvalReports } from './eval-report';
-export type { ReportOptions, WrittenReports } from './eval-report';
-
-export const EVAL_USAGE =
-  'npx cua eval <tasks.jsonl|store:KEY> [--concurrency N] [--trials K] [--out DIR] [--filter ID-PATTERN] [--tag TAG]\n' +
-  '       [--level LEVEL] [--first N] [--format local|webvoyager|mind2web] [--answers FILE|store:KEY] [--id EVAL-ID]\n' +
-  '       [--max-retries N] [--max-steps N] [--model-base-url URL] [--model NAME] [--site NAME=URL]…\n' +
-  '       [--judge auto|webjudge|rubric|none] [--judge-base-url URL] [--judge-model NAME] [--judge-endpoint NAME]\n' +
-  '       [--cache NAME] [--scripted DIR] [--embedded] [--ui-url URL] [--detach] [--config FILE]\n' +
-  '       npx cua eval compare <A/eval-results.json> <B/eval-results.json>';
-
-const OPTIONS = {
-  concurrency: { type: 'string' },
-  trials: { type: 'string' },
-  out: { type: 'string', short: 'o' },
-  filter: { type: 'string' },
-  tag: { type: 'string' },
-  level: { type: 'string' },
-  first: { type: 'string' },
-  format: { type: 'string' },
-  answers: { type: 'string' },
-  id: { type: 'string' },
-  'max-retries': { type: 'string' },
-  'max-steps': { type: 'string' },
-  'model-base-url': { type: 'string' },
-  model: { type: 'string' },
-  site: { type: 'string', multiple: true },
-  scripted: { type: 'string' },
-  judge: { type: 'string' },
-  'judge-base-url': { type: 'string' },
-  'judge-model': { type: 'string' },
-  'judge-endpoint': { type: 'string' },
-  embedded: { type: 'boolean' },
-  'ui-url': { type: 'string' },
-  detach: { type: 'boolean' },
-  cache: { type: 'string' },
-  config: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+import { cacheFlag, intFlag, UsageError } from '../args';
 
 /** What the command uses from its surroundings; tests pass their harness's client and config. */
 export interface EvalCommandDeps {
@@ -101,35 +61,6 @@ interface Service {
 }
 
 type Print = (line: string) => void;
-type EvalValues = ReturnType<typeof parse<typeof OPTIONS>>['values'];
-
-/** The command line, checked: all of it is refused or accepted before the config or the task set is read. */
-interface EvalArgs {
-  values: EvalValues;
-  file: string;
-  format: TaskSetFormat | undefined;
-  filter: TaskFilter;
-  judge: JudgeSettings | undefined;
-  /** The --site URLs; those of the services this command starts for the other placeholders are added as they start. */
-  sites: Record<string, string>;
-}
-
-/** The config and the run store, each opened on first use (a bad task file is refused before either is read). */
-interface Surroundings {
-  config(): Config;
-  store(): RunStore;
-  /** Closes the run store if it was opened. */
-  close(): void;
-}
-
-/** The task set as read and filtered here (the workers read it again), and where its scripts are. */
-interface LoadedSet {
-  taskSet: string;
-  answers: string | undefined;
-  tasks: EvalTask[];
-  inStore: boolean;
-  scriptsDir: string;
-}
 
 /** What this command started for the evaluation (stopped when it ends). */
 interface Started {
@@ -150,30 +81,12 @@ function newEvalId(): string {
   return `eval-${stamp}-${randomBytes(2).toString('hex')}`;
 }
 
-function siteFlags(values: string[] | undefined): Record<string, string> {
-  const sites: Record<string, string> = {};
-  for (const v of values ?? []) {
-    const m = /^([A-Za-z0-9_-]+)=(https?:\/\/.+)$/.exec(v);
-    if (!m?.[1] || !m[2]) throw new UsageError(`--site wants NAME=http(s)://…, got '${v}'`);
-    sites[m[1]] = m[2];
-  }
-  return sites;
-}
-
 /** Starts the bundled service a placeholder names, or null for a name this command cannot serve. */
 async function bundledService(name: string, scriptsDir: string): Promise<Service | null> {
   if (name === 'demo') return startDemoSite();
   if (name === 'scripted') return startScriptedModelServer({ scriptsDir });
   if (name === 'fixture') return startFixtureSite();
   return null;
-}
-
-function progressLine(p: EvalProgress): string {
-  const rate = p.passRate === null ? '–' : `${Math.round(p.passRate * 100)}%`;
-  return (
-    `[eval] ${p.done}/${p.total} done · ${p.running} running · ${p.left} left · ` +
-    `passed ${p.passed}/${p.scored} scored (${rate}) · aborted ${p.aborted}`
-  );
 }
 
 /**
@@ -184,43 +97,6 @@ async function ensureEvaluationAttribute(client: Client, namespace: string): Pro
   await client.connection.operatorService
     .addSearchAttributes({ namespace, searchAttributes: { [EVALUATION_SEARCH_ATTRIBUTE.name]: 2 /* KEYWORD */ } })
     .catch(() => undefined);
-}
-
-/** The evaluation's result; waiting goes on through a lost connection (a restarting server), not through a failure. */
-async function resultOf(handle: WorkflowHandle<typeof evaluation>): Promise<EvaluationResult> {
-  for (;;) {
-    try {
-      return await handle.result();
-    } catch (err) {
-      if (err instanceof WorkflowFailedError) throw err;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  }
-}
-
-/** Waits for the evaluation's result, printing a progress line whenever the figures change. */
-async function follow(
-  handle: WorkflowHandle<typeof evaluation>,
-  print: Print,
-  pollMs: number,
-): Promise<EvaluationResult> {
-  let last = '';
-  let done = false;
-  const result = resultOf(handle).finally(() => (done = true));
-  result.catch(() => undefined);
-  while (!done) {
-    try {
-      const line = progressLine(await handle.query(evalProgressQuery));
-      if (line !== last) print((last = line));
-    } catch {
-      // Between runs (continue-as-new) or while the server restarts a query can fail; the next poll will do.
-    }
-    await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, pollMs))]);
-  }
-  const final = await result;
-  const line = progressLine(final.progress);
-  if (line !== last) print(line);
-  return final;
 }
 
 /** The `cua eval` command; returns the exit code (0 done, 2 a bad task set). */
@@ -259,68 +135,6 @@ export async function evalCommand(argv: readonly string[], deps: EvalCommandDeps
     for (const s of started.services) await s.close().catch(() => undefined);
     env.close();
   }
-}
-
-/** The command line as an evaluation's settings, or null for --help; a bad flag or argument is a UsageError. */
-function parseEvalArgs(argv: readonly string[]): EvalArgs | null {
-  const { values, positionals } = parse(argv, OPTIONS, EVAL_USAGE);
-  if (values.help) return null;
-  const [file, extra] = positionals;
-  if (!file) throw new UsageError(`missing the task set (a file or store:KEY)\nusage: ${EVAL_USAGE}`);
-  if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'\nusage: ${EVAL_USAGE}`);
-  const format = values.format as TaskSetFormat | undefined;
-  if (format !== undefined && !TASK_SET_FORMATS.includes(format)) {
-    throw new UsageError(`--format must be one of ${TASK_SET_FORMATS.join(', ')}, got '${format}'`);
-  }
-  const filter: TaskFilter = {
-    ...(values.filter ? { id: values.filter } : {}),
-    ...(values.tag ? { tag: values.tag } : {}),
-    ...(values.level ? { level: values.level } : {}),
-    ...(values.first ? { first: intFlag(values.first, 'first') } : {}),
-  };
-  const judge = judgeFlags(values);
-  const sites = siteFlags(values.site);
-  return { values, file, format, filter, judge, sites };
-}
-
-function surroundings(given: Config | undefined, configFile: string | undefined): Surroundings {
-  let config = given;
-  let store: RunStore | undefined;
-  const configOf = () => (config ??= loadConfig({ file: configFile }));
-  return {
-    config: configOf,
-    store: () => (store ??= openRunStore(configOf())),
-    close: () => closeStore(store),
-  };
-}
-
-/** The task set, read and filtered; null (the error printed, the store closed) when it is bad or no task is left. */
-async function loadEvalSet(args: EvalArgs, env: Surroundings, print: Print): Promise<LoadedSet | null> {
-  let taskSet: string;
-  let answers: string | undefined;
-  let tasks: EvalTask[];
-  try {
-    taskSet = sourceOf(args.file);
-    answers = args.values.answers ? sourceOf(args.values.answers) : undefined;
-    tasks = filterTasks(await loadTaskSetFrom({ path: taskSet, format: args.format, answers }, env.store), args.filter);
-  } catch (err) {
-    env.close();
-    if (!(err instanceof TaskSetError)) throw err;
-    print(`error: ${err.message}`);
-    return null;
-  }
-  if (tasks.length === 0) {
-    env.close();
-    print('error: no task left after the filters');
-    return null;
-  }
-  const inStore = storeKeyOf(taskSet) !== null;
-  // A set in the store has no folder beside it: its scripts (for {{scripted}}) are the project's, or --scripted.
-  const scriptsDir = path.resolve(
-    args.values.scripted ??
-      (inStore ? path.join('eval', 'scripts') : path.join(path.dirname(taskSet), '..', 'scripts')),
-  );
-  return { taskSet, answers, tasks, inStore, scriptsDir };
 }
 
 /** Serves each placeholder of the set that --site did not give from this process, adding its URL to `sites`. */
@@ -478,34 +292,4 @@ async function writeResults(
     uiUrl,
   });
   printWritten(written, print);
-}
-
-/** A task set (or answers) argument as it travels: `store:KEY` as given (the key checked), a file path made absolute. */
-function sourceOf(arg: string): string {
-  return storeKeyOf(arg) === null ? path.resolve(arg) : arg;
-}
-
-/** An S3 store's connections closed (a folder store holds none). */
-function closeStore(store: RunStore | undefined): void {
-  if (store instanceof S3RunStore) store.close();
-}
-
-/** The `--judge…` flags as the evaluation's judge settings (undefined: none given, the default `auto`). */
-export function judgeFlags(values: {
-  judge?: string;
-  'judge-base-url'?: string;
-  'judge-model'?: string;
-  'judge-endpoint'?: string;
-}): JudgeSettings | undefined {
-  const kind = values.judge;
-  if (kind !== undefined && kind !== 'auto' && !(JUDGE_KINDS as readonly string[]).includes(kind)) {
-    throw new UsageError(`--judge must be one of auto, ${JUDGE_KINDS.join(', ')}, got '${kind}'`);
-  }
-  const settings: JudgeSettings = {
-    ...(kind ? { kind: kind as JudgeSettings['kind'] } : {}),
-    ...(values['judge-base-url'] ? { baseUrl: values['judge-base-url'] } : {}),
-    ...(values['judge-model'] ? { model: values['judge-model'] } : {}),
-    ...(values['judge-endpoint'] ? { endpoint: values['judge-endpoint'] } : {}),
-  };
-  return Object.keys(settings).length ? settings : undefined;
 }

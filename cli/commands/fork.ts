@@ -16,7 +16,7 @@ import type { Check } from '../../src/eval/task-set';
 import type { RunStore } from '../../src/trajectory/store';
 import { intFlag, one, parse, UsageError } from '../args';
 import { checksFrom, followBranches } from './branches';
-import { judgeFlags } from './eval';
+import { judgeFlags } from './eval-args';
 
 export const FORK_USAGE =
   'npx cua fork <id> --step N [--instruction "…"] [--model NAME] [--hint "…"] [--id ID] [--json] [--config FILE]\n' +

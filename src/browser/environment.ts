@@ -89,7 +89,7 @@ export class BrowserEnvironment {
   readonly captcha: CaptchaGate;
   private readonly singleTab: boolean;
   private readonly clock = new IdleClock();
-  /** The run's journal of requests that change something, when the session keeps one (pool.ts). */
+  /** The run's journal of requests that change something, when the session keeps one (session-setup.ts). */
   journal?: RequestJournal;
   private readonly recordedBack: RecordedBack | undefined;
 

@@ -2,131 +2,23 @@
 // session limit with a first-come queue for a freed place, idle sessions closed after a timeout, and a clean shutdown.
 // With a browser provider (Browserbase) each session has a browser of its own instead, tried again from scratch when
 // it fails to open, and ended with the session. A session held while its task waits for a reply (`hold`) counts as a
-// free place: an open that needs it saves and closes the one held longest.
+// free place: an open that needs it saves and closes the one held longest. A session is set up in session-setup.ts,
+// in a provider's browser by provided-session.ts; the options are in pool-options.ts.
 import { randomUUID } from 'node:crypto';
-import type { Browser, BrowserContext } from 'playwright';
-import { BrowserEnvironment } from './environment';
-import type { EnvironmentOptions, StorageState } from './environment';
-import {
-  BrowserClosedError,
-  BrowserError,
-  BrowserProviderError,
-  CaptchaTimeoutError,
-  PolicyBlockedError,
-  PoolFullError,
-  UnknownSessionError,
-} from './errors';
+import type { Browser } from 'playwright';
+import type { BrowserEnvironment } from './environment';
+import { BrowserClosedError, PoolFullError, UnknownSessionError } from './errors';
 import { launchBrowser } from './launch';
-import type { LaunchOptions } from './launch';
-import { DEFAULT_DOWNLOAD_LIMITS } from './downloads';
-import { PolicyGuard } from './policy-guard';
-import type { RequestJournal } from './request-journal';
-import { seedSessionStorageOnLoad } from './page-state';
-import { DEFAULT_URL_POLICY } from '../contract/url-policy';
-import type { UrlPolicy } from '../contract/url-policy';
-import type { Lookup } from '../policy/resolve';
-import type { BrowserProvider, ProvidedBrowser } from './provider';
-import { sleep } from '../common/sleep';
+import type { ProvidedBrowser } from './provider';
+import type { OpenSessionOptions, PoolOptions, PoolWait, Session } from './pool-options';
+import { openProvided } from './provided-session';
+import { openSessionIn } from './session-setup';
 import { SessionLifetimes } from '../runtime/session-lifetimes';
 import { SessionHolds } from '../runtime/session-holds';
 import type { HoldEnd } from '../runtime/session-holds';
 import { DEVTOOLS_PORT_ARG, devToolsEndpoint } from './takeover/devtools';
 import type { DevToolsEndpoint } from './takeover/devtools';
 import { TakeoverServer } from './takeover/server';
-import type { TakeoverOptions } from './takeover/server';
-
-export type PoolOptions = {
-  launch?: LaunchOptions;
-  /** Use this already-running browser instead of launching one; the pool then never closes it. */
-  browser?: Browser;
-  /**
-   * A browser of the provider's for each session (instead of `launch`/`browser`), worked in its default context and
-   * ended with the session; a session that fails to open is tried again from scratch, as the provider says.
-   */
-  provider?: BrowserProvider;
-  /** Where a provider's failed attempts are told (the worker's log). */
-  log?: (line: string) => void;
-  maxSessions?: number;
-  /**
-   * How many openers may wait for a place at once when the pool is full (default: maxSessions); more are refused at
-   * once with PoolFullError. Each waiter holds an activity slot, so this stays well under the worker's slots.
-   */
-  maxWaiters?: number;
-  /** Sessions with no operation for this long are closed (src/runtime/session-lifetimes.ts). */
-  idleTimeoutMs?: number;
-  /** How often idle sessions are looked for; defaults to a quarter of the idle timeout (at most 30 s). */
-  sweepIntervalMs?: number;
-  /** Options every session's environment starts from. */
-  defaults?: Partial<Omit<EnvironmentOptions, 'viewport' | 'downloadsDir'>>;
-  /** The URL policy of sessions opened without one (default: DEFAULT_URL_POLICY). */
-  urlPolicy?: UrlPolicy;
-  /**
-   * Send the traffic of sessions whose policy has deny rules through a local egress proxy that checks the address it
-   * connects to. Default: on for a browser launched here, off for a remote one (`launch.cdpUrl`, a provider's),
-   * which cannot reach this machine's 127.0.0.1.
-   */
-  egressProxy?: boolean;
-  /** Host name lookup for the URL policy (tests inject one). */
-  lookup?: Lookup;
-  /**
-   * The takeover endpoint (takeover/server.ts): where it listens, and whether leases offer raw CDP (`cdp`; a browser
-   * launched here then also listens for DevTools on a loopback port).
-   */
-  takeover?: Pick<TakeoverOptions, 'host' | 'port' | 'publicUrl' | 'cdp'>;
-};
-
-export type OpenSessionOptions = {
-  viewport: { width: number; height: number };
-  downloadsDir: string;
-  /** Restores cookies, localStorage (and IndexedDB) saved with `saveStorageState` or page-state.ts. */
-  storageState?: StorageState | string;
-  /** sessionStorage (origin → key → value) put back as the first page's documents load (page-state.ts). */
-  sessionStorage?: Record<string, Record<string, string>>;
-  /** First page to open. */
-  url?: string;
-  /** Overrides of the pool's environment defaults for this session. */
-  environment?: Partial<Omit<EnvironmentOptions, 'viewport' | 'downloadsDir'>>;
-  /** This session's URL policy (already narrowed for its task); default: the pool's. */
-  urlPolicy?: UrlPolicy;
-  /**
-   * Who the session is for (a run id). A task holds one session at a time, so opening one for an owner first closes
-   * any this pool still holds for it: one a lost activity left behind (a missed heartbeat, a retried open).
-   */
-  owner?: string;
-  /**
-   * With a provider: after the first page, wait this long for the captcha gate (a solve the provider started there);
-   * a gate still closed then fails the attempt. 0 or absent: no wait.
-   */
-  captchaWaitMs?: number;
-  /**
-   * The run's journal of requests that change something (request-journal.ts): attached before the first page loads,
-   * so a resend of a request in doubt is held back from the start; kept as the environment's `journal`.
-   */
-  journal?: RequestJournal;
-};
-
-/**
- * Waiting for a place in a full pool: up to `timeoutMs` (0 or absent: do not wait), abandoned on `signal`; `onQueued`
- * hears when the opener joins the line (with the line's length).
- */
-export type PoolWait = { timeoutMs?: number; signal?: AbortSignal; onQueued?: (waiting: number) => void };
-
-export type Session = { sessionId: string; env: BrowserEnvironment };
-
-/** What Playwright's `serviceWorkers: 'block'` does, for a context it was not created with (a provider's default one). */
-const BLOCK_SERVICE_WORKERS =
-  'if (self.ServiceWorkerContainer) ServiceWorkerContainer.prototype.register = async () => undefined;';
-
-const firstLine = (err: unknown): string =>
-  ((err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '').trim();
-
-/** Keeps Bing's result links in the same tab (fewer popups for the single-tab agent). */
-export const SAME_TAB_SEARCH_COOKIE = {
-  name: 'SRCHHPGUSR',
-  value: 'EXLKNT=0',
-  domain: '.bing.com',
-  path: '/',
-} as const;
 
 export class BrowserPool {
   private browser: Promise<Browser> | undefined;
@@ -309,8 +201,8 @@ export class BrowserPool {
     try {
       const provider = this.options.provider;
       const { env, provided } = provider
-        ? await this.openProvided(provider, options, wait.signal)
-        : { env: await this.openIn(await this.getBrowser(), options, false), provided: undefined };
+        ? await openProvided(provider, options, this.options, () => this.shutDown, wait.signal)
+        : { env: await openSessionIn(await this.getBrowser(), options, false, this.options), provided: undefined };
       if (this.shutDown) {
         await env.close();
         await provided?.release();
@@ -324,127 +216,6 @@ export class BrowserPool {
     } finally {
       this.opening -= 1;
       this.handOver();
-    }
-  }
-
-  /**
-   * A session in a browser of the provider's, tried up to its attempts, each from scratch: a new browser, set up, the
-   * first page, the captcha gate. A failed attempt's browser is released before the next one is asked for.
-   */
-  private async openProvided(
-    provider: BrowserProvider,
-    options: OpenSessionOptions,
-    signal?: AbortSignal,
-  ): Promise<{ env: BrowserEnvironment; provided: ProvidedBrowser }> {
-    let failure: unknown;
-    for (let attempt = 1; attempt <= provider.attempts; attempt++) {
-      if (this.shutDown) throw new BrowserClosedError('The browser pool has been shut down.');
-      let provided: ProvidedBrowser | undefined;
-      try {
-        // Not abortable: a create cut off in flight could leave a session nobody knows the id of, to release.
-        provided = await provider.acquire();
-        if (signal?.aborted) throw new BrowserClosedError('the open was cancelled or ran out of time');
-        const env = await this.openIn(provided.browser, options, true);
-        try {
-          await this.passCaptchaGate(env, options.captchaWaitMs, signal);
-          // Too late: whoever asked (an activity past its time) has gone; the session would be nobody's.
-          if (signal?.aborted) throw new BrowserClosedError('the open was cancelled or ran out of time');
-        } catch (error) {
-          await env.close();
-          throw error;
-        }
-        return { env, provided };
-      } catch (error) {
-        failure = error;
-        await provided?.release();
-        // A start page the policy refuses is refused in any browser.
-        if (error instanceof PolicyBlockedError) throw error;
-      }
-      // What is told (log, failure) is the error's first line without credentials; its cause is kept out of it, as a
-      // connection's call log may quote the connect URL.
-      const why = provider.hide(firstLine(failure));
-      if (signal?.aborted) {
-        throw new BrowserProviderError(
-          `${provider.name}: stopped opening a session after ${attempt} of ${provider.attempts} attempts ` +
-            `(cancelled or out of time); the last failed: ${why}`,
-        );
-      }
-      if (attempt < provider.attempts) {
-        const waitMs = provider.retryDelayMs(attempt, failure);
-        this.options.log?.(
-          `${provider.name}: attempt ${attempt} of ${provider.attempts} to open a session failed (${why}); ` +
-            `trying again in ${waitMs / 1000} s`,
-        );
-        await sleep(waitMs, signal);
-      }
-    }
-    throw new BrowserProviderError(
-      `${provider.name}: no browser session after ${provider.attempts} attempts; the last failed: ` +
-        provider.hide(firstLine(failure)),
-    );
-  }
-
-  /**
-   * Waits for a captcha solve the first page started; a gate still closed after `waitMs` fails the attempt, and so
-   * does `signal` aborting meanwhile.
-   */
-  private async passCaptchaGate(env: BrowserEnvironment, waitMs = 0, signal?: AbortSignal): Promise<void> {
-    if (waitMs <= 0 || env.captcha.isOpen || signal?.aborted) return;
-    const aborted = new Promise<false>((resolve) =>
-      signal?.addEventListener('abort', () => resolve(false), { once: true }),
-    );
-    if (await Promise.race([env.waitForCaptcha(waitMs), aborted])) return;
-    throw new CaptchaTimeoutError(`the captcha on ${env.url()} was not solved within ${Math.round(waitMs / 1000)}s`);
-  }
-
-  /**
-   * Sets up a session in `browser`: its URL policy, a context (a new one, or with `adoptDefault` the browser's
-   * default one, as a provider's browser is meant to be used), the environment and the first page. On failure closes
-   * what it opened.
-   */
-  private async openIn(
-    browser: Browser,
-    options: OpenSessionOptions,
-    adoptDefault: boolean,
-  ): Promise<BrowserEnvironment> {
-    let context: BrowserContext | undefined;
-    let guard: PolicyGuard | undefined;
-    try {
-      guard = await PolicyGuard.open(options.urlPolicy ?? this.options.urlPolicy ?? DEFAULT_URL_POLICY, {
-        egressProxy: this.options.egressProxy ?? (this.options.launch?.cdpUrl === undefined && !this.options.provider),
-        ...(this.options.lookup ? { lookup: this.options.lookup } : {}),
-        // A document fetched under interception is held to the session's download cap.
-        maxDocumentBytes:
-          options.environment?.maxDownloadBytes ??
-          this.options.defaults?.maxDownloadBytes ??
-          DEFAULT_DOWNLOAD_LIMITS.maxBytes,
-      });
-      const existing = adoptDefault ? browser.contexts()[0] : undefined;
-      context = existing ? await adoptContext(existing, options, guard) : await newContext(browser, options, guard);
-      await guard.attach(context);
-      await options.journal?.attach(context, guard.intercepts);
-      await context.addCookies([{ ...SAME_TAB_SEARCH_COOKIE }]);
-      const env = await BrowserEnvironment.create(
-        context,
-        {
-          ...this.options.defaults,
-          ...options.environment,
-          viewport: options.viewport,
-          downloadsDir: options.downloadsDir,
-        },
-        guard,
-      );
-      if (options.journal) env.journal = options.journal;
-      const seeded = options.sessionStorage
-        ? await seedSessionStorageOnLoad(context, { sessionStorage: options.sessionStorage })
-        : undefined;
-      if (options.url !== undefined) await env.visitUrl(options.url);
-      await seeded?.dispose(); // the first page has it; later loads keep what the page made of it
-      return env;
-    } catch (error) {
-      await context?.close().catch(() => undefined);
-      await guard?.close().catch(() => undefined);
-      throw error;
     }
   }
 
@@ -496,31 +267,4 @@ export class BrowserPool {
     this.browser = undefined;
     await browser?.close().catch(() => undefined);
   }
-}
-
-/** A new context for a session in the shared browser, with its viewport, saved state and URL policy options. */
-function newContext(browser: Browser, options: OpenSessionOptions, guard: PolicyGuard): Promise<BrowserContext> {
-  return browser.newContext({
-    viewport: options.viewport,
-    acceptDownloads: true,
-    ...(options.storageState === undefined ? {} : { storageState: options.storageState }),
-    ...guard.contextOptions(),
-  });
-}
-
-/**
- * A provider's default context made the session's: what newContext would have been given, applied afterwards (the
- * viewport is set on each page by the controller).
- */
-async function adoptContext(
-  context: BrowserContext,
-  options: OpenSessionOptions,
-  guard: PolicyGuard,
-): Promise<BrowserContext> {
-  const { proxy, permissions, serviceWorkers } = guard.contextOptions();
-  if (proxy) throw new BrowserError("A provider's browser cannot be sent through this worker's egress proxy.");
-  if (serviceWorkers === 'block') await context.addInitScript({ content: BLOCK_SERVICE_WORKERS });
-  if (permissions) await context.grantPermissions(permissions);
-  if (options.storageState !== undefined) await context.setStorageState(options.storageState);
-  return context;
 }

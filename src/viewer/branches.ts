@@ -4,7 +4,7 @@
 // source's); the cost is shown when its endpoint has a price (models.<name>.price). Pure: the events come in.
 import type { BranchesRecord, BranchRecord } from '../eval/branches';
 import type { Event } from '../trajectory/schema';
-import { escapeHtml } from './html';
+import { escapeHtml } from './markup';
 import { dollars, usageTotals } from '../trajectory/usage';
 
 export interface BranchStats {

@@ -5,8 +5,9 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { readRun } from '../trajectory/reader';
 import { renderTrajectoryHtml } from './html';
-import { buildTrajectoryView, preScreenshots } from './model';
-import type { Size } from './model';
+import { preScreenshots } from './decisions';
+import type { Size } from './markers';
+import { buildTrajectoryView } from './model';
 
 /** Name of the report in a run folder when no other file is given. */
 export const REPORT_FILE = 'report.html';

@@ -15,7 +15,9 @@ import type { Event } from '../../src/trajectory/schema';
 import { TaskSchema } from '../../src/trajectory/schema';
 import { replayMarkOf } from '../../src/trajectory/steps';
 import { renderTrajectoryHtml } from '../../src/viewer/html';
-import { buildTrajectoryView, replaySummary, replayView } from '../../src/viewer/model';
+import { replaySummary } from '../../src/viewer/lines';
+import { buildTrajectoryView } from '../../src/viewer/model';
+import { replayView } from '../../src/viewer/run-settings';
 
 const T = { timestamp: '2026-01-01T00:00:00.000Z' };
 const VIEWPORT = { width: 1440, height: 900 };

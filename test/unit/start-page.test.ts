@@ -25,7 +25,8 @@ import { TaskSchema } from '../../src/trajectory/schema';
 import { buildSteps, stepSummaries } from '../../src/trajectory/steps';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
 import { renderTrajectoryHtml } from '../../src/viewer/html';
-import { buildTrajectoryView, preScreenshots } from '../../src/viewer/model';
+import { preScreenshots } from '../../src/viewer/decisions';
+import { buildTrajectoryView } from '../../src/viewer/model';
 
 const T = { timestamp: '2026-07-20T10:00:00.000Z' };
 const PNG = new Uint8Array([137, 80, 78, 71, 1, 2, 3]);

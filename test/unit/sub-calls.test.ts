@@ -13,8 +13,10 @@ import { readRun } from '../../src/trajectory/reader';
 import type { Action, ToolSubCall } from '../../src/trajectory/schema';
 import { stepSummaries, toolSubCallsOf } from '../../src/trajectory/steps';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
-import { escapeHtml, renderTrajectoryHtml } from '../../src/viewer/html';
-import { buildTrajectoryView, subCallLine } from '../../src/viewer/model';
+import { renderTrajectoryHtml } from '../../src/viewer/html';
+import { escapeHtml } from '../../src/viewer/markup';
+import { subCallLine } from '../../src/viewer/lines';
+import { buildTrajectoryView } from '../../src/viewer/model';
 
 const T = { timestamp: '2026-07-20T10:00:00Z' };
 const COMPLETION = {

@@ -25,9 +25,12 @@ import { TaskSchema } from '../../src/trajectory/schema';
 import { stepSummaries } from '../../src/trajectory/steps';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
 import { callTarget, environmentOf, screenOf, turnSummary } from '../../src/viewer/desktop';
-import { escapeHtml, markerSvg, renderTrajectoryHtml } from '../../src/viewer/html';
-import { arrowHead, buildTrajectoryView, markerFor, spaceOf } from '../../src/viewer/model';
-import type { Geometry, Marker, Point } from '../../src/viewer/model';
+import { renderTrajectoryHtml } from '../../src/viewer/html';
+import { markerSvg } from '../../src/viewer/marker-svg';
+import { escapeHtml } from '../../src/viewer/markup';
+import { arrowHead, markerFor, spaceOf } from '../../src/viewer/markers';
+import type { Geometry, Marker, Point } from '../../src/viewer/markers';
+import { buildTrajectoryView } from '../../src/viewer/model';
 import { renderTrajectoryReport } from '../../src/viewer/report';
 
 const VIEWPORT = { width: 1440, height: 900 };

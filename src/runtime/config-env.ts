@@ -1,0 +1,61 @@
+// The environment variables that override the configuration file (TEMPORAL_ADDRESS, CUA_MODEL, BROWSERBASE_API_KEY, …),
+// applied to the raw object before it is validated.
+import { ConfigError } from '../common/config-error';
+import { encryptionEnvOverride } from '../codec/config';
+import { notificationsEnvOverride } from '../notify/config';
+import { tracesEnvOverride } from '../telemetry/config';
+
+/** Environment overrides, applied on top of the file. */
+export function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const out = structuredClone(raw) as Record<string, Record<string, unknown>>;
+  const section = (k: string) => (out[k] ??= {}) as Record<string, unknown>;
+  if (env.TEMPORAL_ADDRESS) section('temporal').address = env.TEMPORAL_ADDRESS;
+  if (env.TEMPORAL_NAMESPACE) section('temporal').namespace = env.TEMPORAL_NAMESPACE;
+  if (env.TEMPORAL_API_KEY) section('temporal').apiKey = env.TEMPORAL_API_KEY;
+  if (env.CUA_TASK_QUEUE) (out as Record<string, unknown>).taskQueue = env.CUA_TASK_QUEUE;
+  if (env.CUA_CONSOLE_TOKEN) section('console').token = env.CUA_CONSOLE_TOKEN;
+  if (env.CUA_METRICS_PROMETHEUS) {
+    const telemetry = section('telemetry');
+    telemetry.metrics = { ...(telemetry.metrics as object), prometheus: env.CUA_METRICS_PROMETHEUS };
+  }
+  if (env.CUA_RUNS_DIR) (out as Record<string, unknown>).runsDir = env.CUA_RUNS_DIR;
+  if (env.CUA_CHROMIUM) section('browser').executablePath = env.CUA_CHROMIUM;
+  if (env.CUA_CDP_URL) section('browser').cdpUrl = env.CUA_CDP_URL;
+  if (env.CUA_BROWSER_PROVIDER) section('browser').provider = env.CUA_BROWSER_PROVIDER;
+  if (section('browser').provider === 'browserbase') {
+    // Only for a Browserbase worker: another program's BROWSERBASE_* variables do not configure one that is not.
+    const browserbase = (section('browser').browserbase ??= {}) as Record<string, unknown>;
+    if (env.BROWSERBASE_API_KEY) browserbase.apiKey = env.BROWSERBASE_API_KEY;
+    if (env.BROWSERBASE_PROJECT_ID) browserbase.projectId = env.BROWSERBASE_PROJECT_ID;
+    if (env.BROWSERBASE_BASE_URL) browserbase.baseUrl = env.BROWSERBASE_BASE_URL;
+  }
+  if (env.CUA_MAX_SESSIONS) section('browser').maxSessions = Number(env.CUA_MAX_SESSIONS);
+  if (env.CUA_HOLD_WHILE_WAITING_SECONDS) {
+    section('browser').holdWhileWaitingSeconds = Number(env.CUA_HOLD_WHILE_WAITING_SECONDS);
+  }
+  if (env.CUA_TYPING_DELAY_MS) section('browser').typingDelayMs = Number(env.CUA_TYPING_DELAY_MS);
+  if (env.CUA_PAGE_PROBES) {
+    const on = /^(1|true|on|yes)$/i.test(env.CUA_PAGE_PROBES);
+    if (!on && !/^(0|false|off|no)$/i.test(env.CUA_PAGE_PROBES)) {
+      throw new ConfigError(`CUA_PAGE_PROBES=${env.CUA_PAGE_PROBES}: say 1 (run page probes) or 0 (do not)`);
+    }
+    section('browser').pageProbes = on;
+  }
+  if (env.CUA_MODEL_BASE_URL || env.CUA_MODEL) {
+    const models = section('models') as Record<string, Record<string, unknown>>;
+    const current = (models.default ??= {});
+    if (env.CUA_MODEL_BASE_URL) current.baseUrl = env.CUA_MODEL_BASE_URL;
+    if (env.CUA_MODEL) current.model = env.CUA_MODEL;
+  }
+  const models = section('models') as Record<string, Record<string, unknown>>;
+  if (models.default && env.CUA_MODEL_API_KEY) models.default.apiKey = env.CUA_MODEL_API_KEY;
+  else if (models.default && env.OPENAI_API_KEY) models.default.apiKey ??= env.OPENAI_API_KEY;
+  const encryption = encryptionEnvOverride(out.encryption, env, (m) => new ConfigError(m));
+  if (encryption) (out as Record<string, unknown>).encryption = encryption;
+  const notifications = notificationsEnvOverride(out.notifications, env);
+  if (notifications) (out as Record<string, unknown>).notifications = notifications;
+  const traces = tracesEnvOverride(out.telemetry?.traces, env, (m) => new ConfigError(m));
+  if (traces === null) delete out.telemetry?.traces;
+  else if (traces) section('telemetry').traces = traces;
+  return out;
+}
