@@ -8,7 +8,7 @@ import { intFlag, one, parse, UsageError } from '../args';
 
 export const ADOPT_USAGE =
   'npx cua adopt <folder> [--id ID] [--model NAME] [--model-base-url URL] [--more-steps N]\n' +
-  '       [--profile fara-1.5|fara-7b] [--json] [--config FILE]';
+  '       [--profile fara-1.5|fara-7b] [--detach] [--json] [--config FILE]';
 
 export async function adoptCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(
@@ -19,6 +19,8 @@ export async function adoptCommand(argv: readonly string[]): Promise<number> {
       'model-base-url': { type: 'string' },
       'more-steps': { type: 'string' },
       profile: { type: 'string' },
+      // Accepted like every command that starts a task; changes nothing: adopt returns once the task has started.
+      detach: { type: 'boolean' },
       json: { type: 'boolean' },
       config: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
