@@ -4,6 +4,7 @@
 // - `cua replay <folder> --url <new origin>/ --strict` replays its three steps (two clicks, the question) with no model
 //   call: the recording's origin is taken from its first observation that has a URL;
 // - `cua adopt <folder> --url <new origin>/` reopens its last page on the new origin after the reply and finishes.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -20,6 +21,10 @@ import {
 } from './fara-written';
 import { startHarness, untilWaiting } from './harness';
 import type { Harness } from './harness';
+
+const ROOT = path.resolve(__dirname, '../..');
+const PYTHON = path.join(ROOT, '.tools/venv/bin/python');
+const READER = path.join(ROOT, 'test/fixtures/format-reader/reader.py');
 
 let h: Harness;
 let site: FixtureServer;
@@ -69,6 +74,14 @@ const pageUrls = (run: Awaited<ReturnType<typeof readRun>>) =>
   );
 
 describe('a folder Fara wrote, on a new origin', () => {
+  it('is laid out by FORMAT.md: the reader written from it alone loads the fixture', () => {
+    const r = spawnSync(PYTHON, [READER, FARA_WRITTEN_FIXTURE], { encoding: 'utf8', timeout: 60_000 });
+    const read = JSON.parse(r.stdout.trim()) as { ok: boolean; errors: string[]; summary: { run_id: unknown } };
+    expect(read.errors).toEqual([]);
+    expect(read.ok).toBe(true);
+    expect(read.summary.run_id).toBeNull();
+  });
+
   it('replays with --url and --strict: every step replayed, no model call', async () => {
     expect(site.origin).not.toBe(FARA_WRITTEN_ORIGIN);
     const calls = h.model.requests.length;
