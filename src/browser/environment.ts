@@ -23,7 +23,7 @@ import { isRecoverable } from './recovery';
 import { delay, lastMutationInPage, POINTER_SETTLE, SCREENSHOT_SETTLE, SCROLL_SETTLE } from './settle';
 import type { SettleOptions, SettleReport } from './settle';
 import { IdleClock } from '../runtime/session-lifetimes';
-import { LatePopups } from './late-popup';
+import { LatePopups, watchClick } from './late-popup';
 
 /** How long to wait for the browser to report a popup the page is known to have opened. */
 const POPUP_REPORT_CAP_MS = 5_000;
@@ -198,7 +198,7 @@ export class BrowserEnvironment {
     clickCount: number,
   ): Promise<ActionOutcome> {
     const startedAt = Date.now();
-    const late = this.controller.capturePopups();
+    const late = watchClick(this.page, this.controller.capturePopups());
     let outcome: ActionOutcome;
     try {
       outcome = await this.act(async (page) => {

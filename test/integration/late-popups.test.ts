@@ -57,6 +57,15 @@ describe('a popup opened by a timer after a click', () => {
     expect(await env.page.textContent('#from')).toBe(`from timer${ms}`);
   });
 
+  it('a click that loaded another document: the observation does not wait (the old timers are gone)', async () => {
+    await env.visitUrl(server.url('/pages/links.html'));
+    await env.leftClick(60, 35); // a target=_blank link, opened in the one page
+    expect(env.url()).toBe(server.url('/pages/target.html?from=blank'));
+    const started = Date.now();
+    expect(await env.adoptLatePopup()).toBe(false);
+    expect(Date.now() - started).toBeLessThan(300);
+  });
+
   it('none: the observation waits only for the rest of the 1 s window, and the page stays', async () => {
     await env.visitUrl(server.url('/timer?ms=-1'));
     const started = Date.now();
