@@ -108,7 +108,10 @@ export async function replayTask(
 }
 
 /** The recording's origin and the replay's (or an adoption's), when `--url` moves it to another. */
-export function originChange(recorded: string | undefined, url: string | undefined): { from: string; to: string } | undefined {
+export function originChange(
+  recorded: string | undefined,
+  url: string | undefined,
+): { from: string; to: string } | undefined {
   if (!recorded || !url) return undefined;
   try {
     const from = new URL(recorded).origin;
