@@ -6,12 +6,13 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { TaskInput } from '../src/contract/task';
-import { readAdoptableFolder, importAdoptedFolder } from '../src/trajectory/fara-folder';
+import { readAdoptableFolder, importAdoptedFolder, recordedStartUrl } from '../src/trajectory/fara-folder';
 import type { AdoptableFolder } from '../src/trajectory/fara-folder';
 import { TASK_FILE } from '../src/trajectory/layout';
 import type { RunStore } from '../src/trajectory/store';
 import { FolderNotAdoptableError } from '../src/trajectory/errors';
 import { InvalidTaskInputError, TaskAlreadyExistsError } from './errors';
+import { originChange } from './replay';
 import { startTask, validateTaskInput } from './tasks';
 
 /** Steps an adopted run may take after the folder's own (its budget counts the folder's steps too). */
@@ -28,6 +29,11 @@ export interface AdoptOptions {
   moreSteps?: number;
   /** The model profile the folder was made with (default fara-1.5; a Fara-7B run: fara-7b). */
   profile?: TaskInput['profile'];
+  /**
+   * The site is now here: the folder's URLs are read with this URL's origin (the folder's origin is its task's start
+   * URL, else its first page that has a URL), so the page reopens on the new origin.
+   */
+  url?: string;
 }
 
 export interface Adopted {
@@ -55,6 +61,14 @@ function startUrlOf(folder: AdoptableFolder): string | undefined {
   return typeof url === 'string' && /^https?:\/\//i.test(url) ? url : undefined;
 }
 
+/** The folder's origin and the one `url` names, when they differ (InvalidTaskInputError when it has none to move). */
+function originMove(folder: AdoptableFolder, url: string | undefined): { from: string; to: string } | undefined {
+  if (url === undefined) return undefined;
+  const recorded = recordedStartUrl(folder);
+  if (!recorded) throw new InvalidTaskInputError('url', 'the folder records no page URL whose origin --url could move');
+  return originChange(recorded, url);
+}
+
 /** The folder checked for adoption; one that cannot be adopted is InvalidTaskInputError (field `folder`, one line). */
 export async function checkAdoptable(folder: string): Promise<AdoptableFolder> {
   try {
@@ -78,7 +92,8 @@ export async function adoptFolder(
   opts: AdoptOptions = {},
 ): Promise<Adopted> {
   const found = await checkAdoptable(folder);
-  const startUrl = startUrlOf(found);
+  const origin = originMove(found, opts.url);
+  const startUrl = opts.url ?? startUrlOf(found);
   const input = validateTaskInput({
     runId: opts.id ?? adoptId(folder),
     instruction: found.run.task.instruction,
@@ -90,7 +105,7 @@ export async function adoptFolder(
       ...(opts.model ? { model: opts.model } : {}),
     },
     maxSteps: Math.min(10_000, found.steps + (opts.moreSteps ?? ADOPTED_STEPS_DEFAULT)),
-    adoptOf: { folder: found.dir },
+    adoptOf: { folder: found.dir, ...(origin ? { origin } : {}) },
   });
   if (await store.exists(`${input.runId}/${TASK_FILE}`)) throw new TaskAlreadyExistsError(input.runId);
   await importAdoptedFolder(found, store, input.runId);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { TaskInput, TaskInputArgs } from '../src/contract/task';
 import { FolderNotAdoptableError } from '../src/trajectory/errors';
-import { importAdoptedFolder, readRecordedFolder } from '../src/trajectory/fara-folder';
+import { importAdoptedFolder, readRecordedFolder, recordedStartUrl } from '../src/trajectory/fara-folder';
 import { TASK_FILE } from '../src/trajectory/layout';
 import type { Task as TaskRecord } from '../src/trajectory/schema';
 import type { RunStore } from '../src/trajectory/store';
@@ -73,6 +73,8 @@ export async function replayTask(
   recording: string,
   opts: ReplayOptions = {},
   base?: Omit<TaskInputArgs, 'runId'>,
+  /** The URL whose origin the recorded URLs have, when the input names no start URL (a Fara folder's first page). */
+  recordedUrl?: string,
 ): Promise<Replay> {
   const first = base ?? (await firstInput(client, recording));
   if ((first.environment ?? 'browser') !== 'browser') {
@@ -83,7 +85,7 @@ export async function replayTask(
   }
   const { adoptOf: _a, replayOf: _r, forkOf: _f, followUp: _u, ...rest } = first as TaskInputArgs;
   const startUrl = opts.url ?? rest.startUrl;
-  const origin = originChange(rest.startUrl, opts.url);
+  const origin = originChange(rest.startUrl ?? recordedUrl, opts.url);
   const input = validateTaskInput({
     ...rest,
     runId: opts.id ?? idWith(recording, `-replay-${randomBytes(3).toString('hex')}`),
@@ -105,8 +107,11 @@ export async function replayTask(
   return { id: input.runId, recording, input };
 }
 
-/** The recording's origin and the replay's, when `--url` moves it to another. */
-function originChange(recorded: string | undefined, url: string | undefined): { from: string; to: string } | undefined {
+/** The recording's origin and the replay's (or an adoption's), when `--url` moves it to another. */
+export function originChange(
+  recorded: string | undefined,
+  url: string | undefined,
+): { from: string; to: string } | undefined {
   if (!recorded || !url) return undefined;
   try {
     const from = new URL(recorded).origin;
@@ -148,5 +153,6 @@ export async function replayFolder(
   const recording = idWith(`recorded-${name}`, `-${randomBytes(3).toString('hex')}`);
   if (await store.exists(`${recording}/${TASK_FILE}`)) throw new TaskAlreadyExistsError(recording);
   await importAdoptedFolder(found, store, recording, 'imported_from');
-  return replayTask(client, taskQueue, recording, opts, inputFromTaskRecord(found.run.task));
+  const base = inputFromTaskRecord(found.run.task);
+  return replayTask(client, taskQueue, recording, opts, base, recordedStartUrl(found));
 }

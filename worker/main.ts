@@ -11,7 +11,7 @@ import { createActivities } from '../activities/catalog';
 import type { ActivityDeps } from '../activities/catalog';
 import type { BrowserPool } from '../src/browser/pool';
 import type { DesktopPool } from '../src/desktop';
-import { connectionOptions, TemporalUnreachableError } from '../src/runtime/connect';
+import { connectionOptions, TemporalUnreachableError, untilReachable } from '../src/runtime/connect';
 import { dataConverterFor, encryptionSummary, workflowBundleConverterOptions } from '../src/codec/data-converter';
 import { ConfigError } from '../src/common/config-error';
 import type { Config } from '../src/runtime/config';
@@ -19,7 +19,6 @@ import { describeLimits } from '../src/runtime/limits';
 import { checkPromptFiles } from '../src/runtime/prompt-checks';
 import { webhookSummary, webhookTarget } from '../src/notify/config';
 import { DEFAULT_URL_POLICY, remoteBrowserGaps } from '../src/contract/url-policy';
-import { sleep } from '../src/common/sleep';
 import { isPoolFullType } from '../src/agent/failure-types';
 import { browserOpenQueue } from '../src/contract/queues';
 import { freeSlotSupplier } from './open-slots';
@@ -82,9 +81,6 @@ export interface WorkerOptions {
   waitForServer?: boolean | { signal?: AbortSignal };
 }
 
-/** The longest pause between two attempts to reach a server that is not up yet. */
-const MAX_CONNECT_BACKOFF_MS = 10_000;
-
 const noop = () => undefined;
 /** The bundler's webpack report is noise for a user starting a worker; errors still throw. */
 export const quietBundler = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
@@ -97,40 +93,13 @@ async function connectWorker(config: Config): Promise<NativeConnection> {
   }
 }
 
-/**
- * Connects, retrying with backoff (1 s doubling to 10 s) while the server is unreachable; one line when it starts
- * waiting and one when it got through. Errors other than an unreachable server (bad TLS files, say) are not retried.
- */
+/** Connects, waiting while the server is unreachable as every long-running command does (untilReachable). */
 export async function connectWhenReachable(
   config: Config,
   log: (line: string) => void,
   signal?: AbortSignal,
 ): Promise<NativeConnection> {
-  const started = Date.now();
-  let pause = 1000;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const connection = await connectWorker(config);
-      if (attempt > 1) {
-        log(
-          `connected to the Temporal server at ${config.temporal.address} after ${Math.round((Date.now() - started) / 1000)}s`,
-        );
-      }
-      return connection;
-    } catch (err) {
-      if (!(err instanceof TemporalUnreachableError)) throw err;
-      if (signal?.aborted) throw err;
-      if (attempt === 1) {
-        const why = err.cause instanceof Error ? err.cause.message.split('\n')[0] : String(err.cause);
-        log(
-          `the Temporal server at ${config.temporal.address} is not reachable yet (${why}); ` +
-            'retrying until it is (Ctrl-C to stop)',
-        );
-      }
-    }
-    await sleep(pause, signal);
-    pause = Math.min(MAX_CONNECT_BACKOFF_MS, pause * 2);
-  }
+  return untilReachable(config.temporal.address, () => connectWorker(config), log, signal);
 }
 
 /**

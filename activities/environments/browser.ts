@@ -23,6 +23,7 @@ import type {
 } from '../../src/contract/activities';
 import { sessionRestored } from '../../src/trajectory/events';
 import { eventId } from '../../src/trajectory/ids';
+import { mapOrigin } from '../../src/replay/recording';
 import { activityDeadlineSignal, heartbeatDetails, nonRetryable, taskUrlPolicy, withHeartbeat } from '../support';
 import type { ActivityDeps, RunFiles } from '../support';
 import { decideBrowser } from './browser-decide';
@@ -91,9 +92,12 @@ async function openBrowser(
     // of the last step's checkpoint and the page saved at a question.
     saved = await pages.load(req.runId);
     const [state, events] = await Promise.all([w.readRunState(), w.events()]);
-    url = saved?.document?.url || ((state.url as string | undefined) ?? lastUrl(events) ?? input.startUrl);
+    const last = saved?.document?.url || ((state.url as string | undefined) ?? lastUrl(events) ?? input.startUrl);
+    // An adoption on a new origin (`cua adopt --url`): the folder's pages are read with the site's origin now.
+    const moved = input.adoptOf?.origin;
+    url = last && mapOrigin(last, moved);
     // The new context has no back stack: a back past the restored page loads the pages the run showed before it.
-    if (url) earlier = earlierUrls(events, url);
+    if (last) earlier = earlierUrls(events, last).map((u) => mapOrigin(u, moved));
   }
   const urlPolicy = taskUrlPolicy(deps.config, input);
   const journal = await openJournal(deps, files, req.runId);

@@ -4,7 +4,7 @@
 import { isSessionLostType } from '../../src/agent/failure-types';
 import type { TaskInput } from '../../src/contract/task';
 import type { DesktopSession } from '../../src/desktop';
-import { groundingMessages, parsePoint } from '../../src/desktop/agent';
+import { groundingMessages, NOT_IMPLEMENTED, parsePoint } from '../../src/desktop/agent';
 import type { DesktopCall } from '../../src/desktop/agent';
 import { toDataUrl } from '../../src/image/screenshot';
 import { CALL_KIND_HEADER, ENTRY_INDEX_HEADER } from '../../src/scripted/server';
@@ -35,7 +35,7 @@ export type ToolResult = {
 
 /** Carries out one checked call; its failure is the model's to read (an observation), unless the desktop is gone. */
 export async function runTool(session: DesktopSession, call: DesktopCall, ctx: ToolContext): Promise<ToolResult> {
-  if (!call.known || call.error) return { output: '', error: call.error ?? `Unknown tool ${call.name}.` };
+  if (!call.known || call.error) return { output: '', error: call.error ?? NOT_IMPLEMENTED };
   const a = call.arguments;
   try {
     switch (call.name) {

@@ -10,7 +10,7 @@ import { TEXT_OBSERVATION_KEY } from '../../src/agent/history';
 import { describeUrlPolicy } from '../../src/contract/url-policy';
 import type { TaskInput } from '../../src/contract/task';
 import type { DesktopPool, DesktopSession } from '../../src/desktop';
-import { checkCall, summarizeCall } from '../../src/desktop/agent';
+import { callObservation, checkCall, summarizeCall } from '../../src/desktop/agent';
 import type { DesktopCall } from '../../src/desktop/agent';
 import { actionEvent, postObservation, preObservation, sessionRestored, toolOutput } from '../../src/trajectory/events';
 import { eventId } from '../../src/trajectory/ids';
@@ -288,9 +288,9 @@ async function actOnDesktop(deps: ActivityDeps, files: RunFiles, req: ActInput):
   };
 }
 
-/** What the model reads back for a call: its output, or its error. */
+/** What the model reads back for a call: its output, or its error in the seed agent's words. */
 function observationText(result: { output: string; error?: string }): string {
-  return result.error ? `Error: ${result.error}` : result.output;
+  return callObservation(result.output, result.error ?? '');
 }
 
 /** The action event of a turn's second or later call (the first was recorded by decide with the model's reply). */

@@ -64,6 +64,8 @@ export async function observePage(s: PageSteps, req: ObserveInput): Promise<Obse
     await s.deps.checkpoint?.('observe', req);
     // The captcha gate: open at once unless a remote browser announced a solve in progress.
     const captchaTimedOut = req.captchaWaitMs ? !(await env.waitForCaptcha(req.captchaWaitMs)) : false;
+    // A popup the last click opened after its step ended becomes the page now, as the original's 1 s window has it.
+    if ('adoptLatePopup' in env) await env.adoptLatePopup();
     const seen = { png: await env.screenshot(), url: env.url(), pageInfo: await env.pageContext() };
     if (req.step === 1) await recordStartPage(w, seen);
     const pre = await recordPre(w, req, seen);

@@ -7,18 +7,21 @@ import { agentClientFor } from '../../api/client';
 import { intFlag, one, parse, UsageError } from '../args';
 
 export const ADOPT_USAGE =
-  'npx cua adopt <folder> [--id ID] [--model NAME] [--model-base-url URL] [--more-steps N]\n' +
-  '       [--profile fara-1.5|fara-7b] [--json] [--config FILE]';
+  'npx cua adopt <folder> [--url URL] [--id ID] [--model NAME] [--model-base-url URL] [--more-steps N]\n' +
+  '       [--profile fara-1.5|fara-7b] [--detach] [--json] [--config FILE]';
 
 export async function adoptCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(
     argv,
     {
+      url: { type: 'string' },
       id: { type: 'string' },
       model: { type: 'string' },
       'model-base-url': { type: 'string' },
       'more-steps': { type: 'string' },
       profile: { type: 'string' },
+      // Accepted like every command that starts a task; changes nothing: adopt returns once the task has started.
+      detach: { type: 'boolean' },
       json: { type: 'boolean' },
       config: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -37,6 +40,7 @@ export async function adoptCommand(argv: readonly string[]): Promise<number> {
   const agent = await agentClientFor(config);
   try {
     const adopted = await agent.adopt(folder, {
+      ...(values.url !== undefined ? { url: values.url } : {}),
       ...(values.id !== undefined ? { id: values.id } : {}),
       ...(values.model !== undefined ? { model: values.model } : {}),
       ...(values['model-base-url'] !== undefined ? { modelBaseUrl: values['model-base-url'] } : {}),

@@ -1,11 +1,15 @@
 // `cua console`: the web console — the task list, one task's steps and screenshot, replies and controls — served on
 // 127.0.0.1:8300 until Ctrl-C. It prints its link once (the token is in it) and the URL-policy line the workers need.
+// Started before the Temporal server (process managers start services in any order), it waits for it as the worker
+// does, with the worker's words, and serves its page once the server answers.
 import { accessToken } from '../../console/access';
 import { consoleDenyHosts } from '../../console/access';
 import { consoleAgentClient } from '../../console/codec';
 import { knownSecrets } from '../../console/secrets';
 import { DEFAULT_CONSOLE_PORT, startConsole } from '../../console/server';
+import type { AgentClient } from '../../api/client';
 import { loadConfig } from '../../src/runtime/config';
+import { untilReachable } from '../../src/runtime/connect';
 import type { Config } from '../../src/runtime/config';
 import { openRunStore, storeWhere } from '../../src/trajectory/open-store';
 import { intFlag, parse, UsageError } from '../args';
@@ -41,7 +45,14 @@ export async function consoleCommand(argv: readonly string[]): Promise<number> {
   const host = values.host ?? '127.0.0.1';
   const port = intFlag(values.port, 'port') ?? DEFAULT_CONSOLE_PORT;
   const { token } = accessToken(host, config.console?.token);
-  const agent = await consoleAgentClient(config);
+  const stop = new AbortController();
+  const stopped = new Promise<void>((resolve) => {
+    const onSignal = () => (stop.abort(), resolve());
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  });
+  const agent = await connectConsole(config, stop.signal);
+  if (!agent) return 0;
   const server = await startConsole({
     agent,
     store: () => openRunStore(config),
@@ -62,11 +73,20 @@ export async function consoleCommand(argv: readonly string[]): Promise<number> {
   console.log(
     `[console] keep the agent's browser away from it: workers' urlPolicy.denyHosts needs ${JSON.stringify(consoleDenyHosts(host, server.port))}`,
   );
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await stopped;
   await server.close();
   await agent.close();
   return 0;
+}
+
+/** The console's client, once the Temporal server answers; undefined when a signal ended the wait. */
+async function connectConsole(config: Config, signal: AbortSignal): Promise<AgentClient | undefined> {
+  const log = (line: string) => console.log(`[console] ${line}`);
+  try {
+    return await untilReachable(config.temporal.address, () => consoleAgentClient(config), log, signal);
+  } catch (err) {
+    if (!signal.aborted) throw err;
+    log('stopped before the Temporal server was reachable');
+    return undefined;
+  }
 }

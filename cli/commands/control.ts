@@ -61,9 +61,11 @@ export async function sayCommand(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-export const CONTINUE_USAGE = 'npx cua continue <id> "<next task>" [--max-steps N] [--json] [--config FILE]';
+export const CONTINUE_USAGE = 'npx cua continue <id> "<next task>" [--max-steps N] [--detach] [--json] [--config FILE]';
+/** `--detach` is accepted like every command that starts a task, and changes nothing: continue returns at once. */
 export async function continueCommand(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { ...common, 'max-steps': { type: 'string' } }, CONTINUE_USAGE);
+  const options = { ...common, 'max-steps': { type: 'string' }, detach: { type: 'boolean' } } as const;
+  const { values, positionals } = parse(argv, options, CONTINUE_USAGE);
   if (values.help) return (console.log(`usage: ${CONTINUE_USAGE}`), 0);
   const { id, text } = idAndText(positionals, 'the next task', CONTINUE_USAGE);
   const maxSteps = values['max-steps'] === undefined ? undefined : Number(values['max-steps']);

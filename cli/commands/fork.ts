@@ -19,7 +19,8 @@ import { checksFrom, followBranches } from './branches';
 import { judgeFlags } from './eval-args';
 
 export const FORK_USAGE =
-  'npx cua fork <id> --step N [--instruction "…"] [--model NAME] [--hint "…"] [--id ID] [--json] [--config FILE]\n' +
+  'npx cua fork <id> --step N [--instruction "…"] [--model NAME] [--hint "…"] [--id ID] [--detach] [--json]\n' +
+  '       [--config FILE]\n' +
   '       best of N: npx cua fork <id> --step N --branches K [--checks FILE [--task ID]] [--judge webjudge|rubric]\n' +
   '       [--judge-base-url URL] [--judge-model NAME] [--judge-endpoint NAME] [--model NAME]… [--hint "…"]…\n' +
   '       [--cancel-rest] [--detach]';
@@ -57,7 +58,8 @@ export async function forkCommand(argv: readonly string[]): Promise<number> {
   const config = loadConfig({ file: values.config });
   const branches = intFlag(values.branches, 'branches');
   if (branches !== undefined) return bestOfCommand(config, source, step, branches, values);
-  for (const flag of ['checks', 'task', 'judge', 'cancel-rest', 'detach'] as const) {
+  // --detach is accepted and changes nothing: a fork returns once it has started, as `cua run --detach` does.
+  for (const flag of ['checks', 'task', 'judge', 'cancel-rest'] as const) {
     if (values[flag] !== undefined) throw new UsageError(`--${flag} is for best of N: give --branches K too`);
   }
   const [model, extraModel] = values.model ?? [];

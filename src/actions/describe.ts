@@ -81,6 +81,38 @@ export function describeAction(action: AgentAction, opts: DescribeOptions = {}):
   }
 }
 
+/**
+ * A value as Python's `json.dumps` writes it with its defaults (`, ` and `: ` separators, non-ASCII as `\uXXXX`):
+ * the seed's writer records actions this way, so a trainer reading both sees the same text.
+ */
+export function pythonJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    return `{${entries.map(([k, v]) => `${pythonJson(k)}: ${pythonJson(v)}`).join(', ')}}`;
+  }
+  if (typeof value === 'string') {
+    return JSON.stringify(value).replace(
+      /[\u0080-\uffff]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+  }
+  if (typeof value === 'number') return String(value); // NaN, Infinity and -Infinity as Python writes them too
+  return value === undefined ? 'null' : JSON.stringify(value);
+}
+
+/** The seed's `name(args)`: the action's name and its arguments (without `action` and `thoughts`) as Python JSON. */
+export function describeCall(name: string, args: Readonly<Record<string, unknown>>): string {
+  const { action: _a, thoughts: _t, ...rest } = args;
+  return `${name}(${pythonJson(rest)})`;
+}
+
+/** The seed's action_nl_description: the thoughts, a newline and `name(args)`; `name(args)` alone without thoughts. */
+export function nlDescription(thoughts: string, name: string, args: Readonly<Record<string, unknown>>): string {
+  const call = describeCall(name, args);
+  return thoughts ? `${thoughts}\n${call}` : call;
+}
+
 function assertNever(value: never): never {
   throw new Error(`Unhandled action: ${JSON.stringify(value)}`);
 }

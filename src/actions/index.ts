@@ -26,6 +26,6 @@ export {
   type ToolParameter,
   type ToolSchema,
 } from './tool-schema';
-export { describeAction, type DescribeOptions } from './describe';
+export { describeAction, describeCall, nlDescription, pythonJson, type DescribeOptions } from './describe';
 export { actionPoint, type ModelPoint } from './point';
 export { exampleActions } from './examples';

@@ -2,7 +2,7 @@
 // (the action with the model's thoughts, the agent's state, the raw model reply). Pure; shared by decide and
 // the persistence benchmark, so both write the same event. A reply that was no valid action is recorded too, as
 // the model wrote it, so the model sees its own words next step beside the error it caused.
-import { describeAction } from '../actions/describe';
+import { nlDescription } from '../actions/describe';
 import type { ModelProfile } from '../actions/profiles';
 import type { AgentAction } from '../actions/schemas';
 import type { Completion } from '../model/client';
@@ -49,7 +49,7 @@ export function decisionFields(opts: {
   return {
     action_name: opts.action.action,
     content: { action: opts.action.action, arguments: { ...args, thoughts: opts.thoughts } },
-    action_nl_description: `${opts.thoughts}\n${describeAction(opts.action)}`.trim(),
+    action_nl_description: nlDescription(opts.thoughts.trim(), opts.action.action, args),
     agent_state: agentState(opts.profile, opts.facts),
     llm_conversation: conversation(opts.completion, opts.rawText ?? opts.completion.text),
     grounding: null,

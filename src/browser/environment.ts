@@ -23,6 +23,7 @@ import { isRecoverable } from './recovery';
 import { delay, lastMutationInPage, POINTER_SETTLE, SCREENSHOT_SETTLE, SCROLL_SETTLE } from './settle';
 import type { SettleOptions, SettleReport } from './settle';
 import { IdleClock } from '../runtime/session-lifetimes';
+import { LatePopups, watchClick } from './late-popup';
 
 /** How long to wait for the browser to report a popup the page is known to have opened. */
 const POPUP_REPORT_CAP_MS = 5_000;
@@ -89,6 +90,7 @@ export class BrowserEnvironment {
   readonly captcha: CaptchaGate;
   private readonly singleTab: boolean;
   private readonly clock = new IdleClock();
+  private readonly latePopups = new LatePopups();
   /** The run's journal of requests that change something, when the session keeps one (session-setup.ts). */
   journal?: RequestJournal;
   private readonly recordedBack: RecordedBack | undefined;
@@ -150,6 +152,7 @@ export class BrowserEnvironment {
     leavesPage = false,
   ): Promise<ActionOutcome> {
     return this.track(async () => {
+      this.latePopups.drop(); // a popup an earlier click opened late is this action's capture's now
       this.guard.takeBlocks(); // refusals before this action are not its doing
       const earlierLoop = this.controller.takeDialogLoop();
       if (earlierLoop && !leavesPage) throw earlierLoop;
@@ -187,11 +190,46 @@ export class BrowserEnvironment {
     });
   }
 
-  private click(x: number, y: number, button: 'left' | 'right' | 'middle', clickCount: number): Promise<ActionOutcome> {
-    return this.act(async (page) => {
-      await page.evaluate(stripNewWindowTargets);
-      await page.mouse.click(x, y, { button, clickCount });
-    }, POINTER_SETTLE);
+  /** A click; a popup it opens after its step has ended is taken over at the next observation (late-popup.ts). */
+  private async click(
+    x: number,
+    y: number,
+    button: 'left' | 'right' | 'middle',
+    clickCount: number,
+  ): Promise<ActionOutcome> {
+    const startedAt = Date.now();
+    const late = watchClick(this.page, this.controller.capturePopups());
+    let outcome: ActionOutcome;
+    try {
+      outcome = await this.act(async (page) => {
+        await page.evaluate(stripNewWindowTargets);
+        await page.mouse.click(x, y, { button, clickCount });
+      }, POINTER_SETTLE);
+    } catch (err) {
+      late.stop();
+      throw err;
+    }
+    if (outcome.popupAdopted) late.stop();
+    else this.latePopups.watch(late, startedAt);
+    return outcome;
+  }
+
+  /**
+   * Before an observation: takes over a popup the last click opened after its step ended (waiting for what is left
+   * of the click's 1 s window when none has come yet), as the original's click would have. True when one did.
+   */
+  adoptLatePopup(): Promise<boolean> {
+    return this.track(async () => {
+      const popup = await this.latePopups.take();
+      if (!popup || popup.isClosed()) return false;
+      if (this.guard.refusedPopup(popup)) {
+        await popup.close().catch(() => undefined);
+        return false;
+      }
+      await this.controller.adopt(popup, !this.singleTab);
+      await this.controller.settle();
+      return true;
+    });
   }
 
   leftClick(x: number, y: number): Promise<ActionOutcome> {
@@ -435,6 +473,7 @@ export class BrowserEnvironment {
   }
 
   async close(): Promise<void> {
+    this.latePopups.drop();
     await this.controller.close();
     await this.guard.close();
   }

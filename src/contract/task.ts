@@ -96,9 +96,15 @@ const TaskInputFields = z.strictObject({
    * An adoption (`cua adopt <folder>`): this task takes over a run folder the original (Fara) wrote, which the task's
    * starter imported into the run store under this task's id before starting it (workers never read `folder`, the
    * path the starter named: it is recorded only). The task goes on after the folder's last step: a question the
-   * folder waits on waits for its reply first; the page is reopened at the folder's last URL.
+   * folder waits on waits for its reply first; the page is reopened at the folder's last URL. `origin`: the folder's
+   * URLs' origin is this one here (`cua adopt --url` moved the site to another origin).
    */
-  adoptOf: z.strictObject({ folder: z.string().min(1).max(4096) }).optional(),
+  adoptOf: z
+    .strictObject({
+      folder: z.string().min(1).max(4096),
+      origin: z.strictObject({ from: z.string().min(1), to: z.string().min(1) }).optional(),
+    })
+    .optional(),
   /**
    * The action cache (`cua run --cache NAME`): a step whose page looks as one this task's earlier runs (same
    * instruction, start URL, profile, viewport and model endpoint) decided on reuses that decision without a model

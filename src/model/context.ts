@@ -89,22 +89,22 @@ export function composeStepText(step: StepInput, options: StepTextOptions = {}):
   return urlLine + nudge;
 }
 
-/** The URL as the model sees it: everything from the first `?` cut, then capped at `maxChars` (with '…'). */
+/** The URL as the model sees it: everything from the first `?` cut, then at most `maxChars` characters, no marker. */
 export function trimUrlForPrompt(url: string, maxChars: number = DEFAULT_MAX_URL_CHARS): string {
   const withoutQuery = url.split('?', 1)[0] ?? '';
-  return withoutQuery.length > maxChars ? `${withoutQuery.slice(0, maxChars)}…` : withoutQuery;
+  return withoutQuery.slice(0, Math.max(0, maxChars));
 }
 
 /**
  * Shorten `text` to about `limit` characters, keeping its first and last halves (answers tend to be
- * at the start, summaries at the end) around a `[truncated N chars]` marker, N = characters removed.
+ * at the start, summaries at the end) around the seed's `... [truncated N chars] ...` line, N = characters removed.
  */
 export function truncateObservation(text: string, limit: number = DEFAULT_MAX_OBSERVATION_CHARS): string {
   if (text.length <= limit) return text;
   const half = Math.max(0, Math.floor(limit / 2));
   const head = text.slice(0, half);
   const tail = half > 0 ? text.slice(-half) : '';
-  return `${head}\n[truncated ${text.length - head.length - tail.length} chars]\n${tail}`;
+  return `${head}\n... [truncated ${text.length - head.length - tail.length} chars] ...\n${tail}`;
 }
 
 /** Rough token count of a text: length / 4, rounded down, plus one. */

@@ -59,7 +59,7 @@ export const ConfigSchema = z.strictObject({
   browser: BrowserSchema,
   desktop: DesktopSchema,
   /**
-   * What the browser may load (src/policy/url-policy.ts): schemes (default http, https; about:blank always),
+   * What the browser may load (src/contract/url-policy.ts): schemes (default http, https; about:blank always),
    * allowFile (default off), allowHosts, denyHosts, denyPrivateAddresses (default off; turn on for hosted workers).
    * Tasks may narrow it with their own `urlPolicy`, never widen it. Absent: DEFAULT_URL_POLICY.
    */

@@ -8,6 +8,7 @@ import { startTracing } from '../telemetry/tracing';
 import type { DataConverter } from '@temporalio/common';
 import type { Config } from './config';
 import { dataConverterFor } from '../codec/data-converter';
+import { sleep } from '../common/sleep';
 
 export function connectionOptions(config: Config): ConnectionOptions {
   const { address, apiKey, tls } = config.temporal;
@@ -36,6 +37,43 @@ export class TemporalUnreachableError extends Error {
       { cause },
     );
     this.name = new.target.name;
+  }
+}
+
+/** The longest pause between two attempts to reach a server that is not up yet. */
+const MAX_CONNECT_BACKOFF_MS = 10_000;
+
+/**
+ * Runs `connect` until the Temporal server at `address` answers, retrying with backoff (1 s doubling to 10 s) while
+ * it throws TemporalUnreachableError; one line when it starts waiting and one when it got through. Process managers
+ * start services in any order: the worker, the console and any long-running command wait this one way. Other
+ * errors (bad TLS files, say) are not retried; an aborted `signal` ends the wait with the last error.
+ */
+export async function untilReachable<T>(
+  address: string,
+  connect: () => Promise<T>,
+  log: (line: string) => void,
+  signal?: AbortSignal,
+): Promise<T> {
+  const started = Date.now();
+  let pause = 1000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const connected = await connect();
+      if (attempt > 1) {
+        log(`connected to the Temporal server at ${address} after ${Math.round((Date.now() - started) / 1000)}s`);
+      }
+      return connected;
+    } catch (err) {
+      if (!(err instanceof TemporalUnreachableError)) throw err;
+      if (signal?.aborted) throw err;
+      if (attempt === 1) {
+        const why = err.cause instanceof Error ? err.cause.message.split('\n')[0] : String(err.cause);
+        log(`the Temporal server at ${address} is not reachable yet (${why}); retrying until it is (Ctrl-C to stop)`);
+      }
+    }
+    await sleep(pause, signal);
+    pause = Math.min(MAX_CONNECT_BACKOFF_MS, pause * 2);
   }
 }
 

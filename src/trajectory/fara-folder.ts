@@ -27,6 +27,12 @@ export interface AdoptableFolder {
   question: string | null;
   /** The last page the folder recorded (its newest environment observation's URL), where the adopted run reopens. */
   lastUrl: string | null;
+  /**
+   * The first page the folder recorded (its first environment observation that has a URL): its origin is the
+   * recording's when task.json names no start URL, as Fara's writer leaves it (`environment_config: {}`, and a
+   * start page observation with `url: ""`).
+   */
+  firstUrl: string | null;
 }
 
 const refuse = (dir: string, why: string): never => {
@@ -64,15 +70,29 @@ export async function readAdoptableFolder(folder: string): Promise<AdoptableFold
     steps: stepsOf(events),
     question: pendingQuestion(events, run.fileStatus, run.outcome),
     lastUrl: lastUrlOf(events),
+    firstUrl: firstUrlOf(events),
   };
 }
 
+const pageUrls = (events: readonly Event[]): string[] =>
+  events.flatMap((e) => (e.type === 'observation' && e.observation_type === 'environment' && e.url ? [e.url] : []));
+
 function lastUrlOf(events: readonly Event[]): string | null {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i];
-    if (e?.type === 'observation' && e.observation_type === 'environment' && e.url) return e.url;
-  }
-  return null;
+  return pageUrls(events).at(-1) ?? null;
+}
+
+function firstUrlOf(events: readonly Event[]): string | null {
+  return pageUrls(events)[0] ?? null;
+}
+
+/**
+ * The URL whose origin the folder's recorded URLs have: task.json's start URL, else its first page that has a URL.
+ * Undefined when it has neither (or they are no http(s) URLs).
+ */
+export function recordedStartUrl(folder: Pick<AdoptableFolder, 'run' | 'firstUrl'>): string | undefined {
+  const start = folder.run.task.environment_config['start_url'];
+  if (typeof start === 'string' && /^https?:\/\//i.test(start)) return start;
+  return folder.firstUrl !== null && /^https?:\/\//i.test(folder.firstUrl) ? folder.firstUrl : undefined;
 }
 
 const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
@@ -143,5 +163,13 @@ export async function readRecordedFolder(folder: string): Promise<AdoptableFolde
   }
   if (run.events.length === 0) refuse(folder, `no events (${EVENTS_FILE} is missing or empty)`);
   const events = withOurIds(run.events);
-  return { dir, run, events, steps: stepsOf(events), question: null, lastUrl: lastUrlOf(events) };
+  return {
+    dir,
+    run,
+    events,
+    steps: stepsOf(events),
+    question: null,
+    lastUrl: lastUrlOf(events),
+    firstUrl: firstUrlOf(events),
+  };
 }

@@ -105,6 +105,8 @@ export interface StepSummary {
   /** The error when the model's reply could not be turned into an action (`metadata.invalid_reply`), else null. */
   invalid: string | null;
   action_name: string;
+  /** The action's arguments as recorded, without `thoughts` (the seed's step summary carries them too). */
+  arguments: Record<string, unknown>;
   description: string;
   thoughts: string;
   url: string;
@@ -233,7 +235,7 @@ function textObservation(step: Step): string {
 
 function summarise(steps: readonly Step[], index: number, action: Action, numbered: Numbered): StepSummary {
   const step = steps[index];
-  const thoughts = action.content.arguments['thoughts'];
+  const { thoughts, ...args } = action.content.arguments;
   // A superseded decision's effect is unknown: the next pre screenshot is of the restored session, not its result.
   const screenshot = numbered.superseded
     ? (environmentWith(step?.post ?? [], 'screenshot_path')[0]?.screenshot_path ?? '')
@@ -244,6 +246,7 @@ function summarise(steps: readonly Step[], index: number, action: Action, number
     ...(replayed ? { replay: replayed } : {}),
     invalid: invalidReplyOf(action),
     action_name: action.action_name,
+    arguments: args,
     description: action.action_nl_description,
     thoughts: typeof thoughts === 'string' ? thoughts : '',
     url: stepUrl(steps, index),

@@ -89,7 +89,7 @@ describe('mouse actions land at the given viewport pixels', () => {
     expect(await env.page.evaluate(() => ({ x: window.scrollX, y: window.scrollY }))).toEqual({ x: 300, y: 500 });
     const context = await env.pageContext();
     expect(context).toContain(`Current URL: ${server.url('/pages/events.html')}`);
-    expect(context).toMatch(/Viewport: scrolled to \d+% of page \(500-\d+ px of 4000 px\)/);
+    expect(context).toMatch(/Viewport: scrolled to \d+% of page \(500-\d+px of 4000px\)/);
   });
 });
 

@@ -124,9 +124,8 @@ describe('the desktop agent', () => {
     expect(fs.readFileSync(homeFile(runId, 'typed.txt'), 'utf8')).toBe('typed-by-agent\n');
     const outputs = await toolOutputs(runId);
     expect(outputs[1]?.output).toContain('typed-by-agent');
-    // The unknown tool became an observation naming the tools that exist.
-    expect(outputs[2]?.error).toMatch(/frobnicate/);
-    expect(outputs[2]?.error).toMatch(/run_command/);
+    // The unknown tool became the seed agent's observation (seed 004 §1.6).
+    expect(outputs[2]?.error).toBe('Function not implemented.');
     // Neither a command nor the terminal reads the worker's config; no network by default.
     expect(outputs[3]?.output).not.toContain(SECRET);
     expect(outputs[3]?.output).toContain('No such file');

@@ -118,7 +118,7 @@ describe('cua fork', () => {
     await running.cancel();
   }, 240_000);
 
-  it('the CLI refuses a missing step, one without a page checkpoint and a bad step in one line, before starting', async () => {
+  it('the CLI refuses a missing step, one without a page checkpoint and a bad step in one line, before starting; --detach --json prints the id', async () => {
     const handle = await source('fork-source');
     await handle.result();
     const id = handle.workflowId;
@@ -156,6 +156,16 @@ describe('cua fork', () => {
         forks.push(wf.workflowId);
       }
       expect(forks).toEqual([]);
+      // --detach is accepted, as by every command that starts a task (a fork returns once started): --json prints the id.
+      const logs = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+      try {
+        expect(await main(['fork', id, '--step', '2', '--detach', '--json'])).toBe(0);
+        const printed = JSON.parse(String(logs.mock.calls.at(-1)?.[0])) as { id: string; forkOf: unknown };
+        expect(printed).toEqual({ id: expect.stringMatching(`^${id}-fork-2-`), forkOf: { runId: id, step: 2 } });
+        await h.client.workflow.getHandle(printed.id).cancel();
+      } finally {
+        logs.mockRestore();
+      }
     } finally {
       errors.mockRestore();
       process.env = saved;

@@ -49,14 +49,14 @@ describe('composeStepText', () => {
     expect(composeStepText(step)).toBe(expected);
   });
 
-  it('caps the URL at 100 characters', () => {
+  it('caps the URL at 100 characters, with no marker past the cap', () => {
     const line = composeStepText({ url: `${LONG_PATH}?a=1` }).split('\n')[0] ?? '';
-    expect(line).toBe(`Current URL: ${LONG_PATH.slice(0, 100)}…`);
+    expect(line).toBe(`Current URL: ${LONG_PATH.slice(0, 100)}`);
   });
 
   it('truncates a long text observation', () => {
     const text = composeStepText({ textObservation: 'x'.repeat(3000) }, { maxObservationChars: 100 });
-    expect(text).toContain('[truncated 2900 chars]');
+    expect(text).toContain('\n... [truncated 2900 chars] ...\n');
     expect(text.endsWith(DEFAULT_NUDGE)).toBe(true);
   });
 
@@ -71,8 +71,8 @@ describe('trimUrlForPrompt', () => {
   it.each<[string, number, string]>([
     ['https://a.com/p?x=1#frag', 100, 'https://a.com/p'],
     ['https://a.com/p#frag', 100, 'https://a.com/p#frag'],
-    ['https://a.com/abcdef', 14, 'https://a.com/…'],
-    [LONG_PATH, 100, `${LONG_PATH.slice(0, 100)}…`],
+    ['https://a.com/abcdef', 14, 'https://a.com/'],
+    [LONG_PATH, 100, LONG_PATH.slice(0, 100)],
     [LONG_PATH.slice(0, 100), 100, LONG_PATH.slice(0, 100)], // exactly 100: untouched
   ])('%j (max %d) → %j', (url, max, expected) => {
     expect(trimUrlForPrompt(url, max)).toBe(expected);
@@ -90,13 +90,13 @@ describe('truncateObservation', () => {
     const text = Array.from({ length }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
     const out = truncateObservation(text, limit);
     const half = Math.floor(limit / 2);
-    expect(out).toBe(`${text.slice(0, half)}\n[truncated ${n} chars]\n${text.slice(-half)}`);
+    expect(out).toBe(`${text.slice(0, half)}\n... [truncated ${n} chars] ...\n${text.slice(-half)}`);
   });
 
   it('keeps text within the limit unchanged (default limit 1000)', () => {
     const text = 'y'.repeat(1000);
     expect(truncateObservation(text)).toBe(text);
-    expect(truncateObservation(`${text}z`)).toContain('[truncated 1 chars]');
+    expect(truncateObservation(`${text}z`)).toContain('... [truncated 1 chars] ...');
   });
 });
 
@@ -253,7 +253,7 @@ describe('buildChatMessages', () => {
     ];
     const last = texts(await buildChatMessages(turns, options().opts)).at(-1) ?? '';
     expect(last).toContain('Current URL: https://w.org/a\n');
-    expect(last).toContain('[truncated 200 chars]');
+    expect(last).toContain('... [truncated 200 chars] ...');
     expect(last.endsWith(DEFAULT_NUDGE)).toBe(true);
   });
 

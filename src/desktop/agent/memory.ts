@@ -4,7 +4,8 @@
 //   THOUGHT: the screen description     (per turn, from the first action's metadata.screen_description)
 //   THOUGHT: the reply's text           (per turn, from the first action's arguments.thoughts)
 //   ACTION: {"name": …, "arguments": …} (per call; none for a reply recorded as `invalid_reply`)
-//   OBSERVATION: the call's output, or "Error: …"
+//   OBSERVATION: the call's output, "Function not implemented." (unknown tool) or "Error executing function: …",
+//                as the seed agent words them; "Error: …" after a reply that called no tool
 //   USER: a reply to ask_user or a follow-up task (always kept)
 //   NOTE: a new sandbox was started (always kept), or feedback on a reply that called no tool
 // Unlike the original, whose memory grows without end, the newest turns are kept whole within a token budget and the
@@ -14,6 +15,7 @@ import { INVALID_REPLY_ACTION } from '../../agent/decision';
 import type { ChatMessage } from '../../model/client';
 import { estimateTextTokens, truncateObservation } from '../../model/context';
 import type { Action, Event } from '../../trajectory/schema';
+import { callObservation } from './tools';
 
 export const DEFAULT_MEMORY_TOKEN_BUDGET = 24_000;
 /** Longest single memory entry (an observation, a description) in characters; longer ones keep head and tail. */
@@ -67,11 +69,17 @@ function actionLines(action: Action): Line[] {
   const name = action.action_name || action.content.action;
   // A reply that called no tool is recorded as an `invalid_reply` action; it gets no ACTION line (the model would
   // take it for a tool), only its thoughts and the error observation that follows.
-  const invalid = name === INVALID_REPLY_ACTION || (isRecord(metadata) && metadata.invalid_reply !== undefined);
-  if (!invalid) lines.push(entry(MEMORY_LABELS.action, JSON.stringify({ name, arguments: args })));
+  if (!isInvalidReply(action)) lines.push(entry(MEMORY_LABELS.action, JSON.stringify({ name, arguments: args })));
   return lines;
 }
 
+function isInvalidReply(action: Action): boolean {
+  const metadata: unknown = action.metadata;
+  const name = action.action_name || action.content.action;
+  return name === INVALID_REPLY_ACTION || (isRecord(metadata) && metadata.invalid_reply !== undefined);
+}
+
+/** A note's or a no-call reply's text: no function ran, so not the seed's `Error executing function`. */
 function observationText(output: string, error: string): string {
   if (error.trim() === '') return output;
   return output.trim() === '' ? `Error: ${error}` : `Error: ${error}\n${output}`;
@@ -81,6 +89,7 @@ function observationText(output: string, error: string): string {
 function turnsOf(events: readonly Event[]): Turn[] {
   const turns: Turn[] = [];
   let turn: Turn = [];
+  const noCall = new Set<string>(); // ids of replies that called no tool: their error is no function's
   const close = () => {
     if (turn.length > 0) turns.push(turn);
     turn = [];
@@ -88,6 +97,7 @@ function turnsOf(events: readonly Event[]): Turn[] {
   for (const event of events) {
     if (event.type === 'action') {
       turn.push(...actionLines(event));
+      if (isInvalidReply(event)) noCall.add(event.id);
       continue;
     }
     switch (event.observation_type) {
@@ -95,9 +105,10 @@ function turnsOf(events: readonly Event[]): Turn[] {
         if (event.action_id === null) close();
         break;
       case 'tool_output':
-        if (event.action_id !== null)
-          turn.push(entry(MEMORY_LABELS.observation, observationText(event.output, event.error)));
-        else {
+        if (event.action_id !== null) {
+          const read = noCall.has(event.action_id) ? observationText : callObservation;
+          turn.push(entry(MEMORY_LABELS.observation, read(event.output, event.error)));
+        } else {
           const restored = event.metadata.note === 'session_restored';
           turn.push(entry(MEMORY_LABELS.note, observationText(event.output, event.error), restored));
         }

@@ -25,6 +25,22 @@ export const DEFAULT_COMMAND_TIMEOUT_S = 5;
 /** The longest timeout (seconds) a model may ask run_command for. */
 export const MAX_COMMAND_TIMEOUT_S = 120;
 
+/** What the model reads back for a call to a tool that does not exist: the seed agent's own sentence. */
+export const NOT_IMPLEMENTED = 'Function not implemented.';
+
+/** The prefix of a failed call's observation, the seed agent's own words. */
+export const CALL_ERROR_PREFIX = 'Error executing function: ';
+
+/**
+ * What the model reads back for a call: its output; for an unknown tool {@link NOT_IMPLEMENTED}; for an error
+ * `Error executing function: …`, then any output the call made before it failed.
+ */
+export function callObservation(output: string, error: string): string {
+  if (error.trim() === '') return output;
+  if (error === NOT_IMPLEMENTED) return NOT_IMPLEMENTED;
+  return output.trim() === '' ? `${CALL_ERROR_PREFIX}${error}` : `${CALL_ERROR_PREFIX}${error}\n${output}`;
+}
+
 /** A tool call after reading: the canonical name, the checked (or, with an error, the written) arguments. */
 export type DesktopCall = { name: string; arguments: Record<string, unknown>; known: boolean; error?: string };
 
@@ -386,7 +402,7 @@ export function checkCall(name: string, rawArgs: unknown): DesktopCall {
       name: canonical,
       arguments: isRecord(raw) ? raw : {},
       known: false,
-      error: `Unknown tool "${clip(name, 40)}". The tools are: ${DESKTOP_TOOL_NAMES.join(', ')}.`,
+      error: NOT_IMPLEMENTED,
     };
   }
   const written = argumentsObject(tool, raw);
