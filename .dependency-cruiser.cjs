@@ -12,6 +12,7 @@ const LAYERS = [
   'src/telemetry', // OpenTelemetry: the traces config, the agent's spans, the process's tracer provider
   'src/codec', // payload encryption
   'src/model', // the model endpoint: prompts, context, reading its replies
+  'src/families', // the model families (the interface, the registry, Fara-1.5 and Fara-7B): what differs per model
   'src/trajectory', // the run folder and the run stores
   'src/environments', // the custom-environment plugin interface
   'src/agent', // the agent's rules: dispatch, failure types, end reasons, secrets, replies

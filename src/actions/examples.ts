@@ -1,6 +1,6 @@
 // One well-formed sample of every action per profile, typed so that adding an action without a sample fails to
 // compile. Used by tests and by the scripted model server to exercise the whole action space.
-import type { ProfileName } from './profiles';
+import type { FaraName } from './fara';
 import type { AgentAction, Fara15Action, Fara7bAction } from './schemas';
 
 type OnePerAction<A extends AgentAction> = { [N in A['action']]: Extract<A, { action: N }> };
@@ -43,7 +43,7 @@ const FARA7B_EXAMPLES: OnePerAction<Fara7bAction> = {
 /** Sample actions of a profile, one per action, in no particular order. */
 export function exampleActions(profile: 'fara-1.5'): Fara15Action[];
 export function exampleActions(profile: 'fara-7b'): Fara7bAction[];
-export function exampleActions(profile: ProfileName): AgentAction[];
-export function exampleActions(profile: ProfileName): AgentAction[] {
+export function exampleActions(profile: FaraName): AgentAction[];
+export function exampleActions(profile: FaraName): AgentAction[] {
   return Object.values(profile === 'fara-1.5' ? FARA15_EXAMPLES : FARA7B_EXAMPLES);
 }

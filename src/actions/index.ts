@@ -12,12 +12,12 @@ export {
 export {
   FARA7B_DEFAULT_SCREEN,
   NORM_DISPLAY_SIZE,
-  PROFILE_NAMES,
-  getProfile,
-  isProfileName,
-  type ModelProfile,
-  type ProfileName,
-} from './profiles';
+  FARA_NAMES,
+  faraSpace,
+  isFaraName,
+  type FaraSpace,
+  type FaraName,
+} from './fara';
 export {
   TOOL_NAME,
   allowedActionsOf,

@@ -9,7 +9,7 @@
 //   as the original does, and then, beyond the original, drops the oldest unprotected turns whole.
 // No file I/O: screenshots are opaque refs turned into data URLs by an injected loader.
 import { z } from 'zod';
-import { FARA_STEP_PROMPT } from '../actions/profiles';
+import { FARA_STEP_PROMPT } from '../actions/fara';
 
 /** An opaque key for a stored screenshot (e.g. a run-folder file name); only the loader interprets it. */
 export type ImageRef = string;

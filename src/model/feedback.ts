@@ -1,8 +1,8 @@
 // What the model is told when its reply could not be carried out (seed 004's rule: an error is an observation the
 // model can correct). One line that names the problem and what would have been accepted: the allowed actions, or
 // the arguments of the action it meant. Recorded as the step's tool_output error and fed into the next step's chat.
-import { actionOption } from '../actions/profiles';
-import type { ModelProfile } from '../actions/profiles';
+import { actionOption } from '../actions/fara';
+import type { FaraSpace } from '../actions/fara';
 import type { ActionObjectSchema } from '../actions/schemas';
 import type { ScreenSize } from '../actions/tool-schema';
 import type { ModelOutputError } from './errors';
@@ -24,7 +24,7 @@ function clip(text: string, max = 160): string {
 }
 
 /** "coordinate ([x, y], required), text (required), press_enter" for one action, as the prompt shows it. */
-export function argumentList(profile: ModelProfile, option: ActionObjectSchema): string {
+export function argumentList(profile: FaraSpace, option: ActionObjectSchema): string {
   const action = option.shape.action.value;
   const hidden = profile.hiddenArguments[action] ?? [];
   const parts = Object.entries(option.shape as Record<string, { safeParse(v: unknown): { success: boolean } }>)
@@ -39,7 +39,7 @@ export function argumentList(profile: ModelProfile, option: ActionObjectSchema):
 }
 
 /** The one-line text the model reads after a reply that was no valid action. */
-export function invalidReplyFeedback(error: ModelOutputError, profile: ModelProfile, screen?: ScreenSize): string {
+export function invalidReplyFeedback(error: ModelOutputError, profile: FaraSpace, screen?: ScreenSize): string {
   const noAction = 'No action was taken.';
   if (error instanceof EmptyOutputError) return `Your reply was empty. ${noAction} ${FORMAT_HINT}`;
   if (error instanceof ReplyTooLongError) {

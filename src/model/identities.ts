@@ -3,11 +3,11 @@
 // own (at least MIN_CUSTOM_IDENTITY_LENGTH characters, which tells it apart from a mistyped name); a task may only
 // name one, since a task starter must not write the system prompt. Pure: the task input's schema checks a task's
 // choice in workflow code too.
-import type { ProfileName } from '../actions/profiles';
+import type { FaraName } from '../actions/fara';
 import { IdentityProfileError, UnknownIdentityError } from './errors';
 
 interface IdentityEntry {
-  profile: ProfileName;
+  profile: FaraName;
   text: string;
 }
 
@@ -39,7 +39,7 @@ export const IDENTITIES: Readonly<Record<string, IdentityEntry>> = {
 };
 
 /** The identity used when none is asked for. */
-export const DEFAULT_IDENTITY: Readonly<Record<ProfileName, string>> = {
+export const DEFAULT_IDENTITY: Readonly<Record<FaraName, string>> = {
   'fara-1.5': 'fara_qwen35',
   'fara-7b': 'fara_7b',
 };
@@ -48,18 +48,18 @@ export const DEFAULT_IDENTITY: Readonly<Record<ProfileName, string>> = {
 export const MIN_CUSTOM_IDENTITY_LENGTH = 20;
 
 /** The registry names of a profile's identities, in registry order. */
-export function identitiesOf(profile: ProfileName): string[] {
+export function identitiesOf(profile: FaraName): string[] {
   return Object.keys(IDENTITIES).filter((name) => IDENTITIES[name]?.profile === profile);
 }
 
 /** The profile a registry name belongs to; undefined for any other text. */
-export function identityProfile(identity: string): ProfileName | undefined {
+export function identityProfile(identity: string): FaraName | undefined {
   return Object.hasOwn(IDENTITIES, identity) ? IDENTITIES[identity]?.profile : undefined;
 }
 
 export interface IdentityRules {
   /** The profile it must belong to; absent: any profile's name will do. */
-  profile?: ProfileName;
+  profile?: FaraName;
   /** Whether a custom text is allowed (the worker config: yes; a task: no). */
   custom: boolean;
 }
@@ -84,7 +84,7 @@ export function identityError(
 }
 
 /** The identity text for a registry name of `profile`, or a custom text given in its place (thrown errors: above). */
-export function resolveIdentity(profile: ProfileName, identity: string = DEFAULT_IDENTITY[profile]): string {
+export function resolveIdentity(profile: FaraName, identity: string = DEFAULT_IDENTITY[profile]): string {
   const error = identityError(identity, { profile, custom: true });
   if (error) throw error;
   return IDENTITIES[identity]?.text ?? identity;

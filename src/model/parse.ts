@@ -6,8 +6,8 @@
 // string), a flat `{"action": …}`, an OpenAI-style `{"function": {…}}`, or a function named after the action.
 // Its arguments: normalised per action (actions/normalize.ts), then validated strictly, coordinates inside the screen.
 // What still is no action throws a ModelOutputError subclass; `terminateOnParseError` turns it into a terminate.
-import { actionOption } from '../actions/profiles';
-import type { ModelProfile } from '../actions/profiles';
+import { actionOption } from '../actions/fara';
+import type { FaraSpace } from '../actions/fara';
 import type { AgentAction } from '../actions/schemas';
 import { normalizeArguments } from '../actions/normalize';
 import type { ScreenSize } from '../actions/tool-schema';
@@ -179,7 +179,7 @@ interface Unwrapped {
 }
 
 /** The arguments object out of the shapes a tool call comes in (see the module comment). */
-function unwrapCall(call: unknown, body: string, profile: ModelProfile): Unwrapped {
+function unwrapCall(call: unknown, body: string, profile: FaraSpace): Unwrapped {
   if (!isRecord(call)) throw new ToolCallJsonError(body, 'the tool call is not an object');
   if (isRecord(call.function) && call.arguments === undefined) {
     return { ...unwrapCall(call.function, body, profile), shape: 'function' };
@@ -211,7 +211,7 @@ interface Validated {
 }
 
 function validate(
-  profile: ModelProfile,
+  profile: FaraSpace,
   allowed: readonly string[],
   written: Record<string, unknown>,
   thoughts: string,
@@ -251,7 +251,7 @@ function inWrittenOrder(args: Record<string, unknown>, action: AgentAction): Age
 }
 
 /** Reads the action out of a located call (text or native); errors carry the thoughts and what was written. */
-function readCall(profile: ModelProfile, located: Located, opts: ParseOptions, decodedCall?: unknown): ParsedOutput {
+function readCall(profile: FaraSpace, located: Located, opts: ParseOptions, decodedCall?: unknown): ParsedOutput {
   let reading: JsonReading = 'json';
   let call = decodedCall;
   let written: Record<string, unknown> | undefined;
@@ -299,7 +299,7 @@ function readCall(profile: ModelProfile, located: Located, opts: ParseOptions, d
   }
 }
 
-function parseNative(reply: ModelReply, profile: ModelProfile, opts: ParseOptions): ParsedOutput {
+function parseNative(reply: ModelReply, profile: FaraSpace, opts: ParseOptions): ParsedOutput {
   const [first, ...rest] = reply.toolCalls ?? [];
   if (!first) throw new MissingToolCallError();
   const before = OPEN_TAG.exec(reply.text);
@@ -321,7 +321,7 @@ function parseNative(reply: ModelReply, profile: ModelProfile, opts: ParseOption
   return readCall(profile, located, opts, { name: first.name, arguments: args });
 }
 
-function parseStrict(reply: ModelReply, profile: ModelProfile, opts: ParseOptions): ParsedOutput {
+function parseStrict(reply: ModelReply, profile: FaraSpace, opts: ParseOptions): ParsedOutput {
   const length =
     reply.text.length + (reply.toolCalls ?? []).reduce((n, c) => n + c.name.length + c.arguments.length, 0);
   if (length > MAX_REPLY_CHARS) throw new ReplyTooLongError(length, MAX_REPLY_CHARS);
@@ -338,7 +338,7 @@ function parseStrict(reply: ModelReply, profile: ModelProfile, opts: ParseOption
 }
 
 /** The terminate a failed reply turns into: Fara-1.5 answers with the raw text, Fara-7B reports failure. */
-function terminateWithRawText(profile: ModelProfile, raw: string): AgentAction {
+function terminateWithRawText(profile: FaraSpace, raw: string): AgentAction {
   return profile.name === 'fara-7b'
     ? { action: 'terminate', status: 'failure', thoughts: raw }
     : { action: 'terminate', answer: raw, thoughts: raw };
@@ -367,7 +367,7 @@ export function replyAsText(reply: ModelReply): string {
  */
 export function parseModelOutput(
   reply: string | ModelReply,
-  profile: ModelProfile,
+  profile: FaraSpace,
   opts: ParseOptions = {},
 ): ParsedOutput {
   const r: ModelReply = typeof reply === 'string' ? { text: reply } : reply;

@@ -2,7 +2,7 @@
 // <tools></tools>. Rebuilt for every model call. A user may replace the whole text with a prompt file of their own
 // (e.g. to match a model's training prompt byte for byte); such a file may use the placeholders listed below.
 import { readFile, stat } from 'node:fs/promises';
-import type { ModelProfile, ProfileName } from '../actions/profiles';
+import type { FaraSpace, FaraName } from '../actions/fara';
 import type { ScreenSize } from '../actions/tool-schema';
 import { PromptActionsError, PromptFileError } from './errors';
 import { resolveIdentity } from './identities';
@@ -21,7 +21,7 @@ const CRITICAL_POINTS_FARA7B = [
   'At a critical point, stop with `terminate` and say in your reasoning what you need from the user. When the user has given all the information and permission needed, keep going without stopping.',
 ].join('\n\n');
 
-export const CRITICAL_POINTS: Readonly<Record<ProfileName, string>> = {
+export const CRITICAL_POINTS: Readonly<Record<FaraName, string>> = {
   'fara-1.5': CRITICAL_POINTS_FARA15,
   'fara-7b': CRITICAL_POINTS_FARA7B,
 };
@@ -59,7 +59,7 @@ export const PROMPT_PLACEHOLDERS = [
 type Placeholder = (typeof PROMPT_PLACEHOLDERS)[number];
 
 export interface SystemPromptOptions {
-  profile: ModelProfile;
+  profile: FaraSpace;
   /** Size of the resized screenshot sent to the model (Fara-7B's coordinate space; ignored by Fara-1.5). */
   screen: ScreenSize;
   /** A registry key of this profile, or a custom identity text; defaults to the profile's default identity. */
@@ -121,7 +121,7 @@ export interface PromptActions {
  * use. One the profile lacks (the runtime could not carry it out) is a PromptActionsError naming both lists; fewer
  * than the profile's narrow the allowed set. A prompt with no list leaves the profile's actions allowed.
  */
-export function promptActions(prompt: string, profile: Pick<ModelProfile, 'name' | 'allowedActions'>): PromptActions {
+export function promptActions(prompt: string, profile: Pick<FaraSpace, 'name' | 'allowedActions'>): PromptActions {
   const offered = allowedActionsInPrompt(prompt);
   if (offered === undefined) return { allowed: profile.allowedActions, left: [], listed: false };
   const unknown = offered.filter((a) => !profile.allowedActions.includes(a));

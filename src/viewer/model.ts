@@ -16,8 +16,8 @@
 // (the tool output's resolved point), scaled to the screenshot; the browser's model-coordinate mapping is not used.
 import { stepUsageLine, usageLine, usageTotals } from '../trajectory/usage';
 import { z } from 'zod';
-import { getProfile, isProfileName } from '../actions/profiles';
-import type { ProfileName } from '../actions/profiles';
+import { faraSpace, isFaraName } from '../actions/fara';
+import type { FaraName } from '../actions/fara';
 import { summarizeAction } from '../agent/summary';
 import type { CoordinateSpace, Viewport } from '../coords/viewport';
 import { NORM1000, modelToViewport, resizedPixelsSpace, scaleScroll } from '../coords/viewport';
@@ -149,7 +149,7 @@ export interface TrajectoryView {
   /** The desktop's screen size in pixels (markers' coordinate space); null for the browser. */
   screen: Size | null;
   startUrl: string;
-  profile: ProfileName;
+  profile: FaraName;
   viewport: Viewport;
   status: string;
   endReason: string;
@@ -283,9 +283,9 @@ function recordOf(value: unknown): Record<string, unknown> {
 }
 
 /** The run's model profile: task.json metadata, else the run state's input, else Fara-1.5 (the default). */
-export function profileOf(run: Pick<ViewInput, 'task' | 'runState'>): ProfileName {
+export function profileOf(run: Pick<ViewInput, 'task' | 'runState'>): FaraName {
   const candidates = [run.task.metadata['profile'], recordOf(run.runState['input'])['profile']];
-  const found = candidates.find((c): c is ProfileName => typeof c === 'string' && isProfileName(c));
+  const found = candidates.find((c): c is FaraName => typeof c === 'string' && isFaraName(c));
   return found ?? 'fara-1.5';
 }
 
@@ -325,8 +325,8 @@ export function replaySummary(replay: ViewReplay): string {
 }
 
 /** The coordinate space the profile's model speaks for this viewport. */
-export function spaceOf(profile: ProfileName, viewport: Viewport): CoordinateSpace {
-  const p = getProfile(profile);
+export function spaceOf(profile: FaraName, viewport: Viewport): CoordinateSpace {
+  const p = faraSpace(profile);
   if (p.coordinateSpace === 'norm1000') return NORM1000;
   const resized = smartResize(viewport.height, viewport.width, { factor: p.resizeFactor });
   return resizedPixelsSpace(resized.width, resized.height);
@@ -353,11 +353,11 @@ function displayValue(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-function summaryOf(action: Action, profile: ProfileName): string {
+function summaryOf(action: Action, profile: FaraName): string {
   const { thoughts: _t, ...args } = action.content.arguments;
   const candidate = { ...args, action: action.content.action };
   for (const name of [profile, profile === 'fara-1.5' ? 'fara-7b' : 'fara-1.5'] as const) {
-    const parsed = getProfile(name).actionSchema.safeParse(candidate);
+    const parsed = faraSpace(name).actionSchema.safeParse(candidate);
     if (parsed.success) return summarizeAction(parsed.data);
   }
   return action.action_name;
@@ -381,7 +381,7 @@ const isSessionRestore = (step: Step) =>
   step.pre.some((o) => o.observation_type === 'tool_output' && o.metadata['note'] === 'session_restored');
 
 interface DecisionContext {
-  profile: ProfileName;
+  profile: FaraName;
   space: CoordinateSpace;
   viewport: Viewport;
   /** The desktop's screen (desktop runs), null for the browser. */
