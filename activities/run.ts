@@ -133,7 +133,7 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
 }
 
 /**
- * Creates (or, on a retry, reopens) a task's run folder: task.json (with `metadata` besides the task's profile) and
+ * Creates (or, on a retry, reopens) a task's run folder: task.json (with `metadata` besides the task's family, as `profile`) and
  * the task input in run_state.json.
  */
 export async function openRunFolder(

@@ -26,7 +26,7 @@ export interface AdoptOptions {
   modelBaseUrl?: string;
   /** Steps the adopted task may take after the folder's (default 30). */
   moreSteps?: number;
-  /** The model profile the folder was made with (default fara-1.5; a Fara-7B run: fara-7b). */
+  /** The model family the folder was made with (default fara-1.5; a Fara-7B run: fara-7b). */
   profile?: TaskInput['profile'];
 }
 

@@ -20,7 +20,7 @@ export function toolListLines({ desktop, environments }: HostedEnvironments): st
   if (desktop) lines.push(`desktop tools (${DESKTOP_TOOL_NAMES.length}): ${DESKTOP_TOOL_NAMES.join(', ')}`);
   if (environments.length > 0) {
     lines.push(
-      `environments beside the browser: ${environments.join(', ')} (each takes the browser actions of the task's profile)`,
+      `environments beside the browser: ${environments.join(', ')} (each takes the browser actions of the task's family)`,
     );
   }
   return lines;

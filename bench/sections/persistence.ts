@@ -133,7 +133,7 @@ async function startLongRun(b: Bench, shots: Buffer[]): Promise<LongRun> {
   const runId = `persist-${Date.now().toString(36)}`;
   const input = TaskInputSchema.parse({ runId, instruction: 'Benchmark: a long run.', maxSteps: STEPS });
   const { family, resized } = screenOf(input);
-  const systemPrompt = buildSystemPrompt({ profile: faraSpace('fara-1.5'), screen: resized });
+  const systemPrompt = buildSystemPrompt({ family: faraSpace('fara-1.5'), screen: resized });
   const w = await TrajectoryWriter.create(b.runsDir, runId, { task_id: runId, instruction: input.instruction });
   await w.appendEvent(taskMessage(input.instruction));
   const dir = path.join(b.runsDir, runId);

@@ -1,4 +1,4 @@
-// Public surface of the action space: schemas and types, model profiles, the tool schema, and action helpers.
+// Public surface of the action space: schemas and types, model families, the tool schema, and action helpers.
 export {
   coordinateSchema,
   fara15ActionSchema,

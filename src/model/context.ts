@@ -57,7 +57,7 @@ export const DEFAULT_IMAGE_TOKENS = 1500;
 export const DEFAULT_MAX_URL_CHARS = 100;
 export const DEFAULT_MAX_OBSERVATION_CHARS = 1000;
 export const DEFAULT_URL_LABEL = 'Current URL:';
-/** The sentence after each screenshot when the caller gives none: the Fara profiles' own. */
+/** The sentence after each screenshot when the caller gives none: the Fara families' own. */
 export const DEFAULT_NUDGE = FARA_STEP_PROMPT;
 
 export type StepTextOptions = {

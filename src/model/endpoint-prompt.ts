@@ -60,7 +60,7 @@ export function endpointFamilyIssue(
 export async function promptFileActions(file: string, space: FaraSpace): Promise<PromptActions> {
   const override = await loadPromptOverride(file);
   const screen = smartResize(900, 1440, { factor: space.resizeFactor });
-  return promptActions(buildSystemPrompt({ profile: space, screen, override }), space);
+  return promptActions(buildSystemPrompt({ family: space, screen, override }), space);
 }
 
 /** The one line a worker says at start about a prompt file that narrows the actions (or lists none), or null. */

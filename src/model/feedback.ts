@@ -24,9 +24,9 @@ function clip(text: string, max = 160): string {
 }
 
 /** "coordinate ([x, y], required), text (required), press_enter" for one action, as the prompt shows it. */
-export function argumentList(profile: FaraSpace, option: ActionObjectSchema): string {
+export function argumentList(family: FaraSpace, option: ActionObjectSchema): string {
   const action = option.shape.action.value;
-  const hidden = profile.hiddenArguments[action] ?? [];
+  const hidden = family.hiddenArguments[action] ?? [];
   const parts = Object.entries(option.shape as Record<string, { safeParse(v: unknown): { success: boolean } }>)
     .filter(([name]) => name !== 'action' && name !== 'thoughts' && !hidden.includes(name))
     .map(([name, field]) => {
@@ -39,7 +39,7 @@ export function argumentList(profile: FaraSpace, option: ActionObjectSchema): st
 }
 
 /** The one-line text the model reads after a reply that was no valid action. */
-export function invalidReplyFeedback(error: ModelOutputError, profile: FaraSpace, screen?: ScreenSize): string {
+export function invalidReplyFeedback(error: ModelOutputError, family: FaraSpace, screen?: ScreenSize): string {
   const noAction = 'No action was taken.';
   if (error instanceof EmptyOutputError) return `Your reply was empty. ${noAction} ${FORMAT_HINT}`;
   if (error instanceof ReplyTooLongError) {
@@ -50,13 +50,13 @@ export function invalidReplyFeedback(error: ModelOutputError, profile: FaraSpace
     return `"${clip(error.action, 40)}" is not an available action. ${noAction} Use one of: ${error.allowedActions.join(', ')}.`;
   }
   if (error instanceof InvalidActionArgumentsError) {
-    const option = actionOption(profile, error.action);
-    const space = screen ? profile.displaySize(screen) : undefined;
+    const option = actionOption(family, error.action);
+    const space = screen ? family.displaySize(screen) : undefined;
     const within =
       space && error.field === 'coordinate'
         ? ` Coordinates go from 0 to ${space.width} (x) and 0 to ${space.height} (y).`
         : '';
-    const args = option ? ` Arguments of ${error.action}: ${argumentList(profile, option)}.` : '';
+    const args = option ? ` Arguments of ${error.action}: ${argumentList(family, option)}.` : '';
     return `The "${error.field}" argument of ${error.action} is ${clip(error.detail, 120)}. ${noAction}${within}${args}`;
   }
   if (error instanceof ToolCallJsonError) {

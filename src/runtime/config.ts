@@ -53,7 +53,7 @@ const EndpointSchema = z
       .optional(),
     /**
      * Who the model is told it is (src/model/identities.ts): a registry name, or a text of its own of at least 20
-     * characters. A task may name another registry identity of its profile (`identity`), never give a text.
+     * characters. A task may name another registry identity of its family (`identity`), never give a text.
      */
     identity: z.string().min(1).optional(),
     /**
@@ -75,7 +75,7 @@ const EndpointSchema = z
       ctx.addIssue({ code: 'custom', path: [family !== undefined ? 'family' : 'profile'], message });
     }
     if (endpoint.identity === undefined || (name !== undefined && !isFaraName(name))) return;
-    const error = identityError(endpoint.identity, { profile: name, custom: true });
+    const error = identityError(endpoint.identity, { family: name, custom: true });
     if (error) ctx.addIssue({ code: 'custom', path: ['identity'], message: error.message });
   })
   // One key in the config the worker uses: `profile` (the wire name).

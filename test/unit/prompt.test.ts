@@ -50,7 +50,7 @@ describe('screenshot size of the default viewport', () => {
 
 describe.each(FARA_NAMES)('golden system prompt (%s)', (name) => {
   it('matches the golden file byte for byte', async () => {
-    const prompt = buildSystemPrompt({ profile: faraSpace(name), screen: screenOf(name) });
+    const prompt = buildSystemPrompt({ family: faraSpace(name), screen: screenOf(name) });
     const file = join(GOLDEN_DIR, `system-prompt-${name}.txt`);
     if (process.env.UPDATE_GOLDEN === '1') {
       await mkdir(GOLDEN_DIR, { recursive: true });
@@ -70,7 +70,7 @@ function toolsJson(prompt: string): unknown {
 describe.each(FARA_NAMES)('prompt structure (%s)', (name) => {
   const profile = faraSpace(name);
   const screen = screenOf(name);
-  const prompt = buildSystemPrompt({ profile, screen });
+  const prompt = buildSystemPrompt({ family: profile, screen });
 
   it('is identity, critical points, then the function-call format', () => {
     const identity = resolveIdentity(name);
@@ -90,7 +90,7 @@ describe.each(FARA_NAMES)('prompt structure (%s)', (name) => {
   });
 
   it('is the same text when rebuilt with the same inputs', () => {
-    expect(buildSystemPrompt({ profile, screen: { ...screen } })).toBe(prompt);
+    expect(buildSystemPrompt({ family: profile, screen: { ...screen } })).toBe(prompt);
   });
 });
 
@@ -101,19 +101,19 @@ describe('declared screen resolution', () => {
     ['fara-7b', { width: 1428, height: 896 }, '1428x896'],
     ['fara-7b', { width: 1288, height: 728 }, '1288x728'],
   ] as const)('%s with screenshot %j says %s', (name, screen, resolution) => {
-    const prompt = buildSystemPrompt({ profile: faraSpace(name), screen });
+    const prompt = buildSystemPrompt({ family: faraSpace(name), screen });
     expect(prompt).toContain(`The screen resolution is ${resolution};`);
   });
 });
 
 describe('identities', () => {
   it.each(FARA_NAMES)('the default identity of %s belongs to it', (name) => {
-    expect(IDENTITIES[DEFAULT_IDENTITY[name]]?.profile).toBe(name);
+    expect(IDENTITIES[DEFAULT_IDENTITY[name]]?.family).toBe(name);
   });
 
   it('picks a registered identity by key', () => {
     const prompt = buildSystemPrompt({
-      profile: faraSpace('fara-1.5'),
+      family: faraSpace('fara-1.5'),
       screen: screenOf('fara-1.5'),
       identity: 'fara_qwen3vl',
     });
@@ -123,7 +123,7 @@ describe('identities', () => {
 
   it('takes a long unknown string as a custom identity text', () => {
     const custom = 'You are a careful browsing assistant.';
-    const prompt = buildSystemPrompt({ profile: faraSpace('fara-7b'), screen: screenOf('fara-7b'), identity: custom });
+    const prompt = buildSystemPrompt({ family: faraSpace('fara-7b'), screen: screenOf('fara-7b'), identity: custom });
     expect(prompt.startsWith(`${custom}\n\n`)).toBe(true);
   });
 
@@ -141,19 +141,19 @@ describe('identities', () => {
 
   const CUSTOM = 'You are a careful browsing assistant.';
   it.each<[string, string, Parameters<typeof identityError>[1], string | null]>([
-    ['a name of the profile', 'fara_qwen3vl', { profile: 'fara-1.5', custom: false }, null],
+    ['a name of the profile', 'fara_qwen3vl', { family: 'fara-1.5', custom: false }, null],
     ['any profile’s name when none is given', 'fara_7b', { custom: true }, null],
     [
       "another profile's name",
       'fara_7b',
-      { profile: 'fara-1.5', custom: true },
+      { family: 'fara-1.5', custom: true },
       `identity "fara_7b" is fara-7b's, not fara-1.5's; fara-1.5's identities: fara_qwen35, fara_qwen3vl`,
     ],
-    ['a custom text where custom texts are allowed', CUSTOM, { profile: 'fara-7b', custom: true }, null],
+    ['a custom text where custom texts are allowed', CUSTOM, { family: 'fara-7b', custom: true }, null],
     [
       'a custom text where only names are (a task)',
       CUSTOM,
-      { profile: 'fara-7b', custom: false },
+      { family: 'fara-7b', custom: false },
       'unknown identity "You are a careful browsing assistant."; known identities: fara_7b; a custom identity text ' +
         'can be set only in the worker config (models.<name>.identity)',
     ],
@@ -175,7 +175,7 @@ describe('override text', () => {
     const override =
       'Screen {screen_width}x{screen_height}. Actions: {allowed_actions}.\n{identity}\n---\n{critical_points}\n' +
       '<tools>\n{tools}\n</tools>\n{"name": <function-name>} {unknown} {tools}';
-    const prompt = buildSystemPrompt({ profile, screen: { width: 812, height: 588 }, override });
+    const prompt = buildSystemPrompt({ family: profile, screen: { width: 812, height: 588 }, override });
     expect(prompt.startsWith(`Screen 812x588. Actions: ${profile.allowedActions.join(', ')}.\n`)).toBe(true);
     expect(prompt).toContain(resolveIdentity('fara-7b'));
     expect(prompt).toContain(CRITICAL_POINTS['fara-7b']);
@@ -186,14 +186,12 @@ describe('override text', () => {
 
   it('uses a text without placeholders exactly as given', () => {
     const override = 'Exactly this.\n\n{"enum": ["left_click"]}';
-    expect(buildSystemPrompt({ profile: faraSpace('fara-1.5'), screen: screenOf('fara-1.5'), override })).toBe(
-      override,
-    );
+    expect(buildSystemPrompt({ family: faraSpace('fara-1.5'), screen: screenOf('fara-1.5'), override })).toBe(override);
   });
 
   it('speaks 1000x1000 for fara-1.5 whatever the screenshot', () => {
     const override = '{screen_width}x{screen_height}';
-    expect(buildSystemPrompt({ profile: faraSpace('fara-1.5'), screen: screenOf('fara-7b'), override })).toBe(
+    expect(buildSystemPrompt({ family: faraSpace('fara-1.5'), screen: screenOf('fara-7b'), override })).toBe(
       '1000x1000',
     );
   });
@@ -278,7 +276,7 @@ describe('the actions a prompt offers (the prompt is the whitelist)', () => {
 
   it.each(FARA_NAMES)('the built-in prompt of %s offers exactly its actions', (name) => {
     const profile = faraSpace(name);
-    const prompt = buildSystemPrompt({ profile, screen: screenOf(name) });
+    const prompt = buildSystemPrompt({ family: profile, screen: screenOf(name) });
     expect(promptActions(prompt, profile)).toEqual({ allowed: profile.allowedActions, left: [], listed: true });
   });
 

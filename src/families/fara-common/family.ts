@@ -35,7 +35,7 @@ async function systemPromptOf(
     : undefined;
   try {
     const identity = taskIdentity ?? endpoint?.identity;
-    const systemPrompt = buildSystemPrompt({ profile: space, screen, identity, ...(override ? { override } : {}) });
+    const systemPrompt = buildSystemPrompt({ family: space, screen, identity, ...(override ? { override } : {}) });
     return { systemPrompt, allowed: override ? promptActions(systemPrompt, space).allowed : space.allowedActions };
   } catch (err) {
     throw new RequestRefusedError(asError(err), 'InvalidTaskInput');
@@ -79,7 +79,7 @@ export function faraFamily(space: FaraSpace): ModelFamily {
       }),
     feedback: (error, screen) => invalidReplyFeedback(error, space, screen),
     outcome: faraOutcome,
-    identityIssue: (identity, custom) => identityError(identity, { profile: space.name, custom })?.message ?? null,
+    identityIssue: (identity, custom) => identityError(identity, { family: space.name, custom })?.message ?? null,
     promptFileActions: (file) => promptFileActions(file, space),
   };
 }
