@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { screenOf } from '../../activities/support';
 import { describeAction } from '../../src/actions/describe';
-import { faraSpace } from '../../src/actions/fara';
+import { faraSpace } from '../../src/families/fara-common/spaces';
 import type { AgentAction } from '../../src/actions/schemas';
 import { decisionFields } from '../../src/agent/decision';
 import { historyForStep, memorizedFacts } from '../../src/agent/history';

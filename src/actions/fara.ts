@@ -1,10 +1,9 @@
 // The Fara action spaces: which actions, tool schema and coordinate space each Fara model family speaks, and the
 // sentence it reads after each screenshot. Fara-1.5 (Qwen3.5-based) sees a fixed 1000x1000 space; Fara-7B
 // (Qwen2.5-VL-based) sees pixels of the resized screenshot, so its tool schema depends on the screenshot size.
-// The families themselves (the seam the agent calls) are in src/families.
+// Each family's own space is defined in its folder (src/families/fara-1.5, fara-7b), with the seam the agent calls.
 import type { z } from 'zod';
-import { fara15ActionSchema, fara7bActionSchema } from './schemas';
-import type { ActionObjectSchema, AgentAction, Fara15Action, Fara7bAction } from './schemas';
+import type { ActionObjectSchema, AgentAction } from './schemas';
 import { allowedActionsOf, buildToolSchema } from './tool-schema';
 import type { HiddenArguments, ScreenSize, ToolSchema } from './tool-schema';
 
@@ -45,7 +44,8 @@ export interface FaraSpace<A extends AgentAction = AgentAction> {
   stepPrompt: string;
 }
 
-function makeSpace<A extends AgentAction>(
+/** A Fara action space: its union's members, coordinate space, resize factor and the screen its default tool schema is for. */
+export function makeFaraSpace<A extends AgentAction>(
   name: FaraName,
   actionSchema: z.ZodType<A>,
   options: readonly ActionObjectSchema[],
@@ -68,30 +68,6 @@ function makeSpace<A extends AgentAction>(
     stepPrompt: FARA_STEP_PROMPT,
     ...space,
   };
-}
-
-const FARA15: FaraSpace<Fara15Action> = makeSpace(
-  'fara-1.5',
-  fara15ActionSchema,
-  fara15ActionSchema.options,
-  // Fara-1.5's `type` has no coordinate in its training schema; one written anyway (Fara-7B's habit) is clicked first.
-  { coordinateSpace: 'norm1000', resizeFactor: 32, hiddenArguments: { type: ['coordinate'] } },
-  { width: NORM_DISPLAY_SIZE, height: NORM_DISPLAY_SIZE },
-);
-
-const FARA7B: FaraSpace<Fara7bAction> = makeSpace(
-  'fara-7b',
-  fara7bActionSchema,
-  fara7bActionSchema.options,
-  { coordinateSpace: 'resized-pixels', resizeFactor: 28, hiddenArguments: {} },
-  FARA7B_DEFAULT_SCREEN,
-);
-
-export function faraSpace(name: 'fara-1.5'): FaraSpace<Fara15Action>;
-export function faraSpace(name: 'fara-7b'): FaraSpace<Fara7bAction>;
-export function faraSpace(name: FaraName): FaraSpace;
-export function faraSpace(name: FaraName): FaraSpace {
-  return name === 'fara-1.5' ? FARA15 : FARA7B;
 }
 
 /** The member schema of `space`'s union for an action name, if it has that action. */

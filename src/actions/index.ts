@@ -13,7 +13,6 @@ export {
   FARA7B_DEFAULT_SCREEN,
   NORM_DISPLAY_SIZE,
   FARA_NAMES,
-  faraSpace,
   isFaraName,
   type FaraSpace,
   type FaraName,

@@ -16,7 +16,8 @@
 // (the tool output's resolved point), scaled to the screenshot; the browser's model-coordinate mapping is not used.
 import { stepUsageLine, usageLine, usageTotals } from '../trajectory/usage';
 import { z } from 'zod';
-import { faraSpace, isFaraName } from '../actions/fara';
+import { isFaraName } from '../actions/fara';
+import { faraSpace } from '../families/fara-common/spaces';
 import type { FaraName } from '../actions/fara';
 import { summarizeAction } from '../agent/summary';
 import type { CoordinateSpace, Viewport } from '../coords/viewport';

@@ -13,7 +13,8 @@ import {
   type HistoryTurn,
   type StepInput,
 } from '../../src/model/context';
-import { faraSpace, FARA_NAMES } from '../../src/actions/fara';
+import { FARA_NAMES } from '../../src/actions/fara';
+import { faraSpace } from '../../src/families/fara-common/spaces';
 
 const LONG_PATH = `https://example.com/${'p'.repeat(200)}`;
 

@@ -1,7 +1,7 @@
 // Specification of model-output parsing: where thoughts and the tool call are found, the lenient forms accepted,
 // the Python-literal fallback, each typed error, and terminate-on-parse-error.
 import { describe, expect, it } from 'vitest';
-import { faraSpace } from '../../src/actions/fara';
+import { faraSpace } from '../../src/families/fara-common/spaces';
 import type { AgentAction } from '../../src/actions/schemas';
 import {
   EmptyOutputError,

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { faraSpace } from '../../src/actions/fara';
+import { faraSpace } from '../../src/families/fara-common/spaces';
 import { ConfigError } from '../../src/common/config-error';
 import { configFromObject } from '../../src/runtime/config';
 import { checkPromptFiles } from '../../src/runtime/prompt-checks';

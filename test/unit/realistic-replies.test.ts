@@ -2,7 +2,7 @@
 // servers really write them, and the action each becomes, or the error observation the model is shown instead.
 // Accepted replies must be exactly one action; refused ones must name the problem in one line the model can act on.
 import { describe, expect, it } from 'vitest';
-import { faraSpace } from '../../src/actions/fara';
+import { faraSpace } from '../../src/families/fara-common/spaces';
 import type { FaraSpace } from '../../src/actions/fara';
 import type { ModelOutputError } from '../../src/model/errors';
 import {

@@ -7,7 +7,7 @@ import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { faraSpace } from '../../src/actions/fara';
+import { faraSpace } from '../../src/families/fara-common/spaces';
 import { openAiTools } from '../../src/desktop/agent';
 import { ModelClient } from '../../src/model/client';
 import { parseModelOutput } from '../../src/model/parse';

@@ -1,7 +1,8 @@
 // Specification of the rendered Fara output format, and of its round trip through the parser for every action.
 import { describe, expect, it } from 'vitest';
 import { exampleActions } from '../../src/actions/examples';
-import { FARA_NAMES, faraSpace } from '../../src/actions/fara';
+import { FARA_NAMES } from '../../src/actions/fara';
+import { faraSpace } from '../../src/families/fara-common/spaces';
 import type { AgentAction } from '../../src/actions/schemas';
 import { parseModelOutput } from '../../src/model/parse';
 import { formatJson, renderToolCall, renderToolCallJson } from '../../src/model/toolcall';
