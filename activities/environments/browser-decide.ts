@@ -12,7 +12,6 @@ import type { Completion } from '../../src/model/client';
 import { RequestRefusedError } from '../../src/families/family';
 import type { FamilyRequest, ModelFamily } from '../../src/families/family';
 import { InvalidActionArgumentsError, ModelOutputError, UnknownActionError } from '../../src/model/errors';
-import { replyAsText } from '../../src/model/parse';
 import type { ParsedOutput } from '../../src/model/parse';
 import type { ScreenSize } from '../../src/actions/tool-schema';
 import type { TaskInput } from '../../src/contract/task';
@@ -104,7 +103,7 @@ async function askModel(s: BrowserStep): Promise<DecideResult> {
   const reply = { text: completion.text, ...(completion.toolCalls ? { toolCalls: completion.toolCalls } : {}) };
   const recorded: Reply = {
     completion,
-    rawText: forTheRecord(replyAsText(reply)),
+    rawText: forTheRecord(family.replyText(reply)),
     facts: memorizedFacts(events),
     tools: { name: family.name, allowedActions: request.allowed },
   };

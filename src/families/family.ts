@@ -86,6 +86,8 @@ export interface ModelFamily {
   displaySize(resized: ScreenSize): ScreenSize;
   /** The step's request: system prompt, tools, screenshots and history within the context budget. */
   request(input: RequestInput): Promise<FamilyRequest>;
+  /** The reply as one text, as recorded and sent back in later requests (e.g. native tool calls written out). */
+  replyText(reply: ModelReply): string;
   /** Its reply read into one of our actions; a reply that is none throws a ModelOutputError. */
   read(reply: ModelReply, input: ReadInput): ParsedOutput;
   /** The one line the model reads next step after a reply that was no valid action. */

@@ -36,6 +36,7 @@ const lines: ModelFamily = {
     );
     return { messages: [{ role: 'system', content: RULE }, ...said], allowed: this.allowedActions };
   },
+  replyText: (reply) => reply.text,
   read(reply) {
     const click = /^click (\d+) (\d+)$/.exec(reply.text.trim());
     const done = /^done (.+)$/.exec(reply.text.trim());

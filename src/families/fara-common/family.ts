@@ -1,7 +1,8 @@
 // What the Fara families share behind the family seam: the request (our Fara system prompt or an endpoint's prompt
 // file, the chat of src/model/context.ts with the screenshots resized for the family), the reply read from a
-// `<tool_call>` block (src/model/parse.ts), the feedback line, and the questions: Fara-1.5 asks the person with
-// ask_user_question, Fara-7B has no such action and stops with terminate at a critical point.
+// `<tool_call>` block (src/model/parse.ts) and recorded with native tool calls written out as such blocks, the
+// feedback line, and the questions: Fara-1.5 asks the person with ask_user_question, Fara-7B has no such action and
+// stops with terminate at a critical point.
 import type { FaraSpace } from '../../actions/fara';
 import type { AgentAction } from '../../actions/schemas';
 import type { ScreenSize } from '../../actions/tool-schema';
@@ -10,7 +11,7 @@ import { buildChatMessages } from '../../model/context';
 import { promptFileActions } from '../../model/endpoint-prompt';
 import { invalidReplyFeedback } from '../../model/feedback';
 import { identityError } from '../../model/identities';
-import { parseModelOutput } from '../../model/parse';
+import { parseModelOutput, replyAsText } from '../../model/parse';
 import { buildSystemPrompt, loadPromptOverride, promptActions } from '../../model/prompt';
 import { RequestRefusedError } from '../family';
 import type { EndpointPromptSettings, ModelFamily, Outcome, RequestInput } from '../family';
@@ -71,6 +72,7 @@ export function faraFamily(space: FaraSpace): ModelFamily {
       });
       return { messages: messages as ChatMessage[], allowed };
     },
+    replyText: replyAsText,
     read: (reply, input) =>
       parseModelOutput(reply, space, {
         terminateOnParseError: input.terminateOnParseError,
