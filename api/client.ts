@@ -9,7 +9,9 @@ import { connectClient, TemporalUnreachableError } from '../src/runtime/connect'
 import type { StoreWait } from '../src/trajectory/store-wait';
 import { openRunStore } from '../src/trajectory/open-store';
 import type { RunStore } from '../src/trajectory/store';
-import { eitherFamilyName } from '../src/families/registry';
+import { eitherFamilyName, registerFamily } from '../src/families/registry';
+import type { ModelFamily } from '../src/families/family';
+
 import {
   cancelTask,
   describeTask,
@@ -57,6 +59,10 @@ import {
   TaskNotFoundError,
   TaskNotWaitingError,
 } from './errors';
+
+/** A model family of the application's own: register it before starting tasks that name it (and in the worker). */
+export { registerFamily };
+export type { ModelFamily };
 
 export {
   ConfigError,
