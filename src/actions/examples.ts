@@ -41,8 +41,8 @@ const FARA7B_EXAMPLES: OnePerAction<Fara7bAction> = {
 };
 
 /** Sample actions of a Fara family, one per action, in no particular order. */
-export function exampleActions(profile: 'fara-1.5'): Fara15Action[];
-export function exampleActions(profile: 'fara-7b'): Fara7bAction[];
+export function exampleActions(family: 'fara-1.5'): Fara15Action[];
+export function exampleActions(family: 'fara-7b'): Fara7bAction[];
 export function exampleActions(family: FaraName): AgentAction[];
 export function exampleActions(family: FaraName): AgentAction[] {
   return Object.values(family === 'fara-1.5' ? FARA15_EXAMPLES : FARA7B_EXAMPLES);

@@ -337,11 +337,15 @@ function parseStrict(reply: ModelReply, family: FaraSpace, opts: ParseOptions): 
   return readCall(family, located, opts);
 }
 
-/** The terminate a failed reply turns into: Fara-1.5 answers with the raw text, Fara-7B reports failure. */
+/**
+ * The terminate a failed reply turns into, by the family's terminate: one with an answer (Fara-1.5) answers with the
+ * raw text, one with a status only (Fara-7B) reports failure.
+ */
 function terminateWithRawText(family: FaraSpace, raw: string): AgentAction {
-  return family.name === 'fara-7b'
-    ? { action: 'terminate', status: 'failure', thoughts: raw }
-    : { action: 'terminate', answer: raw, thoughts: raw };
+  const answers = 'answer' in (actionOption(family, 'terminate')?.shape ?? {});
+  return answers
+    ? { action: 'terminate', answer: raw, thoughts: raw }
+    : { action: 'terminate', status: 'failure', thoughts: raw };
 }
 
 function rawToolCallText(text: string): string {
