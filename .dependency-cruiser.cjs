@@ -16,6 +16,8 @@ const DEPS = {
   'src/telemetry': ['src/common', 'src/infra'], // OpenTelemetry: traces config, the agent's spans, tracer provider
   'src/codec': ['src/common'], // payload encryption
   'src/model': ['src/common', 'src/image', 'src/actions', 'src/telemetry'], // the model endpoint: prompts, replies
+  // Model families: each family's request, reply reading, coordinate space and feedback, one folder each.
+  'src/families': ['src/common', 'src/image', 'src/actions', 'src/model'],
   'src/trajectory': ['src/common', 'src/contract'], // the run folder and the run stores
   'src/environments': ['src/contract', 'src/actions'], // the custom-environment plugin interface
   // The agent's rules: dispatch, failure types, secrets, replies, budgets.
@@ -31,6 +33,7 @@ const DEPS = {
     'src/telemetry',
     'src/codec',
     'src/model',
+    'src/families',
     'src/trajectory',
     'src/agent',
     'src/notify',
@@ -67,6 +70,7 @@ const DEPS = {
     'src/coords',
     'src/image',
     'src/actions',
+    'src/families',
     'src/trajectory',
     'src/agent',
     'src/replay',
@@ -84,6 +88,7 @@ const DEPS = {
     'src/actions',
     'src/telemetry',
     'src/model',
+    'src/families',
     'src/trajectory',
     'src/environments',
     'src/agent',
@@ -101,6 +106,7 @@ const DEPS = {
     'src/common',
     'src/contract',
     'src/actions',
+    'src/families',
     'src/infra',
     'src/telemetry',
     'src/codec',
@@ -118,6 +124,7 @@ const DEPS = {
     'src/contract',
     'src/actions',
     'src/model',
+    'src/families',
     'src/trajectory',
     'src/environments',
     'src/agent',
@@ -146,6 +153,7 @@ const DEPS = {
     'demo',
     'src/infra',
     'src/codec',
+    'src/families',
     'src/trajectory',
     'src/agent',
     'src/replay',
@@ -166,6 +174,7 @@ const DEPS = {
     'src/actions',
     'src/infra',
     'src/model',
+    'src/families',
     'src/trajectory',
     'src/agent',
     'src/replay',

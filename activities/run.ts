@@ -1,6 +1,8 @@
 // Run-folder activities on the shared queue: start a run, pause it for a question, record a reply, finish it.
 import { lastObservationText } from '../src/agent/history';
-import { endpointProfileIssue, promptFileActions } from '../src/model/endpoint-prompt';
+import { endpointFamilyIssue } from '../src/model/endpoint-prompt';
+import { familyIssue, familyOf } from '../src/families/registry';
+import type { ModelFamily } from '../src/families/family';
 import { PromptActionsError } from '../src/model/errors';
 import {
   followupMessage,
@@ -131,7 +133,7 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
 }
 
 /**
- * Creates (or, on a retry, reopens) a task's run folder: task.json (with `metadata` besides the task's profile) and
+ * Creates (or, on a retry, reopens) a task's run folder: task.json (with `metadata` besides the task's family, as `profile`) and
  * the task input in run_state.json.
  */
 export async function openRunFolder(
@@ -160,17 +162,29 @@ export async function openRunFolder(
 }
 
 /**
- * Refuses (InvalidTaskInput) a task its endpoint's prompt settings do not fit: another declared profile, another
- * profile's identity, a prompt file offering actions the task's profile lacks (or a prompt file that cannot be read:
- * PromptFileError).
+ * The task's model family, checked where the task starts running (the contract cannot know the registry): an unknown
+ * family, or an identity that is no registry name of it, ends the task (InvalidTaskInput) with one line.
+ */
+export function taskFamily(input: TaskInput): ModelFamily {
+  const issue = familyIssue(input);
+  if (issue) nonRetryable(new Error(`${issue.field}: ${issue.reason}`), 'InvalidTaskInput');
+  return familyOf(input.profile);
+}
+
+/**
+ * Refuses (InvalidTaskInput) a task its endpoint's prompt settings do not fit: an unknown family, another declared
+ * family, another family's identity, a prompt file offering actions the task's family lacks (or a prompt file that
+ * cannot be read: PromptFileError).
  */
 export async function checkEndpointFits(deps: ActivityDeps, input: TaskInput): Promise<void> {
+  if (input.environment === 'desktop') return;
+  const family = taskFamily(input);
   const name = input.model.endpoint;
-  const settings = input.environment === 'desktop' ? undefined : deps.config.models[name];
-  const issue = settings && endpointProfileIssue(name, settings, input.profile, input.identity);
+  const settings = deps.config.models[name];
+  const issue = settings && endpointFamilyIssue(name, settings, family, input.identity);
   if (issue) nonRetryable(new Error(issue), 'InvalidTaskInput');
   if (settings?.promptFile) {
-    await promptFileActions(settings.promptFile, input.profile).catch((err: unknown) => {
+    await family.promptFileActions(settings.promptFile).catch((err: unknown) => {
       if (!(err instanceof PromptActionsError)) nonRetryable(err); // PromptFileError: end reason input
       nonRetryable(
         new Error(`model endpoint '${name}': ${err.message} (models.${name}.promptFile)`),

@@ -5,7 +5,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { getProfile } from '../src/actions/profiles';
+import { familyOf } from '../src/families/registry';
 import { resolveSecrets } from '../src/agent/secrets';
 import type { SecretResolution } from '../src/agent/secrets';
 import type { BrowserEnvironment } from '../src/browser/environment';
@@ -265,11 +265,11 @@ export async function recordedPre(w: TrajectoryWriter, step: StepRef): Promise<O
   return { url: e.url ?? '', screenshot: e.screenshot_path ?? '', captchaTimedOut: false };
 }
 
-/** The task's model profile and the size its screenshots are resized to. */
+/** The task's model family and the size its screenshots are resized to. */
 export function screenOf(input: TaskInput) {
-  const profile = getProfile(input.profile);
-  const { width, height } = smartResize(input.viewport.height, input.viewport.width, { factor: profile.resizeFactor });
-  return { profile, resized: { width, height } };
+  const family = familyOf(input.profile);
+  const { width, height } = smartResize(input.viewport.height, input.viewport.width, { factor: family.resizeFactor });
+  return { family, resized: { width, height } };
 }
 
 /**

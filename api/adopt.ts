@@ -27,7 +27,7 @@ export interface AdoptOptions {
   modelBaseUrl?: string;
   /** Steps the adopted task may take after the folder's (default 30). */
   moreSteps?: number;
-  /** The model profile the folder was made with (default fara-1.5; a Fara-7B run: fara-7b). */
+  /** The model family the folder was made with (default fara-1.5; a Fara-7B run: fara-7b). */
   profile?: TaskInput['profile'];
   /**
    * The site is now here: the folder's URLs are read with this URL's origin (the folder's origin is its task's start

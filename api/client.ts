@@ -9,6 +9,9 @@ import { connectClient, TemporalUnreachableError } from '../src/runtime/connect'
 import type { StoreWait } from '../src/trajectory/store-wait';
 import { openRunStore } from '../src/trajectory/open-store';
 import type { RunStore } from '../src/trajectory/store';
+import { eitherFamilyName, registerFamily } from '../src/families/registry';
+import type { ModelFamily } from '../src/families/family';
+
 import {
   cancelTask,
   describeTask,
@@ -56,6 +59,10 @@ import {
   TaskNotFoundError,
   TaskNotWaitingError,
 } from './errors';
+
+/** A model family of the application's own: register it before starting tasks that name it (and in the worker). */
+export { registerFamily };
+export type { ModelFamily };
 
 export {
   ConfigError,
@@ -112,7 +119,11 @@ export interface AgentClientOptions {
 }
 
 /** A task to start: the task input of the contract, with an optional id (default: `task-<time>-<random>`). */
-export type NewTask = Omit<TaskInputArgs, 'runId'> & { id?: string };
+export type NewTask = Omit<TaskInputArgs, 'runId'> & {
+  id?: string;
+  /** The model family: `profile`'s newer name (give one of the two). */
+  family?: string;
+};
 
 /** Where a task is, running or ended, in one shape (a snapshot taken when asked). */
 export interface TaskSnapshot {
@@ -177,8 +188,14 @@ export const taskState = taskSnapshot;
 
 /** The task input `start` would send (defaults filled in, a new id when none is given), or InvalidTaskInputError. */
 export function parseTask(task: NewTask): TaskInput {
-  const { id, ...rest } = task;
-  return validateTaskInput({ ...rest, runId: id ?? newRunId() });
+  const { id, family, ...rest } = task;
+  let profile: string | undefined;
+  try {
+    profile = eitherFamilyName(rest.profile, family);
+  } catch (err) {
+    throw new InvalidTaskInputError('family', (err as Error).message);
+  }
+  return validateTaskInput({ ...rest, ...(profile === undefined ? {} : { profile }), runId: id ?? newRunId() });
 }
 
 export class AgentClient {

@@ -15,6 +15,7 @@ import type { RunStore } from '../src/trajectory/store';
 import { firstInput } from './control';
 import { InvalidTaskInputError, TaskAlreadyExistsError } from './errors';
 import { startTask, validateTaskInput } from './tasks';
+import { isFamilyName } from '../src/families/registry';
 
 export interface ReplayOptions {
   /** Start here instead of the recording's start URL; the recording's URLs are read with this origin. */
@@ -55,7 +56,7 @@ export function inputFromTaskRecord(task: TaskRecord): Omit<TaskInputArgs, 'runI
       ? { startUrl: config.start_url }
       : {}),
     ...(typeof config.environment === 'string' ? { environment: config.environment } : {}),
-    ...(profile === 'fara-1.5' || profile === 'fara-7b' ? { profile } : {}),
+    ...(typeof profile === 'string' && isFamilyName(profile) ? { profile } : {}),
     ...(typeof viewport?.width === 'number' && typeof viewport.height === 'number'
       ? { viewport: { width: viewport.width, height: viewport.height } }
       : {}),

@@ -17,6 +17,7 @@ import { ApplicationFailure, CancelledFailure, WorkflowIdReusePolicy } from '@te
 import type { LoadedDataConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { AGENT_WORKFLOW, REPLY_REFUSALS, TaskInputSchema } from '../src/contract/task';
+import { familyIssue } from '../src/families/registry';
 import {
   STATUS_SEARCH_ATTRIBUTE,
   STEP_SEARCH_ATTRIBUTE,
@@ -47,13 +48,18 @@ export function newRunId(): string {
   return `task-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
-/** The task input with defaults filled in, or InvalidTaskInputError naming the first field that is wrong. */
+/**
+ * The task input with defaults filled in, or InvalidTaskInputError naming the first field that is wrong (the model
+ * family and its identity checked against the families registered in this process).
+ */
 export function validateTaskInput(args: TaskInputArgs): TaskInput {
   const parsed = TaskInputSchema.safeParse(args);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new InvalidTaskInputError(issue?.path.join('.') || 'input', issue?.message ?? 'invalid');
   }
+  const issue = familyIssue(parsed.data);
+  if (issue) throw new InvalidTaskInputError(issue.field, issue.reason);
   return parsed.data;
 }
 

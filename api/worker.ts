@@ -16,7 +16,13 @@ import type { ActionTarget } from '../src/actions/target';
 import { EnvironmentSessionLostError } from '../src/environments/plugin';
 import type { CustomEnvironment, EnvironmentOpenRequest, EnvironmentSession } from '../src/environments/plugin';
 
+import { registerFamily } from '../src/families/registry';
+import type { ModelFamily } from '../src/families/family';
+
 export { ConfigError, EnvironmentSessionLostError, TemporalUnreachableError };
+/** A model family of the application's own: register it before the worker starts (and where tasks are started). */
+export { registerFamily };
+export type { ModelFamily };
 export type { Config, ModelEndpoint, ModelEndpointRequest, ModelEndpointResolver };
 export type { ActionTarget, CustomEnvironment, EnvironmentOpenRequest, EnvironmentSession };
 /** The worker's configuration as an object: the shape of cua.config.json, every field optional. */

@@ -1,6 +1,7 @@
 // Argument parsing for the CLI commands: node's parseArgs with strict checking and one-line usage errors.
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
+import { eitherFamilyName, familyNames, isFamilyName } from '../src/families/registry';
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -45,5 +46,22 @@ export function cacheFlag(name: string, env: string | undefined): string {
   }
   if (env !== undefined && env !== 'browser')
     throw new UsageError('--cache is for browser tasks (their pages are what it matches)');
+  return name;
+}
+
+/**
+ * The model family of `--profile` or `--family` (the same flag, its first and newer name), checked against the
+ * registered families; undefined when neither is given.
+ */
+export function familyFlag(values: { profile?: string | undefined; family?: string | undefined }): string | undefined {
+  let name: string | undefined;
+  try {
+    name = eitherFamilyName(values.profile, values.family);
+  } catch {
+    throw new UsageError(`--family '${values.family}' and --profile '${values.profile}' differ: give one`);
+  }
+  if (name !== undefined && !isFamilyName(name)) {
+    throw new UsageError(`--profile must be ${familyNames().join(' or ')}, got '${name}'`);
+  }
   return name;
 }

@@ -40,7 +40,7 @@ export async function cachedBrowserStep(
   const cache = input.cache;
   if (!cache) return { kind: 'diverged', reason: 'this task keeps no cache' };
   const w = await files.writer(req.runId);
-  const { profile } = screenOf(input);
+  const { family } = screenOf(input);
   const events = await w.events();
   const actionId = eventId({ step: req.step, kind: 'action', generation: req.generation });
   const done = await recordedAction(w, events, actionId);
@@ -49,7 +49,7 @@ export async function cachedBrowserStep(
     if (how === null) return { kind: 'diverged', reason: 'decided by the model' };
     return {
       kind: how === 'healed' ? 'healed' : 'replayed',
-      decision: decisionFromRecord(done, profile),
+      decision: decisionFromRecord(done, family),
       distance: null,
     };
   }
@@ -71,7 +71,7 @@ export async function cachedBrowserStep(
       fit.kind === 'fits' ? fit : { action: entry.action, how: 'replayed' as const, note: {} };
     const event = reusedEvent(req, action, { how, of: { cache: cache.name, ...entry.from }, ...note });
     await recordDecision(w, event);
-    return { kind: how, decision: decisionFromRecord(event, profile), distance: null };
+    return { kind: how, decision: decisionFromRecord(event, family), distance: null };
   });
 }
 

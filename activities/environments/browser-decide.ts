@@ -1,22 +1,19 @@
 // The browser agent's decide (browser tasks, and the environments an application brings, which take the same
-// actions): rebuild the chat from the run folder, call the model, parse, record the action (one whose tool calls a
-// model is left for act to record with that call). A retry answers from the record and never calls the model twice
-// for one step.
+// actions): the task's model family (src/families) builds the request from the run folder's history, the model is
+// called, the family reads the reply into an action, and the action is recorded (one whose tool calls a model is
+// left for act to record with that call). Nothing here is family-specific. A retry answers from the record and never
+// calls the model twice for one step.
 import type { AgentAction } from '../../src/actions/schemas';
 import { historyForStep, memorizedFacts } from '../../src/agent/history';
 import { INVALID_REPLY_ACTION, decisionFields, invalidDecisionFields } from '../../src/agent/decision';
 import { summarizeAction } from '../../src/agent/summary';
 import { resizeScreenshot, toDataUrl } from '../../src/image/screenshot';
-import type { ChatMessage, Completion } from '../../src/model/client';
-import { buildChatMessages } from '../../src/model/context';
-import type { ModelProfile } from '../../src/actions/profiles';
+import type { Completion } from '../../src/model/client';
+import { RequestRefusedError } from '../../src/families/family';
+import type { FamilyRequest, ModelFamily } from '../../src/families/family';
 import { InvalidActionArgumentsError, ModelOutputError, UnknownActionError } from '../../src/model/errors';
-import { invalidReplyFeedback } from '../../src/model/feedback';
-import { parseModelOutput, replyAsText } from '../../src/model/parse';
 import type { ParsedOutput } from '../../src/model/parse';
-import { buildSystemPrompt, loadPromptOverride, promptActions } from '../../src/model/prompt';
 import type { ScreenSize } from '../../src/actions/tool-schema';
-import type { Config } from '../../src/runtime/config';
 import type { TaskInput } from '../../src/contract/task';
 import { actionEvent } from '../../src/trajectory/events';
 import { eventId } from '../../src/trajectory/ids';
@@ -59,7 +56,7 @@ interface BrowserStep {
   input: TaskInput;
   w: TrajectoryWriter;
   events: readonly Event[];
-  profile: ModelProfile;
+  family: ModelFamily;
   resized: ScreenSize;
 }
 
@@ -69,7 +66,7 @@ interface Reply {
   rawText: string;
   facts: ReturnType<typeof memorizedFacts>;
   /** agent_state.tools_available */
-  tools: Pick<ModelProfile, 'name' | 'allowedActions'>;
+  tools: Pick<ModelFamily, 'name' | 'allowedActions'>;
 }
 
 /**
@@ -84,50 +81,36 @@ export async function decideBrowser(
   input: TaskInput,
 ): Promise<DecideResult> {
   const w = await files.writer(req.runId);
-  const { profile, resized } = screenOf(input);
+  const { family, resized } = screenOf(input);
   const actionId = eventId({ step: req.step, kind: 'action', generation: req.generation });
   const events = await w.events();
   const recorded = await recordedAction(w, events, actionId);
   // A retry after the action was recorded: answer from the record, never ask the model again.
   const decision = recorded
-    ? decisionFromRecord(recorded, profile)
-    : await askModel({ deps, files, req, input, w, events, profile, resized });
+    ? decisionFromRecord(recorded, family)
+    : await askModel({ deps, files, req, input, w, events, family, resized });
   if (decision.kind !== 'act') await recordStopStep(w, req, decision, events);
   return decision;
 }
 
 /** Asks the model for the step's action and records its reply (an action, or an invalid reply with its error). */
 async function askModel(s: BrowserStep): Promise<DecideResult> {
-  const { deps, files, req, input, events, profile, resized } = s;
-  const settings = deps.config.models[input.model.endpoint];
-  const { systemPrompt, allowed } = await systemPromptOf(settings, input, profile, resized);
-  const messages = await buildChatMessages(historyForStep(events, req.step, req.generation), {
-    systemPrompt,
-    nudge: settings?.stepPrompt ?? profile.stepPrompt,
-    maxImages: input.imagesKept,
-    tokenBudget: input.tokenBudget,
-    // Through the run store (a folder, or S3 for workers on several machines); cached once resized.
-    loadImage: (ref) =>
-      resizedDataUrl(files.store.describe(`${req.runId}/${ref}`), profile.resizeFactor, () =>
-        files.readBytes(req.runId, ref),
-      ),
-  });
+  const { deps, req, input, events, family, resized } = s;
+  const request = await requestOf(s);
   await withHeartbeat(async () => deps.checkpoint?.('decide', req));
-  const completion = await callModel(endpointFor(deps.config, input), messages as ChatMessage[]);
+  const tools = request.tools ? { tools: request.tools } : {};
+  const completion = await callModel(endpointFor(deps.config, input), request.messages, undefined, tools);
   const reply = { text: completion.text, ...(completion.toolCalls ? { toolCalls: completion.toolCalls } : {}) };
   const recorded: Reply = {
     completion,
-    rawText: forTheRecord(replyAsText(reply)),
+    rawText: forTheRecord(family.replyText(reply)),
     facts: memorizedFacts(events),
-    tools: { name: profile.name, allowedActions: allowed },
+    tools: { name: family.name, allowedActions: request.allowed },
   };
   let parsed: ParsedOutput | ModelOutputError;
   try {
-    parsed = parseModelOutput(reply, profile, {
-      terminateOnParseError: input.terminateOnParseError,
-      screen: resized,
-      allowedActions: allowed,
-    });
+    const read = { screen: resized, allowed: request.allowed, terminateOnParseError: input.terminateOnParseError };
+    parsed = family.read(reply, read);
   } catch (err) {
     if (!(err instanceof ModelOutputError)) throw err;
     parsed = err;
@@ -139,8 +122,8 @@ async function askModel(s: BrowserStep): Promise<DecideResult> {
 
 /** Not a failure: the reply is recorded as the model wrote it, with the error the model reads next step. */
 async function recordInvalidReply(s: BrowserStep, parsed: ModelOutputError, reply: Reply): Promise<DecideResult> {
-  const { req, w, profile, resized } = s;
-  const error = invalidReplyFeedback(parsed, profile, resized);
+  const { req, w, family, resized } = s;
+  const error = family.feedback(parsed, resized);
   debugLog('invalid model reply', {
     runId: req.runId,
     step: req.step,
@@ -152,7 +135,7 @@ async function recordInvalidReply(s: BrowserStep, parsed: ModelOutputError, repl
     written: parsed.written,
     thoughts: parsed.thoughts ?? '',
     error,
-    profile: reply.tools,
+    family: reply.tools,
     facts: reply.facts,
     completion: reply.completion,
     rawText: reply.rawText,
@@ -173,7 +156,7 @@ async function recordAction(s: BrowserStep, parsed: ParsedOutput, reply: Reply):
   const fields = decisionFields({
     action: parsed.action,
     thoughts: parsed.thoughts,
-    profile: reply.tools,
+    family: reply.tools,
     facts: reply.facts,
     completion: reply.completion,
     rawText: reply.rawText,
@@ -181,30 +164,32 @@ async function recordAction(s: BrowserStep, parsed: ParsedOutput, reply: Reply):
   const event = actionEvent(req.step, fields, { generation: req.generation, metadata: readAs });
   // An action whose tool calls a model is recorded by act, with that call (tool_sub_calls).
   await recordDecision(w, event);
-  return decisionOf(parsed.action, fields.content.arguments ?? {});
+  return decisionOf(s.family, parsed.action, fields.content.arguments ?? {});
 }
-type EndpointSettings = Config['models'][string];
 
 /**
- * The system prompt of a step (ours, or the endpoint's prompt file filled in) and the actions the model may use: a
- * prompt file's `"enum"` list, when it offers fewer than the profile (src/model/prompt.ts promptActions). What
- * startRun checked can still fail here when the file changed since: then the task ends (InvalidTaskInput).
+ * The step's request, built by the family from the run folder's history: its screenshots come through the run store
+ * (a folder, or S3 for workers on several machines), resized by the family's factor and cached. A request the task's
+ * settings cannot make (a prompt file that went missing or changed since startRun checked it) ends the task.
  */
-async function systemPromptOf(
-  settings: EndpointSettings | undefined,
-  input: TaskInput,
-  profile: ModelProfile,
-  screen: ScreenSize,
-): Promise<{ systemPrompt: string; allowed: readonly string[] }> {
-  const override = settings?.promptFile
-    ? await loadPromptOverride(settings.promptFile).catch((err) => nonRetryable(err))
-    : undefined;
+async function requestOf(s: BrowserStep): Promise<FamilyRequest> {
+  const { deps, files, req, input, events, family, resized } = s;
   try {
-    const identity = input.identity ?? settings?.identity;
-    const systemPrompt = buildSystemPrompt({ profile, screen, identity, ...(override ? { override } : {}) });
-    return { systemPrompt, allowed: override ? promptActions(systemPrompt, profile).allowed : profile.allowedActions };
+    return await family.request({
+      history: historyForStep(events, req.step, req.generation),
+      loadImage: (ref) =>
+        resizedDataUrl(files.store.describe(`${req.runId}/${ref}`), family.resizeFactor, () =>
+          files.readBytes(req.runId, ref),
+        ),
+      screen: resized,
+      endpoint: deps.config.models[input.model.endpoint],
+      identity: input.identity,
+      imagesKept: input.imagesKept,
+      tokenBudget: input.tokenBudget,
+    });
   } catch (err) {
-    nonRetryable(err, 'InvalidTaskInput');
+    if (err instanceof RequestRefusedError) nonRetryable(err.cause, err.failureType);
+    throw err;
   }
 }
 
@@ -242,12 +227,9 @@ function invalidDecision(event: Extract<Event, { type: 'action' }>, error: strin
   };
 }
 
-function decisionOf(action: AgentAction, args: Record<string, unknown>): DecideResult {
+function decisionOf(family: ModelFamily, action: AgentAction, args: Record<string, unknown>): DecideResult {
   const { thoughts, ...rest } = args as { thoughts?: string };
-  const kind = action.action === 'terminate' ? 'terminate' : action.action === 'ask_user_question' ? 'ask' : 'act';
-  let text: string | null = null;
-  if (action.action === 'terminate') text = 'answer' in action ? action.answer : `Task ended: ${action.status}`;
-  if (action.action === 'ask_user_question') text = action.question;
+  const { kind, text } = family.outcome(action);
   return {
     actionName: action.action,
     action: { ...rest, action: action.action },
@@ -259,11 +241,11 @@ function decisionOf(action: AgentAction, args: Record<string, unknown>): DecideR
 }
 
 /** The decision an already recorded action event stands for (a retried decide). */
-export function decisionFromRecord(recorded: Extract<Event, { type: 'action' }>, profile: ModelProfile): DecideResult {
+export function decisionFromRecord(recorded: Extract<Event, { type: 'action' }>, family: ModelFamily): DecideResult {
   const invalid = (recorded.metadata as Record<string, unknown> | undefined)?.invalid_reply as
     { error?: unknown } | undefined;
   if (invalid) return invalidDecision(recorded, typeof invalid.error === 'string' ? invalid.error : 'invalid reply');
   const { thoughts: _t, ...recordedArgs } = recorded.content.arguments as Record<string, unknown>;
-  const action = profile.actionSchema.parse({ action: recorded.content.action, ...recordedArgs });
-  return decisionOf(action, recorded.content.arguments);
+  const action = family.actionSchema.parse({ action: recorded.content.action, ...recordedArgs });
+  return decisionOf(family, action, recorded.content.arguments);
 }

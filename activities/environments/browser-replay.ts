@@ -50,7 +50,7 @@ export async function replayBrowserStep(
   const replay = input.replayOf;
   if (!replay) return { kind: 'diverged', reason: 'this task is no replay' };
   const w = await files.writer(req.runId);
-  const { profile } = screenOf(input);
+  const { family } = screenOf(input);
   const actionId = eventId({ step: req.step, kind: 'action', generation: req.generation });
   const events = await w.events();
   const done = await recordedAction(w, events, actionId);
@@ -60,7 +60,7 @@ export async function replayBrowserStep(
     const how = replayHowOf(done);
     return {
       kind: how === 'healed' ? 'healed' : 'replayed',
-      decision: decisionFromRecord(done, profile),
+      decision: decisionFromRecord(done, family),
       ...(rec?.reply !== null && rec?.reply !== undefined && replay.answers === 'recorded' ? { reply: rec.reply } : {}),
       distance: null,
     };
@@ -94,7 +94,7 @@ export async function replayBrowserStep(
     deps.log?.(`replay ${req.runId} step ${req.step}: ${how} (recorded step ${rec.step})`);
     return {
       kind: how,
-      decision: decisionFromRecord(event, profile),
+      decision: decisionFromRecord(event, family),
       ...(rec.reply !== null && replay.answers === 'recorded' ? { reply: rec.reply } : {}),
       distance,
     };

@@ -78,8 +78,8 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
   const { deps, files } = s;
   const w = await files.writer(req.runId);
   const input = await files.input(req.runId);
-  const { profile, resized } = screenOf(input);
-  const parsed = profile.actionSchema.safeParse(req.action);
+  const { family, resized } = screenOf(input);
+  const parsed = family.actionSchema.safeParse(req.action);
   if (!parsed.success) {
     nonRetryable(new Error(`act got an invalid ${String(req.action.action)} action`), 'InvalidAction');
   }
@@ -93,7 +93,7 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
   const subCalls = ACTIONS_WITH_SUB_CALLS.includes(action.action)
     ? await pageQuestioner(deps, input, w, { ...req, actionId: ids('action') })
     : undefined;
-  const space = profile.coordinateSpace === 'norm1000' ? NORM1000 : resizedPixelsSpace(resized.width, resized.height);
+  const space = family.coordinateSpace === 'norm1000' ? NORM1000 : resizedPixelsSpace(resized.width, resized.height);
   // A browser records the element its action acts on, for the tool output's metadata (element-note.ts).
   const recordElement = 'page' in env ? elementRecorder(deps.config, env, { space, viewport: input.viewport }) : null;
   let element: ElementNote | undefined;

@@ -36,8 +36,8 @@ export async function findRecordedElement(
   input: TaskInput,
   coordinate: [number, number],
 ): Promise<FoundElement> {
-  const { profile, resized } = screenOf(input);
-  const space = profile.coordinateSpace === 'norm1000' ? NORM1000 : resizedPixelsSpace(resized.width, resized.height);
+  const { family, resized } = screenOf(input);
+  const space = family.coordinateSpace === 'norm1000' ? NORM1000 : resizedPixelsSpace(resized.width, resized.height);
   const { viewport } = input;
   const read = async (x: number, y: number) =>
     (await readElement(env.page, { kind: 'point', x, y }, { space, viewport })).element;
@@ -83,8 +83,8 @@ export async function findRecordedElement(
 
 /** Whether the focused field is the recorded one (a `type` with no point types into whatever has the focus). */
 export async function focusIsRecorded(env: BrowserEnvironment, recorded: Recorded, input: TaskInput): Promise<boolean> {
-  const { profile, resized } = screenOf(input);
-  const space = profile.coordinateSpace === 'norm1000' ? NORM1000 : resizedPixelsSpace(resized.width, resized.height);
+  const { family, resized } = screenOf(input);
+  const space = family.coordinateSpace === 'norm1000' ? NORM1000 : resizedPixelsSpace(resized.width, resized.height);
   const seen = (await readElement(env.page, { kind: 'focus' }, { space, viewport: input.viewport })).element;
   return seen !== null && sameElement(recorded, seen);
 }

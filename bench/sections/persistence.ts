@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { screenOf } from '../../activities/support';
 import { describeAction } from '../../src/actions/describe';
+import { faraSpace } from '../../src/families/fara-common/spaces';
 import type { AgentAction } from '../../src/actions/schemas';
 import { decisionFields } from '../../src/agent/decision';
 import { historyForStep, memorizedFacts } from '../../src/agent/history';
@@ -124,19 +125,19 @@ interface LongRun {
   eventsFile: string;
   shots: Buffer[];
   input: TaskInput;
-  profile: ReturnType<typeof screenOf>['profile'];
+  family: ReturnType<typeof screenOf>['family'];
   systemPrompt: string;
 }
 
 async function startLongRun(b: Bench, shots: Buffer[]): Promise<LongRun> {
   const runId = `persist-${Date.now().toString(36)}`;
   const input = TaskInputSchema.parse({ runId, instruction: 'Benchmark: a long run.', maxSteps: STEPS });
-  const { profile, resized } = screenOf(input);
-  const systemPrompt = buildSystemPrompt({ profile, screen: resized });
+  const { family, resized } = screenOf(input);
+  const systemPrompt = buildSystemPrompt({ family: faraSpace('fara-1.5'), screen: resized });
   const w = await TrajectoryWriter.create(b.runsDir, runId, { task_id: runId, instruction: input.instruction });
   await w.appendEvent(taskMessage(input.instruction));
   const dir = path.join(b.runsDir, runId);
-  return { w, dir, eventsFile: path.join(dir, 'solver_log', 'events.jsonl'), shots, input, profile, systemPrompt };
+  return { w, dir, eventsFile: path.join(dir, 'solver_log', 'events.jsonl'), shots, input, family, systemPrompt };
 }
 
 const stepEventId = (step: number, kind: 'pre' | 'action' | 'post') => eventId({ step, kind });
@@ -153,7 +154,7 @@ async function observe(run: LongRun, step: number, pre: Buffer, watch: Stopwatch
 
 /** The whole context build of a decide step with its 3 images; returns its time (ms). */
 async function contextBuildMs(run: LongRun, step: number): Promise<number> {
-  const { w, dir, input, profile, systemPrompt } = run;
+  const { w, dir, input, family, systemPrompt } = run;
   const t0 = performance.now();
   const all = await w.events();
   memorizedFacts(all);
@@ -161,7 +162,7 @@ async function contextBuildMs(run: LongRun, step: number): Promise<number> {
     systemPrompt,
     maxImages: input.imagesKept,
     loadImage: async (ref) => {
-      const shot = await resizeScreenshot(await fs.promises.readFile(path.join(dir, ref)), profile.resizeFactor);
+      const shot = await resizeScreenshot(await fs.promises.readFile(path.join(dir, ref)), family.resizeFactor);
       return toDataUrl(shot.data, shot.mime);
     },
   });
@@ -175,7 +176,7 @@ async function decide(
   action: AgentAction,
   watch: Stopwatch,
 ): Promise<Pick<StepCost, 'rereadMs' | 'contextMs'>> {
-  const { w, profile } = run;
+  const { w, family } = run;
   const t0 = performance.now();
   const events = await w.events();
   const rereadMs = performance.now() - t0;
@@ -188,7 +189,7 @@ async function decide(
         decisionFields({
           action,
           thoughts: THOUGHTS,
-          profile,
+          family,
           facts: memorizedFacts(events),
           completion: {
             text: renderToolCall(THOUGHTS, action),

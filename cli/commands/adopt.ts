@@ -4,11 +4,11 @@
 import { loadConfig } from '../../src/runtime/config';
 import { checkAdoptable } from '../../api/adopt';
 import { agentClientFor } from '../../api/client';
-import { intFlag, one, parse, UsageError } from '../args';
+import { familyFlag, intFlag, one, parse } from '../args';
 
 export const ADOPT_USAGE =
   'npx cua adopt <folder> [--url URL] [--id ID] [--model NAME] [--model-base-url URL] [--more-steps N]\n' +
-  '       [--profile fara-1.5|fara-7b] [--detach] [--json] [--config FILE]';
+  '       [--family fara-1.5|fara-7b] [--detach] [--json] [--config FILE]';
 
 export async function adoptCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(
@@ -20,6 +20,7 @@ export async function adoptCommand(argv: readonly string[]): Promise<number> {
       'model-base-url': { type: 'string' },
       'more-steps': { type: 'string' },
       profile: { type: 'string' },
+      family: { type: 'string' },
       // Accepted like every command that starts a task; changes nothing: adopt returns once the task has started.
       detach: { type: 'boolean' },
       json: { type: 'boolean' },
@@ -31,10 +32,7 @@ export async function adoptCommand(argv: readonly string[]): Promise<number> {
   if (values.help) return (console.log(`usage: ${ADOPT_USAGE}`), 0);
   const folder = one(positionals, 'folder', ADOPT_USAGE);
   const moreSteps = intFlag(values['more-steps'], 'more-steps');
-  const { profile } = values;
-  if (profile !== undefined && profile !== 'fara-1.5' && profile !== 'fara-7b') {
-    throw new UsageError(`--profile must be fara-1.5 or fara-7b, got '${profile}'`);
-  }
+  const profile = familyFlag(values);
   await checkAdoptable(folder); // before connecting: a folder that cannot be adopted is said so with no server up
   const config = loadConfig({ file: values.config });
   const agent = await agentClientFor(config);

@@ -26,7 +26,7 @@ import { loadConfig } from '../../src/runtime/config';
 import type { Config } from '../../src/runtime/config';
 import { createWorkerRuntime, installWorkerLogging } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';
-import { intFlag, parse, UsageError } from '../args';
+import { familyFlag, intFlag, parse, UsageError } from '../args';
 import { newRunId, startTask, validateTaskInput } from '../../api/tasks';
 import { writeTrajectoryReport } from '../../src/viewer/report';
 import { followTask, promptLine, report } from './run';
@@ -39,7 +39,7 @@ import type { ConsoleServer } from '../../console/server';
 import { openRunStore } from '../../src/trajectory/open-store';
 
 export const DEMO_USAGE =
-  'npx cua demo [--desktop] [--yes] [--answer TEXT] [--model-base-url URL --model NAME] [--profile fara-1.5|fara-7b]\n' +
+  'npx cua demo [--desktop] [--yes] [--answer TEXT] [--model-base-url URL --model NAME] [--family fara-1.5|fara-7b]\n' +
   '       [--port 7233] [--ui-port 8233] [--config FILE]';
 
 export const DEMO_SCRIPTS_DIR = path.join(PROJECT_ROOT, 'demo', 'scripts');
@@ -64,6 +64,7 @@ const OPTIONS = {
   'model-base-url': { type: 'string' },
   model: { type: 'string' },
   profile: { type: 'string' },
+  family: { type: 'string' },
   port: { type: 'string' },
   'ui-port': { type: 'string' },
   config: { type: 'string' },
@@ -189,9 +190,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(argv, OPTIONS, DEMO_USAGE);
   if (values.help) return (console.log(`usage: ${DEMO_USAGE}`), 0);
   if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'\nusage: ${DEMO_USAGE}`);
-  if (values.profile && values.profile !== 'fara-1.5' && values.profile !== 'fara-7b') {
-    throw new UsageError(`--profile must be fara-1.5 or fara-7b, got '${values.profile}'`);
-  }
+  const family = familyFlag(values);
   if (values.answer !== undefined && !values.answer.trim()) throw new UsageError('--answer must not be empty');
   // Check the configuration before starting anything.
   const preflight = loadConfig({ file: values.config });
@@ -203,7 +202,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const port = intFlag(values.port, 'port') ?? 7233;
   const uiPort = intFlag(values['ui-port'], 'ui-port') ?? 8233;
   const desktop = !!values.desktop;
-  if (desktop && values.profile) throw new UsageError('--profile is for the browser demo (Fara profiles)');
+  if (desktop && family) throw new UsageError('--profile is for the browser demo (model families)');
   const answer = values.answer?.trim() ?? (desktop ? DESKTOP_DEFAULT_ANSWER : DEFAULT_ANSWER);
   const unattended = !!values.yes || !process.stdin.isTTY;
   if (!values.yes && unattended) say('stdin is not a terminal: the question will be answered automatically (as --yes)');
@@ -227,7 +226,16 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   try {
     const outcome = await Promise.race([
       interrupt,
-      runDemo(started, { config: values.config, answer, unattended, realModel, values, port, uiPort, desktop }),
+      runDemo(started, {
+        config: values.config,
+        answer,
+        unattended,
+        realModel,
+        values: { ...values, profile: family },
+        port,
+        uiPort,
+        desktop,
+      }),
     ]);
     if (outcome === 'interrupted') return 130;
     say(`done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -327,7 +335,7 @@ async function runDemo(
     ...(opts.desktop
       ? { environment: 'desktop' as const, maxSteps: 20 }
       : { startUrl: `${started.site?.url}/`, maxSteps: 40 }),
-    ...(opts.values.profile ? { profile: opts.values.profile as 'fara-1.5' | 'fara-7b' } : {}),
+    ...(opts.values.profile ? { profile: opts.values.profile } : {}),
     model,
   });
   const handle = await startTask(client, config.taskQueue, input);

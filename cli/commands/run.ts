@@ -4,7 +4,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { ENVIRONMENT_NAME } from '../../src/contract/task';
 import { loadConfig } from '../../src/runtime/config';
 import type { StepSummary, TaskResult, TaskStatus } from '../../src/contract/task';
-import { cacheFlag, intFlag, parse, UsageError } from '../args';
+import { cacheFlag, familyFlag, intFlag, parse, UsageError } from '../args';
 import { agentClientFor, parseTask } from '../../api/client';
 import type { NewTask } from '../../api/client';
 import { newTaskOf } from '../../api/new-task';
@@ -12,7 +12,7 @@ import { modelWaitLine, newRunId, replyToTask, storeWaitLine } from '../../api/t
 import { watchTask } from '../../api/watch';
 
 export const RUN_USAGE =
-  'npx cua run "<instruction>" [--env browser|desktop|NAME] [--url URL] [--max-steps N] [--profile fara-1.5|fara-7b]\n' +
+  'npx cua run "<instruction>" [--env browser|desktop|NAME] [--url URL] [--max-steps N] [--family fara-1.5|fara-7b]\n' +
   '       [--identity NAME] [--id ID] [--cache NAME] [--detach] [--json]\n' +
   '       [--model-base-url URL] [--model NAME] [--auto-reply [TEXT]] [--ask-timeout SECONDS] [--images-kept N]\n' +
   '       [--token-budget N] [--max-invalid-replies N] [--terminate-on-parse-error] [--config FILE]\n' +
@@ -23,6 +23,7 @@ const OPTIONS = {
   url: { type: 'string' },
   'max-steps': { type: 'string' },
   profile: { type: 'string' },
+  family: { type: 'string' },
   identity: { type: 'string' },
   id: { type: 'string' },
   detach: { type: 'boolean' },
@@ -143,9 +144,7 @@ export async function runCommand(rawArgv: readonly string[]): Promise<number> {
   }
   const instruction = positionals.join(' ').trim();
   if (!instruction) throw new UsageError(`missing instruction\nusage: ${RUN_USAGE}`);
-  if (values.profile && values.profile !== 'fara-1.5' && values.profile !== 'fara-7b') {
-    throw new UsageError(`--profile must be fara-1.5 or fara-7b, got '${values.profile}'`);
-  }
+  const family = familyFlag(values);
   if (values.env && !ENVIRONMENT_NAME.test(values.env)) {
     throw new UsageError(
       `--env must be browser, desktop, or the name of an environment your workers host (lower-case letters, ` +
@@ -169,7 +168,7 @@ export async function runCommand(rawArgv: readonly string[]): Promise<number> {
       baseUrl: values['model-base-url'],
       model: values.model,
     }),
-    ...(values.profile ? { profile: values.profile as 'fara-1.5' | 'fara-7b' } : {}),
+    ...(family ? { profile: family } : {}),
     ...(values.identity !== undefined ? { identity: values.identity } : {}),
     ...(values.cache !== undefined ? { cache: { name: cacheFlag(values.cache, values.env) } } : {}),
     ...(bare.bare ? { autoReply: true } : values['auto-reply'] ? { autoReply: values['auto-reply'] } : {}),

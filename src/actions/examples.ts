@@ -1,6 +1,6 @@
-// One well-formed sample of every action per profile, typed so that adding an action without a sample fails to
+// One well-formed sample of every action per Fara family, typed so that adding an action without a sample fails to
 // compile. Used by tests and by the scripted model server to exercise the whole action space.
-import type { ProfileName } from './profiles';
+import type { FaraName } from './fara';
 import type { AgentAction, Fara15Action, Fara7bAction } from './schemas';
 
 type OnePerAction<A extends AgentAction> = { [N in A['action']]: Extract<A, { action: N }> };
@@ -40,10 +40,10 @@ const FARA7B_EXAMPLES: OnePerAction<Fara7bAction> = {
   terminate: { action: 'terminate', status: 'success' },
 };
 
-/** Sample actions of a profile, one per action, in no particular order. */
-export function exampleActions(profile: 'fara-1.5'): Fara15Action[];
-export function exampleActions(profile: 'fara-7b'): Fara7bAction[];
-export function exampleActions(profile: ProfileName): AgentAction[];
-export function exampleActions(profile: ProfileName): AgentAction[] {
-  return Object.values(profile === 'fara-1.5' ? FARA15_EXAMPLES : FARA7B_EXAMPLES);
+/** Sample actions of a Fara family, one per action, in no particular order. */
+export function exampleActions(family: 'fara-1.5'): Fara15Action[];
+export function exampleActions(family: 'fara-7b'): Fara7bAction[];
+export function exampleActions(family: FaraName): AgentAction[];
+export function exampleActions(family: FaraName): AgentAction[] {
+  return Object.values(family === 'fara-1.5' ? FARA15_EXAMPLES : FARA7B_EXAMPLES);
 }

@@ -1,4 +1,4 @@
-// Public surface of the action space: schemas and types, model profiles, the tool schema, and action helpers.
+// Public surface of the action space: schemas and types, model families, the tool schema, and action helpers.
 export {
   coordinateSchema,
   fara15ActionSchema,
@@ -12,12 +12,11 @@ export {
 export {
   FARA7B_DEFAULT_SCREEN,
   NORM_DISPLAY_SIZE,
-  PROFILE_NAMES,
-  getProfile,
-  isProfileName,
-  type ModelProfile,
-  type ProfileName,
-} from './profiles';
+  FARA_NAMES,
+  isFaraName,
+  type FaraSpace,
+  type FaraName,
+} from './fara';
 export {
   TOOL_NAME,
   allowedActionsOf,

@@ -1,6 +1,6 @@
-// The action space as strict zod schemas: one schema per action, and one discriminated union per model profile.
+// The action space as strict zod schemas: one schema per action, and one discriminated union per Fara model family.
 // These unions are the single source of truth: the tool schema shown to the model (tool-schema.ts) and the
-// allowed-action list (profiles.ts) are both derived from them.
+// allowed-action list (fara.ts) are both derived from them.
 import { z } from 'zod';
 
 /** A point in the model's coordinate space, written by the model as `[x, y]`. */
@@ -12,7 +12,7 @@ const thoughts = z.string().optional();
 const pointer = <N extends string>(name: N) =>
   z.strictObject({ action: z.literal(name), thoughts, coordinate: coordinateSchema });
 
-// Pointer actions (both profiles have left_click and mouse_move; the rest are Fara-1.5 only).
+// Pointer actions (both Fara families have left_click and mouse_move; the rest are Fara-1.5 only).
 export const leftClickSchema = pointer('left_click').describe('Click the left mouse button at `coordinate`.');
 export const mouseMoveSchema = pointer('mouse_move').describe(
   'Move the mouse pointer to `coordinate` without clicking.',
@@ -46,7 +46,7 @@ const typeFields = {
   /** The field to click before typing (Fara-7B's `type`; accepted from any model, shown only in Fara-7B's prompt). */
   coordinate: coordinateSchema.optional(),
 };
-/** Fara-1.5 types at the focused element; a `coordinate` a model adds anyway is clicked first (see profiles.ts). */
+/** Fara-1.5 types at the focused element; a `coordinate` a model adds anyway is clicked first (see fara.ts). */
 export const typeFara15Schema = z.strictObject(typeFields).describe(TYPE_DESCRIPTION);
 /** Fara-7B may also name the field to click before typing. */
 export const typeFara7bSchema = z.strictObject(typeFields).describe(TYPE_DESCRIPTION);
@@ -148,11 +148,11 @@ export const fara7bActionSchema = z.discriminatedUnion('action', [
 
 export type Fara15Action = z.infer<typeof fara15ActionSchema>;
 export type Fara7bAction = z.infer<typeof fara7bActionSchema>;
-/** Any action of any profile. */
+/** Any action of any Fara family. */
 export type AgentAction = Fara15Action | Fara7bAction;
-/** Every action name known to any profile. */
+/** Every action name known to any Fara family. */
 export type ActionName = AgentAction['action'];
-/** One member schema of a profile's union. */
+/** One member schema of a Fara family's union. */
 export type ActionObjectSchema =
   (typeof fara15ActionSchema)['options'][number] | (typeof fara7bActionSchema)['options'][number];
 type KeysOfUnion<T> = T extends unknown ? keyof T : never;

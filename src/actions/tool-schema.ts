@@ -1,4 +1,4 @@
-// Derives the JSON function-tool schema shown to the model from a profile's zod action union, so the prompt, the
+// Derives the JSON function-tool schema shown to the model from a family's zod action union, so the prompt, the
 // allowed-action list and the validator can never disagree. The schema follows the Qwen computer-use convention:
 // one function, `computer_use`, whose flat argument object is told apart by `action` (the only required field).
 import { z } from 'zod';
@@ -31,8 +31,8 @@ export interface ToolSchema {
 }
 
 /**
- * What each argument means. A function receives the names of the actions using the argument in this profile, so
- * the text never mentions an action the profile lacks. Which actions need the argument is appended afterwards.
+ * What each argument means. A function receives the names of the actions using the argument in this family, so
+ * the text never mentions an action the family lacks. Which actions need the argument is appended afterwards.
  */
 const PARAM_DESCRIPTIONS: Record<ActionParamName, string | ((actions: readonly string[]) => string)> = {
   keys: 'Key names, e.g. ["Enter"] or ["Control", "a"].',
@@ -132,7 +132,7 @@ function actionParameter(options: readonly ActionObjectSchema[]): ToolParameter 
 }
 
 /**
- * Builds the tool schema for a profile's action options, declaring `screen` as the model's coordinate space.
+ * Builds the tool schema for a family's action options, declaring `screen` as the model's coordinate space.
  * `hidden` arguments are accepted by the validator but left out of the schema the model is shown.
  */
 export function buildToolSchema(

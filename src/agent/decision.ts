@@ -3,7 +3,6 @@
 // the persistence benchmark, so both write the same event. A reply that was no valid action is recorded too, as
 // the model wrote it, so the model sees its own words next step beside the error it caused.
 import { nlDescription } from '../actions/describe';
-import type { ModelProfile } from '../actions/profiles';
 import type { AgentAction } from '../actions/schemas';
 import type { Completion } from '../model/client';
 import type { ActionFields } from '../trajectory/events';
@@ -11,14 +10,12 @@ import type { ActionFields } from '../trajectory/events';
 /** `action_name` of an invalid reply in which no action name could be found. */
 export const INVALID_REPLY_ACTION = 'invalid_reply';
 
-type Profile = Pick<ModelProfile, 'name' | 'allowedActions'>;
+/** Which agent decided: a model family's name (or the desktop agent's), and the actions it had. */
+type Agent = { name: string; allowedActions: readonly string[] };
 
-/** The `agent_state` of an action: which agent (profile) decided, the tools it had, the facts it kept. */
-export function agentState(
-  profile: { name: string; allowedActions: readonly string[] },
-  facts: string[],
-): ActionFields['agent_state'] {
-  return { agent: `durable-cua/${profile.name}`, tools_available: [...profile.allowedActions], plan: [], facts };
+/** The `agent_state` of an action: which agent (model family) decided, the tools it had, the facts it kept. */
+export function agentState(agent: Agent, facts: string[]): ActionFields['agent_state'] {
+  return { agent: `durable-cua/${agent.name}`, tools_available: [...agent.allowedActions], plan: [], facts };
 }
 
 /** One model call as recorded: `rawText` is the reply word for word (native tool calls written out as blocks). */
@@ -39,7 +36,7 @@ function conversation(completion: Completion, rawText: string): ActionFields['ll
 export function decisionFields(opts: {
   action: AgentAction;
   thoughts: string;
-  profile: Profile;
+  family: Agent;
   facts: string[];
   completion: Completion;
   /** The reply as text when it differs from `completion.text` (native tool calls). */
@@ -50,7 +47,7 @@ export function decisionFields(opts: {
     action_name: opts.action.action,
     content: { action: opts.action.action, arguments: { ...args, thoughts: opts.thoughts } },
     action_nl_description: nlDescription(opts.thoughts.trim(), opts.action.action, args),
-    agent_state: agentState(opts.profile, opts.facts),
+    agent_state: agentState(opts.family, opts.facts),
     llm_conversation: conversation(opts.completion, opts.rawText ?? opts.completion.text),
     grounding: null,
   };
@@ -64,7 +61,7 @@ export function invalidDecisionFields(opts: {
   written: Record<string, unknown> | undefined;
   thoughts: string;
   error: string;
-  profile: Profile;
+  family: Agent;
   facts: string[];
   completion: Completion;
   rawText?: string;
@@ -75,7 +72,7 @@ export function invalidDecisionFields(opts: {
     action_name: name,
     content: { action: name, arguments: { ...args, thoughts: opts.thoughts } },
     action_nl_description: `${opts.thoughts}\nInvalid reply: ${opts.error}`.trim(),
-    agent_state: agentState(opts.profile, opts.facts),
+    agent_state: agentState(opts.family, opts.facts),
     llm_conversation: conversation(opts.completion, opts.rawText ?? opts.completion.text),
     grounding: null,
   };

@@ -9,7 +9,6 @@ import type { EndReason } from './end-reason';
 import { RUN_STATUSES } from './run-status';
 import type { RunStatus } from './run-status';
 import { checkUrl, narrow, TaskUrlPolicySchema, WIDEST_URL_POLICY } from './url-policy';
-import { identityError } from '../model/identities';
 
 export const AGENT_WORKFLOW = 'agentTask';
 /** The built-in environments; a worker may host more (src/environments/plugin.ts), named like `vnc` or `remote-tv`. */
@@ -127,10 +126,18 @@ const TaskInputFields = z.strictObject({
     .default('browser'),
   /** The desktop's screen size (environment `desktop`; the browser uses `viewport`). */
   screen: ViewportSchema.optional(),
-  profile: z.enum(['fara-1.5', 'fara-7b']).default('fara-1.5'),
   /**
-   * Who the model is told it is: a registry name of the task's profile (src/model/identities.ts; absent: the
-   * endpoint's identity, else the profile's default). Never a text: the worker config alone may write one.
+   * The model family (src/families; the field keeps its first name, `profile`, so recorded histories replay): a
+   * name, checked against the registered families when the task starts (client, `cua run`) and when a worker runs it.
+   */
+  profile: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'profile: the name of a model family, e.g. fara-1.5')
+    .default('fara-1.5'),
+  /**
+   * Who the model is told it is: a registry name of the task's family (src/model/identities.ts; absent: the
+   * endpoint's identity, else the family's default), checked with the family. Never a text: the worker config alone
+   * may write one.
    */
   identity: z.string().min(1).max(100).optional(),
   maxSteps: z.number().int().min(1).max(10_000).default(30),
@@ -216,15 +223,12 @@ const TaskInputFields = z.strictObject({
 });
 /**
  * The task input; a start URL that no worker could open for this task (javascript:, data:, …) is refused, and so is
- * an identity that is no registry name of the task's profile.
+ * an identity for the desktop. The family and its identity are checked where the families are known (see `profile`).
  */
 export const TaskInputSchema = TaskInputFields.superRefine((input, ctx) => {
-  if (input.identity !== undefined) {
-    const error =
-      input.environment === 'desktop'
-        ? 'the desktop agent has a prompt of its own; an identity is for the browser profiles'
-        : identityError(input.identity, { profile: input.profile, custom: false })?.message;
-    if (error) ctx.addIssue({ code: 'custom', path: ['identity'], message: error });
+  if (input.identity !== undefined && input.environment === 'desktop') {
+    const message = 'the desktop agent has a prompt of its own; an identity is for the browser families';
+    ctx.addIssue({ code: 'custom', path: ['identity'], message });
   }
   if (input.startUrl === undefined) return;
   const verdict = checkUrl(narrow(WIDEST_URL_POLICY, input.urlPolicy), input.startUrl);

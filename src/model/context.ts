@@ -9,7 +9,7 @@
 //   as the original does, and then, beyond the original, drops the oldest unprotected turns whole.
 // No file I/O: screenshots are opaque refs turned into data URLs by an injected loader.
 import { z } from 'zod';
-import { FARA_STEP_PROMPT } from '../actions/profiles';
+import { FARA_STEP_PROMPT } from '../actions/fara';
 
 /** An opaque key for a stored screenshot (e.g. a run-folder file name); only the loader interprets it. */
 export type ImageRef = string;
@@ -57,7 +57,7 @@ export const DEFAULT_IMAGE_TOKENS = 1500;
 export const DEFAULT_MAX_URL_CHARS = 100;
 export const DEFAULT_MAX_OBSERVATION_CHARS = 1000;
 export const DEFAULT_URL_LABEL = 'Current URL:';
-/** The sentence after each screenshot when the caller gives none: the Fara profiles' own. */
+/** The sentence after each screenshot when the caller gives none: the Fara families' own. */
 export const DEFAULT_NUDGE = FARA_STEP_PROMPT;
 
 export type StepTextOptions = {

@@ -53,7 +53,7 @@ export class ToolCallJsonError extends ModelOutputError {
   }
 }
 
-/** The action is not one the profile allows. */
+/** The action is not one the family allows. */
 export class UnknownActionError extends ModelOutputError {
   constructor(
     readonly action: string,
@@ -100,16 +100,14 @@ export class PromptFileError extends Error {
   }
 }
 
-/** A prompt (file) offers actions the runtime cannot carry out for its profile. */
+/** A prompt (file) offers actions the runtime cannot carry out for its family. */
 export class PromptActionsError extends Error {
   constructor(
-    readonly profile: string,
+    readonly family: string,
     readonly unknown: readonly string[],
     readonly known: readonly string[],
   ) {
-    super(
-      `the prompt offers ${unknown.join(', ')}, which ${profile} lacks (${profile}'s actions: ${known.join(', ')})`,
-    );
+    super(`the prompt offers ${unknown.join(', ')}, which ${family} lacks (${family}'s actions: ${known.join(', ')})`);
     this.name = new.target.name;
   }
 }
@@ -139,15 +137,15 @@ export class UnknownIdentityError extends Error {
   }
 }
 
-/** A registry identity of another profile than the one it is used with. */
+/** A registry identity of another family than the one it is used with. */
 export class IdentityProfileError extends Error {
   constructor(
     readonly identity: string,
     readonly owner: string,
-    readonly profile: string,
+    readonly family: string,
     readonly known: readonly string[],
   ) {
-    super(`identity ${quoted(identity)} is ${owner}'s, not ${profile}'s; ${profile}'s identities: ${known.join(', ')}`);
+    super(`identity ${quoted(identity)} is ${owner}'s, not ${family}'s; ${family}'s identities: ${known.join(', ')}`);
     this.name = new.target.name;
   }
 }

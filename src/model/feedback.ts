@@ -1,8 +1,8 @@
 // What the model is told when its reply could not be carried out (seed 004's rule: an error is an observation the
 // model can correct). One line that names the problem and what would have been accepted: the allowed actions, or
 // the arguments of the action it meant. Recorded as the step's tool_output error and fed into the next step's chat.
-import { actionOption } from '../actions/profiles';
-import type { ModelProfile } from '../actions/profiles';
+import { actionOption } from '../actions/fara';
+import type { FaraSpace } from '../actions/fara';
 import type { ActionObjectSchema } from '../actions/schemas';
 import type { ScreenSize } from '../actions/tool-schema';
 import type { ModelOutputError } from './errors';
@@ -24,9 +24,9 @@ function clip(text: string, max = 160): string {
 }
 
 /** "coordinate ([x, y], required), text (required), press_enter" for one action, as the prompt shows it. */
-export function argumentList(profile: ModelProfile, option: ActionObjectSchema): string {
+export function argumentList(family: FaraSpace, option: ActionObjectSchema): string {
   const action = option.shape.action.value;
-  const hidden = profile.hiddenArguments[action] ?? [];
+  const hidden = family.hiddenArguments[action] ?? [];
   const parts = Object.entries(option.shape as Record<string, { safeParse(v: unknown): { success: boolean } }>)
     .filter(([name]) => name !== 'action' && name !== 'thoughts' && !hidden.includes(name))
     .map(([name, field]) => {
@@ -39,7 +39,7 @@ export function argumentList(profile: ModelProfile, option: ActionObjectSchema):
 }
 
 /** The one-line text the model reads after a reply that was no valid action. */
-export function invalidReplyFeedback(error: ModelOutputError, profile: ModelProfile, screen?: ScreenSize): string {
+export function invalidReplyFeedback(error: ModelOutputError, family: FaraSpace, screen?: ScreenSize): string {
   const noAction = 'No action was taken.';
   if (error instanceof EmptyOutputError) return `Your reply was empty. ${noAction} ${FORMAT_HINT}`;
   if (error instanceof ReplyTooLongError) {
@@ -50,13 +50,13 @@ export function invalidReplyFeedback(error: ModelOutputError, profile: ModelProf
     return `"${clip(error.action, 40)}" is not an available action. ${noAction} Use one of: ${error.allowedActions.join(', ')}.`;
   }
   if (error instanceof InvalidActionArgumentsError) {
-    const option = actionOption(profile, error.action);
-    const space = screen ? profile.displaySize(screen) : undefined;
+    const option = actionOption(family, error.action);
+    const space = screen ? family.displaySize(screen) : undefined;
     const within =
       space && error.field === 'coordinate'
         ? ` Coordinates go from 0 to ${space.width} (x) and 0 to ${space.height} (y).`
         : '';
-    const args = option ? ` Arguments of ${error.action}: ${argumentList(profile, option)}.` : '';
+    const args = option ? ` Arguments of ${error.action}: ${argumentList(family, option)}.` : '';
     return `The "${error.field}" argument of ${error.action} is ${clip(error.detail, 120)}. ${noAction}${within}${args}`;
   }
   if (error instanceof ToolCallJsonError) {

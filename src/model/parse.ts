@@ -1,4 +1,4 @@
-// Turns a model reply into a validated action of the profile, reading it as leniently as its meaning allows.
+// Turns a model reply into a validated action of the family, reading it as leniently as its meaning allows.
 // Where the action is found: a `<tool_call>` block in the text (closing tag optional, code fences, text around it,
 // only the first of several calls), a native OpenAI `tool_calls` entry (vLLM with a tool parser, hosted APIs), or a
 // bare tool-call object in the text with no tags. How its body is read: JSON, then a relaxed Python-literal / JS
@@ -6,8 +6,8 @@
 // string), a flat `{"action": …}`, an OpenAI-style `{"function": {…}}`, or a function named after the action.
 // Its arguments: normalised per action (actions/normalize.ts), then validated strictly, coordinates inside the screen.
 // What still is no action throws a ModelOutputError subclass; `terminateOnParseError` turns it into a terminate.
-import { actionOption } from '../actions/profiles';
-import type { ModelProfile } from '../actions/profiles';
+import { actionOption } from '../actions/fara';
+import type { FaraSpace } from '../actions/fara';
 import type { AgentAction } from '../actions/schemas';
 import { normalizeArguments } from '../actions/normalize';
 import type { ScreenSize } from '../actions/tool-schema';
@@ -74,8 +74,8 @@ export interface ParseOptions {
   /** The resized screenshot size: coordinates outside the model's space for it are refused. */
   screen?: ScreenSize;
   /**
-   * The actions the model may use, when fewer than the profile's (a prompt file that offers fewer: its list is the
-   * whitelist). Another action of the profile is then an UnknownActionError naming this list.
+   * The actions the model may use, when fewer than the family's (a prompt file that offers fewer: its list is the
+   * whitelist). Another action of the family is then an UnknownActionError naming this list.
    */
   allowedActions?: readonly string[];
 }
@@ -179,10 +179,10 @@ interface Unwrapped {
 }
 
 /** The arguments object out of the shapes a tool call comes in (see the module comment). */
-function unwrapCall(call: unknown, body: string, profile: ModelProfile): Unwrapped {
+function unwrapCall(call: unknown, body: string, family: FaraSpace): Unwrapped {
   if (!isRecord(call)) throw new ToolCallJsonError(body, 'the tool call is not an object');
   if (isRecord(call.function) && call.arguments === undefined) {
-    return { ...unwrapCall(call.function, body, profile), shape: 'function' };
+    return { ...unwrapCall(call.function, body, family), shape: 'function' };
   }
   let args = call.arguments ?? call.parameters ?? call.args;
   if (typeof args === 'string') args = objectFromString(args, body);
@@ -192,7 +192,7 @@ function unwrapCall(call: unknown, body: string, profile: ModelProfile): Unwrapp
   }
   if (!isRecord(args)) throw new ToolCallJsonError(body, 'the tool call has no "arguments" object');
   const named = actionNameAsWritten(call.name);
-  if (args.action === undefined && named !== undefined && profile.allowedActions.includes(named)) {
+  if (args.action === undefined && named !== undefined && family.allowedActions.includes(named)) {
     return { args: { ...args, action: named }, shape: 'named_after_action' };
   }
   return { args };
@@ -211,7 +211,7 @@ interface Validated {
 }
 
 function validate(
-  profile: ModelProfile,
+  family: FaraSpace,
   allowed: readonly string[],
   written: Record<string, unknown>,
   thoughts: string,
@@ -220,7 +220,7 @@ function validate(
 ): Validated {
   const name = actionNameAsWritten(written.action);
   if (name === undefined || name === '') throw new ToolCallJsonError(body, 'the arguments have no string "action"');
-  const option = allowed.includes(name) ? actionOption(profile, name) : undefined;
+  const option = allowed.includes(name) ? actionOption(family, name) : undefined;
   if (!option) throw new UnknownActionError(String(written.action), allowed);
   const { args, ignored, coerced } = normalizeArguments(option, { ...written, action: name });
   const result = option.safeParse({ ...args, thoughts });
@@ -233,8 +233,8 @@ function validate(
     throw new InvalidActionArgumentsError(name, field, detail, { cause: result.error });
   }
   const action = result.data as AgentAction;
-  if (screen && 'coordinate' in action && outOfScreen(action.coordinate, profile.displaySize(screen))) {
-    const space = profile.displaySize(screen);
+  if (screen && 'coordinate' in action && outOfScreen(action.coordinate, family.displaySize(screen))) {
+    const space = family.displaySize(screen);
     throw new InvalidActionArgumentsError(
       name,
       'coordinate',
@@ -251,7 +251,7 @@ function inWrittenOrder(args: Record<string, unknown>, action: AgentAction): Age
 }
 
 /** Reads the action out of a located call (text or native); errors carry the thoughts and what was written. */
-function readCall(profile: ModelProfile, located: Located, opts: ParseOptions, decodedCall?: unknown): ParsedOutput {
+function readCall(family: FaraSpace, located: Located, opts: ParseOptions, decodedCall?: unknown): ParsedOutput {
   let reading: JsonReading = 'json';
   let call = decodedCall;
   let written: Record<string, unknown> | undefined;
@@ -267,13 +267,13 @@ function readCall(profile: ModelProfile, located: Located, opts: ParseOptions, d
         throw new ToolCallJsonError(located.body, `not valid JSON (${err.message})`, { cause: err });
       }
     }
-    // The shape is read with every action of the profile, so one left off a narrowed list is named in its error.
-    const { args, shape } = unwrapCall(call, located.body, profile);
-    const allowed = opts.allowedActions ?? profile.allowedActions;
+    // The shape is read with every action of the family, so one left off a narrowed list is named in its error.
+    const { args, shape } = unwrapCall(call, located.body, family);
+    const allowed = opts.allowedActions ?? family.allowedActions;
     written = args;
     const thoughts =
       located.thoughts === '' && typeof args.thoughts === 'string' ? args.thoughts.trim() : located.thoughts;
-    const { action, ignored, coerced } = validate(profile, allowed, args, thoughts, located.body, opts.screen);
+    const { action, ignored, coerced } = validate(family, allowed, args, thoughts, located.body, opts.screen);
     const parsed: ParsedOutput = {
       thoughts,
       action,
@@ -299,7 +299,7 @@ function readCall(profile: ModelProfile, located: Located, opts: ParseOptions, d
   }
 }
 
-function parseNative(reply: ModelReply, profile: ModelProfile, opts: ParseOptions): ParsedOutput {
+function parseNative(reply: ModelReply, family: FaraSpace, opts: ParseOptions): ParsedOutput {
   const [first, ...rest] = reply.toolCalls ?? [];
   if (!first) throw new MissingToolCallError();
   const before = OPEN_TAG.exec(reply.text);
@@ -318,14 +318,14 @@ function parseNative(reply: ModelReply, profile: ModelProfile, opts: ParseOption
     error.thoughts = thoughts;
     throw error;
   }
-  return readCall(profile, located, opts, { name: first.name, arguments: args });
+  return readCall(family, located, opts, { name: first.name, arguments: args });
 }
 
-function parseStrict(reply: ModelReply, profile: ModelProfile, opts: ParseOptions): ParsedOutput {
+function parseStrict(reply: ModelReply, family: FaraSpace, opts: ParseOptions): ParsedOutput {
   const length =
     reply.text.length + (reply.toolCalls ?? []).reduce((n, c) => n + c.name.length + c.arguments.length, 0);
   if (length > MAX_REPLY_CHARS) throw new ReplyTooLongError(length, MAX_REPLY_CHARS);
-  if (reply.toolCalls && reply.toolCalls.length > 0) return parseNative(reply, profile, opts);
+  if (reply.toolCalls && reply.toolCalls.length > 0) return parseNative(reply, family, opts);
   if (reply.text.trim() === '') throw new EmptyOutputError();
   let located: Located;
   try {
@@ -334,14 +334,18 @@ function parseStrict(reply: ModelReply, profile: ModelProfile, opts: ParseOption
     if (err instanceof ModelOutputError) err.thoughts ??= reply.text.trim();
     throw err;
   }
-  return readCall(profile, located, opts);
+  return readCall(family, located, opts);
 }
 
-/** The terminate a failed reply turns into: Fara-1.5 answers with the raw text, Fara-7B reports failure. */
-function terminateWithRawText(profile: ModelProfile, raw: string): AgentAction {
-  return profile.name === 'fara-7b'
-    ? { action: 'terminate', status: 'failure', thoughts: raw }
-    : { action: 'terminate', answer: raw, thoughts: raw };
+/**
+ * The terminate a failed reply turns into, by the family's terminate: one with an answer (Fara-1.5) answers with the
+ * raw text, one with a status only (Fara-7B) reports failure.
+ */
+function terminateWithRawText(family: FaraSpace, raw: string): AgentAction {
+  const answers = 'answer' in (actionOption(family, 'terminate')?.shape ?? {});
+  return answers
+    ? { action: 'terminate', answer: raw, thoughts: raw }
+    : { action: 'terminate', status: 'failure', thoughts: raw };
 }
 
 function rawToolCallText(text: string): string {
@@ -363,22 +367,18 @@ export function replyAsText(reply: ModelReply): string {
 
 /**
  * Parses a model reply (its text, or text plus native tool calls) into thoughts and one validated action of
- * `profile`. Throws a ModelOutputError subclass unless `terminateOnParseError` is set.
+ * `family`. Throws a ModelOutputError subclass unless `terminateOnParseError` is set.
  */
-export function parseModelOutput(
-  reply: string | ModelReply,
-  profile: ModelProfile,
-  opts: ParseOptions = {},
-): ParsedOutput {
+export function parseModelOutput(reply: string | ModelReply, family: FaraSpace, opts: ParseOptions = {}): ParsedOutput {
   const r: ModelReply = typeof reply === 'string' ? { text: reply } : reply;
   try {
-    return parseStrict(r, profile, opts);
+    return parseStrict(r, family, opts);
   } catch (error) {
     if (!opts.terminateOnParseError || !(error instanceof ModelOutputError)) throw error;
     const raw = replyAsText(r).trim();
     return {
       thoughts: raw,
-      action: terminateWithRawText(profile, raw),
+      action: terminateWithRawText(family, raw),
       toolCallText: rawToolCallText(raw),
       recoveredBy: 'terminate-on-parse-error',
       parseError: { name: error.name, message: error.message },

@@ -1,8 +1,8 @@
-// The system prompt: identity, critical points, and the function-call format with the profile's tool schema inside
+// The system prompt: identity, critical points, and the function-call format with the family's tool schema inside
 // <tools></tools>. Rebuilt for every model call. A user may replace the whole text with a prompt file of their own
 // (e.g. to match a model's training prompt byte for byte); such a file may use the placeholders listed below.
 import { readFile, stat } from 'node:fs/promises';
-import type { ModelProfile, ProfileName } from '../actions/profiles';
+import type { FaraSpace, FaraName } from '../actions/fara';
 import type { ScreenSize } from '../actions/tool-schema';
 import { PromptActionsError, PromptFileError } from './errors';
 import { resolveIdentity } from './identities';
@@ -21,7 +21,7 @@ const CRITICAL_POINTS_FARA7B = [
   'At a critical point, stop with `terminate` and say in your reasoning what you need from the user. When the user has given all the information and permission needed, keep going without stopping.',
 ].join('\n\n');
 
-export const CRITICAL_POINTS: Readonly<Record<ProfileName, string>> = {
+export const CRITICAL_POINTS: Readonly<Record<FaraName, string>> = {
   'fara-1.5': CRITICAL_POINTS_FARA15,
   'fara-7b': CRITICAL_POINTS_FARA7B,
 };
@@ -44,7 +44,7 @@ const FUNCTION_CALL_FORMAT = [
  * - `{tools}`: the tool schema as one line of JSON
  * - `{screen_width}`, `{screen_height}`: the coordinate space the model speaks (1000x1000 for Fara-1.5, the resized
  *   screenshot for Fara-7B)
- * - `{allowed_actions}`: the profile's action names, comma-separated
+ * - `{allowed_actions}`: the family's action names, comma-separated
  * - `{identity}`, `{critical_points}`: the texts the built-in prompt would use
  */
 export const PROMPT_PLACEHOLDERS = [
@@ -59,10 +59,10 @@ export const PROMPT_PLACEHOLDERS = [
 type Placeholder = (typeof PROMPT_PLACEHOLDERS)[number];
 
 export interface SystemPromptOptions {
-  profile: ModelProfile;
+  family: FaraSpace;
   /** Size of the resized screenshot sent to the model (Fara-7B's coordinate space; ignored by Fara-1.5). */
   screen: ScreenSize;
-  /** A registry key of this profile, or a custom identity text; defaults to the profile's default identity. */
+  /** A registry key of this family, or a custom identity text; defaults to the family's default identity. */
   identity?: string;
   /** A full replacement text (see `loadPromptOverride`), with placeholders filled in. */
   override?: string;
@@ -76,16 +76,16 @@ function fillPlaceholders(template: string, values: Record<Placeholder, string>)
 
 /** Builds the system prompt for one model call. */
 export function buildSystemPrompt(opts: SystemPromptOptions): string {
-  const { profile } = opts;
-  const display = profile.displaySize(opts.screen);
-  const identity = resolveIdentity(profile.name, opts.identity);
-  const criticalPoints = CRITICAL_POINTS[profile.name];
+  const { family } = opts;
+  const display = family.displaySize(opts.screen);
+  const identity = resolveIdentity(family.name, opts.identity);
+  const criticalPoints = CRITICAL_POINTS[family.name];
   const template = opts.override ?? [identity, criticalPoints, FUNCTION_CALL_FORMAT].join('\n\n');
   return fillPlaceholders(template, {
-    '{tools}': formatJson(profile.toolSchemaFor(opts.screen)),
+    '{tools}': formatJson(family.toolSchemaFor(opts.screen)),
     '{screen_width}': String(display.width),
     '{screen_height}': String(display.height),
-    '{allowed_actions}': profile.allowedActions.join(', '),
+    '{allowed_actions}': family.allowedActions.join(', '),
     '{identity}': identity,
     '{critical_points}': criticalPoints,
   });
@@ -93,7 +93,7 @@ export function buildSystemPrompt(opts: SystemPromptOptions): string {
 
 /**
  * The action names a rendered prompt offers: the first `"enum": [...]` list in it (the tool schema's `action` enum),
- * or undefined when there is none. Lets a caller check a prompt file against the profile's allowed actions.
+ * or undefined when there is none. Lets a caller check a prompt file against the family's allowed actions.
  */
 export function allowedActionsInPrompt(prompt: string): string[] | undefined {
   const match = /"enum":\s*(\[[^\]]*\])/.exec(prompt);
@@ -106,28 +106,28 @@ export function allowedActionsInPrompt(prompt: string): string[] | undefined {
   }
 }
 
-/** The actions a rendered prompt lets the model use, measured against the profile's (what the runtime can do). */
+/** The actions a rendered prompt lets the model use, measured against the family's (what the runtime can do). */
 export interface PromptActions {
-  /** The actions the model may use: the prompt's `"enum"` list, or the profile's when the prompt lists none. */
+  /** The actions the model may use: the prompt's `"enum"` list, or the family's when the prompt lists none. */
   allowed: readonly string[];
-  /** The profile's actions the prompt leaves out (the narrowing), in the profile's order. */
+  /** The family's actions the prompt leaves out (the narrowing), in the family's order. */
   left: readonly string[];
-  /** False when the prompt has no `"enum"` list (the profile's actions stand). */
+  /** False when the prompt has no `"enum"` list (the family's actions stand). */
   listed: boolean;
 }
 
 /**
  * The prompt is the whitelist, as in the original: the actions its `"enum"` list offers are the ones the model may
- * use. One the profile lacks (the runtime could not carry it out) is a PromptActionsError naming both lists; fewer
- * than the profile's narrow the allowed set. A prompt with no list leaves the profile's actions allowed.
+ * use. One the family lacks (the runtime could not carry it out) is a PromptActionsError naming both lists; fewer
+ * than the family's narrow the allowed set. A prompt with no list leaves the family's actions allowed.
  */
-export function promptActions(prompt: string, profile: Pick<ModelProfile, 'name' | 'allowedActions'>): PromptActions {
+export function promptActions(prompt: string, family: Pick<FaraSpace, 'name' | 'allowedActions'>): PromptActions {
   const offered = allowedActionsInPrompt(prompt);
-  if (offered === undefined) return { allowed: profile.allowedActions, left: [], listed: false };
-  const unknown = offered.filter((a) => !profile.allowedActions.includes(a));
-  if (unknown.length > 0) throw new PromptActionsError(profile.name, unknown, profile.allowedActions);
+  if (offered === undefined) return { allowed: family.allowedActions, left: [], listed: false };
+  const unknown = offered.filter((a) => !family.allowedActions.includes(a));
+  if (unknown.length > 0) throw new PromptActionsError(family.name, unknown, family.allowedActions);
   const allowed = [...new Set(offered)];
-  return { allowed, left: profile.allowedActions.filter((a) => !allowed.includes(a)), listed: true };
+  return { allowed, left: family.allowedActions.filter((a) => !allowed.includes(a)), listed: true };
 }
 
 /**

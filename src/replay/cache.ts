@@ -1,6 +1,6 @@
 // The action cache (`cua run --cache NAME`, `cua eval --cache NAME`, issue 28): decisions the model made, kept in the
 // run store and reused by later runs of the same task when a step's page looks the same. A task's entries are keyed
-// by what makes its decisions comparable (instruction, start URL, profile, viewport, model endpoint); an entry by the
+// by what makes its decisions comparable (instruction, start URL, family, viewport, model endpoint); an entry by the
 // step's page signature: the step's number, its URL without query or fragment, and a perceptual hash of its pre
 // screenshot (the number keeps two look-alike pages of one task apart: a field before and after typing). One object
 // per entry (`_cache/<name>/<task key>/<signature key>.json`), so tasks running side by side never write the same

@@ -1,8 +1,9 @@
-// The `models` section of the configuration: each named endpoint (URL, model, key, price, prompt, identity, profile)
+// The `models` section of the configuration: each named endpoint (URL, model, key, price, prompt, identity, family)
 // and what a task may override per run (`modelOverrides`).
 import { z } from 'zod';
 import { identityError } from '../model/identities';
-import { PROFILE_NAMES } from '../actions/profiles';
+import { isFaraName } from '../actions/fara';
+import { familyNames, isFamilyName, UnknownFamilyError } from '../families/registry';
 import { MAX_MODEL_TIMEOUT_SECONDS } from '../model/timeouts';
 
 export const EndpointSchema = z
@@ -28,28 +29,40 @@ export const EndpointSchema = z
       .optional(),
     /** A system prompt file replacing ours (e.g. the model's training prompt); see src/model/prompt.ts placeholders. */
     promptFile: z.string().min(1).optional(),
-    /** The sentence after each screenshot (absent: the profile's, Fara's own; see src/model/context.ts). */
+    /** The sentence after each screenshot (absent: the family's, Fara's own; see src/model/context.ts). */
     stepPrompt: z
       .string()
       .refine((s) => s.trim() !== '', 'must not be empty')
       .optional(),
     /**
      * Who the model is told it is (src/model/identities.ts): a registry name, or a text of its own of at least 20
-     * characters. A task may name another registry identity of its profile (`identity`), never give a text.
+     * characters. A task may name another registry identity of its family (`identity`), never give a text.
      */
     identity: z.string().min(1).optional(),
     /**
-     * The profile this endpoint's model speaks. Its identity and prompt file are checked against it when the worker
-     * starts (absent: against the profile of a registry identity, else fara-1.5, the tasks' default), and a task of
-     * another profile is refused when it starts.
+     * The model family this endpoint's model speaks (src/families; `family` is the same key's newer name, give one).
+     * Its identity and prompt file are checked against it when the worker starts (absent: against the family of a
+     * registry identity, else fara-1.5, the tasks' default), and a task of another family is refused when it starts.
      */
-    profile: z.enum(PROFILE_NAMES).optional(),
+    profile: z.string().min(1).optional(),
+    family: z.string().min(1).optional(),
   })
   .superRefine((endpoint, ctx) => {
-    if (endpoint.identity === undefined) return;
-    const error = identityError(endpoint.identity, { profile: endpoint.profile, custom: true });
+    const { profile, family } = endpoint;
+    if (profile !== undefined && family !== undefined && profile !== family) {
+      ctx.addIssue({ code: 'custom', path: ['family'], message: `is ${family} but profile is ${profile}; give one` });
+    }
+    const name = family ?? profile;
+    if (name !== undefined && !isFamilyName(name)) {
+      const message = new UnknownFamilyError(name, familyNames()).message;
+      ctx.addIssue({ code: 'custom', path: [family !== undefined ? 'family' : 'profile'], message });
+    }
+    if (endpoint.identity === undefined || (name !== undefined && !isFaraName(name))) return;
+    const error = identityError(endpoint.identity, { family: name, custom: true });
     if (error) ctx.addIssue({ code: 'custom', path: ['identity'], message: error.message });
-  });
+  })
+  // One key in the config the worker uses: `profile` (the wire name).
+  .transform(({ family, ...endpoint }) => (family === undefined ? endpoint : { ...endpoint, profile: family }));
 
 /** Per-task model overrides (`cua run --model-base-url/--model`); absent: allowed, to any URL (never with our keys). */
 export const ModelOverridesSchema = z.strictObject({

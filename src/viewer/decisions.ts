@@ -9,8 +9,8 @@
 // own action, observation and marker, all markers drawn on the turn's screenshot. Desktop points are screen pixels
 // (the tool output's resolved point), scaled to the screenshot; the browser's model-coordinate mapping is not used.
 import { stepUsageLine, usageTotals } from '../trajectory/usage';
-import { getProfile } from '../actions/profiles';
-import type { ProfileName } from '../actions/profiles';
+import { faraSpace } from '../families/fara-common/spaces';
+import type { FaraName } from '../actions/fara';
 import { summarizeAction } from '../agent/summary';
 import type { CoordinateSpace, Viewport } from '../coords/viewport';
 import { modelToViewport } from '../coords/viewport';
@@ -43,11 +43,11 @@ export function displayValue(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-function summaryOf(action: Action, profile: ProfileName): string {
+function summaryOf(action: Action, profile: FaraName): string {
   const { thoughts: _t, ...args } = action.content.arguments;
   const candidate = { ...args, action: action.content.action };
   for (const name of [profile, profile === 'fara-1.5' ? 'fara-7b' : 'fara-1.5'] as const) {
-    const parsed = getProfile(name).actionSchema.safeParse(candidate);
+    const parsed = faraSpace(name).actionSchema.safeParse(candidate);
     if (parsed.success) return summarizeAction(parsed.data);
   }
   return action.action_name;
@@ -71,7 +71,7 @@ const isSessionRestore = (step: Step) =>
   step.pre.some((o) => o.observation_type === 'tool_output' && o.metadata['note'] === 'session_restored');
 
 export interface DecisionContext {
-  profile: ProfileName;
+  profile: FaraName;
   space: CoordinateSpace;
   viewport: Viewport;
   /** The desktop's screen (desktop runs), null for the browser. */

@@ -6,8 +6,8 @@
 // A drag starts wherever the pointer was left: the viewer follows the pointer from step to step to draw it.
 // A desktop call's target is in screen pixels (the tool output's resolved point), scaled to the screenshot.
 import { z } from 'zod';
-import { getProfile } from '../actions/profiles';
-import type { ProfileName } from '../actions/profiles';
+import { faraSpace } from '../families/fara-common/spaces';
+import type { FaraName } from '../actions/fara';
 import type { CoordinateSpace, Viewport } from '../coords/viewport';
 import { NORM1000, modelToViewport, resizedPixelsSpace, scaleScroll } from '../coords/viewport';
 import { smartResize } from '../image/smart-resize';
@@ -121,8 +121,8 @@ export function pointerAfter(marker: Marker | null, before: Point | null): Point
 }
 
 /** The coordinate space the profile's model speaks for this viewport. */
-export function spaceOf(profile: ProfileName, viewport: Viewport): CoordinateSpace {
-  const p = getProfile(profile);
+export function spaceOf(profile: FaraName, viewport: Viewport): CoordinateSpace {
+  const p = faraSpace(profile);
   if (p.coordinateSpace === 'norm1000') return NORM1000;
   const resized = smartResize(viewport.height, viewport.width, { factor: p.resizeFactor });
   return resizedPixelsSpace(resized.width, resized.height);

@@ -1,8 +1,8 @@
 // What a run was set up with, as the view reads it from task.json and the run state: the model profile, the
 // viewport, and the run a replay run replays (with its steps' tally).
 import { z } from 'zod';
-import { isProfileName } from '../actions/profiles';
-import type { ProfileName } from '../actions/profiles';
+import { isFaraName } from '../actions/fara';
+import type { FaraName } from '../actions/fara';
 import type { Viewport } from '../coords/viewport';
 import { tallyOf } from '../replay/summary';
 import type { ViewInput, ViewReplay } from './view';
@@ -16,9 +16,9 @@ export function recordOf(value: unknown): Record<string, unknown> {
 }
 
 /** The run's model profile: task.json metadata, else the run state's input, else Fara-1.5 (the default). */
-export function profileOf(run: Pick<ViewInput, 'task' | 'runState'>): ProfileName {
+export function profileOf(run: Pick<ViewInput, 'task' | 'runState'>): FaraName {
   const candidates = [run.task.metadata['profile'], recordOf(run.runState['input'])['profile']];
-  const found = candidates.find((c): c is ProfileName => typeof c === 'string' && isProfileName(c));
+  const found = candidates.find((c): c is FaraName => typeof c === 'string' && isFaraName(c));
   return found ?? 'fara-1.5';
 }
 

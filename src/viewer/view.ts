@@ -2,7 +2,7 @@
 // decisions it superseded), each with the marker to draw on its screenshot. Built by model.ts, drawn by html.ts,
 // printed by `cua show`, served by the console.
 import type { Viewport } from '../coords/viewport';
-import type { ProfileName } from '../actions/profiles';
+import type { FaraName } from '../actions/fara';
 import type { RunRecord } from '../trajectory/reader';
 import type { ToolSubCall, UserMessageType } from '../trajectory/schema';
 import type { ReplayMark } from '../trajectory/steps';
@@ -89,7 +89,7 @@ export interface TrajectoryView {
   /** The desktop's screen size in pixels (markers' coordinate space); null for the browser. */
   screen: Size | null;
   startUrl: string;
-  profile: ProfileName;
+  profile: FaraName;
   viewport: Viewport;
   status: string;
   endReason: string;

@@ -233,6 +233,27 @@ describe('what decide sends the model', () => {
     // The same endpoint serves a fara-7b task.
     await expect(own.startRun(task('acts-identity-7b', { profile: 'fara-7b' }))).resolves.toBeUndefined();
   }, 60_000);
+
+  it.each([
+    ['a family no process registered', { profile: 'gpt-5' }, "profile: unknown model family 'gpt-5' (known: fara-1.5"],
+    [
+      "an identity of another family (the contract cannot know the families' identities)",
+      { profile: 'fara-7b', identity: 'fara_qwen35' },
+      `identity: identity "fara_qwen35" is fara-1.5's, not fara-7b's`,
+    ],
+  ])(
+    'a task with %s is refused when it starts (InvalidTaskInput)',
+    async (_what, extra, message) => {
+      const runId = `acts-family-${Math.random().toString(36).slice(2, 8)}`;
+      const err = await acts.startRun(task(runId, extra)).then(
+        () => null,
+        (e: unknown) => e as ApplicationFailure,
+      );
+      expect(err).toMatchObject({ type: 'InvalidTaskInput', nonRetryable: true });
+      expect(err?.message.startsWith(message)).toBe(true);
+    },
+    60_000,
+  );
 });
 
 describe("a prompt file's action list (the prompt is the whitelist)", () => {

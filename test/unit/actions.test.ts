@@ -5,8 +5,9 @@ import { z } from 'zod';
 import { actionPoint } from '../../src/actions/point';
 import { describeAction } from '../../src/actions/describe';
 import { exampleActions } from '../../src/actions/examples';
-import { PROFILE_NAMES, getProfile, isProfileName } from '../../src/actions/profiles';
-import type { ProfileName } from '../../src/actions/profiles';
+import { FARA_NAMES, isFaraName } from '../../src/actions/fara';
+import { faraSpace } from '../../src/families/fara-common/spaces';
+import type { FaraName } from '../../src/actions/fara';
 import { fara15ActionSchema, fara7bActionSchema } from '../../src/actions/schemas';
 import type { AgentAction } from '../../src/actions/schemas';
 import { allowedActionsOf } from '../../src/actions/tool-schema';
@@ -49,7 +50,7 @@ const FARA7B_ACTIONS = [
 const UNIONS = { 'fara-1.5': fara15ActionSchema, 'fara-7b': fara7bActionSchema } as const;
 
 /** Argument names (besides `action` and `thoughts`) of every zod option of a profile. */
-function zodParams(name: ProfileName): Map<string, z.ZodType> {
+function zodParams(name: FaraName): Map<string, z.ZodType> {
   const params = new Map<string, z.ZodType>();
   for (const option of UNIONS[name].options) {
     for (const [key, field] of Object.entries(option.shape as Record<string, z.ZodType>)) {
@@ -60,8 +61,8 @@ function zodParams(name: ProfileName): Map<string, z.ZodType> {
 }
 
 /** Whether the profile's union has a member for this discriminator (whatever the other arguments). */
-function recognises(name: ProfileName, action: string): boolean {
-  const issues = getProfile(name).actionSchema.safeParse({ action }).error?.issues ?? [];
+function recognises(name: FaraName, action: string): boolean {
+  const issues = faraSpace(name).actionSchema.safeParse({ action }).error?.issues ?? [];
   return !issues.some((i) => i.code === 'invalid_union');
 }
 
@@ -70,7 +71,7 @@ describe('profiles', () => {
     ['fara-1.5', FARA15_ACTIONS, 18],
     ['fara-7b', FARA7B_ACTIONS, 11],
   ] as const)('%s allows exactly its listed actions', (name, actions, count) => {
-    const profile = getProfile(name);
+    const profile = faraSpace(name);
     expect(profile.name).toBe(name);
     expect(profile.allowedActions).toHaveLength(count);
     expect(profile.allowedActions).toEqual(actions);
@@ -80,7 +81,7 @@ describe('profiles', () => {
     ['fara-1.5', 'norm1000', 32],
     ['fara-7b', 'resized-pixels', 28],
   ] as const)('%s speaks %s and resizes with factor %d', (name, space, factor) => {
-    const profile = getProfile(name);
+    const profile = faraSpace(name);
     expect(profile.coordinateSpace).toBe(space);
     expect(profile.resizeFactor).toBe(factor);
   });
@@ -91,12 +92,12 @@ describe('profiles', () => {
     ['fara-2', false],
     ['FARA-1.5', false],
     ['', false],
-  ])('isProfileName(%j) is %s', (s, expected) => {
-    expect(isProfileName(s)).toBe(expected);
+  ])('isFaraName(%j) is %s', (s, expected) => {
+    expect(isFaraName(s)).toBe(expected);
   });
 
   it('lists every profile name once', () => {
-    expect([...PROFILE_NAMES].sort()).toEqual(['fara-1.5', 'fara-7b']);
+    expect([...FARA_NAMES].sort()).toEqual(['fara-1.5', 'fara-7b']);
   });
 
   it.each([
@@ -111,13 +112,13 @@ describe('profiles', () => {
       { width: 1288, height: 728 },
     ],
   ])('display size for screenshot %j: fara-1.5 %j, fara-7b %j', (screen, fara15, fara7b) => {
-    expect(getProfile('fara-1.5').displaySize(screen)).toEqual(fara15);
-    expect(getProfile('fara-7b').displaySize(screen)).toEqual(fara7b);
+    expect(faraSpace('fara-1.5').displaySize(screen)).toEqual(fara15);
+    expect(faraSpace('fara-7b').displaySize(screen)).toEqual(fara7b);
   });
 });
 
-describe.each(PROFILE_NAMES)('tool schema <-> zod agreement (%s)', (name) => {
-  const profile = getProfile(name);
+describe.each(FARA_NAMES)('tool schema <-> zod agreement (%s)', (name) => {
+  const profile = faraSpace(name);
   const tool = profile.toolSchema;
   const properties = tool.function.parameters.properties;
 
@@ -177,13 +178,13 @@ describe('tool schema screen resolution', () => {
     ['fara-7b', { width: 1428, height: 896 }, '1428x896'],
     ['fara-7b', { width: 812, height: 588 }, '812x588'],
   ] as const)('%s with screenshot %j states %s', (name, screen, resolution) => {
-    const description = getProfile(name).toolSchemaFor(screen).function.description;
+    const description = faraSpace(name).toolSchemaFor(screen).function.description;
     expect(description).toContain(`resolution is ${resolution}`);
   });
 });
 
-describe.each(PROFILE_NAMES)('strict action schemas (%s)', (name) => {
-  const profile = getProfile(name);
+describe.each(FARA_NAMES)('strict action schemas (%s)', (name) => {
+  const profile = faraSpace(name);
   const examples: AgentAction[] = exampleActions(name);
 
   it('has one example per action', () => {
@@ -231,15 +232,15 @@ describe('argument validation', () => {
     ['fara-7b', { action: 'ask_user_question', question: 'why?' }],
     ['fara-7b', { action: 'hscroll', pixels: 1 }],
   ] as const)('%s rejects %j', (name, value) => {
-    expect(getProfile(name).actionSchema.safeParse(value).success).toBe(false);
+    expect(faraSpace(name).actionSchema.safeParse(value).success).toBe(false);
   });
 
   it("accepts a coordinate on Fara-1.5's type (clicked first) without showing it in Fara-1.5's prompt", () => {
-    const fara15 = getProfile('fara-1.5');
+    const fara15 = faraSpace('fara-1.5');
     expect(fara15.actionSchema.safeParse({ action: 'type', text: 'a', coordinate: [1, 2] }).success).toBe(true);
     const coordinate = fara15.toolSchema.function.parameters.properties.coordinate;
     expect(coordinate?.description).not.toContain('`action=type`');
-    expect(getProfile('fara-7b').toolSchema.function.parameters.properties.coordinate?.description).toContain(
+    expect(faraSpace('fara-7b').toolSchema.function.parameters.properties.coordinate?.description).toContain(
       '`action=type`',
     );
   });
@@ -253,7 +254,7 @@ describe('argument validation', () => {
     ['fara-7b', { action: 'terminate', status: 'failure' }],
     ['fara-7b', { action: 'wait', time: 0 }],
   ] as const)('%s accepts %j', (name, value) => {
-    expect(getProfile(name).actionSchema.safeParse(value).success).toBe(true);
+    expect(faraSpace(name).actionSchema.safeParse(value).success).toBe(true);
   });
 });
 
@@ -292,7 +293,7 @@ describe('describeAction', () => {
     expect(describeAction({ action: 'type', text: 'abcdefgh' }, { maxTextLength: 3 })).toBe("Type 'abc…'");
   });
 
-  it.each(PROFILE_NAMES)('describes every %s example', (name) => {
+  it.each(FARA_NAMES)('describes every %s example', (name) => {
     for (const action of exampleActions(name)) expect(describeAction(action)).not.toBe('');
   });
 });

@@ -13,7 +13,8 @@ import {
   type HistoryTurn,
   type StepInput,
 } from '../../src/model/context';
-import { getProfile, PROFILE_NAMES } from '../../src/actions/profiles';
+import { FARA_NAMES } from '../../src/actions/fara';
+import { faraSpace } from '../../src/families/fara-common/spaces';
 
 const LONG_PATH = `https://example.com/${'p'.repeat(200)}`;
 
@@ -21,7 +22,7 @@ describe('the step sentence', () => {
   it("is the Fara profiles' own, byte for byte (the models were trained on it)", () => {
     const trained = 'Here is the next screenshot. Think about what to do next.';
     expect(DEFAULT_NUDGE).toBe(trained);
-    expect(PROFILE_NAMES.map((name) => getProfile(name).stepPrompt)).toEqual([trained, trained]);
+    expect(FARA_NAMES.map((name) => faraSpace(name).stepPrompt)).toEqual([trained, trained]);
   });
 });
 

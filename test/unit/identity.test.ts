@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { endpointProfile, endpointProfileIssue } from '../../src/model/endpoint-prompt';
+import { endpointFamily, endpointFamilyIssue } from '../../src/model/endpoint-prompt';
+import { familyIssue, familyOf } from '../../src/families/registry';
 import type { EndpointPromptSettings } from '../../src/model/endpoint-prompt';
 import { ConfigError } from '../../src/common/config-error';
 import { loadConfig } from '../../src/runtime/config';
@@ -13,12 +14,14 @@ import { TaskInputSchema } from '../../src/contract/task';
 
 const CUSTOM = 'You are Scout, a browsing assistant for the travel desk.';
 
-describe('the task input: a registry name of its profile', () => {
+describe('the task input: a registry name of its family (checked as the task starts)', () => {
   const parse = (extra: Record<string, unknown>) =>
     TaskInputSchema.safeParse({ runId: 'r1', instruction: 'x', ...extra });
   const issue = (extra: Record<string, unknown>) => {
     const parsed = parse(extra);
-    return parsed.success ? null : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    if (!parsed.success) return parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    const atStart = familyIssue(parsed.data);
+    return atStart ? `${atStart.field}: ${atStart.reason}` : null;
   };
 
   it.each<[string, Record<string, unknown>]>([
@@ -44,7 +47,12 @@ describe('the task input: a registry name of its profile', () => {
     [
       'a desktop task',
       { environment: 'desktop', identity: 'fara_qwen35' },
-      'identity: the desktop agent has a prompt of its own; an identity is for the browser profiles',
+      'identity: the desktop agent has a prompt of its own; an identity is for the browser families',
+    ],
+    [
+      'a family no process registered',
+      { profile: 'gpt-5' },
+      "profile: unknown model family 'gpt-5' (known: fara-1.5, fara-7b)",
     ],
   ])('refuses %s in one line', (_name, extra, message) => {
     expect(issue(extra)).toBe(message);
@@ -92,7 +100,7 @@ describe("an endpoint's settings against a task's profile", () => {
     ['a declared profile wins', { profile: 'fara-7b', identity: CUSTOM }, 'fara-7b'],
     ['a custom identity says nothing', { identity: CUSTOM }, 'fara-1.5'],
   ])('the profile checked at worker start, %s', (_name, settings, profile) => {
-    expect(endpointProfile(settings)).toBe(profile);
+    expect(endpointFamily(settings)).toBe(profile);
   });
 
   it.each<[string, EndpointPromptSettings, 'fara-1.5' | 'fara-7b', string | undefined, string | null]>([
@@ -115,6 +123,6 @@ describe("an endpoint's settings against a task's profile", () => {
       "model endpoint 'm' speaks fara-7b (models.m.profile); this task's profile is fara-1.5",
     ],
   ])('%s', (_name, settings, profile, taskIdentity, issue) => {
-    expect(endpointProfileIssue('m', settings, profile, taskIdentity)).toBe(issue);
+    expect(endpointFamilyIssue('m', settings, familyOf(profile), taskIdentity)).toBe(issue);
   });
 });

@@ -1,7 +1,7 @@
 // Specification of model-output parsing: where thoughts and the tool call are found, the lenient forms accepted,
 // the Python-literal fallback, each typed error, and terminate-on-parse-error.
 import { describe, expect, it } from 'vitest';
-import { getProfile } from '../../src/actions/profiles';
+import { faraSpace } from '../../src/families/fara-common/spaces';
 import type { AgentAction } from '../../src/actions/schemas';
 import {
   EmptyOutputError,
@@ -14,8 +14,8 @@ import {
 import { invalidReplyFeedback } from '../../src/model/feedback';
 import { parseModelOutput, pythonLiteralToJson } from '../../src/model/parse';
 
-const FARA15 = getProfile('fara-1.5');
-const FARA7B = getProfile('fara-7b');
+const FARA15 = faraSpace('fara-1.5');
+const FARA7B = faraSpace('fara-7b');
 const CLICK = '{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [500, 340]}}';
 const CLICK_ACTION = { action: 'left_click', coordinate: [500, 340] };
 

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { getProfile } from '../../src/actions/profiles';
+import { faraSpace } from '../../src/families/fara-common/spaces';
 import { ConfigError } from '../../src/common/config-error';
 import { configFromObject } from '../../src/runtime/config';
 import { checkPromptFiles } from '../../src/runtime/prompt-checks';
@@ -13,8 +13,8 @@ import { checkPromptFiles } from '../../src/runtime/prompt-checks';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-prompt-checks-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const FARA15 = getProfile('fara-1.5').allowedActions;
-const FARA7B = getProfile('fara-7b').allowedActions;
+const FARA15 = faraSpace('fara-1.5').allowedActions;
+const FARA7B = faraSpace('fara-7b').allowedActions;
 
 function promptFile(text: string): string {
   const file = path.join(dir, `p-${Math.random().toString(36).slice(2)}.txt`);

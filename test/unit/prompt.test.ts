@@ -8,8 +8,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILE_NAMES, getProfile } from '../../src/actions/profiles';
-import type { ModelProfile, ProfileName } from '../../src/actions/profiles';
+import { FARA_NAMES } from '../../src/actions/fara';
+import { faraSpace } from '../../src/families/fara-common/spaces';
+import type { FaraSpace, FaraName } from '../../src/actions/fara';
 import type { ScreenSize } from '../../src/actions/tool-schema';
 import { smartResize } from '../../src/image/smart-resize';
 import {
@@ -32,8 +33,8 @@ import { TaskInputSchema } from '../../src/contract/task';
 const VIEWPORT = TaskInputSchema.shape.viewport.parse(undefined);
 
 /** The screenshot size the runtime computes for a profile (activities/support.ts screenOf): smart_resize of the viewport. */
-function screenOf(name: ProfileName): ScreenSize {
-  const { width, height } = smartResize(VIEWPORT.height, VIEWPORT.width, { factor: getProfile(name).resizeFactor });
+function screenOf(name: FaraName): ScreenSize {
+  const { width, height } = smartResize(VIEWPORT.height, VIEWPORT.width, { factor: faraSpace(name).resizeFactor });
   return { width, height };
 }
 
@@ -48,9 +49,9 @@ describe('screenshot size of the default viewport', () => {
   });
 });
 
-describe.each(PROFILE_NAMES)('golden system prompt (%s)', (name) => {
+describe.each(FARA_NAMES)('golden system prompt (%s)', (name) => {
   it('matches the golden file byte for byte', async () => {
-    const prompt = buildSystemPrompt({ profile: getProfile(name), screen: screenOf(name) });
+    const prompt = buildSystemPrompt({ family: faraSpace(name), screen: screenOf(name) });
     const file = join(GOLDEN_DIR, `system-prompt-${name}.txt`);
     if (process.env.UPDATE_GOLDEN === '1') {
       await mkdir(GOLDEN_DIR, { recursive: true });
@@ -67,10 +68,10 @@ function toolsJson(prompt: string): unknown {
   return JSON.parse(match[1]);
 }
 
-describe.each(PROFILE_NAMES)('prompt structure (%s)', (name) => {
-  const profile = getProfile(name);
+describe.each(FARA_NAMES)('prompt structure (%s)', (name) => {
+  const profile = faraSpace(name);
   const screen = screenOf(name);
-  const prompt = buildSystemPrompt({ profile, screen });
+  const prompt = buildSystemPrompt({ family: profile, screen });
 
   it('is identity, critical points, then the function-call format', () => {
     const identity = resolveIdentity(name);
@@ -90,7 +91,7 @@ describe.each(PROFILE_NAMES)('prompt structure (%s)', (name) => {
   });
 
   it('is the same text when rebuilt with the same inputs', () => {
-    expect(buildSystemPrompt({ profile, screen: { ...screen } })).toBe(prompt);
+    expect(buildSystemPrompt({ family: profile, screen: { ...screen } })).toBe(prompt);
   });
 });
 
@@ -101,19 +102,19 @@ describe('declared screen resolution', () => {
     ['fara-7b', { width: 1428, height: 896 }, '1428x896'],
     ['fara-7b', { width: 1288, height: 728 }, '1288x728'],
   ] as const)('%s with screenshot %j says %s', (name, screen, resolution) => {
-    const prompt = buildSystemPrompt({ profile: getProfile(name), screen });
+    const prompt = buildSystemPrompt({ family: faraSpace(name), screen });
     expect(prompt).toContain(`The screen resolution is ${resolution};`);
   });
 });
 
 describe('identities', () => {
-  it.each(PROFILE_NAMES)('the default identity of %s belongs to it', (name) => {
-    expect(IDENTITIES[DEFAULT_IDENTITY[name]]?.profile).toBe(name);
+  it.each(FARA_NAMES)('the default identity of %s belongs to it', (name) => {
+    expect(IDENTITIES[DEFAULT_IDENTITY[name]]?.family).toBe(name);
   });
 
   it('picks a registered identity by key', () => {
     const prompt = buildSystemPrompt({
-      profile: getProfile('fara-1.5'),
+      family: faraSpace('fara-1.5'),
       screen: screenOf('fara-1.5'),
       identity: 'fara_qwen3vl',
     });
@@ -123,7 +124,7 @@ describe('identities', () => {
 
   it('takes a long unknown string as a custom identity text', () => {
     const custom = 'You are a careful browsing assistant.';
-    const prompt = buildSystemPrompt({ profile: getProfile('fara-7b'), screen: screenOf('fara-7b'), identity: custom });
+    const prompt = buildSystemPrompt({ family: faraSpace('fara-7b'), screen: screenOf('fara-7b'), identity: custom });
     expect(prompt.startsWith(`${custom}\n\n`)).toBe(true);
   });
 
@@ -141,19 +142,19 @@ describe('identities', () => {
 
   const CUSTOM = 'You are a careful browsing assistant.';
   it.each<[string, string, Parameters<typeof identityError>[1], string | null]>([
-    ['a name of the profile', 'fara_qwen3vl', { profile: 'fara-1.5', custom: false }, null],
+    ['a name of the profile', 'fara_qwen3vl', { family: 'fara-1.5', custom: false }, null],
     ['any profile’s name when none is given', 'fara_7b', { custom: true }, null],
     [
       "another profile's name",
       'fara_7b',
-      { profile: 'fara-1.5', custom: true },
+      { family: 'fara-1.5', custom: true },
       `identity "fara_7b" is fara-7b's, not fara-1.5's; fara-1.5's identities: fara_qwen35, fara_qwen3vl`,
     ],
-    ['a custom text where custom texts are allowed', CUSTOM, { profile: 'fara-7b', custom: true }, null],
+    ['a custom text where custom texts are allowed', CUSTOM, { family: 'fara-7b', custom: true }, null],
     [
       'a custom text where only names are (a task)',
       CUSTOM,
-      { profile: 'fara-7b', custom: false },
+      { family: 'fara-7b', custom: false },
       'unknown identity "You are a careful browsing assistant."; known identities: fara_7b; a custom identity text ' +
         'can be set only in the worker config (models.<name>.identity)',
     ],
@@ -171,11 +172,11 @@ describe('identities', () => {
 
 describe('override text', () => {
   it('replaces every placeholder and leaves other braces alone', () => {
-    const profile = getProfile('fara-7b');
+    const profile = faraSpace('fara-7b');
     const override =
       'Screen {screen_width}x{screen_height}. Actions: {allowed_actions}.\n{identity}\n---\n{critical_points}\n' +
       '<tools>\n{tools}\n</tools>\n{"name": <function-name>} {unknown} {tools}';
-    const prompt = buildSystemPrompt({ profile, screen: { width: 812, height: 588 }, override });
+    const prompt = buildSystemPrompt({ family: profile, screen: { width: 812, height: 588 }, override });
     expect(prompt.startsWith(`Screen 812x588. Actions: ${profile.allowedActions.join(', ')}.\n`)).toBe(true);
     expect(prompt).toContain(resolveIdentity('fara-7b'));
     expect(prompt).toContain(CRITICAL_POINTS['fara-7b']);
@@ -186,14 +187,12 @@ describe('override text', () => {
 
   it('uses a text without placeholders exactly as given', () => {
     const override = 'Exactly this.\n\n{"enum": ["left_click"]}';
-    expect(buildSystemPrompt({ profile: getProfile('fara-1.5'), screen: screenOf('fara-1.5'), override })).toBe(
-      override,
-    );
+    expect(buildSystemPrompt({ family: faraSpace('fara-1.5'), screen: screenOf('fara-1.5'), override })).toBe(override);
   });
 
   it('speaks 1000x1000 for fara-1.5 whatever the screenshot', () => {
     const override = '{screen_width}x{screen_height}';
-    expect(buildSystemPrompt({ profile: getProfile('fara-1.5'), screen: screenOf('fara-7b'), override })).toBe(
+    expect(buildSystemPrompt({ family: faraSpace('fara-1.5'), screen: screenOf('fara-7b'), override })).toBe(
       '1000x1000',
     );
   });
@@ -272,13 +271,13 @@ describe('allowedActionsInPrompt', () => {
 });
 
 describe('the actions a prompt offers (the prompt is the whitelist)', () => {
-  const FARA15: ModelProfile = getProfile('fara-1.5');
-  const FARA7B: ModelProfile = getProfile('fara-7b');
+  const FARA15: FaraSpace = faraSpace('fara-1.5');
+  const FARA7B: FaraSpace = faraSpace('fara-7b');
   const withEnum = (actions: string[]) => `A prompt of my own.\n{"enum": ${JSON.stringify(actions)}}`;
 
-  it.each(PROFILE_NAMES)('the built-in prompt of %s offers exactly its actions', (name) => {
-    const profile = getProfile(name);
-    const prompt = buildSystemPrompt({ profile, screen: screenOf(name) });
+  it.each(FARA_NAMES)('the built-in prompt of %s offers exactly its actions', (name) => {
+    const profile = faraSpace(name);
+    const prompt = buildSystemPrompt({ family: profile, screen: screenOf(name) });
     expect(promptActions(prompt, profile)).toEqual({ allowed: profile.allowedActions, left: [], listed: true });
   });
 
@@ -294,7 +293,7 @@ describe('the actions a prompt offers (the prompt is the whitelist)', () => {
     expect(promptActions('Just words.', FARA7B)).toEqual({ allowed: FARA7B.allowedActions, left: [], listed: false });
   });
 
-  it.each<[string, string[], ModelProfile, string]>([
+  it.each<[string, string[], FaraSpace, string]>([
     [
       'an action no profile has',
       ['left_click', 'fly_to'],

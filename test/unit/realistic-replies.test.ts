@@ -2,8 +2,8 @@
 // servers really write them, and the action each becomes, or the error observation the model is shown instead.
 // Accepted replies must be exactly one action; refused ones must name the problem in one line the model can act on.
 import { describe, expect, it } from 'vitest';
-import { getProfile } from '../../src/actions/profiles';
-import type { ModelProfile } from '../../src/actions/profiles';
+import { faraSpace } from '../../src/families/fara-common/spaces';
+import type { FaraSpace } from '../../src/actions/fara';
 import type { ModelOutputError } from '../../src/model/errors';
 import {
   EmptyOutputError,
@@ -16,8 +16,8 @@ import { invalidReplyFeedback } from '../../src/model/feedback';
 import { parseModelOutput } from '../../src/model/parse';
 import type { ModelReply } from '../../src/model/parse';
 
-const FARA15 = getProfile('fara-1.5');
-const FARA7B = getProfile('fara-7b');
+const FARA15 = faraSpace('fara-1.5');
+const FARA7B = faraSpace('fara-7b');
 /** The screenshot sizes the runtime computes for a 1440×900 viewport (smart_resize with factor 32 / 28). */
 const SCREEN: Record<string, { width: number; height: number }> = {
   'fara-1.5': { width: 1440, height: 896 },
@@ -33,7 +33,7 @@ const native = (text: string, ...calls: [string, string][]): ModelReply => ({
 interface Accepted {
   name: string;
   reply: string | ModelReply;
-  profile?: ModelProfile;
+  profile?: FaraSpace;
   action: Record<string, unknown>;
   thoughts?: string;
   /** Arguments that must be reported as ignored. */
@@ -307,7 +307,7 @@ describe('accepted replies', () => {
 interface Refused {
   name: string;
   reply: string | ModelReply;
-  profile?: ModelProfile;
+  profile?: FaraSpace;
   error: new (...args: never[]) => ModelOutputError;
   /** What the one-line observation for the model must say. */
   says: RegExp[];

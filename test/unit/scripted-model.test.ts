@@ -7,7 +7,7 @@ import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { getProfile } from '../../src/actions/profiles';
+import { faraSpace } from '../../src/families/fara-common/spaces';
 import { openAiTools } from '../../src/desktop/agent';
 import { ModelClient } from '../../src/model/client';
 import { parseModelOutput } from '../../src/model/parse';
@@ -106,7 +106,7 @@ describe('scripted model: entries', () => {
     const text = await reply('three-steps', 0);
     expect(text).toContain('<tool_call>');
     expect(text?.startsWith('I will open the hours page.\n<tool_call>')).toBe(true);
-    const parsed = parseModelOutput(text ?? '', getProfile('fara-1.5'));
+    const parsed = parseModelOutput(text ?? '', faraSpace('fara-1.5'));
     expect(parsed.thoughts).toBe('I will open the hours page.');
     expect(parsed.action).toMatchObject({ action: 'left_click', coordinate: [500, 340] });
   });
@@ -123,7 +123,7 @@ describe('scripted model: entries', () => {
   });
 
   it('an entry with empty thoughts parses to a terminate with the answer', async () => {
-    const parsed = parseModelOutput((await reply('three-steps', 2)) ?? '', getProfile('fara-1.5'));
+    const parsed = parseModelOutput((await reply('three-steps', 2)) ?? '', faraSpace('fara-1.5'));
     expect(parsed.action).toMatchObject({ action: 'terminate', answer: 'Open 9 to 5.' });
   });
 

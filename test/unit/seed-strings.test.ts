@@ -20,7 +20,7 @@ const COMPLETION: Completion = {
   finishReason: 'stop',
   usage: { prompt_tokens: 1, completion_tokens: 1, reasoning_tokens: 0 },
 };
-const PROFILE = { name: 'fara-1.5', allowedActions: ['left_click', 'type'] } as const;
+const FAMILY = { name: 'fara-1.5', allowedActions: ['left_click', 'type'] } as const;
 
 describe('[000 §1.8] the middle truncation of a text observation', () => {
   it('keeps both halves around "... [truncated N chars] ..."', () => {
@@ -57,7 +57,7 @@ describe('[003 §4.3] action_nl_description and the step summary', () => {
     const fields = decisionFields({
       action: { action: 'type', text: 'café', coordinate: [500, 120], press_enter: true },
       thoughts: 'I type the name.',
-      profile: PROFILE,
+      family: FAMILY,
       facts: [],
       completion: COMPLETION,
     });
@@ -70,7 +70,7 @@ describe('[003 §4.3] action_nl_description and the step summary', () => {
     const fields = decisionFields({
       action: { action: 'left_click', coordinate: [10, 20] },
       thoughts: '',
-      profile: PROFILE,
+      family: FAMILY,
       facts: [],
       completion: COMPLETION,
     });

@@ -24,7 +24,7 @@ describe('toolListLines', () => {
         FARA15,
         FARA7B,
         DESKTOP,
-        "environments beside the browser: raw-page, vnc (each takes the browser actions of the task's profile)",
+        "environments beside the browser: raw-page, vnc (each takes the browser actions of the task's family)",
       ],
     ],
   ])('%s', (_case, hosted, lines) => {

@@ -1,7 +1,8 @@
 // Specification of the rendered Fara output format, and of its round trip through the parser for every action.
 import { describe, expect, it } from 'vitest';
 import { exampleActions } from '../../src/actions/examples';
-import { PROFILE_NAMES, getProfile } from '../../src/actions/profiles';
+import { FARA_NAMES } from '../../src/actions/fara';
+import { faraSpace } from '../../src/families/fara-common/spaces';
 import type { AgentAction } from '../../src/actions/schemas';
 import { parseModelOutput } from '../../src/model/parse';
 import { formatJson, renderToolCall, renderToolCallJson } from '../../src/model/toolcall';
@@ -53,8 +54,8 @@ describe('formatJson', () => {
 
 const TRICKY_THOUGHTS = ['Short.', 'Line one.\nLine two, with "quotes" and {braces}.', ''];
 
-describe.each(PROFILE_NAMES)('round trip renderToolCall -> parseModelOutput (%s)', (name) => {
-  const profile = getProfile(name);
+describe.each(FARA_NAMES)('round trip renderToolCall -> parseModelOutput (%s)', (name) => {
+  const profile = faraSpace(name);
   const cases: [string, AgentAction, string][] = exampleActions(name).flatMap((action) =>
     TRICKY_THOUGHTS.map((thoughts): [string, AgentAction, string] => [action.action, action, thoughts]),
   );

@@ -1,14 +1,14 @@
-// Model profiles: which action space, tool schema and coordinate space each supported model family speaks, and the
+// The Fara action spaces: which actions, tool schema and coordinate space each Fara model family speaks, and the
 // sentence it reads after each screenshot. Fara-1.5 (Qwen3.5-based) sees a fixed 1000x1000 space; Fara-7B
 // (Qwen2.5-VL-based) sees pixels of the resized screenshot, so its tool schema depends on the screenshot size.
+// Each family's own space is defined in its folder (src/families/fara-1.5, fara-7b), with the seam the agent calls.
 import type { z } from 'zod';
-import { fara15ActionSchema, fara7bActionSchema } from './schemas';
-import type { ActionObjectSchema, AgentAction, Fara15Action, Fara7bAction } from './schemas';
+import type { ActionObjectSchema, AgentAction } from './schemas';
 import { allowedActionsOf, buildToolSchema } from './tool-schema';
 import type { HiddenArguments, ScreenSize, ToolSchema } from './tool-schema';
 
-export type ProfileName = 'fara-1.5' | 'fara-7b';
-export const PROFILE_NAMES: readonly ProfileName[] = ['fara-1.5', 'fara-7b'];
+export type FaraName = 'fara-1.5' | 'fara-7b';
+export const FARA_NAMES: readonly FaraName[] = ['fara-1.5', 'fara-7b'];
 
 /** Side of the fixed square coordinate space Fara-1.5 speaks in. */
 export const NORM_DISPLAY_SIZE = 1000;
@@ -21,15 +21,15 @@ export const FARA7B_DEFAULT_SCREEN: ScreenSize = { width: 1428, height: 896 };
  */
 export const FARA_STEP_PROMPT = 'Here is the next screenshot. Think about what to do next.';
 
-export interface ModelProfile<A extends AgentAction = AgentAction> {
-  name: ProfileName;
-  /** Discriminated union on `action` of exactly this profile's actions (strict objects). */
+export interface FaraSpace<A extends AgentAction = AgentAction> {
+  name: FaraName;
+  /** Discriminated union on `action` of exactly this family's actions (strict objects). */
   actionSchema: z.ZodType<A>;
   /** The member schemas of `actionSchema`, in the order the tool schema lists them. */
   actionOptions: readonly ActionObjectSchema[];
   /** The `action` enum of `toolSchema`, so the allowed list is what the model is told. */
   allowedActions: readonly string[];
-  /** The tool schema for the profile's default screen (see `toolSchemaFor` for another screenshot size). */
+  /** The tool schema for the family's default screen (see `toolSchemaFor` for another screenshot size). */
   toolSchema: ToolSchema;
   /** Rebuilds the tool schema for the size of the resized screenshot (only Fara-7B's text depends on it). */
   toolSchemaFor(resizedScreen: ScreenSize): ToolSchema;
@@ -44,13 +44,14 @@ export interface ModelProfile<A extends AgentAction = AgentAction> {
   stepPrompt: string;
 }
 
-function makeProfile<A extends AgentAction>(
-  name: ProfileName,
+/** A Fara action space: its union's members, coordinate space, resize factor and the screen its default tool schema is for. */
+export function makeFaraSpace<A extends AgentAction>(
+  name: FaraName,
   actionSchema: z.ZodType<A>,
   options: readonly ActionObjectSchema[],
-  space: Pick<ModelProfile, 'coordinateSpace' | 'resizeFactor' | 'hiddenArguments'>,
+  space: Pick<FaraSpace, 'coordinateSpace' | 'resizeFactor' | 'hiddenArguments'>,
   defaultScreen: ScreenSize,
-): ModelProfile<A> {
+): FaraSpace<A> {
   const displaySize = (resized: ScreenSize): ScreenSize =>
     space.coordinateSpace === 'norm1000' ? { width: NORM_DISPLAY_SIZE, height: NORM_DISPLAY_SIZE } : { ...resized };
   const toolSchemaFor = (resized: ScreenSize): ToolSchema =>
@@ -69,35 +70,11 @@ function makeProfile<A extends AgentAction>(
   };
 }
 
-const FARA15: ModelProfile<Fara15Action> = makeProfile(
-  'fara-1.5',
-  fara15ActionSchema,
-  fara15ActionSchema.options,
-  // Fara-1.5's `type` has no coordinate in its training schema; one written anyway (Fara-7B's habit) is clicked first.
-  { coordinateSpace: 'norm1000', resizeFactor: 32, hiddenArguments: { type: ['coordinate'] } },
-  { width: NORM_DISPLAY_SIZE, height: NORM_DISPLAY_SIZE },
-);
-
-const FARA7B: ModelProfile<Fara7bAction> = makeProfile(
-  'fara-7b',
-  fara7bActionSchema,
-  fara7bActionSchema.options,
-  { coordinateSpace: 'resized-pixels', resizeFactor: 28, hiddenArguments: {} },
-  FARA7B_DEFAULT_SCREEN,
-);
-
-export function getProfile(name: 'fara-1.5'): ModelProfile<Fara15Action>;
-export function getProfile(name: 'fara-7b'): ModelProfile<Fara7bAction>;
-export function getProfile(name: ProfileName): ModelProfile;
-export function getProfile(name: ProfileName): ModelProfile {
-  return name === 'fara-1.5' ? FARA15 : FARA7B;
+/** The member schema of `space`'s union for an action name, if it has that action. */
+export function actionOption(space: FaraSpace, name: string): ActionObjectSchema | undefined {
+  return space.actionOptions.find((o) => o.shape.action.value === name);
 }
 
-/** The member schema of `profile`'s union for an action name, if the profile has that action. */
-export function actionOption(profile: ModelProfile, name: string): ActionObjectSchema | undefined {
-  return profile.actionOptions.find((o) => o.shape.action.value === name);
-}
-
-export function isProfileName(s: string): s is ProfileName {
-  return (PROFILE_NAMES as readonly string[]).includes(s);
+export function isFaraName(s: string): s is FaraName {
+  return (FARA_NAMES as readonly string[]).includes(s);
 }

@@ -1,0 +1,104 @@
+// A model family: everything that differs between the models the agent can drive (Fara-1.5, Fara-7B, a test's own):
+// the request it is sent, how its reply becomes one of our actions, its coordinate space and screenshot size, and
+// how a question it asks reaches the person. The decide activity calls these members and nothing family-specific;
+// a family is registered by name (registry.ts), and a task names its family in `TaskInput.profile`.
+import type { z } from 'zod';
+import type { AgentAction } from '../actions/schemas';
+import type { ScreenSize } from '../actions/tool-schema';
+import type { ChatMessage, CompleteOptions } from '../model/client';
+import type { HistoryTurn, ImageLoader } from '../model/context';
+import type { ModelOutputError } from '../model/errors';
+import type { ModelReply, ParsedOutput } from '../model/parse';
+import type { PromptActions } from '../model/prompt';
+
+/** The prompt settings of the task's model endpoint (the worker config's `models.<name>`). */
+export interface EndpointPromptSettings {
+  identity?: string | undefined;
+  promptFile?: string | undefined;
+  /** The sentence after each screenshot, replacing the family's own. */
+  stepPrompt?: string | undefined;
+}
+
+/** What the family needs to build one step's request. */
+export interface RequestInput {
+  /** The neutral history of the run (src/agent/history.ts), oldest first; the current step's observation last. */
+  history: readonly HistoryTurn[];
+  /** Turns a screenshot ref into a data URL of the screenshot resized by the family's `resizeFactor`. */
+  loadImage: ImageLoader;
+  /** The size screenshots are resized to (`resizedScreen`). */
+  screen: ScreenSize;
+  endpoint: EndpointPromptSettings | undefined;
+  /** The task's own identity choice (a registry name), replacing the endpoint's. */
+  identity: string | undefined;
+  /** The context budget: screenshots kept, and a token budget (0: none). */
+  imagesKept: number | undefined;
+  tokenBudget: number | undefined;
+}
+
+/** One step's request: the chat, the native tools (if the family calls tools natively), the actions it may use. */
+export interface FamilyRequest {
+  messages: ChatMessage[];
+  tools?: CompleteOptions['tools'];
+  /** The action names the model is allowed this step (recorded as agent_state.tools_available). */
+  allowed: readonly string[];
+}
+
+/** What reading a reply needs besides the reply. */
+export interface ReadInput {
+  screen: ScreenSize;
+  allowed: readonly string[];
+  /** End the task with the raw reply instead of an invalid reply (Fara's terminate_on_parse_error). */
+  terminateOnParseError: boolean;
+}
+
+/** What an action means for the loop: carry it out, ask the person (with this text), or end (with this text). */
+export interface Outcome {
+  kind: 'act' | 'ask' | 'terminate';
+  text: string | null;
+}
+
+/**
+ * Why a request could not be built from the task's settings, with the failure type the task ends with (e.g.
+ * InvalidTaskInput, PromptFileError): not retried.
+ */
+export class RequestRefusedError extends Error {
+  override name = 'RequestRefusedError';
+  constructor(
+    override readonly cause: Error,
+    readonly failureType: string,
+  ) {
+    super(cause.message, { cause });
+  }
+}
+
+export interface ModelFamily {
+  /** The name tasks give in `TaskInput.profile` (`--profile`/`--family`, `models.<name>.profile`/`.family`). */
+  readonly name: string;
+  /** Our actions its replies become (strict objects, discriminated on `action`); recorded actions are read with it. */
+  readonly actionSchema: z.ZodType<AgentAction>;
+  /** Every action name it may use. */
+  readonly allowedActions: readonly string[];
+  /** Where its coordinates live: a fixed 1000x1000 square, or pixels of the resized screenshot. */
+  readonly coordinateSpace: 'norm1000' | 'resized-pixels';
+  /** The smart_resize factor of its vision encoder: what size of screenshot it is sent. */
+  readonly resizeFactor: number;
+  /** The coordinate space its numbers live in, given the resized screenshot size. */
+  displaySize(resized: ScreenSize): ScreenSize;
+  /** The step's request: system prompt, tools, screenshots and history within the context budget. */
+  request(input: RequestInput): Promise<FamilyRequest>;
+  /** The reply as one text, as recorded and sent back in later requests (e.g. native tool calls written out). */
+  replyText(reply: ModelReply): string;
+  /** Its reply read into one of our actions; a reply that is none throws a ModelOutputError. */
+  read(reply: ModelReply, input: ReadInput): ParsedOutput;
+  /** The one line the model reads next step after a reply that was no valid action. */
+  feedback(error: ModelOutputError, screen: ScreenSize): string;
+  /** What an action means for the loop: a question for the person (a confirmation it asks for), an end, or an act. */
+  outcome(action: AgentAction): Outcome;
+  /**
+   * Why `identity` cannot be used (one line), or null. `custom`: a text of its own is allowed (the worker config);
+   * a task may only name a registered identity.
+   */
+  identityIssue(identity: string, custom: boolean): string | null;
+  /** The actions a prompt file (`models.<name>.promptFile`) lets it use; throws PromptFileError or PromptActionsError. */
+  promptFileActions(file: string): Promise<PromptActions>;
+}
