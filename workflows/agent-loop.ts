@@ -101,7 +101,7 @@ export class AgentLoop {
     this.stepEnd = null;
     try {
       for (let reopen = 0; ; reopen++) {
-        const session = await this.sessions.ensure(this.start.openReason());
+        const session = await this.sessions.ensure(() => this.start.openReason());
         try {
           this.stepEnd = await this.takeStep(session);
           break;

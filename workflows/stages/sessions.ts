@@ -24,9 +24,11 @@ export class Sessions {
     this.observed = ctx.state.observed ?? null;
   }
 
-  /** The task's session, opened (or restored) for `reason` when it has none. */
-  async ensure(reason: OpenReason): Promise<SessionRef> {
-    return this.ctx.state.session ?? (await this.open(reason)).session;
+  /** The task's session, opened (or restored) for `reason` (a function: asked only then) when it has none. */
+  async ensure(reason: OpenReason | (() => OpenReason)): Promise<SessionRef> {
+    const session = this.ctx.state.session;
+    if (session) return session;
+    return (await this.open(typeof reason === 'function' ? reason() : reason)).session;
   }
 
   /** Opens (or restores) the task's session; `stepDone`: a lost worker had finished the step (see lostActGeneration). */
