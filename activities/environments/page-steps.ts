@@ -208,7 +208,7 @@ async function recordRuntimeQuestion(w: TrajectoryWriter, req: ActInput, questio
 
 /**
  * The next step's pre observation, taken at the end of an act: the post screenshot, copied (not captured again)
- * unless the page changed after it was taken. Undefined while a captcha solve holds the gate (the next step's
+ * unless the page changed after it was taken or a popup the click opened late has become the page. Undefined while a captcha solve holds the gate (the next step's
  * observe then waits for it).
  */
 async function observeNext(
@@ -221,7 +221,9 @@ async function observeNext(
   const ref: StepRef = { runId: req.runId, step: next.step, generation: req.generation };
   await s.deps.checkpoint?.('observe', ref);
   if (next.captchaWaitMs > 0 && !(await env.waitForCaptcha(0))) return undefined;
-  const changedAt = await env.lastChangeAt();
+  // A popup the click has opened by now becomes the page (without waiting for one: the click's step stays short).
+  const adopted = 'adoptLatePopup' in env && (await env.adoptLatePopup(false));
+  const changedAt = adopted ? null : await env.lastChangeAt();
   const changed = changedAt === null || changedAt >= post.capturedAt;
   const png = changed ? await env.screenshot() : post.png;
   const url = changed ? env.url() : post.url;

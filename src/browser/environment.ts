@@ -7,7 +7,7 @@ import { BrowserController } from './controller';
 import type { ControllerOptions } from './controller';
 import { downloadNoticeUrl } from './downloads';
 import type { SavedDownload } from './downloads';
-import { DownloadLimitError, NavigationError, PolicyBlockedError, UnknownKeyError } from './errors';
+import { DownloadLimitError, LatePopupError, NavigationError, PolicyBlockedError, UnknownKeyError } from './errors';
 import { FIND_HOST_ID, installFindOverlay } from './findOverlay';
 import { capturePng } from './capture';
 import { pressChord } from './keyboard';
@@ -23,7 +23,7 @@ import { isRecoverable } from './recovery';
 import { delay, lastMutationInPage, POINTER_SETTLE, SCREENSHOT_SETTLE, SCROLL_SETTLE } from './settle';
 import type { SettleOptions, SettleReport } from './settle';
 import { IdleClock } from '../runtime/session-lifetimes';
-import { LatePopups, watchClick } from './late-popup';
+import { adoptLate, LatePopups, watchClick } from './late-popup';
 
 /** How long to wait for the browser to report a popup the page is known to have opened. */
 const POPUP_REPORT_CAP_MS = 5_000;
@@ -145,6 +145,7 @@ export class BrowserEnvironment {
    *
    * A dialog loop that closed the page after the last action ended is reported by this one, which then is not carried
    * out (it was meant for the page that is gone) — unless it is a navigation (`leavesPage`), which just goes ahead.
+   * So is a popup the last click opened since its step (LatePopupError; it becomes the page).
    */
   private act(
     operation: (page: Page) => Promise<void>,
@@ -152,7 +153,7 @@ export class BrowserEnvironment {
     leavesPage = false,
   ): Promise<ActionOutcome> {
     return this.track(async () => {
-      this.latePopups.drop(); // a popup an earlier click opened late is this action's capture's now
+      await this.refuseAfterLatePopup();
       this.guard.takeBlocks(); // refusals before this action are not its doing
       const earlierLoop = this.controller.takeDialogLoop();
       if (earlierLoop && !leavesPage) throw earlierLoop;
@@ -215,21 +216,21 @@ export class BrowserEnvironment {
   }
 
   /**
-   * Before an observation: takes over a popup the last click opened after its step ended (waiting for what is left
-   * of the click's 1 s window when none has come yet), as the original's click would have. True when one did.
+   * Before an observation: takes over a popup the last click opened after its step ended (`wait`: waiting for what is
+   * left of the click's 1 s window when none has come yet), as the original's click would have. True when one did.
    */
-  adoptLatePopup(): Promise<boolean> {
+  adoptLatePopup(wait = true): Promise<boolean> {
     return this.track(async () => {
-      const popup = await this.latePopups.take();
-      if (!popup || popup.isClosed()) return false;
-      if (this.guard.refusedPopup(popup)) {
-        await popup.close().catch(() => undefined);
-        return false;
-      }
-      await this.controller.adopt(popup, !this.singleTab);
-      await this.controller.settle();
-      return true;
+      const popup = wait ? await this.latePopups.take() : this.latePopups.takeArrived();
+      return adoptLate(popup, this.controller, this.guard, !this.singleTab);
     });
+  }
+
+  /** An action's start: a popup the last click opened since (after the model's screenshot) becomes the page instead. */
+  private async refuseAfterLatePopup(): Promise<void> {
+    const popup = this.latePopups.takeArrived();
+    this.latePopups.drop(); // a popup an earlier click opens from now on is this action's capture's
+    if (await adoptLate(popup, this.controller, this.guard, !this.singleTab)) throw new LatePopupError();
   }
 
   leftClick(x: number, y: number): Promise<ActionOutcome> {

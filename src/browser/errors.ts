@@ -50,6 +50,19 @@ export class DialogLoopError extends BrowserError {}
 /** A download went past the size or time cap and was cancelled: `download of <name> stopped: larger than 100 MiB`. */
 export class DownloadLimitError extends BrowserError {}
 
+/**
+ * A popup the last click opened after the screenshot the model decided on became the page when the next action
+ * started; that action was not carried out (it was meant for the old page). The message is what the model is told.
+ */
+export class LatePopupError extends BrowserError {
+  constructor() {
+    super(
+      'A new tab opened after the last screenshot (a popup from the earlier click) and is now the active page; ' +
+        'nothing was done: look at the new screenshot and decide again.',
+    );
+  }
+}
+
 /** The browser process is gone or the remote browser disconnected. */
 export class BrowserClosedError extends BrowserError {}
 

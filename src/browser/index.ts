@@ -39,6 +39,7 @@ export {
   CaptchaTimeoutError,
   DialogLoopError,
   DownloadLimitError,
+  LatePopupError,
   NavigationError,
   PageRecoveryError,
   PageTextError,

@@ -2,7 +2,7 @@
 // a popup; ours returns once the page has settled, and the next observation takes a popup opened within the click's
 // 1 s window over (waiting for what is left of it), with real Chromium. The click itself is not made longer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserPool } from '../../src/browser';
+import { BrowserPool, LatePopupError } from '../../src/browser';
 import type { BrowserEnvironment } from '../../src/browser';
 import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';
@@ -79,5 +79,27 @@ describe('a popup opened by a timer after a click', () => {
     const again = Date.now();
     expect(await env.adoptLatePopup()).toBe(false);
     expect(Date.now() - again).toBeLessThan(200);
+  });
+
+  it('without waiting (the folded observation): none yet is no wait, and the click stays watched', async () => {
+    await env.visitUrl(server.url('/timer?ms=900'));
+    const outcome = await env.leftClick(200, 100);
+    expect(outcome.popupAdopted).toBe(false);
+    const started = Date.now();
+    expect(await env.adoptLatePopup(false)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(300);
+    expect(await env.adoptLatePopup()).toBe(true); // still watched: the waiting one takes it
+    expect(env.url()).toBe(server.url('/pages/target.html?from=timer900'));
+  });
+
+  it('come before the next action: that action is refused, and the popup is the one page', async () => {
+    await env.visitUrl(server.url('/timer?ms=900'));
+    const popup = env.page.context().waitForEvent('page');
+    expect((await env.leftClick(200, 100)).popupAdopted).toBe(false);
+    await popup;
+    await expect(env.scroll(0, 100)).rejects.toThrow(LatePopupError);
+    expect(env.url()).toBe(server.url('/pages/target.html?from=timer900'));
+    expect(env.page.context().pages()).toHaveLength(1);
+    await env.scroll(0, 100); // the next one goes ahead
   });
 });
