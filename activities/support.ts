@@ -28,7 +28,8 @@ import type { Config } from '../src/runtime/config';
 import type { TaskInput } from '../src/contract/task';
 import type { ObserveResult, StepRef } from '../src/contract/activities';
 import { eventId } from '../src/trajectory/ids';
-import { DEFAULT_URL_POLICY, narrow } from '../src/policy/url-policy';
+import { narrow } from '../src/policy/url-policy';
+import { workerUrlPolicy } from '../src/runtime/control-plane';
 import type { UrlPolicy } from '../src/policy/url-policy';
 
 export interface ActivityDeps {
@@ -251,9 +252,9 @@ export class RunFiles {
   }
 }
 
-/** The URL policy a task's session runs under: the worker's, narrowed by the task's own (never widened). */
+/** The URL policy a task's session runs under: the worker's (its control plane denied), narrowed by the task's own (never widened). */
 export function taskUrlPolicy(config: Config, input: TaskInput): UrlPolicy {
-  return narrow(config.urlPolicy ?? DEFAULT_URL_POLICY, input.urlPolicy);
+  return narrow(workerUrlPolicy(config), input.urlPolicy);
 }
 
 /** A step's pre observation as recorded (a retried observe answers from it), or undefined. */

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { DEFAULT_TASK_QUEUE } from '../agent/queues';
 import { dataDir } from '../infra/paths';
 import { UrlPolicySchema } from '../policy/url-policy';
+import { parseAddress } from '../policy/control-plane';
 import { EncryptionSchema, encryptionEnvOverride } from '../codec/config';
 import { NotificationsSchema, notificationsEnvOverride } from '../notify/config';
 import { isHostPattern, SECRET_NAME } from '../agent/secrets';
@@ -283,6 +284,18 @@ export const ConfigSchema = z.strictObject({
    * Tasks may narrow it with their own `urlPolicy`, never widen it. Absent: DEFAULT_URL_POLICY.
    */
   urlPolicy: UrlPolicySchema.optional(),
+  /**
+   * The servers that run and watch the agent, denied to its browsers and the desktop's proxy beside those the worker
+   * knows (src/runtime/control-plane.ts): `addresses` adds host:port or URLs; `reachable: true` turns the denial off.
+   */
+  controlPlane: z
+    .strictObject({
+      addresses: z
+        .array(z.string().refine((a) => parseAddress(a) !== undefined, 'host:port or an http(s) URL'))
+        .default([]),
+      reachable: z.boolean().default(false),
+    })
+    .optional(),
   worker: z
     .strictObject({
       /** Absent: derived from browser.maxSessions (src/runtime/limits.ts). */
