@@ -28,6 +28,7 @@ import type { Config } from '../src/runtime/config';
 import type { TaskInput } from '../src/contract/task';
 import type { ObserveResult, StepRef } from '../src/contract/activities';
 import { eventId } from '../src/trajectory/ids';
+import { sleep } from '../src/common/sleep';
 import { narrow } from '../src/policy/url-policy';
 import { workerUrlPolicy } from '../src/runtime/control-plane';
 import type { UrlPolicy } from '../src/policy/url-policy';
@@ -305,16 +306,28 @@ export function endpointFor(config: Config, input: TaskInput, named?: string): M
 /**
  * The act activity's secret resolver: `{{secret:NAME}}` placeholders of a `type` text become the worker's values
  * (config `secrets`; `env` ones from this process's environment), only on a page (or focused frame) whose host the
- * secret lists. Nothing here logs or returns a value except as the text to type.
+ * secret lists; `{{totp:NAME}}` becomes the current one-time code (waiting for the next one in a code's last 3 seconds).
+ * Nothing here logs or returns a value except as the text to type.
  */
 export function secretResolver(
   config: Config,
   env: BrowserEnvironment | { url(): string },
+  clock: { now(): number; sleep(ms: number): Promise<void> } = { now: Date.now, sleep },
 ): (text: string) => Promise<SecretResolution> {
   // A browser: the frame the keyboard types into; an application's own environment: the location it reports.
   const pageUrl = async () => ('page' in env ? await focusedFrameUrl(env.page) : env.url());
-  return async (text) =>
-    resolveSecrets(text, { secrets: config.secrets ?? {}, env: process.env, pageUrl: await pageUrl() });
+  return async (text) => {
+    const now = clock.now();
+    const resolved = resolveSecrets(text, {
+      secrets: config.secrets ?? {},
+      env: process.env,
+      pageUrl: await pageUrl(),
+      now,
+    });
+    // A one-time code in its period's last seconds: the next one was computed; type it once its period begins.
+    if (resolved.ok && resolved.waitMs > 0) await clock.sleep(resolved.waitMs);
+    return resolved;
+  };
 }
 
 /** One model call with heartbeats; a request the endpoint refused (400-class) is not retried. */

@@ -11,6 +11,7 @@ import { parseAddress } from '../policy/control-plane';
 import { EncryptionSchema, encryptionEnvOverride } from '../codec/config';
 import { NotificationsSchema, notificationsEnvOverride } from '../notify/config';
 import { isHostPattern, SECRET_NAME } from '../agent/secrets';
+import { isTotpSeed, TOTP_ALGORITHMS } from '../agent/one-time-codes';
 import { deriveLimits, thisMachine } from './limits';
 import type { LimitName, MachineShape, WorkerLimits } from './limits';
 import type { ModelEndpointResolver } from '../model/endpoint-policy';
@@ -76,14 +77,27 @@ const ModelOverridesSchema = z.strictObject({
   allowedBaseUrls: z.array(z.url()).optional(),
 });
 
-/** A secret a task may have typed as `{{secret:NAME}}`: its value or the env var holding it, and its hosts. */
+/** A secret a task may have typed as `{{secret:NAME}}` (or `{{totp:NAME}}`): its value or env var, and its hosts. */
 const SecretSchema = z
   .strictObject({
     value: z.string().min(1).optional(),
     env: z.string().min(1).optional(),
     hosts: z.array(z.string().refine(isHostPattern, 'a host pattern: example.com, *.example.com or host:port')).min(1),
+    /** 'totp': value/env is an RFC 6238 seed (base32), typed as `{{totp:NAME}}` (src/agent/one-time-codes.ts). */
+    kind: z.enum(['password', 'totp']).optional(),
+    digits: z.number().int().min(6).max(10).optional(),
+    period: z.number().int().min(5).max(300).optional(),
+    algorithm: z.enum(TOTP_ALGORITHMS).optional(),
   })
-  .refine((s) => (s.value === undefined) !== (s.env === undefined), 'give exactly one of value and env');
+  .refine((s) => (s.value === undefined) !== (s.env === undefined), 'give exactly one of value and env')
+  .refine(
+    (s) => s.kind === 'totp' || (s.digits ?? s.period ?? s.algorithm) === undefined,
+    'digits, period and algorithm are for kind "totp" only',
+  )
+  .refine((s) => s.kind !== 'totp' || s.value === undefined || isTotpSeed(s.value), {
+    message: 'a totp seed is base32 text (A-Z, 2-7) of at least 16 characters',
+    path: ['value'],
+  });
 
 /**
  * Browserbase sessions for the browser (`browser.provider: "browserbase"`). The API key is the worker's, like a
