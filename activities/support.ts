@@ -326,6 +326,8 @@ export function secretResolver(
     });
     // A one-time code in its period's last seconds: the next one was computed; type it once its period begins.
     if (resolved.ok && resolved.waitMs > 0) await clock.sleep(resolved.waitMs);
+    // From now on nothing leaves this browser context with a typed value for a host the secret is not bound to.
+    if (resolved.ok && 'egress' in env) await env.egress.arm(resolved.typed);
     return resolved;
   };
 }

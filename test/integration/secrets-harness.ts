@@ -42,8 +42,16 @@ export async function scriptedModel(scripts: Record<string, Entry[]>): Promise<S
 
 let counter = 0;
 /** Starts a task on `queue` driven by `script` of `model`, starting at `startUrl`. */
-export function startScripted(h: Harness, queue: string, model: ScriptedModelServer, script: string, startUrl: string) {
+export function startScripted(
+  h: Harness,
+  queue: string,
+  model: ScriptedModelServer,
+  script: string,
+  startUrl: string,
+  maxSteps = 30,
+) {
   const input = validateTaskInput({
+    maxSteps,
     runId: `secrets-${Date.now().toString(36)}-${++counter}`,
     instruction: 'Sign in and carry on.',
     startUrl,
