@@ -93,7 +93,8 @@ export class EgressGuard {
     const request = route.request();
     let leak: WatchedSecret | undefined;
     try {
-      const headers = await request.allHeaders();
+      // The headers the page can set (what `headers()` holds without a round trip; cookies are the host's own).
+      const headers = request.headers();
       leak = leakedSecret([...this.secrets.values()], { url: request.url(), headers, body: request.postDataBuffer() });
     } catch {
       return route.abort('blockedbyclient').catch(() => undefined); // fail closed
