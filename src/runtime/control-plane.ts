@@ -47,3 +47,9 @@ export function withControlPlane<C extends Pick<Config, 'controlPlane'>>(config:
     controlPlane: { reachable: false, ...config.controlPlane, addresses: [...new Set([...known, ...addresses])] },
   };
 }
+
+/** One line for the worker's start: what its browsers and desktop proxy are denied of the control plane. */
+export function controlPlaneSummary(config: ControlPlaneConfig): string {
+  if (config.controlPlane?.reachable) return 'control plane: reachable by the agent (controlPlane.reachable)';
+  return `control plane denied to the agent's browsers: ${controlPlaneAddresses(config).join(', ')} (docs/SECURITY.md)`;
+}

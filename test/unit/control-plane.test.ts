@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { controlPlanePatterns, denyControlPlane, parseAddress } from '../../src/policy/control-plane';
 import { checkUrl, DEFAULT_URL_POLICY } from '../../src/policy/url-policy';
 import { configFromObject } from '../../src/runtime/config';
-import { controlPlaneAddresses, withControlPlane, workerUrlPolicy } from '../../src/runtime/control-plane';
+import {
+  controlPlaneAddresses,
+  controlPlaneSummary,
+  withControlPlane,
+  workerUrlPolicy,
+} from '../../src/runtime/control-plane';
 
 describe('parseAddress', () => {
   it.each<[string, { host: string; port: number } | undefined]>([
@@ -95,6 +100,18 @@ describe('the worker policy', () => {
   it('a listed address that is none is a config error', () => {
     expect(() => configFromObject({ controlPlane: { addresses: ['nothing'] } })).toThrow(
       /host:port or an http\(s\) URL/,
+    );
+  });
+});
+
+describe('controlPlaneSummary', () => {
+  it('names what is denied, or that it is reachable', () => {
+    expect(controlPlaneSummary(configFromObject({}))).toBe(
+      "control plane denied to the agent's browsers: 127.0.0.1:7233, 127.0.0.1:8233, 127.0.0.1:8300, 127.0.0.1:8888, " +
+        '127.0.0.1:16686 (docs/SECURITY.md)',
+    );
+    expect(controlPlaneSummary(configFromObject({ controlPlane: { addresses: [], reachable: true } }))).toBe(
+      'control plane: reachable by the agent (controlPlane.reachable)',
     );
   });
 });
