@@ -81,7 +81,13 @@ export function hostMatches(host: string, pattern: string): boolean {
 }
 
 /** A value about to be typed, with the hosts it is bound to (what the egress guard watches for). */
-export type TypedSecret = { name: string; value: string; hosts: readonly string[] };
+export type TypedSecret = {
+  name: string;
+  value: string;
+  hosts: readonly string[];
+  /** A one-time code: no longer worth guarding after this (ms since the epoch; the next period's end). */
+  expiresAtMs?: number;
+};
 
 export type SecretResolution =
   | {
@@ -138,7 +144,8 @@ export function resolveSecrets(text: string, ctx: ResolveContext): SecretResolut
     const value = spec ? resolveOne(ref, spec, page, ctx) : refused(ref.name, NO_SUCH_SECRET);
     if (!value.ok) return value;
     values.set(`${ref.kind}:${ref.name}`, value.value);
-    typed.push({ name: ref.name, value: value.value, hosts: spec?.hosts ?? [] });
+    const expiry = value.expiresAtMs === undefined ? {} : { expiresAtMs: value.expiresAtMs };
+    typed.push({ name: ref.name, value: value.value, hosts: spec?.hosts ?? [], ...expiry });
     waitMs = Math.max(waitMs, value.waitMs);
   }
   return {
@@ -152,7 +159,8 @@ export function resolveSecrets(text: string, ctx: ResolveContext): SecretResolut
 
 const NO_SUCH_SECRET = 'no secret of that name is configured on this worker';
 
-type OneValue = { ok: true; value: string; waitMs: number } | Extract<SecretResolution, { ok: false }>;
+type OneValue =
+  { ok: true; value: string; waitMs: number; expiresAtMs?: number } | Extract<SecretResolution, { ok: false }>;
 
 /** One placeholder's value on this page: the secret's own, or the one-time code of its seed now. */
 function resolveOne(
@@ -180,8 +188,12 @@ function resolveOne(
     algorithm: spec.algorithm ?? TOTP_DEFAULTS.algorithm,
   };
   try {
-    const { code, waitMs } = totpCode(value, settings, ctx.now ?? Date.now());
-    return { ok: true, value: code, waitMs };
+    const now = ctx.now ?? Date.now();
+    const { code, waitMs } = totpCode(value, settings, now);
+    // Sites accept a code for about a period after its own: past that it is worth nothing to anyone.
+    const periodMs = settings.period * 1000;
+    const expiresAtMs = (Math.floor((now + waitMs) / periodMs) + 2) * periodMs;
+    return { ok: true, value: code, waitMs, expiresAtMs };
   } catch {
     return refused(name, 'its seed is not base32 text');
   }

@@ -79,6 +79,14 @@ export class EgressGuard {
     await this.context.routeWebSocket(/.*/, (ws) => this.checkSocket(ws));
   }
 
+  /** The values still worth guarding (a one-time code is dropped once it has expired). */
+  private watched(): WatchedSecret[] {
+    const now = Date.now();
+    for (const [key, s] of this.secrets)
+      if (s.expiresAtMs !== undefined && s.expiresAtMs < now) this.secrets.delete(key);
+    return [...this.secrets.values()];
+  }
+
   /** Refusals since the last call, oldest first. */
   takeRefusals(): EgressRefusal[] {
     return this.refusals.splice(0);
@@ -95,7 +103,7 @@ export class EgressGuard {
     try {
       // The headers the page can set (what `headers()` holds without a round trip; cookies are the host's own).
       const headers = request.headers();
-      leak = leakedSecret([...this.secrets.values()], { url: request.url(), headers, body: request.postDataBuffer() });
+      leak = leakedSecret(this.watched(), { url: request.url(), headers, body: request.postDataBuffer() });
     } catch {
       return route.abort('blockedbyclient').catch(() => undefined); // fail closed
     }
@@ -107,8 +115,7 @@ export class EgressGuard {
   private checkSocket(ws: WebSocketRoute): void {
     const url = ws.url();
     const host = requestHost(url) ?? url;
-    const secrets = [...this.secrets.values()];
-    const inUrl = leakedSecret(secrets, { url, headers: {} });
+    const inUrl = leakedSecret(this.watched(), { url, headers: {} });
     if (inUrl) {
       this.refuse(inUrl, host, 'WebSocket');
       void ws.close({ code: 1008, reason: 'blocked by policy' }).catch(() => undefined);
@@ -116,7 +123,7 @@ export class EgressGuard {
     }
     const server = ws.connectToServer();
     ws.onMessage((message) => {
-      const leak = [...this.secrets.values()].find((s) => !boundTo(s, host) && messageCarries(s, message));
+      const leak = this.watched().find((s) => !boundTo(s, host) && messageCarries(s, message));
       if (leak) return this.refuse(leak, host, 'WebSocket message');
       server.send(message);
     });

@@ -9,6 +9,8 @@ export interface WatchedSecret {
   name: string;
   hosts: readonly string[];
   forms: string[];
+  /** A one-time code's end of worth (ms since the epoch); absent: watched until the context closes. */
+  expiresAtMs?: number;
 }
 
 /** The base64 text of `value` wherever it starts inside longer data: the characters that depend on it alone. */
@@ -31,7 +33,8 @@ export function watchedForms(value: string): string[] {
 }
 
 export function watch(typed: TypedSecret): WatchedSecret {
-  return { name: typed.name, hosts: typed.hosts, forms: watchedForms(typed.value) };
+  const expiry = typed.expiresAtMs === undefined ? {} : { expiresAtMs: typed.expiresAtMs };
+  return { name: typed.name, hosts: typed.hosts, forms: watchedForms(typed.value), ...expiry };
 }
 
 /** `text` with its percent-escapes decoded (runs that are no valid UTF-8 stay as they are). */

@@ -36,6 +36,7 @@ describe('one-time codes', () => {
     [login, other] = await Promise.all([startSecretSite({ seed: SEED }), startSecretSite({ seed: SEED })]);
     model = await scriptedModel({
       'totp-sign-in': [clickField, typeAndEnter('{{totp:OTP}}'), terminate('signed in')],
+      'totp-exfil': [clickField, typeAndEnter('{{totp:OTP}}'), terminate('tried')],
     });
     worker = await startWorkerWith({
       ...h.config,
@@ -64,6 +65,15 @@ describe('one-time codes', () => {
     expect(history).toContain('{{totp:OTP}}');
     expect(history).not.toContain(SEED);
     expect(model.requests.map((r) => r.allText).join('\n')).not.toContain(SEED);
+  }, 90_000);
+
+  it('the egress guard keeps the code from another host', async () => {
+    const handle = await startScripted(h, queue(), model, 'totp-exfil', `${login.url}/exfil/fetch?to=${other.url}`);
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'complete', answer: 'tried' });
+    const line = `the page tried to send secret OTP to ${other.host} (a request)`;
+    expect(runFolderText(h, handle.workflowId)).toContain(line);
+    expect(other.requests.filter((r) => r.url.startsWith('/collect'))).toEqual([]);
   }, 90_000);
 
   it('refuses the code on a host the secret is not bound to; nothing is typed', async () => {

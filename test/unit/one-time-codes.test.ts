@@ -69,6 +69,11 @@ describe('{{totp:NAME}}', () => {
   it('types the current code on its host, never the seed', () => {
     const got = at('{{secret:PASSWORD}} {{totp:OTP}}', 1_700_000_015_000);
     expect(got).toMatchObject({ ok: true, text: `pw-123 ${rfc6238(SEED, 1_700_000_015)}`, waitMs: 0 });
+    // The guard watches the password until the context closes, the code until the period after its own has ended.
+    expect(got.ok && got.typed).toEqual([
+      { name: 'PASSWORD', value: 'pw-123', hosts: ['login.example'] },
+      { name: 'OTP', value: rfc6238(SEED, 1_700_000_015), hosts: ['login.example'], expiresAtMs: 1_700_000_070_000 },
+    ]);
     expect(JSON.stringify(got)).not.toContain(SEED);
   });
 
@@ -80,6 +85,7 @@ describe('{{totp:NAME}}', () => {
   it('in the last 3 seconds: the next code, and the wait until its period', () => {
     const got = at('{{totp:OTP}}', 1_700_000_038_500);
     expect(got).toMatchObject({ ok: true, text: rfc6238(SEED, 1_700_000_040), waitMs: 1_550 });
+    expect(got.ok && got.typed[0]?.expiresAtMs).toBe(1_700_000_100_000);
   });
 
   it.each<[string, string, string]>([
