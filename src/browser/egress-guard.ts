@@ -107,9 +107,39 @@ export class EgressGuard {
     } catch {
       return route.abort('blockedbyclient').catch(() => undefined); // fail closed
     }
-    if (!leak) return route.fallback();
-    this.refuse(leak, requestHost(request.url()) ?? request.url(), 'request');
-    return route.abort('blockedbyclient');
+    if (leak) {
+      this.refuse(leak, requestHost(request.url()) ?? request.url(), 'request');
+      return route.abort('blockedbyclient');
+    }
+    if (request.resourceType() === 'document' || !this.carriesAny(request)) return route.fallback();
+    return this.fetchWithoutRedirects(route);
+  }
+
+  /** True when the request carries a watched value at all (to a host it is bound to, since it was not refused). */
+  private carriesAny(request: ReturnType<Route['request']>): boolean {
+    const unbound = this.watched().map((s) => ({ ...s, hosts: [] }));
+    return leakedSecret(unbound, { url: request.url(), headers: request.headers(), body: request.postDataBuffer() })
+      ? true
+      : false;
+  }
+
+  /**
+   * A sub-resource request that takes a value to its own host: Chromium would follow its redirects without showing the
+   * hops, so it is fetched here, redirects off, and a Location that would carry the value to another host is refused
+   * (an open redirect on the bound host). Documents' hops are the URL policy's routing's (each hop a new request).
+   */
+  private async fetchWithoutRedirects(route: Route): Promise<void> {
+    const response = await route.fetch({ maxRedirects: 0 });
+    const location = response.headers()['location'];
+    if (response.status() >= 300 && response.status() < 400 && location) {
+      const next = new URL(location, route.request().url()).href;
+      const leak = leakedSecret(this.watched(), { url: next, headers: {} });
+      if (leak) {
+        this.refuse(leak, requestHost(next) ?? next, 'request');
+        return route.abort('blockedbyclient');
+      }
+    }
+    return route.fulfill({ response });
   }
 
   private checkSocket(ws: WebSocketRoute): void {

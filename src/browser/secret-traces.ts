@@ -48,10 +48,21 @@ function percentDecoded(text: string): string {
   });
 }
 
-/** The texts a request part is searched as: itself, URL-decoded, and form-decoded (`+` a space). */
+/** Rounds of URL-decoding tried (a value URL-encoded inside a URL that is URL-encoded again, as redirects do). */
+const DECODE_ROUNDS = 3;
+
+/** The texts a request part is searched as: itself, and URL-decoded (`+` kept, or a space) up to three times over. */
 export function readings(text: string): string[] {
   if (!/[%+]/.test(text)) return [text];
-  return [...new Set([text, percentDecoded(text), percentDecoded(text.replace(/\+/g, ' '))])];
+  const out = new Set([text]);
+  let plain = text;
+  let form = text;
+  for (let round = 0; round < DECODE_ROUNDS; round++) {
+    plain = percentDecoded(plain);
+    form = percentDecoded(form.replace(/\+/g, ' '));
+    out.add(plain).add(form);
+  }
+  return [...out];
 }
 
 export interface OutgoingRequest {

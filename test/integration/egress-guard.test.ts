@@ -1,7 +1,7 @@
 // The egress guard end to end (real dev server, real Chromium, scripted model, two fixture sites on two loopback
 // ports): a secret bound to site A is typed into pages of A that try to send it to site B every way a page can — a
 // cross-host form, fetch, sendBeacon, an image URL, a WebSocket, a navigation with it in the query, base64 and
-// URL-encoded copies, a header, a multipart part. Each is blocked before it leaves: B's log holds no form of the
+// URL-encoded copies, a header, a multipart part, an open redirect on A itself. Each is blocked before it leaves: B's log holds no form of the
 // value, the model reads one line naming the secret and the host, and neither the run folder nor the history holds
 // the value. The same pages sending to A itself go through.
 import path from 'node:path';
@@ -111,8 +111,11 @@ describe('the egress guard', () => {
       return leakedSecret(probe, { url: `${a.url}${r.url}`, headers, body: Buffer.from(r.body) });
     });
     const paths = new Set(carried.map((r) => `${r.method} ${r.url.split('?')[0]}`));
-    expect(paths).toEqual(new Set(['POST /collect', 'GET /collect', 'GET /pixel.gif', 'GET /landing']));
-    expect(carried.length).toBe(PATHS.length - 1); // every path but the WebSocket, whose message is below
+    expect(paths).toEqual(
+      new Set(['POST /collect', 'GET /collect', 'GET /pixel.gif', 'GET /landing', 'GET /redirect']),
+    );
+    // Every path but the WebSocket (its message is below); the open redirect's two requests both carry it.
+    expect(carried.length).toBe(PATHS.length);
     expect(a.wsMessages).toContain(PASSWORD);
     const told = model.requests.filter((r) => r.script === 'exfil-self' && !r.subcall).map((r) => r.lastUserText);
     expect(told.join('\n')).not.toContain('the page tried to send secret');

@@ -14,6 +14,10 @@ describe('leakedSecret', () => {
     ['plain in the query', { url: `https://evil.test/?p=${VALUE}`, headers: {} }],
     ['URL-encoded in the query', { url: `https://evil.test/?p=${encodeURIComponent(VALUE)}`, headers: {} }],
     [
+      'URL-encoded twice (a redirect target in a query)',
+      { url: `https://evil.test/r?to=${encodeURIComponent(`https://x/?p=${encodeURIComponent(VALUE)}`)}`, headers: {} },
+    ],
+    [
       'form-encoded body (+ for space)',
       { url: 'https://evil.test/', headers: {}, body: Buffer.from(new URLSearchParams({ p: VALUE }).toString()) },
     ],
