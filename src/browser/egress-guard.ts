@@ -7,7 +7,7 @@
 // elements dropped). docs/SECURITY.md says what stays out of reach (a value the page hashes or encrypts first).
 import type { BrowserContext, Route, WebSocketRoute } from 'playwright';
 import type { TypedSecret } from '../agent/secrets';
-import { boundTo, leakedSecret, messageCarries, requestHost, watch } from './secret-traces';
+import { boundTo, carriedSecrets, leakedSecret, messageCarries, requestHost, watch } from './secret-traces';
 import type { WatchedSecret } from './secret-traces';
 
 /** A request the guard stopped: the secret's name and the host, never the value. */
@@ -99,28 +99,22 @@ export class EgressGuard {
 
   private async check(route: Route): Promise<void> {
     const request = route.request();
-    let leak: WatchedSecret | undefined;
+    const url = request.url();
+    let carried: WatchedSecret[];
     try {
       // The headers the page can set (what `headers()` holds without a round trip; cookies are the host's own).
-      const headers = request.headers();
-      leak = leakedSecret(this.watched(), { url: request.url(), headers, body: request.postDataBuffer() });
+      carried = carriedSecrets(this.watched(), { url, headers: request.headers(), body: request.postDataBuffer() });
     } catch {
       return route.abort('blockedbyclient').catch(() => undefined); // fail closed
     }
+    if (carried.length === 0) return route.fallback();
+    const host = requestHost(url) ?? url;
+    const leak = carried.find((s) => !boundTo(s, host));
     if (leak) {
-      this.refuse(leak, requestHost(request.url()) ?? request.url(), 'request');
+      this.refuse(leak, host, 'request');
       return route.abort('blockedbyclient');
     }
-    if (request.resourceType() === 'document' || !this.carriesAny(request)) return route.fallback();
-    return this.fetchWithoutRedirects(route);
-  }
-
-  /** True when the request carries a watched value at all (to a host it is bound to, since it was not refused). */
-  private carriesAny(request: ReturnType<Route['request']>): boolean {
-    const unbound = this.watched().map((s) => ({ ...s, hosts: [] }));
-    return leakedSecret(unbound, { url: request.url(), headers: request.headers(), body: request.postDataBuffer() })
-      ? true
-      : false;
+    return request.resourceType() === 'document' ? route.fallback() : this.fetchWithoutRedirects(route);
   }
 
   /**

@@ -86,17 +86,24 @@ export function boundTo(secret: Pick<WatchedSecret, 'hosts'>, host: string): boo
   return secret.hosts.some((pattern) => hostMatches(host, pattern));
 }
 
-/** The first secret the request carries to a host it is not bound to, or undefined. */
-export function leakedSecret(secrets: readonly WatchedSecret[], request: OutgoingRequest): WatchedSecret | undefined {
-  const host = requestHost(request.url);
-  if (host === undefined) return undefined;
-  const suspects = secrets.filter((s) => !boundTo(s, host));
-  if (suspects.length === 0) return undefined;
+/** The secrets whose value the request carries, wherever it goes (none for a URL that is no http(s)/ws(s) one). */
+export function carriedSecrets(secrets: readonly WatchedSecret[], request: OutgoingRequest): WatchedSecret[] {
+  if (secrets.length === 0 || requestHost(request.url) === undefined) return [];
   const parts = [request.url, ...Object.entries(request.headers).map(([k, v]) => `${k}: ${v}`)];
   if (request.body && request.body.length > 0)
     parts.push(request.body.toString('utf8'), request.body.toString('latin1'));
   const texts = parts.flatMap(readings);
-  return suspects.find((s) => s.forms.some((form) => texts.some((text) => text.includes(form))));
+  return secrets.filter((s) => s.forms.some((form) => texts.some((text) => text.includes(form))));
+}
+
+/** The first secret the request carries to a host it is not bound to, or undefined. */
+export function leakedSecret(secrets: readonly WatchedSecret[], request: OutgoingRequest): WatchedSecret | undefined {
+  const host = requestHost(request.url);
+  if (host === undefined) return undefined;
+  return carriedSecrets(
+    secrets.filter((s) => !boundTo(s, host)),
+    request,
+  )[0];
 }
 
 /** A WebSocket message's texts (a binary one as UTF-8). */

@@ -1,9 +1,9 @@
 // The egress guard end to end (real dev server, real Chromium, scripted model, two fixture sites on two loopback
 // ports): a secret bound to site A is typed into pages of A that try to send it to site B every way a page can — a
 // cross-host form, fetch, sendBeacon, an image URL, a WebSocket, a navigation with it in the query, base64 and
-// URL-encoded copies, a header, a multipart part, an open redirect on A itself. Each is blocked before it leaves: B's log holds no form of the
-// value, the model reads one line naming the secret and the host, and neither the run folder nor the history holds
-// the value. The same pages sending to A itself go through.
+// URL-encoded copies, a header, a multipart part, an open redirect on A itself. Each is blocked before it leaves:
+// B's log holds no form of the value, the model reads one line naming the secret and the host, and neither the run
+// folder nor the history holds the value. The same pages sending to A itself go through.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserPool } from '../../src/browser/pool';
