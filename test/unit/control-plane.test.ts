@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { controlPlanePatterns, denyControlPlane, parseAddress } from '../../src/policy/control-plane';
 import { checkUrl, DEFAULT_URL_POLICY } from '../../src/policy/url-policy';
 import { configFromObject } from '../../src/runtime/config';
+import { TaskInputSchema } from '../../src/contract/task';
+import { taskUrlPolicy } from '../../activities/support';
 import {
   controlPlaneAddresses,
   controlPlaneSummary,
@@ -113,5 +115,20 @@ describe('controlPlaneSummary', () => {
     expect(controlPlaneSummary(configFromObject({ controlPlane: { addresses: [], reachable: true } }))).toBe(
       'control plane: reachable by the agent (controlPlane.reachable)',
     );
+  });
+});
+
+describe("a task's session (browser and desktop proxy alike)", () => {
+  it('runs under the denial, and a task cannot take it away', () => {
+    const config = configFromObject({});
+    const input = TaskInputSchema.parse({
+      runId: 'r',
+      instruction: 'x',
+      urlPolicy: { denyHosts: ['evil.example'] },
+    });
+    const policy = taskUrlPolicy(config, input);
+    expect(checkUrl(policy, 'http://localhost:8233/namespaces/default/workflows').ok).toBe(false);
+    expect(checkUrl(policy, 'http://evil.example/').ok).toBe(false);
+    expect(checkUrl(policy, 'http://127.0.0.1:5173/').ok).toBe(true);
   });
 });
