@@ -29,6 +29,7 @@ const DEPS = {
     'src/common',
     'src/contract',
     'src/actions',
+    'src/policy',
     'src/infra',
     'src/telemetry',
     'src/codec',

@@ -28,7 +28,9 @@ import type { Config } from '../src/runtime/config';
 import type { TaskInput } from '../src/contract/task';
 import type { ObserveResult, StepRef } from '../src/contract/activities';
 import { eventId } from '../src/trajectory/ids';
-import { DEFAULT_URL_POLICY, narrow } from '../src/contract/url-policy';
+import { sleep } from '../src/common/sleep';
+import { narrow } from '../src/contract/url-policy';
+import { workerUrlPolicy } from '../src/runtime/control-plane';
 import type { UrlPolicy } from '../src/contract/url-policy';
 
 export interface ActivityDeps {
@@ -251,9 +253,9 @@ export class RunFiles {
   }
 }
 
-/** The URL policy a task's session runs under: the worker's, narrowed by the task's own (never widened). */
+/** The URL policy a task's session runs under: the worker's (its control plane denied), narrowed by the task's own (never widened). */
 export function taskUrlPolicy(config: Config, input: TaskInput): UrlPolicy {
-  return narrow(config.urlPolicy ?? DEFAULT_URL_POLICY, input.urlPolicy);
+  return narrow(workerUrlPolicy(config), input.urlPolicy);
 }
 
 /** A step's pre observation as recorded (a retried observe answers from it), or undefined. */
@@ -304,16 +306,30 @@ export function endpointFor(config: Config, input: TaskInput, named?: string): M
 /**
  * The act activity's secret resolver: `{{secret:NAME}}` placeholders of a `type` text become the worker's values
  * (config `secrets`; `env` ones from this process's environment), only on a page (or focused frame) whose host the
- * secret lists. Nothing here logs or returns a value except as the text to type.
+ * secret lists; `{{totp:NAME}}` becomes the current one-time code (waiting for the next one in a code's last 3 seconds).
+ * Nothing here logs or returns a value except as the text to type.
  */
 export function secretResolver(
   config: Config,
   env: BrowserEnvironment | { url(): string },
+  clock: { now(): number; sleep(ms: number): Promise<void> } = { now: Date.now, sleep },
 ): (text: string) => Promise<SecretResolution> {
   // A browser: the frame the keyboard types into; an application's own environment: the location it reports.
   const pageUrl = async () => ('page' in env ? await focusedFrameUrl(env.page) : env.url());
-  return async (text) =>
-    resolveSecrets(text, { secrets: config.secrets ?? {}, env: process.env, pageUrl: await pageUrl() });
+  return async (text) => {
+    const now = clock.now();
+    const resolved = resolveSecrets(text, {
+      secrets: config.secrets ?? {},
+      env: process.env,
+      pageUrl: await pageUrl(),
+      now,
+    });
+    // A one-time code in its period's last seconds: the next one was computed; type it once its period begins.
+    if (resolved.ok && resolved.waitMs > 0) await clock.sleep(resolved.waitMs);
+    // From now on nothing leaves this browser context with a typed value for a host the secret is not bound to.
+    if (resolved.ok && 'egress' in env) await env.egress.arm(resolved.typed);
+    return resolved;
+  };
 }
 
 /** One model call with heartbeats; a request the endpoint refused (400-class) is not retried. */

@@ -16,6 +16,7 @@ export const SECTIONS = [
   'concurrency',
   'resume',
   'scale-out',
+  'egress',
 ] as const;
 export type SectionName = (typeof SECTIONS)[number];
 

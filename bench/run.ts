@@ -8,6 +8,7 @@ import { finalTable, loadNow, loadRow, machineInfo, writeResults } from './repor
 import type { ResultsFile, SectionName, SectionOutput } from './report';
 import { benchCheckpoint } from './sections/checkpoint';
 import { benchConcurrency } from './sections/concurrency';
+import { benchEgress } from './sections/egress';
 import { benchElement } from './sections/element';
 import { benchHistory } from './sections/history';
 import { benchPersistence } from './sections/persistence';
@@ -30,6 +31,7 @@ const RUNNERS: Partial<Record<SectionName, Runner>> = {
   concurrency: benchConcurrency,
   resume: benchResume,
   'scale-out': benchScaleOut,
+  egress: benchEgress,
 };
 
 const log = (line: string) => console.log(line);

@@ -16,6 +16,7 @@ import { dataConverterFor, encryptionSummary, workflowBundleConverterOptions } f
 import { ConfigError } from '../src/common/config-error';
 import type { Config } from '../src/runtime/config';
 import { describeLimits } from '../src/runtime/limits';
+import { controlPlaneSummary } from '../src/runtime/control-plane';
 import { checkPromptFiles } from '../src/runtime/prompt-checks';
 import { webhookSummary, webhookTarget } from '../src/notify/config';
 import { DEFAULT_URL_POLICY, remoteBrowserGaps } from '../src/contract/url-policy';
@@ -231,6 +232,7 @@ function logReady(
   if (config.encryption) log(encryptionSummary(config.encryption));
   const webhook = webhookTarget(config.notifications, process.env);
   if (webhook) log(webhookSummary(webhook));
+  log(controlPlaneSummary(config));
   const remote =
     config.browser.provider === 'browserbase' ? 'a Browserbase session' : config.browser.cdpUrl && 'cdpUrl';
   const gaps = remote ? remoteBrowserGaps(config.urlPolicy ?? DEFAULT_URL_POLICY, remote) : null;

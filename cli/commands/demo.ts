@@ -33,6 +33,7 @@ import { followTask, promptLine, report } from './run';
 import { AgentClient } from '../../api/client';
 import { accessToken } from '../../console/access';
 import { denyConsole } from '../../console/policy';
+import { withControlPlane } from '../../src/runtime/control-plane';
 import { knownSecrets } from '../../console/secrets';
 import { DEFAULT_CONSOLE_PORT, startConsole } from '../../console/server';
 import type { ConsoleServer } from '../../console/server';
@@ -262,7 +263,8 @@ async function demoConsole(started: Started, client: Client, config: Config, uiU
     secrets: knownSecrets(config),
   });
   say(`web console: ${started.console.link}`);
-  return denyConsole(config, '127.0.0.1', started.console.port);
+  // The Temporal UI too (its port may be --ui-port's, not the frontend's + 1000 the worker assumes).
+  return withControlPlane(denyConsole(config, '127.0.0.1', started.console.port), uiUrl ? [uiUrl] : []);
 }
 
 async function runDemo(

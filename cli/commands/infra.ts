@@ -5,6 +5,7 @@ import { dataDir } from '../../src/infra/paths';
 import { startDevServer } from '../../src/infra/devserver';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import { loadConfig } from '../../src/runtime/config';
+import { withControlPlane } from '../../src/runtime/control-plane';
 import { runWorkerUntilSignal } from '../../worker/main';
 import { intFlag, parse, UsageError } from '../args';
 
@@ -86,7 +87,9 @@ export async function devCommand(argv: readonly string[]): Promise<number> {
   });
   console.log(`Temporal dev server on ${server.address}; Web UI: ${server.uiUrl}`);
   try {
-    await runWorkerUntilSignal(config, (l) => console.log(l));
+    // What this command started is the worker's control plane too: its browsers may not open the UI or the codec.
+    const started = [server.uiUrl, values['ui-codec-endpoint']].filter((a): a is string => !!a);
+    await runWorkerUntilSignal(withControlPlane(config, started), (l) => console.log(l));
   } finally {
     await server.stop();
   }

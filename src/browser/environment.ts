@@ -17,6 +17,7 @@ import { readViewport, stripNewWindowTargets, waitScrollIdle } from './pageScrip
 import { bingSearchUrl, firstLine, isDownloadStart, isInterrupted, normalizeUrl } from './navigation';
 import { describeViewport } from './pageContext';
 import { PolicyGuard } from './policy-guard';
+import { EgressGuard, refusalLine } from './egress-guard';
 import type { RequestJournal } from './request-journal';
 import { RecordedBack } from './recorded-back';
 import { isRecoverable } from './recovery';
@@ -94,6 +95,8 @@ export class BrowserEnvironment {
   /** The run's journal of requests that change something, when the session keeps one (session-setup.ts). */
   journal?: RequestJournal;
   private readonly recordedBack: RecordedBack | undefined;
+  /** Checks what leaves the context once a secret was typed into it (egress-guard.ts). */
+  readonly egress: EgressGuard;
 
   constructor(
     readonly controller: BrowserController,
@@ -102,6 +105,7 @@ export class BrowserEnvironment {
     readonly guard: PolicyGuard = new PolicyGuard(),
   ) {
     this.singleTab = options.singleTab ?? true;
+    this.egress = new EgressGuard(controller.context);
     const earlier = options.earlierUrls ?? [];
     this.recordedBack = earlier.length > 0 ? new RecordedBack(earlier, controller.page) : undefined;
     this.captcha = new CaptchaGate({
@@ -186,6 +190,8 @@ export class BrowserEnvironment {
       if (loop) throw loop;
       const refused = this.guard.takeBlocks().find((b) => b.kind === 'page');
       if (refused) throw new PolicyBlockedError(refused.url, refused.reason);
+      const leak = this.egress.takeRefusals()[0];
+      if (leak) throw new PolicyBlockedError(leak.host, refusalLine(leak));
       if (stopped.length > 0) throw new DownloadLimitError(stopped.map((e) => e.message).join('; '));
       return { settle, popupAdopted: popup !== undefined, downloads };
     });

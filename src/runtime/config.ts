@@ -8,9 +8,11 @@ import { z } from 'zod';
 import { DEFAULT_TASK_QUEUE } from '../contract/queues';
 import { dataDir } from '../infra/paths';
 import { UrlPolicySchema } from '../contract/url-policy';
+import { parseAddress } from '../policy/control-plane';
 import { EncryptionSchema } from '../codec/config';
 import { NotificationsSchema } from '../notify/config';
 import { isHostPattern, SECRET_NAME } from '../agent/secrets';
+import { isTotpSeed, TOTP_ALGORITHMS } from '../agent/one-time-codes';
 import { deriveLimits, thisMachine } from './limits';
 import type { LimitName, MachineShape, WorkerLimits } from './limits';
 import type { ModelEndpointResolver } from '../model/endpoint-policy';
@@ -23,14 +25,27 @@ import { DesktopSchema } from './config-desktop';
 import { envOverrides } from './config-env';
 import { EndpointSchema, ModelOverridesSchema } from './config-models';
 
-/** A secret a task may have typed as `{{secret:NAME}}`: its value or the env var holding it, and its hosts. */
+/** A secret a task may have typed as `{{secret:NAME}}` (or `{{totp:NAME}}`): its value or env var, and its hosts. */
 const SecretSchema = z
   .strictObject({
     value: z.string().min(1).optional(),
     env: z.string().min(1).optional(),
     hosts: z.array(z.string().refine(isHostPattern, 'a host pattern: example.com, *.example.com or host:port')).min(1),
+    /** 'totp': value/env is an RFC 6238 seed (base32), typed as `{{totp:NAME}}` (src/agent/one-time-codes.ts). */
+    kind: z.enum(['password', 'totp']).optional(),
+    digits: z.number().int().min(6).max(10).optional(),
+    period: z.number().int().min(5).max(300).optional(),
+    algorithm: z.enum(TOTP_ALGORITHMS).optional(),
   })
-  .refine((s) => (s.value === undefined) !== (s.env === undefined), 'give exactly one of value and env');
+  .refine((s) => (s.value === undefined) !== (s.env === undefined), 'give exactly one of value and env')
+  .refine(
+    (s) => s.kind === 'totp' || (s.digits ?? s.period ?? s.algorithm) === undefined,
+    'digits, period and algorithm are for kind "totp" only',
+  )
+  .refine((s) => s.kind !== 'totp' || s.value === undefined || isTotpSeed(s.value), {
+    message: 'a totp seed is base32 text (A-Z, 2-7) of at least 16 characters',
+    path: ['value'],
+  });
 
 export const ConfigSchema = z.strictObject({
   temporal: z
@@ -64,6 +79,18 @@ export const ConfigSchema = z.strictObject({
    * Tasks may narrow it with their own `urlPolicy`, never widen it. Absent: DEFAULT_URL_POLICY.
    */
   urlPolicy: UrlPolicySchema.optional(),
+  /**
+   * The servers that run and watch the agent, denied to its browsers and the desktop's proxy beside those the worker
+   * knows (src/runtime/control-plane.ts): `addresses` adds host:port or URLs; `reachable: true` turns the denial off.
+   */
+  controlPlane: z
+    .strictObject({
+      addresses: z
+        .array(z.string().refine((a) => parseAddress(a) !== undefined, 'host:port or an http(s) URL'))
+        .default([]),
+      reachable: z.boolean().default(false),
+    })
+    .optional(),
   worker: z
     .strictObject({
       /** Absent: derived from browser.maxSessions (src/runtime/limits.ts). */
