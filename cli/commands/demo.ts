@@ -263,8 +263,15 @@ async function demoConsole(started: Started, client: Client, config: Config, uiU
     secrets: knownSecrets(config),
   });
   say(`web console: ${started.console.link}`);
-  // The Temporal UI too (its port may be --ui-port's, not the frontend's + 1000 the worker assumes).
-  return withControlPlane(denyConsole(config, '127.0.0.1', started.console.port), uiUrl ? [uiUrl] : []);
+  return demoWorkerConfig(config, started.console.port, uiUrl);
+}
+
+/**
+ * The demo worker's config: its browser is denied the web console it started and the Temporal UI (whose port may be
+ * --ui-port's, not the frontend's + 1000 the worker assumes), beside the control plane every worker denies.
+ */
+export function demoWorkerConfig(config: Config, consolePort: number, uiUrl: string | null): Config {
+  return withControlPlane(denyConsole(config, '127.0.0.1', consolePort), uiUrl ? [uiUrl] : []);
 }
 
 async function runDemo(

@@ -6,6 +6,7 @@ import { checkUrl, DEFAULT_URL_POLICY } from '../../src/contract/url-policy';
 import { configFromObject } from '../../src/runtime/config';
 import { TaskInputSchema } from '../../src/contract/task';
 import { taskUrlPolicy } from '../../activities/support';
+import { demoWorkerConfig } from '../../cli/commands/demo';
 import {
   controlPlaneAddresses,
   controlPlaneSummary,
@@ -130,5 +131,24 @@ describe("a task's session (browser and desktop proxy alike)", () => {
     expect(checkUrl(policy, 'http://localhost:8233/namespaces/default/workflows').ok).toBe(false);
     expect(checkUrl(policy, 'http://evil.example/').ok).toBe(false);
     expect(checkUrl(policy, 'http://127.0.0.1:5173/').ok).toBe(true);
+  });
+});
+
+describe("the demo's worker (cua demo)", () => {
+  // The demo's dev server on 7233 with its UI moved to 8299 (--ui-port), its console on 8301 (8300 was taken).
+  const config = demoWorkerConfig(
+    configFromObject({ temporal: { address: '127.0.0.1:7233' } }),
+    8301,
+    'http://127.0.0.1:8299',
+  );
+
+  it.each<[string, boolean]>([
+    ['http://127.0.0.1:8299/namespaces/default/workflows', false], // the Temporal UI the demo started
+    ['http://localhost:8301/tasks', false], // the web console the demo started
+    ['http://127.0.0.1:7233/', false], // the frontend
+    ['http://127.0.0.1:8888/', false], // a codec server on its default port
+    ['http://127.0.0.1:5173/', true], // the demo's own site on another loopback port
+  ])('%s allowed: %s', (url, allowed) => {
+    expect(checkUrl(workerUrlPolicy(config), url).ok).toBe(allowed);
   });
 });
