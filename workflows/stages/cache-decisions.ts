@@ -2,22 +2,11 @@
 // its element is still there (no model call); else the model's decision, kept in the cache once acted.
 // Deterministic.
 import type { DecideCall, ObserveResult, SessionRef } from '../../src/contract/activities';
-import type { TaskContext } from './context';
-import { ModelDecisions } from './decisions';
-import type { DecisionSource } from './decisions';
+import { ModelFallback } from './decisions';
 
-export class CacheDecisions implements DecisionSource {
-  private readonly model: ModelDecisions;
+export class CacheDecisions extends ModelFallback {
   /** This step was decided by the model: keep its decision once acted. */
   private rememberStep = false;
-
-  constructor(private readonly ctx: TaskContext) {
-    this.model = new ModelDecisions(ctx);
-  }
-
-  get lastInvalidReply(): string {
-    return this.model.lastInvalidReply;
-  }
 
   async next(session: SessionRef, obs: ObserveResult): Promise<DecideCall[] | null> {
     const { state, input, proxies } = this.ctx;
@@ -40,7 +29,7 @@ export class CacheDecisions implements DecisionSource {
   }
 
   /** After a decided step is acted: its decision goes into the cache. */
-  async acted(): Promise<void> {
+  override async acted(): Promise<void> {
     if (!this.rememberStep) return;
     this.rememberStep = false;
     const { state, input, proxies } = this.ctx;
@@ -49,9 +38,5 @@ export class CacheDecisions implements DecisionSource {
       step: state.step,
       generation: state.generation,
     });
-  }
-
-  takeRecordedReply(): string | null {
-    return null;
   }
 }

@@ -63,3 +63,24 @@ export class ModelDecisions implements DecisionSource {
     return decision.calls ?? [decision];
   }
 }
+
+/** A source that takes what it can from elsewhere (a recording, a cache) and asks the model for the rest. */
+export abstract class ModelFallback implements DecisionSource {
+  protected readonly model: ModelDecisions;
+
+  constructor(protected readonly ctx: TaskContext) {
+    this.model = new ModelDecisions(ctx);
+  }
+
+  get lastInvalidReply(): string {
+    return this.model.lastInvalidReply;
+  }
+
+  abstract next(session: SessionRef, obs: ObserveResult): Promise<DecideCall[] | null>;
+
+  async acted(): Promise<void> {}
+
+  takeRecordedReply(): string | null {
+    return null;
+  }
+}

@@ -3,22 +3,11 @@
 // `strict`, ends it with end reason replay_diverged). Deterministic.
 import { ApplicationFailure, log } from '@temporalio/workflow';
 import type { DecideCall, ObserveResult, SessionRef } from '../../src/contract/activities';
-import type { TaskContext } from './context';
-import { ModelDecisions } from './decisions';
-import type { DecisionSource } from './decisions';
+import { ModelFallback } from './decisions';
 
-export class ReplayDecisions implements DecisionSource {
-  private readonly model: ModelDecisions;
+export class ReplayDecisions extends ModelFallback {
   /** A replayed question's recorded reply (answers: 'recorded'), for this step's question. */
   private recordedReply: string | null = null;
-
-  constructor(private readonly ctx: TaskContext) {
-    this.model = new ModelDecisions(ctx);
-  }
-
-  get lastInvalidReply(): string {
-    return this.model.lastInvalidReply;
-  }
 
   async next(session: SessionRef, obs: ObserveResult): Promise<DecideCall[] | null> {
     const { state, input, proxies } = this.ctx;
@@ -51,9 +40,7 @@ export class ReplayDecisions implements DecisionSource {
     return this.model.decide(obs);
   }
 
-  async acted(): Promise<void> {}
-
-  takeRecordedReply(): string | null {
+  override takeRecordedReply(): string | null {
     const reply = this.recordedReply;
     this.recordedReply = null;
     return reply;
