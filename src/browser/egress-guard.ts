@@ -7,7 +7,7 @@
 // elements dropped). docs/SECURITY.md says what stays out of reach (a value the page hashes or encrypts first).
 import type { BrowserContext, Route, WebSocketRoute } from 'playwright';
 import type { TypedSecret } from '../agent/secrets';
-import { boundTo, carriedSecrets, leakedSecret, messageCarries, requestHost, watch } from './secret-traces';
+import { boundTo, carriedSecrets, leakedSecret, messageSecrets, requestHost, watch } from './secret-traces';
 import type { WatchedSecret } from './secret-traces';
 
 /** A request the guard stopped: the secret's name and the host, never the value. */
@@ -147,7 +147,10 @@ export class EgressGuard {
     }
     const server = ws.connectToServer();
     ws.onMessage((message) => {
-      const leak = this.watched().find((s) => !boundTo(s, host) && messageCarries(s, message));
+      const leak = messageSecrets(
+        this.watched().filter((s) => !boundTo(s, host)),
+        message,
+      )[0];
       if (leak) return this.refuse(leak, host, 'WebSocket message');
       server.send(message);
     });

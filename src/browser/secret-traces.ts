@@ -92,7 +92,11 @@ export function carriedSecrets(secrets: readonly WatchedSecret[], request: Outgo
   const parts = [request.url, ...Object.entries(request.headers).map(([k, v]) => `${k}: ${v}`)];
   if (request.body && request.body.length > 0)
     parts.push(request.body.toString('utf8'), request.body.toString('latin1'));
-  const texts = parts.flatMap(readings);
+  return carriedIn(secrets, parts.flatMap(readings));
+}
+
+/** The secrets with a form of their value in one of `texts`. */
+function carriedIn(secrets: readonly WatchedSecret[], texts: readonly string[]): WatchedSecret[] {
   return secrets.filter((s) => s.forms.some((form) => texts.some((text) => text.includes(form))));
 }
 
@@ -106,8 +110,13 @@ export function leakedSecret(secrets: readonly WatchedSecret[], request: Outgoin
   )[0];
 }
 
-/** A WebSocket message's texts (a binary one as UTF-8). */
+/** The secrets a WebSocket message carries (a binary one read as UTF-8), its text decoded once for all of them. */
+export function messageSecrets(secrets: readonly WatchedSecret[], message: string | Buffer): WatchedSecret[] {
+  if (secrets.length === 0) return [];
+  return carriedIn(secrets, readings(typeof message === 'string' ? message : message.toString('utf8')));
+}
+
+/** Whether a WebSocket message carries `secret`. */
 export function messageCarries(secret: WatchedSecret, message: string | Buffer): boolean {
-  const text = typeof message === 'string' ? message : message.toString('utf8');
-  return readings(text).some((t) => secret.forms.some((form) => t.includes(form)));
+  return messageSecrets([secret], message).length > 0;
 }
