@@ -29,15 +29,7 @@ export class Questions {
     const { state, input, task, proxies } = this.ctx;
     if (asker.by === 'runtime') this.recordRuntimeQuestion(text);
     const question = this.pose(text, asker);
-    // A replay with `answers: 'recorded'` answers the recorded question with its recorded reply; an unattended task
-    // (autoReply) stops at a budget or a loop: nobody is there to decide to spend more.
-    const unattended = autoReplyText(input.autoReply);
-    const autoReply =
-      asker.by === 'limit'
-        ? unattended === undefined
-          ? undefined
-          : 'stop'
-        : (this.decisions.takeRecordedReply() ?? unattended);
+    const autoReply = this.autoReply(asker);
     let held = false;
     if (autoReply !== undefined) task.pendingReply = { text: autoReply, questionId: question.id };
     else {
@@ -64,6 +56,17 @@ export class Questions {
     task.publish();
     await this.sessions.ensure('reply');
     return true;
+  }
+
+  /**
+   * The reply nobody has to give: a replay with `answers: 'recorded'` answers the recorded question with its recorded
+   * reply; an unattended task (autoReply) answers the model's questions, and stops at a budget or a loop (nobody is
+   * there to decide to spend more). Undefined: a person replies.
+   */
+  private autoReply(asker: Asker): string | undefined {
+    const unattended = autoReplyText(this.ctx.input.autoReply);
+    if (asker.by === 'limit') return unattended === undefined ? undefined : 'stop';
+    return this.decisions.takeRecordedReply() ?? unattended;
   }
 
   /** The runtime's question about a held-back resend goes into the steps table as a question of the step. */
