@@ -8,6 +8,14 @@ import type { EvalActivities } from '../src/eval/records';
 import type { BranchActivities } from '../src/eval/branches';
 import { MODEL_NOT_RETRIED, OPEN_NOT_RETRIED } from '../src/agent/failure-types';
 import type { TaskInput } from '../src/contract/task';
+import { MAX_STORE_FAULT_WAIT_MINUTES } from '../src/trajectory/store-wait';
+
+/**
+ * Milliseconds for an activity of `ownMinutes` that may wait for an unusable run store as long as any worker may
+ * (store.faultWaitMinutes, heartbeating): what workflows with no session's worker to ask (evaluations) give reading
+ * task sets and recording verdicts.
+ */
+export const upToLongestStoreWait = (ownMinutes: number) => (ownMinutes + MAX_STORE_FAULT_WAIT_MINUTES) * 60_000;
 
 /** Every activity a workflow may call (the worker's catalog implements them: activities/catalog.ts). */
 export type Activities = TaskActivities & EvalActivities & BranchActivities;

@@ -3,6 +3,7 @@
 // earlier run started, awaited by id through an activity. Deterministic.
 import { ParentClosePolicy, WorkflowIdReusePolicy, proxyActivities, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { upToLongestStoreWait } from './activity-proxies';
 import type { Activities } from './activity-proxies';
 import { AGENT_WORKFLOW } from '../src/contract/task';
 import type { TaskInputArgs, TaskResult } from '../src/contract/task';
@@ -10,10 +11,9 @@ import { STATUS_SEARCH_ATTRIBUTE, STEP_SEARCH_ATTRIBUTE } from './messages';
 import { EVALUATION_SEARCH_ATTRIBUTE, outcomeOfFailure } from './eval-messages';
 import { outcomeOfResult } from '../src/eval/records';
 import type { AttemptOutcome, EvalTaskSpec, EvaluationInput } from '../src/eval/records';
-import { upToStoreWait } from './eval-scoring';
 
 export const { evalTaskCount, evalTaskPage } = proxyActivities<Activities>({
-  startToCloseTimeout: upToStoreWait(2),
+  startToCloseTimeout: upToLongestStoreWait(2),
   heartbeatTimeout: '60s',
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10 },
 });

@@ -2,8 +2,8 @@
 // judge's, the score they give together, and the record of a trial's last attempt. A scoring or judging failure
 // leaves the trial unscored with the reason; it never fails the workflow. Deterministic.
 import { proxyActivities } from '@temporalio/workflow';
+import { upToLongestStoreWait } from './activity-proxies';
 import type { Activities } from './activity-proxies';
-import { MAX_STORE_FAULT_WAIT_MINUTES } from '../src/trajectory/store-wait';
 import { attemptKind } from '../src/eval/records';
 import type { AttemptOutcome, EvalRecord, JudgeRecord, TaskSetRef } from '../src/eval/records';
 import type { JudgeSettings } from '../src/eval/judge';
@@ -17,19 +17,14 @@ function messageOf(err: unknown): string {
   return err.cause instanceof Error ? err.cause.message : err.message;
 }
 
-/**
- * Reading task sets and recording verdicts may wait for an unusable run store (as long as the worker's
- * store.faultWaitMinutes, heartbeating): their time limits make room for the longest such wait any worker may have.
- */
-export const upToStoreWait = (ownMinutes: number) => (ownMinutes + MAX_STORE_FAULT_WAIT_MINUTES) * 60_000;
 const { scoreEvalRun } = proxyActivities<Activities>({
-  startToCloseTimeout: upToStoreWait(2),
+  startToCloseTimeout: upToLongestStoreWait(2),
   heartbeatTimeout: '60s',
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10 },
 });
 /** The judge's model calls: heartbeating, retried with backoff on 5xx and network errors (4xx is recorded, not thrown). */
 const { judgeEvalRun } = proxyActivities<Activities>({
-  startToCloseTimeout: upToStoreWait(20),
+  startToCloseTimeout: upToLongestStoreWait(20),
   heartbeatTimeout: '60s',
   retry: {
     initialInterval: '1s',
