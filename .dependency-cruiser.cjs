@@ -102,11 +102,12 @@ const DEPS = {
     'src/scripted',
     'workflows',
   ],
-  // The worker process.
+  // The worker process, and the embeddable worker (`durable-cua/worker`, worker/embed.ts).
   worker: [
     'src/common',
     'src/contract',
     'src/actions',
+    'src/model',
     'src/families',
     'src/infra',
     'src/telemetry',
@@ -119,8 +120,9 @@ const DEPS = {
     'src/desktop',
     'activities',
   ],
-  // The package's public entry points and the task operations.
-  api: [
+  // The typed Temporal client (`durable-cua/client`): starting tasks, updates, signals, queries and watching; and the
+  // package's contract entry (`durable-cua/contract`).
+  client: [
     'src/common',
     'src/contract',
     'src/actions',
@@ -136,7 +138,7 @@ const DEPS = {
     'activities',
     'worker',
   ],
-  // The web console (`cua console`): a server over api/'s client and the run store.
+  // The web console (`cua console`): a server over client/ and the run store.
   console: [
     'src/contract',
     'src/codec',
@@ -145,7 +147,7 @@ const DEPS = {
     'src/eval',
     'src/browser',
     'src/viewer',
-    'api',
+    'client',
   ],
   // The `cua` commands.
   cli: [
@@ -164,7 +166,7 @@ const DEPS = {
     'src/viewer',
     'workflows',
     'worker',
-    'api',
+    'client',
     'console',
   ],
   // Benchmarks.
@@ -185,10 +187,10 @@ const DEPS = {
     'workflows',
     'activities',
     'worker',
-    'api',
+    'client',
   ],
-  scripts: ['src/infra', 'src/trajectory', 'workflows', 'api', 'console', 'bench'], // maintenance scripts
-  examples: ['api'], // how an application uses the package (api/ only)
+  scripts: ['src/infra', 'src/trajectory', 'workflows', 'client', 'console', 'bench'], // maintenance scripts
+  examples: ['client', 'worker'], // how an application uses the package (its entries: client/, worker/embed.ts)
 };
 
 const FOLDERS = Object.keys(DEPS);

@@ -75,7 +75,7 @@ export default tseslint.config(
                 '**/activities/**',
                 '**/worker/**',
                 '**/cli/**',
-                '**/api/**',
+                '**/client/**',
                 '**/runtime/**',
               ],
               message: 'workflows/ may import only pure modules.',

@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { NativeConnection, bundleWorkflowCode } from '@temporalio/worker';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { startTask, validateTaskInput } from '../api/tasks';
+import { startTask, validateTaskInput } from '../client/tasks';
 import { freePort, startDevServer, waitForNamespace } from '../src/infra/devserver';
 import type { DevServer } from '../src/infra/devserver';
 import { startScriptedModelServer } from '../src/scripted/server';

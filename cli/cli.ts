@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/infra/paths';
-import { InvalidTaskInputError } from '../api/errors';
+import { InvalidTaskInputError } from '../client/errors';
 import { UsageError } from './args';
 import { runCommand, RUN_USAGE } from './commands/run';
 import {

@@ -3,7 +3,7 @@
 // still encrypted and is read as a placeholder (sealed-payloads.ts) rather than failing the whole page.
 import { defaultFailureConverter } from '@temporalio/common';
 import type { LoadedDataConverter, Payload, PayloadCodec } from '@temporalio/common';
-import { AgentClient } from '../api/client';
+import { AgentClient } from '../client/client';
 import { PayloadDecryptionError, UnknownEncryptionKeyError } from '../src/codec/aes-gcm-codec';
 import type { AesGcmCodec } from '../src/codec/aes-gcm-codec';
 import { createCodec } from '../src/codec/data-converter';

@@ -2,7 +2,7 @@
 // for the others the cost is summed from the run folder's model calls (src/trajectory/usage.ts, as the task page's
 // usage line) and remembered per task and step: a task is read again only when its step or status moved, so a page of
 // 50 costs its reads once, and after that only the tasks that changed since. An ended task is never read twice.
-import type { TaskListEntry } from '../api/client';
+import type { TaskListEntry } from '../client/client';
 import { loadEvents, loadVerification } from '../src/trajectory/reader';
 import type { RunStore } from '../src/trajectory/store';
 import { dollars, usageTotals } from '../src/trajectory/usage';

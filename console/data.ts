@@ -1,8 +1,8 @@
 // What the console's pages show, read through the agent client (Temporal) and the run store (a folder or S3): the
 // task list (waiting tasks first, with their question and how long they have waited) and one task's steps.
 import sharp from 'sharp';
-import type { AgentClient, TaskListEntry, TaskSnapshot } from '../api/client';
-import { TaskNotFoundError } from '../api/client';
+import type { AgentClient, TaskListEntry, TaskSnapshot } from '../client/client';
+import { TaskNotFoundError } from '../client/client';
 import type { RunStatus } from '../src/contract/task';
 import type { Event } from '../src/trajectory/schema';
 import { parseEventId } from '../src/trajectory/ids';

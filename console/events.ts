@@ -1,7 +1,7 @@
 // Live updates for the console's pages, sent as server-sent events. The list: one poller for all open list pages,
 // which asks Temporal for the newest tasks and the waiting ones and tells each page when anything changed (the page
 // then fetches its own filtered page again). A task: the agent client's watch (steps, status changes, the end).
-import type { AgentClient } from '../api/client';
+import type { AgentClient } from '../client/client';
 
 /** Tells subscribers when the task list changed (status, step or a new task among the newest 100, or any waiting). */
 export class ListEvents {

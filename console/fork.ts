@@ -1,9 +1,9 @@
-// The task page's "Fork at this step" and "Best of N from here", started as `cua fork` starts them (api/fork.ts):
+// The task page's "Fork at this step" and "Best of N from here", started as `cua fork` starts them (client/fork.ts):
 // the source's run folder is checked first through the run store, so a step it did not finish or saved no page for
 // is refused in one line before anything starts. Best of N is scored by a judge (the console takes no check files).
-import type { AgentClient } from '../api/client';
-import { InvalidTaskInputError } from '../api/client';
-import { checkForkSource } from '../api/fork';
+import type { AgentClient } from '../client/client';
+import { InvalidTaskInputError } from '../client/client';
+import { checkForkSource } from '../client/fork';
 import { JUDGE_KINDS } from '../src/eval/judge';
 import type { JudgeKind } from '../src/eval/judge';
 import type { RunStore } from '../src/trajectory/store';

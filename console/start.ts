@@ -1,9 +1,9 @@
 // The list page's "Start a task" form: instruction, start URL, model endpoint by name, environment and max steps,
-// started through the agent client exactly as `cua run` starts one (api/new-task.ts). A bad field is refused in one
+// started through the agent client exactly as `cua run` starts one (client/new-task.ts). A bad field is refused in one
 // line before anything starts: an unknown endpoint name here, the rest by the task contract's own checks.
-import type { AgentClient } from '../api/client';
-import { InvalidTaskInputError } from '../api/client';
-import { newTaskOf } from '../api/new-task';
+import type { AgentClient } from '../client/client';
+import { InvalidTaskInputError } from '../client/client';
+import { newTaskOf } from '../client/new-task';
 
 /** The form's fields as posted (JSON); anything else is ignored. */
 export interface StartForm {

@@ -4,8 +4,8 @@
 // `npx tsx scripts/console-screenshots.ts`
 import path from 'node:path';
 import { chromium } from 'playwright';
-import { AgentClient } from '../api/client';
-import { newTaskOf } from '../api/new-task';
+import { AgentClient } from '../client/client';
+import { newTaskOf } from '../client/new-task';
 import { startConsole } from '../console/server';
 import { CHROMIUM_ARGS } from '../src/infra/chromium';
 import { chromiumPath } from '../src/infra/paths';

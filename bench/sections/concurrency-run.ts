@@ -2,7 +2,7 @@
 // in-process worker, each task's figures read back from its history (outcome, steps, queue wait, end-to-end time,
 // named failure, sessions lost), the non-model step times, and the worker's memory sampled while they ran.
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { failedResult, rootMessage, pendingDetails, waitingForSession } from '../../api/tasks';
+import { failedResult, rootMessage, pendingDetails, waitingForSession } from '../../client/tasks';
 import type { TaskResult } from '../../src/contract/task';
 import { eventually } from '../context';
 import type { Bench } from '../context';

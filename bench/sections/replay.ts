@@ -1,6 +1,6 @@
 // Section: a replayed step (`cua replay`, issue 28) against a decided one, on real Chromium through the workflow on
 // the dev server. A short run on the hotel site (click, type and search, open a result, scroll down and up, answer)
-// is recorded with the scripted model, then replayed (api/replay.ts replayTask) on the unchanged site. A step's time
+// is recorded with the scripted model, then replayed (client/replay.ts replayTask) on the unchanged site. A step's time
 // is its run folder's pre event → its post event (the decision and the act with its settle; a final answer has no
 // post: its action event ends it); the whole run's is the first event to the last, as `cua replay` prints it. The
 // replay check's own cost is the replayStep activity (start → close in the history) against the recording's decide,
@@ -9,7 +9,7 @@
 // to show a decided step with a model of that latency.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { replayTask } from '../../api/replay';
+import { replayTask } from '../../client/replay';
 import type { TaskResult } from '../../src/contract/task';
 import { screenDistance } from '../../src/image/distance';
 import { replayHowOf, tallyOf } from '../../src/replay/summary';

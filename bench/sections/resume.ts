@@ -11,7 +11,7 @@ import readline from 'node:readline';
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { Payload } from '@temporalio/common';
-import { replyToTask } from '../../api/tasks';
+import { replyToTask } from '../../client/tasks';
 import { EVENTS_FILE } from '../../src/trajectory/layout';
 import { statusQuery } from '../../workflows/messages';
 import type { TaskResult } from '../../src/contract/task';

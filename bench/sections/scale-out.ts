@@ -19,7 +19,7 @@ import { readRunFromStore } from '../../src/trajectory/reader';
 import { S3RunStore } from '../../src/trajectory/s3-store';
 import { LocalRunStore } from '../../src/trajectory/store';
 import { quietBundler, WORKFLOWS_PATH } from '../../worker/main';
-import { startTask } from '../../api/tasks';
+import { startTask } from '../../client/tasks';
 import type { TaskResult } from '../../src/contract/task';
 import { onCleanup } from '../cleanup';
 import type { Bench } from '../context';

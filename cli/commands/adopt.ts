@@ -1,9 +1,9 @@
-// `cua adopt <folder>`: continue a run folder the original (Fara) wrote as a durable task (api/adopt.ts). The folder is
+// `cua adopt <folder>`: continue a run folder the original (Fara) wrote as a durable task (client/adopt.ts). The folder is
 // checked here (one line says what is wrong with it), copied into the configured run store under a new id, and the
 // task started; a question the folder waits on is answered with `cua reply <id> "…"`.
 import { loadConfig } from '../../src/runtime/config';
-import { checkAdoptable } from '../../api/adopt';
-import { agentClientFor } from '../../api/client';
+import { checkAdoptable } from '../../client/adopt';
+import { agentClientFor } from '../../client/client';
 import { familyFlag, intFlag, one, parse } from '../args';
 
 export const ADOPT_USAGE =

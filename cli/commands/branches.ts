@@ -17,8 +17,8 @@ import type { RunStore } from '../../src/trajectory/store';
 import { branchesHtml, branchesLines, branchStats } from '../../src/viewer/branches';
 import type { BranchStats } from '../../src/viewer/branches';
 import { REPORT_FILE, writeTrajectoryReport } from '../../src/viewer/report';
-import type { AgentClient } from '../../api/client';
-import type { BranchOptions } from '../../api/fork';
+import type { AgentClient } from '../../client/client';
+import type { BranchOptions } from '../../client/fork';
 import { UsageError } from '../args';
 
 /** Best of N's record in the store, or undefined when `id` names none. */

@@ -7,7 +7,7 @@ import { consoleDenyHosts } from '../../console/access';
 import { consoleAgentClient } from '../../console/codec';
 import { knownSecrets } from '../../console/secrets';
 import { DEFAULT_CONSOLE_PORT, startConsole } from '../../console/server';
-import type { AgentClient } from '../../api/client';
+import type { AgentClient } from '../../client/client';
 import { loadConfig } from '../../src/runtime/config';
 import { untilReachable } from '../../src/runtime/connect';
 import type { Config } from '../../src/runtime/config';

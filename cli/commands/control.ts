@@ -1,8 +1,8 @@
-// `cua pause | resume | say | continue | takeover | handback`: a person's controls over a task (api/control.ts). Each
+// `cua pause | resume | say | continue | takeover | handback`: a person's controls over a task (client/control.ts). Each
 // prints one line saying what happened; a refusal (a task that is not running, waits for a reply, is not paused …) is
 // the task's own one-line reason.
 import { loadConfig } from '../../src/runtime/config';
-import { agentClientFor } from '../../api/client';
+import { agentClientFor } from '../../client/client';
 import { one, parse, UsageError } from '../args';
 
 const common = {

@@ -1,4 +1,4 @@
-// `cua fork <id> --step N`: a new task from another's steps 1…N (api/fork.ts). The source's run folder is checked
+// `cua fork <id> --step N`: a new task from another's steps 1…N (client/fork.ts). The source's run folder is checked
 // first through the configured store, as `cua show` reads it, so a step it did not finish or saved no page for is
 // refused in one line before anything starts; when the store cannot be read here, the fork's own refusal (the fork
 // fails with end reason `input`) is waited for and printed the same way. `--branches K` starts best of N instead
@@ -7,10 +7,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../src/runtime/config';
 import type { Config } from '../../src/runtime/config';
 import { openRunStore } from '../../src/trajectory/open-store';
-import { agentClientFor } from '../../api/client';
-import { checkForkSource } from '../../api/fork';
-import type { AgentClient } from '../../api/client';
-import { TaskError } from '../../api/errors';
+import { agentClientFor } from '../../client/client';
+import { checkForkSource } from '../../client/fork';
+import type { AgentClient } from '../../client/client';
+import { TaskError } from '../../client/errors';
 import { pageProbesOf } from '../../src/eval/task-set';
 import type { Check } from '../../src/eval/task-set';
 import type { RunStore } from '../../src/trajectory/store';

@@ -1,4 +1,4 @@
-// `cua replay <id|folder>`: run a recorded run's actions again as a new durable task (api/replay.ts), without the model
+// `cua replay <id|folder>`: run a recorded run's actions again as a new durable task (client/replay.ts), without the model
 // while the live page matches the recording, with it from the first step that does not. A folder is copied into the
 // run store first (it is only read). The command follows the replay to its end and prints how its steps went, the
 // model calls it made against the recording's, and the time each took.
@@ -8,10 +8,10 @@ import { loadConfig } from '../../src/runtime/config';
 import { readRunFromStore } from '../../src/trajectory/reader';
 import { openRunStore } from '../../src/trajectory/open-store';
 import { replayLines, tallyOf } from '../../src/replay/summary';
-import { agentClientFor } from '../../api/client';
-import { inputFromTaskRecord, replayTask } from '../../api/replay';
-import type { ReplayOptions } from '../../api/replay';
-import { TaskNotFoundError } from '../../api/errors';
+import { agentClientFor } from '../../client/client';
+import { inputFromTaskRecord, replayTask } from '../../client/replay';
+import type { ReplayOptions } from '../../client/replay';
+import { TaskNotFoundError } from '../../client/errors';
 import { one, parse, UsageError } from '../args';
 
 export const REPLAY_USAGE =

@@ -5,11 +5,11 @@ import { ENVIRONMENT_NAME } from '../../src/contract/task';
 import { loadConfig } from '../../src/runtime/config';
 import type { StepSummary, TaskResult, TaskStatus } from '../../src/contract/task';
 import { cacheFlag, familyFlag, intFlag, parse, UsageError } from '../args';
-import { agentClientFor, parseTask } from '../../api/client';
-import type { NewTask } from '../../api/client';
-import { newTaskOf } from '../../api/new-task';
-import { modelWaitLine, newRunId, replyToTask, storeWaitLine } from '../../api/tasks';
-import { watchTask } from '../../api/watch';
+import { agentClientFor, parseTask } from '../../client/client';
+import type { NewTask } from '../../client/client';
+import { newTaskOf } from '../../client/new-task';
+import { modelWaitLine, newRunId, replyToTask, storeWaitLine } from '../../client/tasks';
+import { watchTask } from '../../client/watch';
 
 export const RUN_USAGE =
   'npx cua run "<instruction>" [--env browser|desktop|NAME] [--url URL] [--max-steps N] [--family fara-1.5|fara-7b]\n' +
@@ -91,7 +91,7 @@ export async function readReplyFromTerminal(question: string): Promise<string | 
 }
 
 /**
- * Follows a task until it ends or waits for a reply nobody gives here: the client's watch (api/watch.ts) printed a
+ * Follows a task until it ends or waits for a reply nobody gives here: the client's watch (client/watch.ts) printed a
  * line per step, with each question put to `opts.ask` once.
  */
 export async function followTask(

@@ -24,7 +24,7 @@ import { replayView } from '../../src/viewer/run-settings';
 import type { TrajectoryView, ViewDecision } from '../../src/viewer/view';
 import { loadConfig } from '../../src/runtime/config';
 import { one, parse } from '../args';
-import { TaskError } from '../../api/tasks';
+import { TaskError } from '../../client/tasks';
 import { readBranches, showBranches } from './branches';
 
 export const SHOW_USAGE = 'npx cua show <id|run-folder> [--json] [--config FILE]';

@@ -7,10 +7,10 @@ import type { Config } from '../../src/runtime/config';
 import { loadConfig } from '../../src/runtime/config';
 import { RUN_STATUSES } from '../../src/contract/task';
 import type { RunStatus, TaskStatus } from '../../src/contract/task';
-import { agentClientFor } from '../../api/client';
+import { agentClientFor } from '../../client/client';
 import { budgetLine } from '../../src/agent/budget';
 import { one, parse, UsageError } from '../args';
-import { modelWaitLine, storeWaitLine } from '../../api/tasks';
+import { modelWaitLine, storeWaitLine } from '../../client/tasks';
 
 const common = {
   json: { type: 'boolean' },

@@ -1,4 +1,4 @@
-// The public client (api/client.ts) against a real dev server and worker: every typed error where a caller meets it,
+// The public client (client/client.ts) against a real dev server and worker: every typed error where a caller meets it,
 // watch() as a stream of steps and status changes ending with the result, list, status, cancel and result.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,8 +12,8 @@ import {
   TaskNotFoundError,
   TaskNotWaitingError,
   TemporalUnreachableError,
-} from '../../api/client';
-import type { AgentClient, NewTask, WatchEvent } from '../../api/client';
+} from '../../client/client';
+import type { AgentClient, NewTask, WatchEvent } from '../../client/client';
 import { freePort } from '../../src/infra/devserver';
 import { eventually, FAST_TIMING } from './harness';
 import type { Harness } from './harness';

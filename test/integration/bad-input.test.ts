@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
-import { replyToTask, rootMessage, startTask, validateTaskInput } from '../../api/tasks';
+import { replyToTask, rootMessage, startTask, validateTaskInput } from '../../client/tasks';
 import type { AgentAction } from '../../src/actions/schemas';
 import { dispatchAction } from '../../src/agent/dispatch';
 import type { DispatchResult } from '../../src/agent/dispatch';

@@ -11,7 +11,7 @@ import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import { readRun } from '../../src/trajectory/reader';
 import { usageTotals } from '../../src/trajectory/usage';
-import { failedResult, listTasks, replyToTask, startTask, validateTaskInput } from '../../api/tasks';
+import { failedResult, listTasks, replyToTask, startTask, validateTaskInput } from '../../client/tasks';
 import type { TaskInputArgs } from '../../src/contract/task';
 import { statusQuery } from '../../workflows/messages';
 import { FAST_TIMING, eventually, failureOf, startHarness, untilWaiting } from './harness';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTask, validateTaskInput } from '../../api/tasks';
+import { startTask, validateTaskInput } from '../../client/tasks';
 import { startCluster } from '../../src/infra/cluster';
 import type { TemporalCluster } from '../../src/infra/cluster';
 import { startS3Server } from '../../src/infra/rclone';

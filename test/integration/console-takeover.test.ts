@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium } from 'playwright';
 import type { Browser, BrowserContext, Page } from 'playwright';
 import { WebSocket } from 'ws';
-import { AgentClient } from '../../api/client';
+import { AgentClient } from '../../client/client';
 import { startConsole } from '../../console/server';
 import type { ConsoleServer } from '../../console/server';
 import { CHROMIUM_ARGS } from '../../src/infra/chromium';

@@ -4,7 +4,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium } from 'playwright';
 import type { Browser, BrowserContext, Page } from 'playwright';
-import { AgentClient, TaskError } from '../../api/client';
+import { AgentClient, TaskError } from '../../client/client';
 import { startConsole } from '../../console/server';
 import type { ConsoleServer } from '../../console/server';
 import { denyConsole } from '../../console/policy';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTask, validateTaskInput } from '../../api/tasks';
+import { startTask, validateTaskInput } from '../../client/tasks';
 import type { TaskResult } from '../../src/contract/task';
 import { withControlPlane } from '../../src/runtime/control-plane';
 import { startScriptedModelServer } from '../../src/scripted/server';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { secretResolver } from '../../activities/support';
-import { failedResult, startTask, validateTaskInput } from '../../api/tasks';
+import { failedResult, startTask, validateTaskInput } from '../../client/tasks';
 import type { AgentAction } from '../../src/actions/schemas';
 import { dispatchAction } from '../../src/agent/dispatch';
 import { BrowserPool } from '../../src/browser/pool';

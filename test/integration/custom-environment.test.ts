@@ -18,7 +18,7 @@ import { ConfigError } from '../../src/common/config-error';
 import { readRun } from '../../src/trajectory/reader';
 import { createWorkerRuntime, quietBundler } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';
-import { replyToTask, validateTaskInput } from '../../api/tasks';
+import { replyToTask, validateTaskInput } from '../../client/tasks';
 import type { TaskResult } from '../../src/contract/task';
 import { eventually, FAST_TIMING, startHarness, untilWaiting } from './harness';
 import type { Harness } from './harness';

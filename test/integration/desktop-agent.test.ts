@@ -12,7 +12,7 @@ import { usageTotals } from '../../src/trajectory/usage';
 import { stepSummaries } from '../../src/trajectory/steps';
 import type { Event } from '../../src/trajectory/schema';
 import type { TaskInputArgs, TaskResult } from '../../src/contract/task';
-import { failedResult, replyToTask } from '../../api/tasks';
+import { failedResult, replyToTask } from '../../client/tasks';
 import { startDesktopTask } from './desktop-tasks';
 import { eventually, failureOf, startHarness, untilWaiting } from './harness';
 import { WorkerProcesses } from './worker-processes';

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forkTask } from '../../api/fork';
+import { forkTask } from '../../client/fork';
 import type { TaskResult } from '../../src/contract/task';
 import { desktopSupport } from '../../src/desktop';
 import { startScriptedModelServer } from '../../src/scripted/server';

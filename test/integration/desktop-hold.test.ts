@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WorkflowHandle } from '@temporalio/client';
 import { homeArchiveAt, unpackHome } from '../../activities/environments/desktop-home';
-import { replyToTask } from '../../api/tasks';
+import { replyToTask } from '../../client/tasks';
 import type { TaskResult } from '../../src/contract/task';
 import { desktopSupport } from '../../src/desktop';
 import { startScriptedModelServer } from '../../src/scripted/server';

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { startTask, validateTaskInput } from '../../api/tasks';
+import { startTask, validateTaskInput } from '../../client/tasks';
 import type { TaskInputArgs } from '../../src/contract/task';
 import { FAST_TIMING } from './harness';
 

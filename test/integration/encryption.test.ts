@@ -22,7 +22,7 @@ import { freePort } from '../../src/infra/devserver';
 import { chromiumPath, temporalCliPath } from '../../src/infra/paths';
 import { loadConfig } from '../../src/runtime/config';
 import { createWorkerRuntime } from '../../worker/main';
-import { replyToTask, startTask, validateTaskInput } from '../../api/tasks';
+import { replyToTask, startTask, validateTaskInput } from '../../client/tasks';
 import type { TaskResult } from '../../src/contract/task';
 import {
   CONTROL_PATCH,

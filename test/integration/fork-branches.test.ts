@@ -7,9 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { forkBranchesOf } from '../../api/fork';
-import { InvalidTaskInputError } from '../../api/errors';
-import { AgentClient } from '../../api/client';
+import { forkBranchesOf } from '../../client/fork';
+import { InvalidTaskInputError } from '../../client/errors';
+import { AgentClient } from '../../client/client';
 import { main } from '../../cli/cli';
 import type { BranchesRecord } from '../../src/eval/branches';
 import { readRun } from '../../src/trajectory/reader';

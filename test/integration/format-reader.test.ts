@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { replyToTask } from '../../api/tasks';
+import { replyToTask } from '../../client/tasks';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
 import type { TaskResult } from '../../src/contract/task';
 import { eventually, untilWaiting } from './harness';

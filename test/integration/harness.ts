@@ -17,7 +17,7 @@ import type { Config } from '../../src/runtime/config';
 import { bundleWorkflows, createWorkerRuntime, installWorkerLogging } from '../../worker/main';
 import { dataConverterFor } from '../../src/codec/data-converter';
 import type { WorkerOptions, WorkerRuntime } from '../../worker/main';
-import { startTask, validateTaskInput } from '../../api/tasks';
+import { startTask, validateTaskInput } from '../../client/tasks';
 import { statusQuery } from '../../workflows/messages';
 import type { TaskInputArgs, TaskStatus } from '../../src/contract/task';
 import { startFixtureSite } from '../fixtures/site/server';

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgentWorker } from '../../api/worker';
+import { createAgentWorker } from '../../worker/embed';
 import { freePort } from '../../src/infra/devserver';
 import { replyUpdate } from '../../workflows/messages';
 import { eventually, startHarness, untilWaiting } from './harness';

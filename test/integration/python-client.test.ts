@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { replyToTask } from '../../api/tasks';
+import { replyToTask } from '../../client/tasks';
 import { ENCRYPTED_ENCODING, KEY_ID_METADATA } from '../../src/codec/aes-gcm-codec';
 import { readRun } from '../../src/trajectory/reader';
 import { statusQuery, stepsQuery } from '../../workflows/messages';

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { replayTask } from '../../api/replay';
+import { replayTask } from '../../client/replay';
 import { main } from '../../cli/cli';
 import type { TaskResult } from '../../src/contract/task';
 import { readRun } from '../../src/trajectory/reader';
@@ -15,7 +15,7 @@ import { writeTrajectoryReport } from '../../src/viewer/report';
 import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';
 import { startHarness, untilWaiting } from './harness';
-import { replyToTask } from '../../api/tasks';
+import { replyToTask } from '../../client/tasks';
 import type { Harness } from './harness';
 
 let h: Harness;

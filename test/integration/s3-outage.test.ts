@@ -11,7 +11,7 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/clien
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { homeArchiveFile, restoreHome, saveHome } from '../../activities/environments/desktop-home';
 import { RunFiles } from '../../activities/support';
-import { storeWaitLine, viewTask } from '../../api/tasks';
+import { storeWaitLine, viewTask } from '../../client/tasks';
 import { startS3Server } from '../../src/infra/rclone';
 import type { S3Server } from '../../src/infra/rclone';
 import { openRunStore } from '../../src/trajectory/open-store';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
-import { startTask, validateTaskInput } from '../../api/tasks';
+import { startTask, validateTaskInput } from '../../client/tasks';
 import type { Config } from '../../src/runtime/config';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';

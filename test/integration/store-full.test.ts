@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cancelTask, failedResult, startTask, storeWaitLine, validateTaskInput, viewTask } from '../../api/tasks';
+import { cancelTask, failedResult, startTask, storeWaitLine, validateTaskInput, viewTask } from '../../client/tasks';
 import { loadConfig } from '../../src/runtime/config';
 import type { Config } from '../../src/runtime/config';
 import type { Event } from '../../src/trajectory/schema';

@@ -6,7 +6,7 @@ import { chromium } from 'playwright';
 import type { Browser, Locator, Page } from 'playwright';
 import { chromiumPath } from '../../src/infra/paths';
 import { CHROMIUM_ARGS } from '../../src/infra/chromium';
-import { replyToTask } from '../../api/tasks';
+import { replyToTask } from '../../client/tasks';
 import type { TaskResult } from '../../src/contract/task';
 import { eventually, untilWaiting } from './harness';
 import { useHarness } from './use-harness';

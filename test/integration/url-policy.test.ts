@@ -20,7 +20,7 @@ import type { Lookup } from '../../src/policy/resolve';
 import { UrlPolicySchema } from '../../src/contract/url-policy';
 import type { UrlPolicyInput } from '../../src/contract/url-policy';
 import { readRun } from '../../src/trajectory/reader';
-import { failedResult } from '../../api/tasks';
+import { failedResult } from '../../client/tasks';
 import type { TaskResult } from '../../src/contract/task';
 import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';

@@ -14,7 +14,7 @@ import { usageLine, usageTotals } from '../../src/trajectory/usage';
 import { renderTrajectoryReport } from '../../src/viewer/report';
 import { main } from '../../cli/cli';
 import { FAST_TIMING, startHarness } from './harness';
-import { startTask, validateTaskInput } from '../../api/tasks';
+import { startTask, validateTaskInput } from '../../client/tasks';
 import type { Harness } from './harness';
 
 const SCRIPTS = path.resolve(__dirname, '../fixtures/scripts');

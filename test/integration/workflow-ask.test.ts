@@ -13,7 +13,7 @@ import { startScriptedModelServer } from '../../src/scripted/server';
 import { readRun } from '../../src/trajectory/reader';
 import { loadConfig } from '../../src/runtime/config';
 import { createWorkerRuntime } from '../../worker/main';
-import { replyToTask, startTask, validateTaskInput, TaskError } from '../../api/tasks';
+import { replyToTask, startTask, validateTaskInput, TaskError } from '../../client/tasks';
 import { REPLY_REFUSALS } from '../../src/contract/task';
 import { replySignal, replyUpdate, statusQuery } from '../../workflows/messages';
 import type { TaskResult } from '../../src/contract/task';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPTCHA_SOLVING_FINISHED, CAPTCHA_SOLVING_STARTED } from '../../src/browser';
-import { failedResult } from '../../api/tasks';
+import { failedResult } from '../../client/tasks';
 import type { TaskResult } from '../../src/contract/task';
 import { FAST_TIMING, failureOf, startHarness } from './harness';
 import type { Harness } from './harness';

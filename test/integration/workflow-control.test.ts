@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { continueTask, handBackTask, pauseTask, resumeTask, sayToTask } from '../../api/control';
-import { ControlRefusedError, InvalidTaskInputError } from '../../api/errors';
+import { continueTask, handBackTask, pauseTask, resumeTask, sayToTask } from '../../client/control';
+import { ControlRefusedError, InvalidTaskInputError } from '../../client/errors';
 import { statusQuery } from '../../workflows/messages';
 import type { TaskResult } from '../../src/contract/task';
 import { readRun } from '../../src/trajectory/reader';

@@ -7,7 +7,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { readRun } from '../../src/trajectory/reader';
 import { stepSummaries } from '../../src/trajectory/steps';
-import { failedResult } from '../../api/tasks';
+import { failedResult } from '../../client/tasks';
 import type { TaskResult } from '../../src/contract/task';
 import { AGENT_WORKFLOW } from '../../src/contract/task';
 import { statusQuery, stepsQuery } from '../../workflows/messages';

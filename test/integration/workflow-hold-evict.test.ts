@@ -3,7 +3,7 @@
 // saved and its browser closed. B runs to its end; A's reply re-opens a browser, restores the page, and the typed
 // value is still submitted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replyToTask } from '../../api/tasks';
+import { replyToTask } from '../../client/tasks';
 import type { TaskResult } from '../../src/contract/task';
 import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';

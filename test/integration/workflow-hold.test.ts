@@ -3,7 +3,7 @@
 // the hold, or after the worker shut down during it, finds the browser saved and closed, and the restored page
 // submits the value all the same.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replyToTask } from '../../api/tasks';
+import { replyToTask } from '../../client/tasks';
 import type { TaskResult } from '../../src/contract/task';
 import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';

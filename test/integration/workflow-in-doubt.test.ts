@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replyToTask } from '../../api/tasks';
+import { replyToTask } from '../../client/tasks';
 import { parseJournal } from '../../src/browser/request-journal';
 import type { TaskResult } from '../../src/contract/task';
 import { readRun } from '../../src/trajectory/reader';

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporal } from '@temporalio/proto';
 import type { WorkflowHandle } from '@temporalio/client';
-import { continueTask, pauseTask, resumeTask } from '../../api/control';
-import { cancelTask, replyToTask } from '../../api/tasks';
+import { continueTask, pauseTask, resumeTask } from '../../client/control';
+import { cancelTask, replyToTask } from '../../client/tasks';
 import { statusQuery } from '../../workflows/messages';
 import type { TaskResult } from '../../src/contract/task';
 import type { WebhookBody } from '../../src/notify/body';

@@ -1,7 +1,7 @@
 // Browser sessions as a shared resource: a full pool makes a task wait in line for room instead of failing, and a start
 // page that cannot be loaded fails the task at once with a clear error.
 import { describe, expect, it } from 'vitest';
-import { viewTask } from '../../api/tasks';
+import { viewTask } from '../../client/tasks';
 import { readRun } from '../../src/trajectory/reader';
 import type { TaskResult } from '../../src/contract/task';
 import { useHarness } from './use-harness';

@@ -3,7 +3,7 @@
 // checkpoint) and grants the same lease there, at a new address the status query shows; a person connects to it, and
 // the handback goes on as usual.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handBackTask, takeOverTask } from '../../api/control';
+import { handBackTask, takeOverTask } from '../../client/control';
 import { statusQuery } from '../../workflows/messages';
 import type { TakeoverLease, TaskResult } from '../../src/contract/task';
 import { startFixtureServer } from '../fixtures/browser/server';

@@ -3,8 +3,8 @@
 // handback resumes the agent, and its next prompt says that a person had the browser, for how long, what changed
 // (URL and title) and their note; stale and bad requests are refused in one line.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handBackTask, pauseTask, sayToTask, takeOverTask } from '../../api/control';
-import { ControlRefusedError } from '../../api/errors';
+import { handBackTask, pauseTask, sayToTask, takeOverTask } from '../../client/control';
+import { ControlRefusedError } from '../../client/errors';
 import { statusQuery } from '../../workflows/messages';
 import type { TaskResult } from '../../src/contract/task';
 import { readRun } from '../../src/trajectory/reader';

@@ -8,8 +8,8 @@ import * as path from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { checkAdoptable } from '../../api/adopt';
-import { InvalidTaskInputError } from '../../api/errors';
+import { checkAdoptable } from '../../client/adopt';
+import { InvalidTaskInputError } from '../../client/errors';
 import { main } from '../../cli/cli';
 import { historyForStep, PAGE_REOPENED_KEY } from '../../src/agent/history';
 import { preObservation, sessionRestored, userReply } from '../../src/trajectory/events';

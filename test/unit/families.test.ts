@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseTask } from '../../api/client';
+import { parseTask } from '../../client/client';
 import { familyFlag } from '../../cli/args';
 import { FARA15_FAMILY } from '../../src/families/fara-1.5/family';
 import type { ModelFamily } from '../../src/families/family';

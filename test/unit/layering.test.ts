@@ -121,7 +121,7 @@ describe('the layering rule', () => {
         .readdirSync(path.join(root, dir), { withFileTypes: true })
         .some((e) => (e.isDirectory() ? hasTs(`${dir}/${e.name}`) : /\.[cm]?ts$/.test(e.name)));
     const folders = sourceFolders('');
-    expect(folders).toEqual(expect.arrayContaining(['src/contract', 'workflows', 'activities', 'api', 'cli']));
+    expect(folders).toEqual(expect.arrayContaining(['src/contract', 'workflows', 'activities', 'client', 'cli']));
     expect(folders.filter((f) => !(f in DEPS))).toEqual([]);
     // An object literal keeps the last of two equal keys silently: count the entries as written.
     const table = source.slice(source.indexOf('const DEPS = {'), source.indexOf('\n};\n'));

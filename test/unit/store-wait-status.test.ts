@@ -6,7 +6,7 @@ import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { defaultFailureConverter, defaultPayloadConverter } from '@temporalio/common';
 import type { LoadedDataConverter, Payload } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { pendingDetails, storeWaitLine, waitingForSession, waitingForStore } from '../../api/tasks';
+import { pendingDetails, storeWaitLine, waitingForSession, waitingForStore } from '../../client/tasks';
 import { AesGcmCodec } from '../../src/codec/aes-gcm-codec';
 import { IN_LINE_DETAIL } from '../../src/agent/failure-types';
 import { STORE_WAIT_DETAIL } from '../../src/trajectory/store-wait';

@@ -1,6 +1,6 @@
 // Task operations over a Temporal client: start, look up, reply, describe, list, cancel, wait for the result. The
-// public client (api/client.ts) and the `cua` commands are built on these; refusals are the typed errors of
-// api/errors.ts, each one line.
+// public client (client/client.ts) and the `cua` commands are built on these; refusals are the typed errors of
+// client/errors.ts, each one line.
 import { randomBytes } from 'node:crypto';
 import {
   WorkflowExecutionAlreadyStartedError,
@@ -74,7 +74,7 @@ export async function startTask(
       taskQueue,
       workflowId: input.runId,
       // The id names the task's run folder: a second task under a closed task's id would write into the first's. A
-      // follow-up (api/control.ts continueTask) means to: it goes on in that folder.
+      // follow-up (client/control.ts continueTask) means to: it goes on in that folder.
       workflowIdReusePolicy: opts.reuseClosedId
         ? WorkflowIdReusePolicy.ALLOW_DUPLICATE
         : WorkflowIdReusePolicy.REJECT_DUPLICATE,

@@ -11,7 +11,7 @@ import { ConfigError } from '../src/common/config-error';
 import { configFromObject, loadConfig } from '../src/runtime/config';
 import type { Config, ConfigInput } from '../src/runtime/config';
 import { TemporalUnreachableError } from '../src/runtime/connect';
-import { createWorkerRuntime, installWorkerLogging } from '../worker/main';
+import { createWorkerRuntime, installWorkerLogging } from './main';
 import type { ActionTarget } from '../src/actions/target';
 import { EnvironmentSessionLostError } from '../src/environments/plugin';
 import type { CustomEnvironment, EnvironmentOpenRequest, EnvironmentSession } from '../src/environments/plugin';
