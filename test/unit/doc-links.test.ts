@@ -124,13 +124,13 @@ function brokenLink(file: string, target: string): string | null {
 }
 
 /** The relative links of a markdown file (inline links, images, reference definitions), outside code. */
-function linksOf(text: string): { target: string; index: number }[] {
+function linksOf(text: string): { target: string; line: number }[] {
   const clean = withoutCodeSpans(withoutFences(text));
   const inline =
     /!?\[(?:[^[\]]|\[[^[\]]*\])*\]\(\s*(<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)/g;
   const definitions = /^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)/gm;
   return [...clean.matchAll(inline), ...clean.matchAll(definitions)]
-    .map((m) => ({ target: (m[1] ?? '').replace(/^<|>$/g, ''), index: m.index ?? 0 }))
+    .map((m) => ({ target: (m[1] ?? '').replace(/^<|>$/g, ''), line: lineAt(clean, m.index ?? 0) }))
     .filter(({ target }) => target !== '' && !/^(?:[a-z][a-z0-9+.-]*:|\/\/)/i.test(target));
 }
 
@@ -140,9 +140,9 @@ const markdownFiles = files.filter((f) => f.endsWith('.md') && !f.startsWith('te
 /** Every broken relative link in a markdown file, as `file:line → target (why)`. */
 function brokenLinksIn(file: string): string[] {
   const text = fs.readFileSync(path.join(root, file), 'utf8');
-  return linksOf(text).flatMap(({ target, index }) => {
+  return linksOf(text).flatMap(({ target, line }) => {
     const why = brokenLink(file, target);
-    return why === null ? [] : [`${file}:${lineAt(text, index)} → ${target} (${why})`];
+    return why === null ? [] : [`${file}:${line} → ${target} (${why})`];
   });
 }
 
@@ -265,7 +265,11 @@ describe('the checks themselves', () => {
 
   it('finds links outside code only, and skips URLs', () => {
     const text = '[a](x.md) `[b](y.md)` [c](https://e.org) [d](<z w.md> "t")\n```\n[e](f.md)\n```\n[r]: ../g.md#h';
-    expect(linksOf(text).map((l) => l.target)).toEqual(['x.md', 'z w.md', '../g.md#h']);
+    expect(linksOf(text)).toEqual([
+      { target: 'x.md', line: 1 },
+      { target: 'z w.md', line: 1 },
+      { target: '../g.md#h', line: 5 },
+    ]);
   });
 
   it('reads comments, not strings, templates or regular expressions', () => {
