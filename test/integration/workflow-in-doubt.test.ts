@@ -119,7 +119,8 @@ describe('a worker killed -9 while a form POST is in flight', () => {
     // The journal: the start, no end (the worker died), the held-back resend, the user's resolution.
     const kinds = parseJournal(fs.readFileSync(journalFile, 'utf8')).map((l) => l.kind);
     expect(kinds).toEqual(['start', 'held', 'resolved']);
-    // The run folder, the runtime's question included, loads in the reader written from FORMAT.md alone.
+    // The run folder, the runtime's question included, loads in the reader written from the field contract alone
+    // (docs/architecture.md#the-run-folder-format).
     const read = spawnSync(path.join(ROOT, '.tools/venv/bin/python'), [READER, runDir], { encoding: 'utf8' });
     expect(JSON.parse(read.stdout)).toMatchObject({ ok: true, errors: [] });
   }, 300_000);

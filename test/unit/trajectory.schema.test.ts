@@ -1,4 +1,5 @@
-// Specification of the run folder's field-level contract (FORMAT.md): schemas, statuses, event ids, file names.
+// Specification of the run folder's field-level contract (docs/architecture.md#the-run-folder-format): schemas,
+// statuses, event ids, file names.
 import { describe, expect, it } from 'vitest';
 
 import { eventId, parseEventId } from '../../src/trajectory/ids';
