@@ -136,7 +136,7 @@ function help(): string {
     '',
     'Options: --help (also after a command), --version',
     'Configuration: --config FILE (before or after the command), CUA_CONFIG, ./cua.config.json; environment overrides such as',
-    'TEMPORAL_ADDRESS, CUA_MODEL_BASE_URL, CUA_MODEL, CUA_MODEL_API_KEY, CUA_ENCRYPTION_KEYS (see README).',
+    'TEMPORAL_ADDRESS, CUA_MODEL_BASE_URL, CUA_MODEL, CUA_MODEL_API_KEY, CUA_ENCRYPTION_KEYS (see docs/configuration.md).',
   ].join('\n');
 }
 

@@ -1,4 +1,4 @@
-// Takes the README's pictures of the web console (docs/images/console-list.png, console-task.png): a real dev
+// Takes the console guide's pictures (docs/console.md) of the web console (docs/images/console-list.png, console-task.png): a real dev
 // server, worker and scripted model (the test harness), a few tasks — one started as the console's form starts it on
 // a priced endpoint, one waiting for a reply, a fork, one running — and the console in Chromium.
 // `npx tsx scripts/console-screenshots.ts`

@@ -136,7 +136,7 @@ async function windowsLine(session: DesktopSession): Promise<string> {
 function pool(deps: ActivityDeps): DesktopPool {
   if (!deps.desktops) {
     nonRetryable(
-      new Error('this worker has no desktop support (its log says why at start; see README: The desktop agent)'),
+      new Error('this worker has no desktop support (its log says why at start; see docs/desktop.md)'),
       'DesktopUnavailableError',
     );
   }

@@ -4,7 +4,7 @@
 // routing; a context where no secret was typed has no route of the guard's at all, so it pays nothing.
 // Paths a route does not see are closed in an armed context: service workers (registration refused, registered
 // ones unregistered), WebRTC (its constructors removed), DNS prefetch and preconnect (switched off, their link
-// elements dropped). docs/SECURITY.md says what stays out of reach (a value the page hashes or encrypts first).
+// elements dropped). docs/security.md says what stays out of reach (a value the page hashes or encrypts first).
 import type { BrowserContext, Route, WebSocketRoute } from 'playwright';
 import type { TypedSecret } from '../agent/secrets';
 import { boundTo, carriedSecrets, leakedSecret, messageSecrets, requestHost, watch } from './secret-traces';

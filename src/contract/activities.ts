@@ -161,7 +161,7 @@ export interface TakeoverRef {
 
 /**
  * How a person reaches the taken-over browser. The token travels in this result, so in workflow history: encrypted
- * there when the payload codec is on (docs/SECURITY.md); it is the lease's alone and dies with it.
+ * there when the payload codec is on (docs/security.md); it is the lease's alone and dies with it.
  */
 export interface StartTakeoverResult {
   /** http(s)://<worker's takeover endpoint>/takeover/<leaseId>: the viewer page; its WebSocket is <url>/ws. */

@@ -190,7 +190,7 @@ export function remoteBrowserGaps(
     'get no egress proxy: pages are ' +
     "fetched by this worker and other requests checked before they are sent, but the browser's own connections " +
     '(sub-resources, their redirects, WebSockets) are not checked where they connect, so a name that resolves ' +
-    'differently a second time (DNS rebinding) can reach a denied address (docs/SECURITY.md); launch the browser ' +
+    'differently a second time (DNS rebinding) can reach a denied address (docs/security.md); launch the browser ' +
     `on the worker (${remote === 'cdpUrl' ? 'no cdpUrl' : "browser.provider 'chromium', no cdpUrl"}) for these rules ` +
     'to hold at every connection'
   );

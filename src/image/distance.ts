@@ -19,7 +19,7 @@ export async function screenDistance(a: Buffer, b: Buffer): Promise<number> {
   return sum / (x.length * 255);
 }
 
-/** The default largest distance that still counts as the same page (measured: see bench/ and the README). */
+/** The default largest distance that still counts as the same page (measured: see bench/README.md). */
 export const DEFAULT_MAX_DISTANCE = 0.05;
 
 /**

@@ -98,7 +98,7 @@ export const BrowserSchema = z
     readPageMaxChars: z.number().int().min(1000).max(1_000_000).default(DEFAULT_READ_PAGE_MAX_CHARS),
     /**
      * A takeover's lease also offers raw CDP (`cdpUrl`, for `chromium.connectOverCDP`): the whole browser of this
-     * worker, every task's context, with no URL policy. The operator's only; off by default (docs/SECURITY.md).
+     * worker, every task's context, with no URL policy. The operator's only; off by default (docs/security.md).
      * Only for the browser the worker launches itself.
      */
     takeoverCdp: z.boolean().default(false),

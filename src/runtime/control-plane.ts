@@ -51,5 +51,5 @@ export function withControlPlane<C extends Pick<Config, 'controlPlane'>>(config:
 /** One line for the worker's start: what its browsers and desktop proxy are denied of the control plane. */
 export function controlPlaneSummary(config: ControlPlaneConfig): string {
   if (config.controlPlane?.reachable) return 'control plane: reachable by the agent (controlPlane.reachable)';
-  return `control plane denied to the agent's browsers: ${controlPlaneAddresses(config).join(', ')} (docs/SECURITY.md)`;
+  return `control plane denied to the agent's browsers: ${controlPlaneAddresses(config).join(', ')} (docs/security.md)`;
 }

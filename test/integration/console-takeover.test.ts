@@ -23,7 +23,7 @@ import type { Harness } from './harness';
 import { useHarness } from './use-harness';
 
 const TOKEN = 'console-takeover-token-0123456789';
-/** Set to write the README's screenshot of a takeover (docs/images/console-takeover.png). */
+/** Set to write the takeover guide's screenshot (docs/takeover.md) (docs/images/console-takeover.png). */
 const README_IMAGE = process.env['CUA_README_IMAGES'] ? path.resolve(__dirname, '../../docs/images') : null;
 let h: Harness;
 let agent: AgentClient;

@@ -111,7 +111,7 @@ describe('controlPlaneSummary', () => {
   it('names what is denied, or that it is reachable', () => {
     expect(controlPlaneSummary(configFromObject({}))).toBe(
       "control plane denied to the agent's browsers: 127.0.0.1:7233, 127.0.0.1:8233, 127.0.0.1:8300, 127.0.0.1:8888, " +
-        '127.0.0.1:16686 (docs/SECURITY.md)',
+        '127.0.0.1:16686 (docs/security.md)',
     );
     expect(controlPlaneSummary(configFromObject({ controlPlane: { addresses: [], reachable: true } }))).toBe(
       'control plane: reachable by the agent (controlPlane.reachable)',

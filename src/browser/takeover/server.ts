@@ -1,7 +1,7 @@
 // The worker's takeover endpoint: one HTTP server (started at the first lease) through which a person drives a
 // session's browser while its agent waits. Per lease: GET /takeover/<id> the viewer page, /takeover/<id>/ws the
 // screencast and input socket, and with raw CDP on, /takeover/<id>/cdp a DevTools WebSocket to the whole browser
-// (operator only; docs/SECURITY.md). Every request carries the lease's token (`?token=` or `Authorization: Bearer`):
+// (operator only; docs/security.md). Every request carries the lease's token (`?token=` or `Authorization: Bearer`):
 // a missing or wrong one is a 401, an ended lease a 410. A lease outlives its viewers' disconnects; it ends when
 // handed back (`end`) or when its session closes.
 import { randomBytes } from 'node:crypto';
