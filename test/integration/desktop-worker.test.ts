@@ -216,7 +216,7 @@ describe('desktop lifetimes: tasks on a worker with one desktop', () => {
         { ...(quick('never')[1] as Entry), delay_ms: 60_000 },
       ]);
       const first = await start(worker, slow);
-      await eventually(async () => actionRequests(slow).length === 2, 60_000, 'the second turn to be asked');
+      await eventually(async () => actionRequests(slow).length === 2, 60_000, 'the second step to be asked');
       await first.terminate('the test leaves its desktop behind');
       const [leftBehind] = desktops.sessionIds();
       expect(desktops.size).toBe(1);

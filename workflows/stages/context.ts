@@ -54,7 +54,7 @@ export interface TaskContext {
   /** This run continues an earlier one as new (its state is the task's carried state). */
   readonly continued: boolean;
   readonly patches: Patches;
-  /** The desktop records every call of a turn in act, stops included; the browser's decide records its stops. */
+  /** The desktop records every call of a step in act, stops included; the browser's decide records its stops. */
   readonly actOnStops: boolean;
   /** The step's clock for its latency metric and the budget's working time (a new one each step). */
   clock: StepClock;
