@@ -18,7 +18,7 @@ import { screenDistance } from '../src/image/distance';
 import { parseEventId } from '../src/trajectory/ids';
 import type { Event } from '../src/trajectory/schema';
 import { TrajectoryWriter } from '../src/trajectory/writer';
-import { desktopScreen } from './environments/desktop-turn';
+import { desktopScreen } from './environments/desktop-step';
 import { resolveHeldRequests } from './environments/request-log';
 import type { TaskInput } from '../src/contract/task';
 import { nonRetryable, withoutStoreWait } from './support';

@@ -40,7 +40,7 @@ export function createSessionActivities(deps: ActivityDeps, files: RunFiles, env
     async openSession(req: OpenSessionInput): Promise<OpenSessionResult> {
       // A decision whose act never recorded it (its tool calls a model; see step-records.ts) is kept, cut off.
       if (req.reason === 'worker_lost') await flushDeferred(await files.writer(req.runId));
-      // Waiting for a place: in the open queue (polled while the pool has room) and through full-pool retries.
+      // Waiting for a slot: in the open queue (polled while the pool has a free slot) and through full-pool retries.
       const waitedMs = activityWaitedMs();
       try {
         const input = await files.input(req.runId);

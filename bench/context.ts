@@ -91,14 +91,15 @@ export class Bench {
   });
 
   /**
-   * Worker configuration (also for worker child processes, through the same variables). The session limit is the
-   * worker's own: derived from the machine (src/runtime/limits.ts) unless CUA_MAX_SESSIONS is set for the bench.
+   * Worker configuration (also for worker child processes, through the same variables). The slots are the worker's
+   * own: derived from the machine (src/runtime/limits.ts) unless CUA_SLOTS (or CUA_MAX_SESSIONS) is set for the bench.
    */
   workerEnv(address: string, taskQueue = 'bench'): Record<string, string> {
     return {
       TEMPORAL_ADDRESS: address,
       CUA_RUNS_DIR: this.runsDir,
       CUA_TASK_QUEUE: taskQueue,
+      ...(process.env.CUA_SLOTS ? { CUA_SLOTS: process.env.CUA_SLOTS } : {}),
       ...(process.env.CUA_MAX_SESSIONS ? { CUA_MAX_SESSIONS: process.env.CUA_MAX_SESSIONS } : {}),
       ...(process.env.CUA_CHROMIUM ? { CUA_CHROMIUM: process.env.CUA_CHROMIUM } : {}),
     };
@@ -124,10 +125,10 @@ export class Bench {
     const config = loadConfig({ env: this.workerEnv(server.address) });
     const native = await NativeConnection.connect({ address: server.address });
     const runtime = await createWorkerRuntime(config, { workflowBundle: bundle, connection: native });
-    const derived = config.limits.derived.includes('maxSessions');
+    const derived = config.limits.derived.includes('slots');
     this.log(
-      `[bench] in-process worker: ${config.browser.maxSessions} browser sessions ` +
-        `(${derived ? 'derived from the machine' : 'CUA_MAX_SESSIONS'}), ${config.worker.maxConcurrentActivities} ` +
+      `[bench] in-process worker: ${config.browser.slots} browser slots ` +
+        `(${derived ? 'derived from the machine' : 'CUA_SLOTS'}), ${config.worker.maxConcurrentActivities} ` +
         `activity slots, ${config.worker.maxConcurrentWorkflowTasks} workflow task slots`,
     );
     const running = runtime.run().finally(() => native.close());

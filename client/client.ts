@@ -229,7 +229,7 @@ export class AgentClient {
     return taskSnapshot(id, await viewTask(this.temporal, id));
   }
 
-  /** The steps so far, one summary per decision (a desktop turn: one per tool call). */
+  /** The steps so far, one summary per decision (a desktop step: one per tool call). */
   async steps(id: string): Promise<StepSummary[]> {
     return querySteps(await existingTask(this.temporal, id));
   }

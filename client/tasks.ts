@@ -269,7 +269,7 @@ export function waitingForSession(
     const type = a.lastFailure?.applicationFailureInfo?.type ?? '';
     const scheduledMs = timestampMs(a.scheduledTime);
     // In line in a full pool (the open heartbeats only then), refused by full pools and retried, or not taken by any
-    // worker yet (workers take browser opens only while they have a free session slot: see src/contract/queues.ts).
+    // worker yet (workers take browser opens only while they have a free slot: see src/contract/queues.ts).
     const inLine = detailOf(details.get(a.activityId ?? ''), IN_LINE_DETAIL) !== undefined;
     const notTaken =
       a.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED &&

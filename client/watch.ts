@@ -40,7 +40,7 @@ export interface WatchOptions {
   signal?: AbortSignal;
 }
 
-/** A key per summary row: a desktop turn has a row per tool call, a lost worker's step one row per generation. */
+/** A key per summary row: a desktop step has a row per tool call, a lost worker's step one row per generation. */
 function rowKeys(steps: readonly StepSummary[]): string[] {
   const seen = new Map<string, number>();
   return steps.map((s) => {

@@ -33,8 +33,8 @@ export async function main(): Promise<void> {
       temporal: { address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233', namespace: 'default' },
       taskQueue: 'cua-agent',
       runsDir: './agent-runs',
-      browser: { headless: true, maxSessions: 4 },
-      desktop: { maxSessions: 0 }, // browser tasks only in this process
+      browser: { headless: true, slots: 4 },
+      desktop: { slots: 0 }, // browser tasks only in this process
       // Tasks may not point their model anywhere else: each tenant's endpoint is the only one.
       modelOverrides: { allow: false },
       urlPolicy: { schemes: ['https'], denyPrivateAddresses: true },

@@ -135,9 +135,9 @@ const RECORDINGS: Recordings = {
     await handBackTask(h.client, task.workflowId, { note: 'I looked around.' });
     return task;
   },
-  // The desktop agent (issue 12): a turn of two tool calls, a question and its reply, a turn ending with stop.
-  'desktop-turns-ask': async (h) => {
-    const task = await h.start({ script: 'desktop-turns', environment: 'desktop', startUrl: undefined });
+  // The desktop agent (issue 12): a step of two tool calls, a question and its reply, a step ending with stop.
+  'desktop-steps-ask': async (h) => {
+    const task = await h.start({ script: 'desktop-steps', environment: 'desktop', startUrl: undefined });
     await untilWaiting(task, 60_000);
     await replyToTask(h.client, task.workflowId, 'world');
     return task;

@@ -128,7 +128,7 @@ function withOwnActivities<T extends object>(ours: T, theirs: WorkerOptions['act
   return { ...theirs, ...ours };
 }
 
-const limitsOf = (config: Config): WorkerLimits => ({ maxSessions: config.browser.maxSessions, ...config.worker });
+const limitsOf = (config: Config): WorkerLimits => ({ slots: config.browser.slots, ...config.worker });
 
 /** The connection the options give, or one to the configured server (waiting until it answers when asked to). */
 async function connectionFor(
@@ -180,7 +180,7 @@ interface Workers {
 
 /**
  * The shared-queue worker (workflows, model calls, run-folder work), the session-queue one (this process's
- * browsers) and the one taking browser session opens, polled only while the pool has a free place.
+ * browsers) and the one taking browser session opens, polled only while the pool has a free slot.
  */
 async function createWorkers(
   config: Config,
@@ -198,7 +198,7 @@ async function createWorkers(
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
   });
   const session = await Worker.create({ ...common, taskQueue: sessionQueue });
-  // Browser session opens: polled only while the pool has a free place (see worker/open-slots.ts).
+  // Browser session opens: polled only while the pool has a free slot (see worker/open-slots.ts).
   const openQueue = browserOpenQueue(config.taskQueue);
   const openSlots = freeSlotSupplier(pool);
   const { maxConcurrentActivityTaskExecutions: _bySlots, ...openCommon } = common;
@@ -224,7 +224,7 @@ function logReady(
   const limits = describeLimits(limitsOf(config), config.limits.derived, config.limits.machine);
   log(
     `worker ready: shared queue ${config.taskQueue}, session queue ${ready.sessionQueue}, opens on ${ready.openQueue} ` +
-      `while the pool has room, runs in ${config.runsDir}; ${limits}`,
+      `while the pool has a free slot, runs in ${config.runsDir}; ${limits}`,
   );
   for (const line of toolListLines({ desktop: ready.desktop, environments: ready.environments })) {
     log(line);

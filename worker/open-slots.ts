@@ -1,15 +1,15 @@
-// The activity slot supplier of a worker's session-open queue (src/contract/queues.ts): it hands the SDK a slot, and so
-// lets the worker poll for an open, only while its browser pool has a free place. A worker whose browsers are all in
-// use takes no opens; they go to a worker with a free session slot, or wait in Temporal's queue until one frees up. Several workers
-// (on several machines) then share the load without any of them holding an open it cannot serve.
+// The activity slot supplier of a worker's session-open queue (src/contract/queues.ts): it hands the SDK an activity
+// slot, and so lets the worker poll for an open, only while its browser pool has a free slot. A worker whose browsers
+// are all in use takes no opens; they go to a worker with a free slot, or wait in Temporal's queue until one frees up.
+// Several workers (on several machines) then share the load without any of them holding an open it cannot serve.
 import type { CustomSlotSupplier, SlotPermit, ActivitySlotInfo } from '@temporalio/worker';
 
 /** What the supplier needs of a pool (BrowserPool has it). */
 export interface FreeSlotSource {
-  readonly maxSessions: number;
-  /** Places taken: open sessions, and sessions being opened or closed. */
+  readonly slots: number;
+  /** Slots taken: open sessions, and sessions being opened or closed. */
   readonly busy: number;
-  /** Calls `listener` whenever a place may have come free; returns a function that stops it. */
+  /** Calls `listener` whenever a slot may have come free; returns a function that stops it. */
   onFreeSlot(listener: () => void): () => void;
 }
 
@@ -29,14 +29,15 @@ function abortError(signal: AbortSignal): unknown {
 }
 
 /**
- * A slot per free place. A slot is counted from the moment a poller reserves it until the SDK releases it (after the
- * open finished), and the session the open created is counted by the pool from then on: so the slots never promise
- * more places than the pool has, and the count is briefly conservative while an open runs (never too generous).
+ * An activity slot per free slot of the pool. An activity slot is counted from the moment a poller reserves it until
+ * the SDK releases it (after the open finished), and the session the open created is counted by the pool from then
+ * on: so the activity slots never promise more than the pool's free slots, and the count is briefly conservative while
+ * an open runs (never too generous).
  */
 export function freeSlotSupplier(pool: FreeSlotSource): FreeSlotSupplier {
   let outstanding = 0;
   const waiting: Array<{ grant: () => void }> = [];
-  const free = () => pool.maxSessions - pool.busy - outstanding;
+  const free = () => pool.slots - pool.busy - outstanding;
   const pump = () => {
     while (waiting.length > 0 && free() > 0) {
       outstanding += 1;

@@ -33,7 +33,7 @@ export function browserPoolFor(config: Config, browser: Browser | undefined, log
       ...(config.browser.cdpUrl ? { cdpUrl: config.browser.cdpUrl } : {}),
       headless: config.browser.headless,
     },
-    maxSessions: config.browser.maxSessions,
+    slots: config.browser.slots,
     idleTimeoutMs: config.browser.idleTimeoutSeconds * 1000,
     takeover: { ...config.takeover, cdp: config.browser.takeoverCdp },
     defaults: {
@@ -47,14 +47,14 @@ export function browserPoolFor(config: Config, browser: Browser | undefined, log
 
 /** A desktop pool when the config allows desktops and this machine has the programs; otherwise says why, once. */
 export function desktopPoolFor(config: Config, log: (line: string) => void): DesktopPool | undefined {
-  if (config.desktop.maxSessions === 0) return undefined;
+  if (config.desktop.slots === 0) return undefined;
   const support = desktopSupport();
   if (!support.ok) {
     log(`desktop tasks: off on this worker (missing ${support.missing.join(', ')}; install: ${support.aptLine})`);
     return undefined;
   }
   return new DesktopPool({
-    maxSessions: config.desktop.maxSessions,
+    slots: config.desktop.slots,
     idleTimeoutMs: config.desktop.idleTimeoutSeconds * 1000,
     ...(config.desktop.sandboxUid !== undefined ? { sandboxUid: config.desktop.sandboxUid } : {}),
     takeover: { host: config.takeover.host },

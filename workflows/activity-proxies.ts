@@ -24,9 +24,10 @@ export interface ActivityProxies {
   /** Run-folder bookkeeping on the shared queue: quick, retried a few times. */
   shared(summary: string): Activities;
   /**
-   * Opening a session waits out full pools as long as it takes (any worker with room may take it; the activity
-   * gives up on other errors after a few attempts); a start page the policy refuses fails at once. `taskQueue`: a
-   * queue of its own (browserOpenQueue) that workers poll only while they have room; absent: the workflow's queue.
+   * Opening a session waits out full pools as long as it takes (any worker with a free slot may take it; the
+   * activity gives up on other errors after a few attempts); a start page the policy refuses fails at once.
+   * `taskQueue`: a queue of its own (browserOpenQueue) that workers poll only while they have a free slot; absent: the
+   * workflow's queue.
    */
   opener(summary: string, taskQueue?: string): Activities;
   /** The model call: long, heartbeating, retried with backoff unless the endpoint refused the request. */

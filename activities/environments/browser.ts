@@ -39,8 +39,8 @@ import type { PageSteps } from './page-steps';
 import { holdForReply } from './session-hold';
 
 /**
- * How long an open waits in line in a full pool before giving the place back to Temporal's retry (which may find a
- * free session slot on another worker). Waiting here hands a freed browser on at once; a retry would find it up to
+ * How long an open waits in line in a full pool before giving the slot back to Temporal's retry (which may find a
+ * free slot on another worker). Waiting here hands a freed browser on at once; a retry would find it up to
  * 5 s later.
  */
 const POOL_WAIT_MS = 30_000;
@@ -268,7 +268,7 @@ async function savePage(
 /**
  * A question: the page saved now (a worker lost during the wait still restores it), and the live session held for
  * browser.holdWhileWaitingSeconds, saved again and closed when the hold ends unclaimed. Not held (saved and closed, as
- * a release would): no hold configured, the session already gone, or openers waiting for its place.
+ * a release would): no hold configured, the session already gone, or openers waiting for its slot.
  */
 function holdBrowser(
   deps: ActivityDeps,

@@ -1,7 +1,7 @@
 // The desktop agent's decide (open-computer-use's perceive + decide): a vision call describes the step's screenshot
 // in a fixed template, then the action model, reading the run's memory and that description, answers with native
-// tool calls. The first call is recorded as the turn's action event, with the description and all the turn's calls
-// in its metadata; a retry answers from that record and never calls the models twice for one turn.
+// tool calls. The first call is recorded as the step's action event, with the description and all the step's calls
+// in its metadata; a retry answers from that record and never calls the models twice for one step.
 import { INVALID_REPLY_ACTION, agentState, conversationEntry } from '../../src/agent/decision';
 import {
   DEFAULT_MEMORY_TOKEN_BUDGET,
@@ -28,14 +28,14 @@ import type { TrajectoryWriter } from '../../src/trajectory/writer';
 import { forTheRecord, recordStopStep } from '../step-records';
 import { callModel, endpointFor, withHeartbeat } from '../support';
 import type { ActivityDeps, RunFiles } from '../support';
-import { DESKTOP_AGENT, desktopScreen, turnStart } from './desktop-turn';
+import { DESKTOP_AGENT, desktopScreen, stepStart } from './desktop-step';
 import type { DecideCall, DecideResult, StepRef } from '../../src/contract/activities';
 import type { TaskInput } from '../../src/contract/task';
 
 type ActionEvent = Extract<Event, { type: 'action' }>;
 
 /**
- * Metadata of a turn whose reply called no tool and so ended the task (desktop.endOnNoCall): its action is the stop
+ * Metadata of a step whose reply called no tool and so ended the task (desktop.endOnNoCall): its action is the stop
  * the reply stands for, while `tool_calls` stays as the model gave it (none).
  */
 export const FINAL_REPLY_KEY = 'final_reply';
@@ -48,7 +48,7 @@ export async function decideDesktop(
 ): Promise<DecideResult> {
   const w = await files.writer(req.runId);
   const events = await w.events();
-  const recorded = turnStart(events, req);
+  const recorded = stepStart(events, req);
   if (recorded) return decisionFromRecord(recorded);
 
   const preId = eventId({ step: req.step, kind: 'pre', generation: req.generation });
@@ -121,8 +121,8 @@ export async function decideDesktop(
   return decisionFromRecord(event);
 }
 
-/** A turn's reply as decide records it: the model's text and thoughts, the conversation, the turn's metadata. */
-interface TurnReply {
+/** A step's reply as decide records it: the model's text and thoughts, the conversation, the step's metadata. */
+interface StepReply {
   text: string;
   thoughts: string;
   conversation: ReturnType<typeof conversationEntry>[];
@@ -131,11 +131,11 @@ interface TurnReply {
 
 /**
  * A reply that called no tool: the model's last word (desktop.endOnNoCall), recorded as a stop with its text as the
- * answer, or an invalid reply the model reads next turn.
+ * answer, or an invalid reply the model reads at the next step.
  */
 async function recordNoCall(
   at: { w: TrajectoryWriter; req: StepRef; events: readonly Event[] },
-  reply: TurnReply,
+  reply: StepReply,
   endOnNoCall: Parameters<typeof noCallOutcome>[1],
 ): Promise<DecideResult> {
   const { w, req, events } = at;
@@ -190,7 +190,7 @@ function invalidDecision(event: ActionEvent, error: string): DecideResult {
   };
 }
 
-/** One call as the workflow carries it: stop and ask_user (when well formed) end or pause the turn. */
+/** One call as the workflow carries it: stop and ask_user (when well formed) end or pause the step. */
 function decideCall(call: DesktopCall, thoughts: string): DecideCall {
   const usable = call.known && !call.error;
   const a = call.arguments;
@@ -208,7 +208,7 @@ function decideCall(call: DesktopCall, thoughts: string): DecideCall {
   };
 }
 
-/** The turn's decision from its recorded first action (a retried decide, or the fresh record). */
+/** The step's decision from its recorded first action (a retried decide, or the fresh record). */
 function decisionFromRecord(event: ActionEvent): DecideResult {
   const meta = (event.metadata ?? {}) as {
     invalid_reply?: { error?: unknown };

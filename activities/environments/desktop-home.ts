@@ -1,9 +1,9 @@
-// The desktop's home directory in the run store. The sandbox's home is the run's local `home/` folder; each turn that
+// The desktop's home directory in the run store. The sandbox's home is the run's local `home/` folder; each step that
 // changed it leaves an archive of it for that step, `checkpoints/home-step-<NNNN>.tar.gz` (a gzip'ed tar of its
 // contents), and `checkpoints/home-latest.json` names the newest and lists every step that has one. Written with
 // either store: a run forked from step N unpacks the archive of the largest step ≤ N (homeArchiveAt). With a shared
 // store (S3) a desktop opening for the run first unpacks the newest, whichever worker wrote it. A run saved before
-// per-step archives has one `home.tar.gz` (rewritten every turn), which is still restored.
+// per-step archives has one `home.tar.gz` (rewritten every step), which is still restored.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -45,7 +45,7 @@ function remember(runId: string, print: string): void {
 
 /**
  * Archives the home as step `step` left it, when it changed since the last save, and names it the newest. `step`
- * absent (a save whose turn this worker does not know): the newest archive's step. Returns whether it wrote one.
+ * absent (a save whose step this worker does not know): the newest archive's step. Returns whether it wrote one.
  */
 export async function saveHome(files: RunFiles, runId: string, homeDir: string, step?: number): Promise<boolean> {
   const print = await fingerprint(homeDir);
@@ -66,7 +66,7 @@ export async function saveHome(files: RunFiles, runId: string, homeDir: string, 
 
 /**
  * Replaces the local home with the store's newest archive (or the run's old `home.tar.gz`), the truth for a run
- * whose turns may have run on other workers (a shared store only; no archive yet: the local home stays as it is).
+ * whose steps may have run on other workers (a shared store only; no archive yet: the local home stays as it is).
  * Returns whether it unpacked one.
  */
 export async function restoreHome(files: RunFiles, runId: string, homeDir: string): Promise<boolean> {

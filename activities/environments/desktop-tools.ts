@@ -1,4 +1,4 @@
-// The desktop's tools as a turn's act carries them out: one checked call run in the sandbox (a command, keys, text,
+// The desktop's tools as a step's act carries them out: one checked call run in the sandbox (a command, keys, text,
 // a click at explicit coordinates or where the grounding model finds a description), its result as text for the
 // model to read.
 import { isSessionLostType } from '../../src/agent/failure-types';

@@ -1,7 +1,7 @@
 // The desktop's driver: open a sandboxed desktop for a run (its home is the run's `home/` folder, so a new worker
-// finds the files again; each turn that changed it is archived as its step's, desktop-home.ts), screenshot it before
-// a turn, carry out one tool call of a turn (each its own action and tool_output event; the turn's last call also
-// records the post screenshot), hold it through a question's wait (windows and all) or close it, and decide a turn
+// finds the files again; each step that changed it is archived as that step's, desktop-home.ts), screenshot it before
+// a step, carry out one tool call of a step (each its own action and tool_output event; the step's last call also
+// records the post screenshot), hold it through a question's wait (windows and all) or close it, and decide a step
 // with the desktop agent's two model calls (desktop-decide.ts).
 import { withActionSpan } from '../../src/telemetry/spans';
 import fs from 'node:fs/promises';
@@ -32,7 +32,7 @@ import type { ActivityDeps, RunFiles } from '../support';
 import { decideDesktop } from './desktop-decide';
 import { runTool } from './desktop-tools';
 import { homeOf, restoreHome, saveHome } from './desktop-home';
-import { DESKTOP_AGENT, desktopScreen } from './desktop-turn';
+import { DESKTOP_AGENT, desktopScreen } from './desktop-step';
 import { leaseLost } from './driver';
 import type { EnvironmentDriver, OpenedSession } from './driver';
 import { holdForReply } from './session-hold';
@@ -83,7 +83,7 @@ export function createDesktopDriver(deps: ActivityDeps, files: RunFiles): Enviro
   };
 }
 
-/** The step each open desktop last worked on (its open's, then each act's): a home saved outside a turn is its. */
+/** The step each open desktop last worked on (its open's, then each act's): a home saved outside a step is its. */
 class SessionSteps {
   private readonly steps = new Map<string, number>();
 
@@ -154,7 +154,7 @@ async function openDesktop(
   const w = await files.writer(req.runId);
   const homeDir = homeOf(files, req.runId);
   await fs.mkdir(homeDir, { recursive: true, mode: 0o700 });
-  // With a shared store (S3), the home as the last turn left it, whichever worker ran that turn.
+  // With a shared store (S3), the home as the last step left it, whichever worker ran that step.
   await restoreHome(files, req.runId, homeDir);
   const screen = desktopScreen(input);
   const urlPolicy = taskUrlPolicy(deps.config, input);
@@ -223,7 +223,7 @@ async function observeDesktop(deps: ActivityDeps, files: RunFiles, req: ObserveI
   });
 }
 
-/** One tool call of the turn: recorded as its action (calls after the first) and its tool_output, exactly once. */
+/** One tool call of the step: recorded as its action (calls after the first) and its tool_output, exactly once. */
 async function actOnDesktop(deps: ActivityDeps, files: RunFiles, req: ActInput): Promise<ActResult> {
   const w = await files.writer(req.runId);
   const input = await files.input(req.runId);
@@ -267,7 +267,7 @@ async function actOnDesktop(deps: ActivityDeps, files: RunFiles, req: ActInput):
     await w.appendEvent(output);
   }
   if (req.final && !events.some((e) => e.id === ids.post)) {
-    // The turn's home, archived as its step's before the turn counts as done (its post observation).
+    // The step's home, archived under the step before the step counts as done (its post observation).
     await withHeartbeat(() => saveHome(files, req.runId, homeOf(files, req.runId), req.step));
     await withHeartbeat(async () => {
       const shot = await w.saveScreenshot(req.step, 'post', await session.screenshot(), req.generation);
@@ -293,7 +293,7 @@ function observationText(result: { output: string; error?: string }): string {
   return callObservation(result.output, result.error ?? '');
 }
 
-/** The action event of a turn's second or later call (the first was recorded by decide with the model's reply). */
+/** The action event of a step's second or later call (the first was recorded by decide with the model's reply). */
 function callFields(call: DesktopCall) {
   return {
     action_name: call.name,

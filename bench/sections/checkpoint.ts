@@ -22,7 +22,7 @@ const TARGET_MS = 10;
 
 export async function benchCheckpoint(b: Bench): Promise<SectionOutput> {
   const pages = await b.pages();
-  const pool = new BrowserPool({ maxSessions: 1 });
+  const pool = new BrowserPool({ slots: 1 });
   const stop = onCleanup('checkpoint browser', () => pool.shutdown());
   try {
     const runsDir = path.join(b.dir, 'checkpoint-runs');

@@ -1,5 +1,5 @@
 // Section 5, concurrency: 1, 4, 8, 16 and 32 eight-step tasks started together on one in-process worker with the
-// worker's own session limit (derived from the machine unless CUA_MAX_SESSIONS is set), so the levels above it queue
+// worker's own slots (derived from the machine unless CUA_SLOTS is set), so the levels above it queue
 // for a browser. Per level: steps per second, tasks per minute, p50/p95 non-model step time (from each task's history,
 // model calls subtracted), queue wait (workflow start → its browser session open), end-to-end task time, failures
 // (named), and the worker's memory per concurrent task (Node + its Chromium processes, from /proc). Each level is
@@ -131,12 +131,12 @@ const pair = (x: { p50: number; p95: number }) => `${fmtMs(x.p50)} / ${fmtMs(x.p
 const failureList = (l: Level) =>
   l.failures.map((f) => `${f.workflowId} (run ${f.run}): ${f.failure.slice(0, 160)}`).join('; ');
 
-/** The worker's session limit and where it comes from (the machine, or CUA_MAX_SESSIONS). */
+/** The worker's slots and where they come from (the machine, or CUA_SLOTS / CUA_MAX_SESSIONS). */
 function sessionLimit(config: Config): { limit: number; limitSource: string } {
-  const limitSource = config.limits.derived.includes('maxSessions')
+  const limitSource = config.limits.derived.includes('slots')
     ? `derived from ${config.limits.machine.cores} cores, ${(config.limits.machine.memoryBytes / 2 ** 30).toFixed(1)} GiB`
-    : 'CUA_MAX_SESSIONS';
-  return { limit: config.browser.maxSessions, limitSource };
+    : 'CUA_SLOTS';
+  return { limit: config.browser.slots, limitSource };
 }
 
 /** Launches the pool's browser first, so every level's baseline includes the browser process itself. */
@@ -285,7 +285,7 @@ export async function benchConcurrency(b: Bench): Promise<SectionOutput> {
   const { runtime, config } = await b.temporal();
   const site = await b.site();
   const { limit, limitSource } = sessionLimit(config);
-  b.log(`[bench] concurrency: the worker holds at most ${limit} browser sessions (${limitSource}); more tasks queue`);
+  b.log(`[bench] concurrency: the worker has ${limit} browser slots (${limitSource}); more tasks queue`);
   const script = writeScript(b.scriptsDir, `static-${STEPS_PER_TASK}`, staticEntries(STEPS_PER_TASK));
   await warmBrowser(b, runtime.pool, site.url);
   const levels: Level[] = [];
@@ -304,7 +304,7 @@ export async function benchConcurrency(b: Bench): Promise<SectionOutput> {
     rows,
     data: {
       stepsPerTask: STEPS_PER_TASK,
-      maxSessions: limit,
+      slots: limit,
       maxSessionsSource: limitSource,
       levels,
     },

@@ -43,7 +43,7 @@ export async function benchEgress(b: Bench): Promise<SectionOutput> {
     const imgs = Array.from({ length: IMAGES }, (_, i) => `<img src="/bench/pixel.png?i=${i}&t=${Date.now()}">`);
     res.end(`<!doctype html><title>Images</title>${imgs.join('')}`);
   });
-  const pool = new BrowserPool({ maxSessions: 3 });
+  const pool = new BrowserPool({ slots: 3 });
   const stop = onCleanup('egress browser', () => pool.shutdown());
   try {
     const open = async (mode: Mode, withPolicy: boolean): Promise<[Mode, BrowserEnvironment]> => {

@@ -40,7 +40,7 @@ export async function benchElement(b: Bench): Promise<SectionOutput> {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(bigTable(3_000));
   });
-  const pool = new BrowserPool({ maxSessions: 1 });
+  const pool = new BrowserPool({ slots: 1 });
   const stop = onCleanup('element browser', () => pool.shutdown());
   try {
     const { env } = await pool.openSession({

@@ -82,7 +82,7 @@ async function simulateDataPointRewrites(b: Bench, w: TrajectoryWriter): Promise
 
 async function realScreenshots(b: Bench): Promise<Buffer[]> {
   const site = await b.site();
-  const pool = new BrowserPool({ maxSessions: 1 });
+  const pool = new BrowserPool({ slots: 1 });
   const stop = onCleanup('persistence browser', () => pool.shutdown());
   try {
     const { env } = await pool.openSession({

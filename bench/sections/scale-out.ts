@@ -101,7 +101,7 @@ async function setUp(b: Bench): Promise<ScaleOutSetup> {
     secretAccessKeyEnv: 'CUA_BENCH_S3_SECRET',
   };
   const configFile = path.join(b.dir, 'scale-out.config.json');
-  fs.writeFileSync(configFile, JSON.stringify({ store, browser: { maxSessions: SESSIONS } }));
+  fs.writeFileSync(configFile, JSON.stringify({ store, browser: { slots: SESSIONS } }));
   const readConfig = loadConfig({ file: configFile, env: { ...KEYS, CUA_RUNS_DIR: b.runsDir } });
   const bundlePath = path.join(b.dir, 'scale-out-bundle.js');
   fs.writeFileSync(

@@ -45,7 +45,7 @@ async function measure(env: BrowserEnvironment, s: Scenario): Promise<Measured> 
 
 export async function benchSettle(b: Bench): Promise<SectionOutput> {
   const [site, pages] = await Promise.all([b.site(), b.pages()]);
-  const pool = new BrowserPool({ maxSessions: 1 });
+  const pool = new BrowserPool({ slots: 1 });
   const stop = onCleanup('settle browser', () => pool.shutdown());
   try {
     const { env } = await pool.openSession({

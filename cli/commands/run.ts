@@ -109,9 +109,7 @@ export async function followTask(
     }
     const { status } = event;
     if (event.waitingForSession && !opts.json) {
-      opts.print(
-        "waiting for a session: every worker's browsers/desktops are in use; the task starts when one frees up",
-      );
+      opts.print("waiting for a session: every worker's slots are taken; the task starts when one frees up");
     }
     if (event.waitingForModel && !opts.json) opts.print(modelWaitLine(event.waitingForModel));
     if (event.waitingForStore && !opts.json) opts.print(storeWaitLine(event.waitingForStore));

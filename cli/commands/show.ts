@@ -1,6 +1,6 @@
 // `cua show <id|run-folder>`: the step table of a run, read from its run folder. A decision superseded after a lost
 // worker is listed under its step's number, marked, above the decision that replaced it; an invalid reply is marked.
-// A desktop run is listed one line per tool call under its turn's number, with the window list in place of the URL.
+// A desktop run is listed one line per tool call under its step's number, with the window list in place of the URL.
 // A model call made inside a step's tool (read_page_answer_question) gets a line under its step. A replay run
 // (`cua replay`) says which run it replays and how many steps were replayed, healed or decided by the model.
 // The run is read from a folder path, or by id from the configured run store (config `store`: folder or S3). The id of
@@ -98,12 +98,12 @@ export function stepLine(row: StepSummary): string {
 
 const SUPERSEDED_REMARK = 'effect unknown, worker lost; re-decided below';
 
-/** What the last column says for a desktop call: the turn's mark or thoughts on its first call, else its error. */
-function callRemark(turn: ViewDecision, call: number, observation: string): string {
+/** What the last column says for a desktop call: the step's mark or thoughts on its first call, else its error. */
+function callRemark(decision: ViewDecision, call: number, observation: string): string {
   if (call > 0) return oneLine(observation.split('\n').find((l) => l.startsWith('error: ')) ?? '', 70);
-  if (turn.superseded) return SUPERSEDED_REMARK;
-  if (turn.invalid !== null) return `invalid reply: ${oneLine(turn.invalid, 100)}`;
-  return oneLine(turn.thoughts, 70);
+  if (decision.superseded) return SUPERSEDED_REMARK;
+  if (decision.invalid !== null) return `invalid reply: ${oneLine(decision.invalid, 100)}`;
+  return oneLine(decision.thoughts, 70);
 }
 
 /** A column of the desktop table: one line, cut with an ellipsis to `width`, padded. */
@@ -112,27 +112,28 @@ function cell(text: string, width: number): string {
   return (line.length > width ? `${line.slice(0, width - 1)}…` : line).padEnd(width);
 }
 
-/** The lines of a desktop turn, one per call, e.g. `   2  click "the OK button"   xterm | Mousepad   I will …`. */
-function turnLines(turn: ViewDecision): string[] {
-  return turn.calls.map((call, i) => {
-    const marks = `${i === 0 && turn.superseded ? '(superseded) ' : ''}${i > 0 ? '+ ' : ''}`;
-    const what = cell(`${marks}${call.summary}${turn.invalid !== null ? ' (invalid)' : ''}`, 46);
-    const windows = cell(i === 0 ? turn.windows : '', 34);
-    return `${String(turn.number).padStart(4)}  ${what} ${windows} ${callRemark(turn, i, call.observation)}`.trimEnd();
+/** The lines of a desktop step, one per call, e.g. `   2  click "the OK button"   xterm | Mousepad   I will …`. */
+function stepLines(decision: ViewDecision): string[] {
+  return decision.calls.map((call, i) => {
+    const marks = `${i === 0 && decision.superseded ? '(superseded) ' : ''}${i > 0 ? '+ ' : ''}`;
+    const what = cell(`${marks}${call.summary}${decision.invalid !== null ? ' (invalid)' : ''}`, 46);
+    const windows = cell(i === 0 ? decision.windows : '', 34);
+    const remark = callRemark(decision, i, call.observation);
+    return `${String(decision.number).padStart(4)}  ${what} ${windows} ${remark}`.trimEnd();
   });
 }
 
-/** The step table of a desktop run: superseded turns above the turn that re-decided them. */
+/** The step table of a desktop run: superseded steps above the step that re-decided them. */
 export function desktopLines(view: TrajectoryView): string[] {
-  return view.steps.flatMap((step) => [...step.supersededDecisions, step].flatMap(turnLines));
+  return view.steps.flatMap((step) => [...step.supersededDecisions, step].flatMap(stepLines));
 }
 
 function desktopTable(run: Awaited<ReturnType<typeof readRun>>): string[] {
   const view = buildTrajectoryView(run, () => undefined);
   const calls = view.steps.reduce((n, s) => n + s.calls.length, 0);
   const superseded = view.steps.reduce((n, s) => n + s.supersededDecisions.length, 0);
-  const more = superseded ? ` (+${superseded} superseded turn${superseded === 1 ? '' : 's'})` : '';
-  return [`steps: ${view.steps.length} turns, ${calls} tool calls${more}`, ...desktopLines(view)];
+  const more = superseded ? ` (+${superseded} superseded step${superseded === 1 ? '' : 's'})` : '';
+  return [`steps: ${view.steps.length}, ${calls} tool calls${more}`, ...desktopLines(view)];
 }
 
 export async function showCommand(argv: readonly string[]): Promise<number> {

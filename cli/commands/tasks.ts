@@ -59,7 +59,7 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
     if (view.waitingForSession) {
       const w = view.waitingForSession;
       console.log(
-        `  waiting for a session: every worker's browsers/desktops are in use (attempt ${w.attempts}` +
+        `  waiting for a session: every worker's slots are taken (attempt ${w.attempts}` +
           `${w.since ? `, since ${w.since}` : ''}); it starts when one frees up`,
       );
     }

@@ -165,7 +165,7 @@ export function normalizeArguments(schema: ActionObjectSchema, raw: Record<strin
     if (next !== value) coerced.push(`${name}: ${show(value)} → ${show(next)}`);
     found.push({ name, value: next, at: order.indexOf(source === 'x, y' ? 'x' : source) });
   }
-  // In the order the model wrote them, so a past turn re-rendered from the record reads as it was written.
+  // In the order the model wrote them, so a past step's output re-rendered from the record reads as it was written.
   for (const f of found.sort((a, b) => a.at - b.at)) args[f.name] = f.value;
   return { args, ignored: Object.keys(rest).filter((k) => rest[k] !== undefined), coerced };
 }

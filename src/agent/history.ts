@@ -1,6 +1,6 @@
 // Rebuilding the model's history for one step from the run folder's event stream. This is what lets any
 // process resume a run: the events hold what the model saw and said; nothing lives only in memory.
-import type { HistoryTurn } from '../model/context';
+import type { HistoryEntry } from '../model/context';
 import { parseEventId } from '../trajectory/ids';
 import type { Event } from '../trajectory/schema';
 
@@ -143,10 +143,10 @@ function seenAt(pre: EnvironmentEvent | undefined): { screenshot?: string; url?:
  * user message, as the original opens its chat: no URL line, no step sentence), the model's answer to it, then for
  * each later step its observation and answer (the final generation only), the current step's observation last.
  */
-export function historyForStep(events: readonly Event[], step: number, generation: number): HistoryTurn[] {
+export function historyForStep(events: readonly Event[], step: number, generation: number): HistoryEntry[] {
   const { task, steps } = index(events);
   if (task === null) throw new HistoryError('the run has no task message (user-0000-task-g0)');
-  const turn = (s: number, pre: EnvironmentEvent | undefined, doubt?: string): HistoryTurn => {
+  const observed = (s: number, pre: EnvironmentEvent | undefined, doubt?: string): HistoryEntry => {
     const { screenshot } = seenAt(pre);
     const told = toldBefore(steps.get(s));
     if (s === 1) {
@@ -156,18 +156,18 @@ export function historyForStep(events: readonly Event[], step: number, generatio
     const seen = { kind: 'observation' as const, ...seenAt(pre), ...carry(steps.get(s - 1)) };
     return withDoubt(told ? { ...seen, userReply: [seen.userReply, told].filter(Boolean).join('\n\n') } : seen, doubt);
   };
-  const turns: HistoryTurn[] = [];
+  const history: HistoryEntry[] = [];
   for (let s = 1; s < step; s++) {
     const ev = steps.get(s);
     const action = ev && ev.action.size ? latest(ev.action) : undefined;
     if (!ev || !action) throw new HistoryError(`step ${s} has no recorded action`);
-    turns.push(turn(s, ev.pre.get(action[0]) ?? latest(ev.pre)?.[1]));
-    turns.push({ kind: 'assistant', text: rawResponse(action[1]) });
+    history.push(observed(s, ev.pre.get(action[0]) ?? latest(ev.pre)?.[1]));
+    history.push({ kind: 'assistant', text: rawResponse(action[1]) });
   }
   const current = steps.get(step)?.pre.get(generation);
   if (!current) throw new HistoryError(`step ${step} has no observation for session generation ${generation}`);
-  turns.push(turn(step, current, steps.get(step)?.doubt.get(generation)));
-  return turns;
+  history.push(observed(step, current, steps.get(step)?.doubt.get(generation)));
+  return history;
 }
 
 /** Facts memorised so far (pause_and_memorize_fact), in order, final generations only. */

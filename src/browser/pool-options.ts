@@ -1,4 +1,4 @@
-// The browser pool's options, a session's open options, how an opener waits for a place, and the session it gets.
+// The browser pool's options, a session's open options, how an opener waits for a slot, and the session it gets.
 import type { Browser } from 'playwright';
 import type { BrowserEnvironment, EnvironmentOptions, StorageState } from './environment';
 import type { LaunchOptions } from './launch';
@@ -19,9 +19,9 @@ export type PoolOptions = {
   provider?: BrowserProvider;
   /** Where a provider's failed attempts are told (the worker's log). */
   log?: (line: string) => void;
-  maxSessions?: number;
+  slots?: number;
   /**
-   * How many openers may wait for a place at once when the pool is full (default: maxSessions); more are refused at
+   * How many openers may wait for a slot at once when the pool is full (default: slots); more are refused at
    * once with PoolFullError. Each waiter holds an activity slot, so this stays well under the worker's slots.
    */
   maxWaiters?: number;
@@ -79,7 +79,7 @@ export type OpenSessionOptions = {
 };
 
 /**
- * Waiting for a place in a full pool: up to `timeoutMs` (0 or absent: do not wait), abandoned on `signal`; `onQueued`
+ * Waiting for a slot in a full pool: up to `timeoutMs` (0 or absent: do not wait), abandoned on `signal`; `onQueued`
  * hears when the opener joins the line (with the line's length).
  */
 export type PoolWait = { timeoutMs?: number; signal?: AbortSignal; onQueued?: (waiting: number) => void };

@@ -1,8 +1,8 @@
 // The worker's browser pool: one Chromium per process, one isolated context per session (with its URL policy), a
-// session limit with a first-come queue for a freed place, idle sessions closed after a timeout, and a clean shutdown.
+// number of slots with a first-come queue for a freed slot, idle sessions closed after a timeout, and a clean shutdown.
 // With a browser provider (Browserbase) each session has a browser of its own instead, tried again from scratch when
 // it fails to open, and ended with the session. A session held while its task waits for a reply (`hold`) counts as a
-// free place: an open that needs it saves and closes the one held longest. A session is set up in session-setup.ts,
+// free slot: an open that needs it saves and closes the one held longest. A session is set up in session-setup.ts,
 // in a provider's browser by provided-session.ts; the options are in pool-options.ts.
 import { randomUUID } from 'node:crypto';
 import type { Browser } from 'playwright';
@@ -25,14 +25,14 @@ export class BrowserPool {
   private readonly sessions = new Map<string, BrowserEnvironment>();
   /** Owners and idle clocks of the open sessions; closes the idle ones. */
   private readonly lifetimes: SessionLifetimes;
-  /** Sessions kept alive while their tasks wait for a reply: saved and closed when the hold ends or the place is needed. */
+  /** Sessions kept alive while their tasks wait for a reply: saved and closed when the hold ends or the slot is needed. */
   private readonly holds: SessionHolds;
   /** The provider's browser of each session opened through one, ended with it. */
   private readonly provided = new Map<string, ProvidedBrowser>();
-  /** Openers waiting for a place, first come first served: a freed place is handed to the first, never raced for. */
+  /** Openers waiting for a slot, first come first served: a freed slot is handed to the first, never raced for. */
   private readonly waiters: Array<() => void> = [];
   private opening = 0;
-  /** Called whenever a place may have come free (a session closed, an open ended): see onFreeSlot. */
+  /** Called whenever a slot may have come free (a session closed, an open ended): see onFreeSlot. */
   private readonly freeSlotListeners = new Set<() => void>();
   private shutDown = false;
   /** Sessions lent to a person (a takeover): never closed as idle; their idle clock starts again at the hand-back. */
@@ -57,15 +57,15 @@ export class BrowserPool {
     return this.sessions.size;
   }
 
-  get maxSessions(): number {
-    return this.options.maxSessions ?? 4;
+  get slots(): number {
+    return this.options.slots ?? 4;
   }
 
   sessionIds(): string[] {
     return [...this.sessions.keys()];
   }
 
-  /** Places taken: open sessions (but held ones: an open may have their place), and sessions being opened or closed. */
+  /** Slots taken: open sessions (but held ones: an open may have their slot), and sessions being opened or closed. */
   get busy(): number {
     return this.sessions.size + this.opening - this.holds.count;
   }
@@ -76,9 +76,9 @@ export class BrowserPool {
   }
 
   /**
-   * Keeps a session alive while its task waits for a reply, for up to `ms`; its place counts as free meanwhile. When
-   * the hold ends unclaimed (its time is up, an open needs the place, the pool shuts down) `save` runs and the session
-   * is closed. False (nothing held) when the session is not open or openers are waiting for a place right now.
+   * Keeps a session alive while its task waits for a reply, for up to `ms`; its slot counts as free meanwhile. When
+   * the hold ends unclaimed (its time is up, an open needs the slot, the pool shuts down) `save` runs and the session
+   * is closed. False (nothing held) when the session is not open or openers are waiting for a slot right now.
    */
   hold(sessionId: string, ms: number, save: (why: HoldEnd) => Promise<void>): boolean {
     if (!this.sessions.has(sessionId) || this.waiters.length > 0 || this.shutDown) return false;
@@ -99,35 +99,35 @@ export class BrowserPool {
     return this.holds.has(sessionId);
   }
 
-  /** Calls `listener` whenever a place may have come free; returns a function that stops it. */
+  /** Calls `listener` whenever a slot may have come free; returns a function that stops it. */
   onFreeSlot(listener: () => void): () => void {
     this.freeSlotListeners.add(listener);
     return () => this.freeSlotListeners.delete(listener);
   }
 
-  /** Openers waiting for a place right now. */
+  /** Openers waiting for a slot right now. */
   get waiting(): number {
     return this.waiters.length;
   }
 
   private get maxWaiters(): number {
-    return this.options.maxWaiters ?? this.maxSessions;
+    return this.options.maxWaiters ?? this.slots;
   }
 
   private hasFreeSlot(): boolean {
-    return this.sessions.size + this.opening < this.maxSessions;
+    return this.sessions.size + this.opening < this.slots;
   }
 
-  /** Takes a place (counted in `opening`), waiting in line for one when asked to; PoolFullError when none comes. */
-  private async takePlace(wait: PoolWait): Promise<void> {
+  /** Takes a slot (counted in `opening`), waiting in line for one when asked to; PoolFullError when none comes. */
+  private async takeSlot(wait: PoolWait): Promise<void> {
     if (this.waiters.length === 0 && this.hasFreeSlot()) {
       this.opening += 1;
       return;
     }
-    const full = `The browser pool is full (${this.maxSessions} sessions open)`;
+    const full = `The browser pool is full (${this.slots} sessions open)`;
     if (!wait.timeoutMs || this.waiters.length >= this.maxWaiters) {
       throw new PoolFullError(
-        `${full}${this.waiters.length > 0 ? ` and ${this.waiters.length} tasks wait for a place` : ''}.`,
+        `${full}${this.waiters.length > 0 ? ` and ${this.waiters.length} tasks wait for a slot` : ''}.`,
       );
     }
     const timeoutMs = wait.timeoutMs;
@@ -145,9 +145,9 @@ export class BrowserPool {
         this.opening += 1;
         resolve();
       };
-      const onAbort = () => leave(new PoolFullError(`${full}; stopped waiting for a place (cancelled).`));
+      const onAbort = () => leave(new PoolFullError(`${full}; stopped waiting for a slot (cancelled).`));
       const timer = setTimeout(
-        () => leave(new PoolFullError(`${full}; no place came free within ${Math.round(timeoutMs / 1000)}s.`)),
+        () => leave(new PoolFullError(`${full}; no slot came free within ${Math.round(timeoutMs / 1000)}s.`)),
         timeoutMs,
       );
       if (wait.signal?.aborted) return onAbort();
@@ -157,7 +157,7 @@ export class BrowserPool {
     });
   }
 
-  /** Hands freed places to the openers waiting in line. */
+  /** Hands freed slots to the openers waiting in line. */
   private handOver(): void {
     while (this.waiters.length > 0 && this.hasFreeSlot()) this.waiters.shift()?.();
     for (const listener of this.freeSlotListeners) listener();
@@ -191,13 +191,13 @@ export class BrowserPool {
 
   /**
    * Opens a session. A full pool refuses at once with PoolFullError, or with `wait.timeoutMs` lets the caller wait in
-   * line for a place (as long as fewer than `maxWaiters` already wait).
+   * line for a slot (as long as fewer than `maxWaiters` already wait).
    */
   async openSession(options: OpenSessionOptions, wait: PoolWait = {}): Promise<Session> {
     await this.lifetimes.closeOwnedBy(options.owner);
     // A pool full of held sessions: the one held longest is saved and closed for this open.
-    await this.holds.makeRoom(() => !this.hasFreeSlot());
-    await this.takePlace(wait);
+    await this.holds.freeSlot(() => !this.hasFreeSlot());
+    await this.takeSlot(wait);
     try {
       const provider = this.options.provider;
       const { env, provided } = provider
@@ -230,7 +230,7 @@ export class BrowserPool {
     return env;
   }
 
-  /** Closes a session; its place goes to the first opener waiting, once the browser context is gone. */
+  /** Closes a session; its slot goes to the first opener waiting, once the browser context is gone. */
   async close(sessionId: string): Promise<void> {
     const env = this.sessions.get(sessionId);
     if (!env) return;
@@ -239,7 +239,7 @@ export class BrowserPool {
     this.lifetimes.delete(sessionId);
     this.holds.forget(sessionId);
     this.provided.delete(sessionId);
-    this.opening += 1; // the place stays taken while the context closes (closing costs the CPU a new one needs)
+    this.opening += 1; // the slot stays taken while the context closes (closing costs the CPU a new one needs)
     try {
       await this.takeovers.endSession(sessionId); // a lease on it ends (its summary kept for the hand-back)
       await env.close();

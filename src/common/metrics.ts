@@ -99,7 +99,7 @@ export function recordModelCall(call: ModelCallMetric): void {
   if (call.costUsd) instruments.modelCost.add(Math.round(call.costUsd * 1e6), model);
 }
 
-/** How long a session open waited for a place (0 when there was one). */
+/** How long a session open waited for a slot (0 when there was one). */
 export function recordSessionQueueWait(environment: string, ms: number): void {
   instruments?.sessionQueueWait.record(Math.max(0, Math.round(ms)), { environment });
 }

@@ -62,7 +62,7 @@ export interface ObserveResult {
   captchaTimedOut: boolean;
 }
 
-/** One tool call of a decision: the browser agent decides one per step, the desktop agent one or more per turn. */
+/** One tool call of a decision: the browser agent decides one per step, the desktop agent one or more. */
 export interface DecideCall {
   actionName: string;
   /** The parsed action's arguments in model space (small JSON; no thoughts). */
@@ -77,7 +77,7 @@ export interface DecideCall {
 }
 
 /**
- * The decision of a step. The browser's is one call (this object); a desktop turn lists all its calls in `calls`
+ * The decision of a step. The browser's is one call (this object); a desktop step lists all its calls in `calls`
  * (this object then repeats the first), each carried out by its own act in order.
  */
 export interface DecideResult extends DecideCall {
@@ -96,7 +96,7 @@ export interface StepUsage {
 export interface ActInput extends StepRef {
   sessionId: string;
   action: Record<string, unknown>;
-  /** Desktop turns: the call's place in the turn (0 = first) and whether it is the turn's last (post screenshot). */
+  /** Desktop steps: the call's place in the step (0 = first) and whether it is the step's last (post screenshot). */
   call?: number;
   final?: boolean;
   /**

@@ -1,6 +1,6 @@
-// The worker's desktop sessions: ids, a session limit, closing one or all, their lifetimes (a desktop idle past a
+// The worker's desktop sessions: ids, its slots, closing one or all, their lifetimes (a desktop idle past a
 // limit is closed; opening one for a run first closes the run's older one), desktops held while their tasks wait for
-// a reply (`hold`: the place counts as free, an open that needs it ends the one held longest), and a process exit
+// a reply (`hold`: the slot counts as free, an open that needs it ends the one held longest), and a process exit
 // hook that kills whatever is still running when Node exits.
 import { randomBytes } from 'node:crypto';
 import { SessionHolds } from '../runtime/session-holds';
@@ -13,7 +13,7 @@ import type { DesktopOptions } from './session';
 import { DesktopTakeovers } from './takeovers';
 
 export type DesktopPoolOptions = LifetimeOptions & {
-  maxSessions: number;
+  slots: number;
   /** Options every session starts from; `open`'s options override them. */
   defaults?: Partial<DesktopOptions>;
   /**
@@ -33,7 +33,7 @@ export class DesktopPool {
   private readonly sessions = new Map<string, DesktopSession>();
   /** Owners and idle clocks of the open desktops; closes the idle ones. */
   private readonly lifetimes: SessionLifetimes;
-  /** Desktops kept alive while their tasks wait for a reply: saved and closed when the hold ends or the place is needed. */
+  /** Desktops kept alive while their tasks wait for a reply: saved and closed when the hold ends or the slot is needed. */
   private readonly holds: SessionHolds;
   private opening = 0;
   private readonly onExit = (): void => {
@@ -62,8 +62,8 @@ export class DesktopPool {
     return this.sessions.size;
   }
 
-  get maxSessions(): number {
-    return this.options.maxSessions;
+  get slots(): number {
+    return this.options.slots;
   }
 
   sessionIds(): string[] {
@@ -76,8 +76,8 @@ export class DesktopPool {
   }
 
   /**
-   * Keeps a desktop alive while its task waits for a reply, for up to `ms`; its place counts as free meanwhile. When
-   * the hold ends unclaimed (its time is up, an open needs the place, the pool closes all) `end` runs and the desktop
+   * Keeps a desktop alive while its task waits for a reply, for up to `ms`; its slot counts as free meanwhile. When
+   * the hold ends unclaimed (its time is up, an open needs the slot, the pool closes all) `end` runs and the desktop
    * is closed (if `end` has not closed it). False (nothing held) when the desktop is not open.
    */
   hold(sessionId: string, ms: number, end: (why: HoldEnd) => Promise<void>): boolean {
@@ -98,19 +98,19 @@ export class DesktopPool {
   }
 
   /**
-   * Opens a session; throws DesktopPoolFullError when `maxSessions` are open or starting and none of them is held for
+   * Opens a session; throws DesktopPoolFullError when `slots` are open or starting and none of them is held for
    * a reply (a held one is saved and closed for it, the one held longest first). A desktop still kept for the same
-   * owner (one a lost activity left behind) is closed first, so its place is not waited for.
+   * owner (one a lost activity left behind) is closed first, so its slot is not waited for.
    */
   async open(
     options: DesktopOptions,
     { owner }: DesktopOpenOptions = {},
   ): Promise<{ sessionId: string; session: DesktopSession }> {
     await this.lifetimes.closeOwnedBy(owner);
-    const full = () => this.sessions.size + this.opening >= this.options.maxSessions;
-    await this.holds.makeRoom(full);
+    const full = () => this.sessions.size + this.opening >= this.options.slots;
+    await this.holds.freeSlot(full);
     if (full()) {
-      throw new DesktopPoolFullError(`the desktop pool is full (${this.options.maxSessions} sessions)`);
+      throw new DesktopPoolFullError(`the desktop pool is full (${this.options.slots} sessions)`);
     }
     this.opening++;
     try {

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { AgentAction } from '../actions/schemas';
 import type { ScreenSize } from '../actions/tool-schema';
 import type { ChatMessage, CompleteOptions } from '../model/client';
-import type { HistoryTurn, ImageLoader } from '../model/context';
+import type { HistoryEntry, ImageLoader } from '../model/context';
 import type { ModelOutputError } from '../model/errors';
 import type { ModelReply, ParsedOutput } from '../model/parse';
 import type { PromptActions } from '../model/prompt';
@@ -22,7 +22,7 @@ export interface EndpointPromptSettings {
 /** What the family needs to build one step's request. */
 export interface RequestInput {
   /** The neutral history of the run (src/agent/history.ts), oldest first; the current step's observation last. */
-  history: readonly HistoryTurn[];
+  history: readonly HistoryEntry[];
   /** Turns a screenshot ref into a data URL of the screenshot resized by the family's `resizeFactor`. */
   loadImage: ImageLoader;
   /** The size screenshots are resized to (`resizedScreen`). */

@@ -1,12 +1,12 @@
 // The chat sent for one model call, built from a neutral history (the caller maps its run-folder
-// events to HistoryTurn). Behaviour follows the original agent:
+// events to HistoryEntry). Behaviour follows the original agent:
 // - the user text of each step is composed from the page URL (query string cut, length capped) and
 //   either the user's reply, or a text observation plus the nudge, or the nudge alone;
 // - only the newest `maxImages` screenshots (default 3) are sent; an older step message loses its
 //   screenshot *and* its text, except the task (kept as its text) and a step that carried a user's
-//   reply (kept as the reply's own words, without URL or nudge); assistant turns are always kept;
+//   reply (kept as the reply's own words, without URL or nudge); assistant messages are always kept;
 // - an optional token budget (off by default) first strips screenshots oldest-first, never the newest,
-//   as the original does, and then, beyond the original, drops the oldest unprotected turns whole.
+//   as the original does, and then, beyond the original, drops the oldest unprotected messages whole.
 // No file I/O: screenshots are opaque refs turned into data URLs by an injected loader.
 import { z } from 'zod';
 import { FARA_STEP_PROMPT } from '../actions/fara';
@@ -25,12 +25,12 @@ export type ImageLoader = (ref: ImageRef) => Promise<string>;
  *   the nudge; with no observation after it, it is sent as a text message of its own.
  * - observation: one step's input: the screenshot the model saw, the page URL, and the text
  *   observation left by the previous action (e.g. read_page_answer_question's answer, a failed
- *   visit_url). `userReply` may be set directly instead of using a user_reply turn.
+ *   visit_url). `userReply` may be set directly instead of using a user_reply entry.
  * - assistant: the model's output for a step, verbatim (thoughts + `<tool_call>` block).
  * The last observation is the current step. A step message without a screenshot does not count
  * toward `maxImages` and is never dropped by it (as in the original).
  */
-export const historyTurnSchema = z.discriminatedUnion('kind', [
+export const historyEntrySchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('task'), text: z.string(), screenshot: z.string().optional() }),
   z.strictObject({ kind: z.literal('user_reply'), text: z.string() }),
   z.strictObject({
@@ -42,7 +42,7 @@ export const historyTurnSchema = z.discriminatedUnion('kind', [
   }),
   z.strictObject({ kind: z.literal('assistant'), text: z.string() }),
 ]);
-export type HistoryTurn = z.infer<typeof historyTurnSchema>;
+export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 
 /** OpenAI chat-completions message shapes (a structural subset of the `openai` package's types). */
 export type TextPart = { type: 'text'; text: string };
@@ -141,10 +141,10 @@ export type BuildChatOptions = StepTextOptions & {
 
 /** The messages for one model call: system, then the trimmed history; the last observation is the current step. */
 export async function buildChatMessages(
-  turns: readonly HistoryTurn[],
+  history: readonly HistoryEntry[],
   options: BuildChatOptions,
 ): Promise<ChatMessage[]> {
-  let drafts = toDrafts(turns, options);
+  let drafts = toDrafts(history, options);
   drafts = keepNewestImages(drafts, options.maxImages ?? DEFAULT_MAX_IMAGES);
   drafts = fitTokenBudget(drafts, options.tokenBudget ?? 0, options.imageTokenEstimate ?? DEFAULT_IMAGE_TOKENS);
   return render(drafts, options.loadImage);
@@ -161,30 +161,30 @@ type Draft = {
   pinned?: boolean;
 };
 
-function toDrafts(turns: readonly HistoryTurn[], options: BuildChatOptions): Draft[] {
+function toDrafts(history: readonly HistoryEntry[], options: BuildChatOptions): Draft[] {
   const drafts: Draft[] = [{ role: 'system', text: options.systemPrompt, pinned: true }];
   let pendingReplies: string[] = [];
   const flushReplies = () => {
     for (const reply of pendingReplies) drafts.push({ role: 'user', text: reply, keepText: reply });
     pendingReplies = [];
   };
-  for (const turn of turns) {
-    if (turn.kind === 'user_reply') {
-      pendingReplies.push(turn.text);
+  for (const entry of history) {
+    if (entry.kind === 'user_reply') {
+      pendingReplies.push(entry.text);
       continue;
     }
-    if (turn.kind === 'observation') {
-      const userReply = turn.userReply ?? (pendingReplies.length > 0 ? pendingReplies.join('\n') : undefined);
+    if (entry.kind === 'observation') {
+      const userReply = entry.userReply ?? (pendingReplies.length > 0 ? pendingReplies.join('\n') : undefined);
       pendingReplies = [];
-      const text = composeStepText({ url: turn.url, textObservation: turn.textObservation, userReply }, options);
-      drafts.push({ role: 'user', text, image: turn.screenshot, keepText: userReply || undefined });
+      const text = composeStepText({ url: entry.url, textObservation: entry.textObservation, userReply }, options);
+      drafts.push({ role: 'user', text, image: entry.screenshot, keepText: userReply || undefined });
       continue;
     }
     flushReplies();
-    if (turn.kind === 'task') {
-      drafts.push({ role: 'user', text: turn.text, image: turn.screenshot, keepText: turn.text });
+    if (entry.kind === 'task') {
+      drafts.push({ role: 'user', text: entry.text, image: entry.screenshot, keepText: entry.text });
     } else {
-      drafts.push({ role: 'assistant', text: turn.text });
+      drafts.push({ role: 'assistant', text: entry.text });
     }
   }
   flushReplies();
@@ -223,7 +223,7 @@ function fitTokenBudget(drafts: readonly Draft[], budget: number, imageTokens: n
     if (draft) out[i] = { ...draft, image: undefined };
     if (fits()) return out;
   }
-  // Phase 2 (ours): drop whole turns oldest-first, except pinned (system, current) and protected ones.
+  // Phase 2 (ours): drop whole messages oldest-first, except pinned (system, current) and protected ones.
   for (let i = 0; i < out.length && !fits();) {
     const draft = out[i];
     if (draft && !draft.pinned && draft.keepText === undefined) out.splice(i, 1);

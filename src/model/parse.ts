@@ -244,7 +244,7 @@ function validate(
   return { action: inWrittenOrder(args, action), ignored, coerced };
 }
 
-/** The validated action with its keys in the order the model wrote them, so re-rendering a past turn is faithful. */
+/** The validated action, its keys in the order the model wrote them, so a past step's output re-renders as written. */
 function inWrittenOrder(args: Record<string, unknown>, action: AgentAction): AgentAction {
   const slots: Record<string, unknown> = Object.fromEntries(Object.keys(args).map((key) => [key, undefined]));
   return Object.assign(slots, action);

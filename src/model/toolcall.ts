@@ -1,5 +1,5 @@
 // Renders an action as the exact text a Fara model emits: the thoughts, then a <tool_call> block holding
-// {"name": "computer_use", "arguments": {...}}. Used by the scripted model server and to replay past assistant turns.
+// {"name": "computer_use", "arguments": {...}}. Used by the scripted model server and to replay past model outputs.
 import { TOOL_NAME } from '../actions/tool-schema';
 import type { AgentAction } from '../actions/schemas';
 

@@ -2,6 +2,7 @@
 // its session limits and timeouts, and the switches of what a session may do.
 import { z } from 'zod';
 import { DEFAULT_READ_PAGE_MAX_CHARS } from '../agent/page-question';
+import { checkSlotKeys, oneSlotsField } from './config-slots';
 
 /**
  * Browserbase sessions for the browser (`browser.provider: "browserbase"`). The API key is the worker's, like a
@@ -44,13 +45,15 @@ export const BrowserSchema = z
     provider: z.enum(['chromium', 'browserbase']).default('chromium'),
     browserbase: BrowserbaseSchema.optional(),
     headless: z.boolean().default(true),
-    /** Absent: derived from the machine's cores and memory (src/runtime/limits.ts). */
+    /** Browser sessions open at once on this worker; absent: derived from its cores and memory (runtime/limits.ts). */
+    slots: z.number().int().min(1).max(256).optional(),
+    /** `slots` by its wire name, kept so existing config files keep working (config-slots.ts). */
     maxSessions: z.number().int().min(1).max(256).optional(),
     idleTimeoutSeconds: z.number().positive().default(600),
     /**
      * A task that asks the user a question keeps its live browser this long (0: none), so a reply within it goes on
      * on the same page, nothing restored. The page is saved at the question all the same, and again when the hold
-     * ends, the pool needs the place, or the worker shuts down; a held browser is not closed as idle. A desktop task
+     * ends, the pool needs the slot, or the worker shuts down; a held browser is not closed as idle. A desktop task
      * keeps its desktop (X session, windows, programs) as long, its home saved the same way.
      */
     holdWhileWaitingSeconds: z.number().min(0).max(86_400).default(600),
@@ -104,7 +107,10 @@ export const BrowserSchema = z
     takeoverCdp: z.boolean().default(false),
   })
   .superRefine(checkBrowserProvider)
+  .superRefine(checkSlotKeys)
+  .transform((browser) => oneSlotsField(browser, undefined))
   .default({
+    slots: undefined,
     provider: 'chromium',
     headless: true,
     idleTimeoutSeconds: 600,

@@ -1,14 +1,19 @@
 // The `desktop` section of the configuration: the desktop environment's sessions, sandbox network, apps, typing,
 // commands and the endpoints its agent uses.
 import { z } from 'zod';
+import { checkSlotKeys, oneSlotsField } from './config-slots';
+
+const DEFAULT_DESKTOP_SLOTS = 4;
 
 /** The desktop environment (src/desktop): one Xvfb display and bubblewrap sandbox per session. */
 export const DesktopSchema = z
   .strictObject({
-    /** At most this many desktops at once on this worker (each is an X server plus its apps). */
-    maxSessions: z.number().int().min(0).max(64).default(4),
+    /** At most this many desktops at once on this worker (each is an X server plus its apps); absent: 4. */
+    slots: z.number().int().min(0).max(64).optional(),
+    /** `slots` by its wire name, kept so existing config files keep working (config-slots.ts). */
+    maxSessions: z.number().int().min(0).max(64).optional(),
     /**
-     * A desktop no activity used for this long is closed, freeing its place (one whose task ended without closing
+     * A desktop no activity used for this long is closed, freeing its slot (one whose task ended without closing
      * it, or that a lost activity left behind); its task, if it comes back, gets a new desktop with the same home.
      */
     idleTimeoutSeconds: z.number().positive().default(600),
@@ -43,8 +48,10 @@ export const DesktopSchema = z
     /** The endpoint (a name in `models`) that points at an element described in words; absent: the vision one. */
     groundingEndpoint: z.string().min(1).optional(),
   })
+  .superRefine(checkSlotKeys)
+  .transform((desktop) => oneSlotsField(desktop, DEFAULT_DESKTOP_SLOTS))
   .default({
-    maxSessions: 4,
+    slots: DEFAULT_DESKTOP_SLOTS,
     idleTimeoutSeconds: 600,
     network: false,
     apps: ['xterm'],

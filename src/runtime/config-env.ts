@@ -5,6 +5,23 @@ import { encryptionEnvOverride } from '../codec/config';
 import { notificationsEnvOverride } from '../notify/config';
 import { tracesEnvOverride } from '../telemetry/config';
 
+/**
+ * CUA_SLOTS, or CUA_MAX_SESSIONS (its wire name, kept so existing deployments keep working): the browser's slots,
+ * over the file's `slots` or `maxSessions`. Both set and different is a ConfigError.
+ */
+function slotsEnvOverride(browser: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
+  const { CUA_SLOTS: slots, CUA_MAX_SESSIONS: maxSessions } = env;
+  if (slots && maxSessions && slots !== maxSessions) {
+    throw new ConfigError(`CUA_SLOTS=${slots} and CUA_MAX_SESSIONS=${maxSessions} (its other name) differ: set one`);
+  }
+  if (!slots && !maxSessions) return;
+  delete browser.slots;
+  delete browser.maxSessions;
+  // The key named as the variable was, so a bad value's error names the key that matches it.
+  if (slots) browser.slots = Number(slots);
+  else browser.maxSessions = Number(maxSessions);
+}
+
 /** Environment overrides, applied on top of the file. */
 export function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown> {
   const out = structuredClone(raw) as Record<string, Record<string, unknown>>;
@@ -29,7 +46,7 @@ export function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEn
     if (env.BROWSERBASE_PROJECT_ID) browserbase.projectId = env.BROWSERBASE_PROJECT_ID;
     if (env.BROWSERBASE_BASE_URL) browserbase.baseUrl = env.BROWSERBASE_BASE_URL;
   }
-  if (env.CUA_MAX_SESSIONS) section('browser').maxSessions = Number(env.CUA_MAX_SESSIONS);
+  slotsEnvOverride(section('browser'), env);
   if (env.CUA_HOLD_WHILE_WAITING_SECONDS) {
     section('browser').holdWhileWaitingSeconds = Number(env.CUA_HOLD_WHILE_WAITING_SECONDS);
   }

@@ -93,7 +93,7 @@ export const ConfigSchema = z.strictObject({
     .optional(),
   worker: z
     .strictObject({
-      /** Absent: derived from browser.maxSessions (src/runtime/limits.ts). */
+      /** Absent: derived from browser.slots (src/runtime/limits.ts). */
       maxConcurrentActivities: z.number().int().min(1).optional(),
       /** Absent: derived from the machine's cores (src/runtime/limits.ts). */
       maxConcurrentWorkflowTasks: z.number().int().min(1).optional(),
@@ -179,8 +179,8 @@ export type ConfigInput = z.input<typeof ConfigSchema>;
 /** The loaded configuration: every limit filled in (configured or derived), and which were derived from what. */
 export type Config = Omit<ParsedConfig, 'browser' | 'worker'> & {
   runsDir: string;
-  browser: ParsedConfig['browser'] & Pick<WorkerLimits, 'maxSessions'>;
-  worker: Omit<WorkerLimits, 'maxSessions'>;
+  browser: ParsedConfig['browser'] & Pick<WorkerLimits, 'slots'>;
+  worker: Omit<WorkerLimits, 'slots'>;
   limits: { machine: MachineShape; derived: LimitName[] };
   /**
    * Set by code only (a worker embedded with `createAgentWorker({ modelEndpoints })`), never by a file: where a task's
@@ -236,16 +236,16 @@ export function configFromObject(
   }
   const { browser, worker } = parsed.data;
   const given: Partial<WorkerLimits> = {
-    ...(browser.maxSessions !== undefined ? { maxSessions: browser.maxSessions } : {}),
+    ...(browser.slots !== undefined ? { slots: browser.slots } : {}),
     ...worker,
   };
   const machine = opts.machine ?? thisMachine();
-  const { maxSessions, ...workerLimits } = deriveLimits(machine, given);
-  const names: LimitName[] = ['maxSessions', 'maxConcurrentActivities', 'maxConcurrentWorkflowTasks'];
+  const { slots, ...workerLimits } = deriveLimits(machine, given);
+  const names: LimitName[] = ['slots', 'maxConcurrentActivities', 'maxConcurrentWorkflowTasks'];
   return {
     ...parsed.data,
     runsDir: path.resolve(parsed.data.runsDir ?? path.join(env.CUA_DATA_DIR ?? dataDir(), 'runs')),
-    browser: { ...browser, maxSessions },
+    browser: { ...browser, slots },
     worker: workerLimits,
     limits: { machine, derived: names.filter((n) => given[n] === undefined) },
   };

@@ -1,4 +1,4 @@
-// Worker limits derived from the machine: browser sessions, activity slots and workflow task slots, for the ones the
+// Worker limits derived from the machine: browser slots, activity slots and workflow task slots, for the ones the
 // configuration (file or environment) leaves unset. Pure (deriveLimits, describeLimits) plus one reader of the machine.
 import os from 'node:os';
 
@@ -16,7 +16,8 @@ export const MAX_DERIVED_SESSIONS = 32;
 
 export type MachineShape = { cores: number; memoryBytes: number };
 
-export type WorkerLimits = { maxSessions: number; maxConcurrentActivities: number; maxConcurrentWorkflowTasks: number };
+/** `slots`: how many browser sessions the worker holds at once (config `browser.slots`, or `browser.maxSessions`). */
+export type WorkerLimits = { slots: number; maxConcurrentActivities: number; maxConcurrentWorkflowTasks: number };
 
 export type LimitName = keyof WorkerLimits;
 
@@ -24,14 +25,14 @@ const clamp = (n: number, lo: number, hi: number): number => Math.min(hi, Math.m
 
 /**
  * The limits for a machine, keeping the ones `given` (configured) as they are:
- * - sessions = clamp(min(2 × cores, (memory − 1 GiB) / 350 MiB), 1, 32). Every session's page work (screenshots,
+ * - slots = clamp(min(2 × cores, (memory − 1 GiB) / 350 MiB), 1, 32). Every session's page work (screenshots,
  *   rendering, settling) is CPU-bound, and tasks beyond the limit wait in line for a freed browser (handed over at
  *   once), so more sessions than the cores can serve only slow every task down. Measured on the 2-core dev box
  *   (`npm run bench`, 2026-12-01): 4 sessions against 8 gave the same steps/s at 4, 16 and 32 tasks (3.9 / 3.9 / 4.3
  *   against 3.9 / 3.9 / 4.7) with a lower p95 step time at 16 tasks (1.1 s against 1.3 s; ×3.2 of a single task's
  *   against ×4.1) and shorter tasks end to end (p50 22 s against 28 s at 16 tasks). Memory still bounds it on small
  *   machines.
- * - activity slots = 2 × sessions + 2 (each of the two workers gets this many). A task runs one activity at a time
+ * - activity slots = 2 × slots + 2 (each of the two workers gets this many). A task runs one activity at a time
  *   (observe → decide → act), so one slot per session is the need; the second covers an attempt that timed out but
  *   still holds its slot while its retry runs, and 2 more tasks starting or finishing without a session. More slots
  *   than that only let work in beyond what the sessions bound.
@@ -41,10 +42,10 @@ const clamp = (n: number, lo: number, hi: number): number => Math.min(hi, Math.m
 export function deriveLimits(machine: MachineShape, given: Partial<WorkerLimits> = {}): WorkerLimits {
   const cores = Math.max(1, Math.floor(machine.cores));
   const byMemory = Math.floor((machine.memoryBytes - WORKER_MEMORY_BYTES) / SESSION_MEMORY_BYTES);
-  const maxSessions = given.maxSessions ?? clamp(Math.min(2 * cores, byMemory), 1, MAX_DERIVED_SESSIONS);
+  const slots = given.slots ?? clamp(Math.min(2 * cores, byMemory), 1, MAX_DERIVED_SESSIONS);
   return {
-    maxSessions,
-    maxConcurrentActivities: given.maxConcurrentActivities ?? 2 * maxSessions + 2,
+    slots,
+    maxConcurrentActivities: given.maxConcurrentActivities ?? 2 * slots + 2,
     maxConcurrentWorkflowTasks: given.maxConcurrentWorkflowTasks ?? clamp(4 * cores, 4, 64),
   };
 }
@@ -60,12 +61,12 @@ export function thisMachine(): MachineShape {
   return { cores: os.availableParallelism(), memoryBytes: constrained > 0 ? Math.min(total, constrained) : total };
 }
 
-/** For the "worker ready" line: `4 browser sessions (derived), 10 activity slots (derived), … on 2 cores, 23.4 GiB`. */
+/** For the "worker ready" line: `4 browser slots (derived), 10 activity slots (derived), … on 2 cores, 23.4 GiB`. */
 export function describeLimits(limits: WorkerLimits, derived: readonly LimitName[], machine: MachineShape): string {
   const mark = (name: LimitName) => (derived.includes(name) ? 'derived' : 'configured');
   const gib = (machine.memoryBytes / GiB).toFixed(1);
   return (
-    `${limits.maxSessions} browser sessions (${mark('maxSessions')}), ` +
+    `${limits.slots} browser slots (${mark('slots')}), ` +
     `${limits.maxConcurrentActivities} activity slots (${mark('maxConcurrentActivities')}), ` +
     `${limits.maxConcurrentWorkflowTasks} workflow task slots (${mark('maxConcurrentWorkflowTasks')}) ` +
     `on ${machine.cores} cores, ${gib} GiB`

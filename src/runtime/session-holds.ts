@@ -1,6 +1,6 @@
 // Sessions a worker keeps alive while their task waits for a reply (browser.holdWhileWaitingSeconds; the browser and
 // desktop pools each keep theirs here): each held one has a deadline, and when it ends (the hold ran out, the pool
-// needs the place, the worker shuts down) what the session keeps (a page, a home) is saved and then it is closed. A
+// needs the slot, the worker shuts down) what the session keeps (a page, a home) is saved and then it is closed. A
 // reply within the hold takes the session back (`take`) as it was.
 
 /** Why a hold ended without a reply taking the session back. */
@@ -18,7 +18,7 @@ export class SessionHolds {
     private readonly log?: (line: string) => void,
   ) {}
 
-  /** Held sessions (their places count as free: an open that needs one ends the hold longest held). */
+  /** Held sessions (their slots count as free: an open that needs one ends the hold longest held). */
   get count(): number {
     return this.holds.size;
   }
@@ -89,8 +89,8 @@ export class SessionHolds {
     }
   }
 
-  /** Ends the holds, longest held first (`pool_needed`), while `full` says an open finds no free place. */
-  async makeRoom(full: () => boolean): Promise<void> {
+  /** Ends the holds, longest held first (`pool_needed`), while `full` says an open finds no free slot. */
+  async freeSlot(full: () => boolean): Promise<void> {
     for (let oldest = this.longest(); oldest && full(); oldest = this.longest()) await this.end(oldest, 'pool_needed');
   }
 

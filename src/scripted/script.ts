@@ -31,9 +31,9 @@ const common = {
   faults: z.array(FaultSchema).optional(),
   /** Answer to a sub-call made while carrying out this entry's action (read_page_answer_question). */
   page_answer: z.string().optional(),
-  /** Desktop agent: the vision model's description of the screen for this turn (`x-cua-call: describe`). */
+  /** Desktop agent: the vision model's description of the screen for this step (`x-cua-call: describe`). */
   describe: z.string().optional(),
-  /** Desktop agent: replies to the grounding calls made while this turn's tools run, in order; the last repeats. */
+  /** Desktop agent: replies to the grounding calls made while this step's tools run, in order; the last repeats. */
   ground: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
 };
 

@@ -2,7 +2,7 @@
 // script files instead of a model. Stateless per request (the entry index is the number of assistant
 // messages already in the request), so it is deterministic across worker crashes and activity retries.
 // Never a default for real work: it only knows what its script says.
-// The desktop agent makes several calls per turn (describe the screen, decide, ground clicks); it names the entry
+// The desktop agent makes several calls per step (describe the screen, decide, ground clicks); it names the entry
 // and the kind of call in two headers, and the server answers from that entry's `describe`, `tool_calls` or `ground`.
 // An evaluation's LLM judge names its calls the same way (`key_points`, `relevance`, `verdict`, `rubric`) and is
 // answered from a `judge` entry.
@@ -19,7 +19,7 @@ import type { ScriptEntry, ScriptUsage } from './script';
 export const SUBCALL_INDEX_HEADER = 'x-cua-subcall-index';
 /** Header naming the 0-based script entry of a request; when present it overrides the count of assistant messages. */
 export const ENTRY_INDEX_HEADER = 'x-cua-entry';
-/** Header naming which of a desktop turn's calls a request is (absent: an ordinary call, as before). */
+/** Header naming which of a desktop step's calls a request is (absent: an ordinary call, as before). */
 export const CALL_KIND_HEADER = 'x-cua-call';
 export const JUDGE_CALL_KINDS = ['key_points', 'relevance', 'verdict', 'rubric'] as const;
 export const SCRIPTED_CALL_KINDS = ['describe', 'action', 'ground', ...JUDGE_CALL_KINDS] as const;
@@ -32,7 +32,7 @@ export const JUDGE_ITEM_HEADER = 'x-cua-item';
 export const DEFAULT_DESCRIBE_REPLY =
   'This description comes from a scripted test model; it has not looked at the screen.';
 /** The ground reply of an entry without `ground` (no point in it, so the click fails with an observation). */
-export const NO_GROUND_REPLY = 'This scripted test model has no grounding reply for this turn.';
+export const NO_GROUND_REPLY = 'This scripted test model has no grounding reply for this step.';
 
 export interface RecordedRequest {
   script: string;
@@ -134,7 +134,7 @@ function completion(model: string, content: string, toolCalls?: ToolCallOut[], u
 
 /**
  * The user's latest reply to an ask_user_question, in their own words: the user message that follows the
- * assistant turn which asked, without its URL line. A script writes `{{reply}}` where the reply belongs.
+ * assistant message which asked, without its URL line. A script writes `{{reply}}` where the reply belongs.
  */
 export function latestReply(messages: readonly { role: string; content: unknown }[]): string | undefined {
   let reply: string | undefined;

@@ -21,7 +21,7 @@ import {
 export interface Stamp {
   /** Session generation / attempt of the step (0 by default). */
   generation?: number;
-  /** A desktop tool call's place in its turn (action and tool events only; 0 by default). */
+  /** A desktop tool call's place in its step (action and tool events only; 0 by default). */
   call?: number;
   /** ISO time; now by default. */
   timestamp?: string;

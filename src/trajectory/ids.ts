@@ -23,8 +23,8 @@
 //             metadata.asked_by "runtime", no model call): a resend of a request in doubt was held back; with a call
 //             suffix a budget's or a loop's question, and its reply (`reply` with the same suffix)
 //
-// A desktop turn runs several tool calls in one step: the second and later calls' `action` and `tool` events carry
-// the call's place in the turn as a suffix, `-c<call>` (e.g. `step-0003-action-g0-c1`); the first call's ids have
+// A desktop step may run several tool calls: the second and later calls' `action` and `tool` events carry
+// the call's place in the step as a suffix, `-c<call>` (e.g. `step-0003-action-g0-c1`); the first call's ids have
 // none, so they read as the browser's.
 //
 // `generation` is the session generation (or attempt) of the step: it starts at 0 and goes up each time the
@@ -53,7 +53,7 @@ export interface EventIdParts {
   kind: EventKind;
   /** Session generation / attempt; 0 when omitted. */
   generation?: number;
-  /** A tool call's place in its desktop turn; 0 (no suffix) when omitted. */
+  /** A tool call's place in its desktop step; 0 (no suffix) when omitted. */
   call?: number;
 }
 

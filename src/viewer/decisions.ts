@@ -5,8 +5,8 @@
 // reply (no action could be made of it) is a step, with its error and no marker. A replay run (task.json
 // `metadata.replay_of`) says of each step whether it was replayed, healed or decided by the model.
 //
-// A desktop run (environment `desktop`) is shown by turn: the tool calls of one turn are one step, each call with its
-// own action, observation and marker, all markers drawn on the turn's screenshot. Desktop points are screen pixels
+// A desktop run (environment `desktop`) has several tool calls per step: they are shown as one step, each call with its
+// own action, observation and marker, all markers drawn on the step's screenshot. Desktop points are screen pixels
 // (the tool output's resolved point), scaled to the screenshot; the browser's model-coordinate mapping is not used.
 import { stepUsageLine, usageTotals } from '../trajectory/usage';
 import { faraSpace } from '../families/fara-common/spaces';
@@ -18,7 +18,7 @@ import { parseEventId } from '../trajectory/ids';
 import type { Action, Event, Observation } from '../trajectory/schema';
 import { buildSteps, replayMarkOf, stepSummaries } from '../trajectory/steps';
 import type { Step, StepSummary } from '../trajectory/steps';
-import { callSummary, callTarget, turnSummary, windowsLine } from './desktop';
+import { callSummary, callTarget, stepToolsSummary, windowsLine } from './desktop';
 import { coordinateOf, desktopMarker, markerFor, pointerAfter } from './markers';
 import type { Geometry, Marker, Point, Size } from './markers';
 import { recordOf } from './run-settings';
@@ -213,34 +213,34 @@ export function decisionViews(
   });
 }
 
-/** A desktop turn's later calls join the decision of its first: one decision per turn, its calls in order. */
-export function joinTurns(decisions: readonly ViewDecision[]): ViewDecision[] {
-  const turns: ViewDecision[] = [];
+/** A desktop step's later calls join the decision of its first: one decision per step, its calls in order. */
+export function joinStepCalls(decisions: readonly ViewDecision[]): ViewDecision[] {
+  const joinedDecisions: ViewDecision[] = [];
   for (const decision of decisions) {
-    const last = turns.at(-1);
-    const sameTurn =
+    const last = joinedDecisions.at(-1);
+    const sameStep =
       last !== undefined &&
       last.calls.length > 0 &&
       (decision.calls[0]?.index ?? 0) > 0 &&
       last.number === decision.number &&
       last.generation === decision.generation &&
       last.superseded === decision.superseded;
-    if (sameTurn) turns[turns.length - 1] = joined(last, decision);
-    else turns.push(decision);
+    if (sameStep) joinedDecisions[joinedDecisions.length - 1] = joined(last, decision);
+    else joinedDecisions.push(decision);
   }
-  return turns;
+  return joinedDecisions;
 }
 
-function joined(turn: ViewDecision, next: ViewDecision): ViewDecision {
-  const calls = [...turn.calls, ...next.calls];
-  const invalid = turn.invalid ?? next.invalid;
-  const tools = turnSummary(calls.map((c) => c.actionName));
+function joined(first: ViewDecision, next: ViewDecision): ViewDecision {
+  const calls = [...first.calls, ...next.calls];
+  const invalid = first.invalid ?? next.invalid;
+  const tools = stepToolsSummary(calls.map((c) => c.actionName));
   return {
-    ...turn,
+    ...first,
     invalid,
     summary: invalid === null ? tools : `${tools} (invalid reply)`,
-    thoughts: [turn.thoughts, next.thoughts].filter((t) => t !== '').join('\n'),
-    userMessages: [...turn.userMessages, ...next.userMessages],
+    thoughts: [first.thoughts, next.thoughts].filter((t) => t !== '').join('\n'),
+    userMessages: [...first.userMessages, ...next.userMessages],
     calls,
   };
 }

@@ -1,7 +1,7 @@
 // The viewer's reading of desktop runs: which environment a run folder is of, the desktop's screen size, where a
-// desktop tool call acted (in screen pixels) and the one-line names of calls and turns.
+// desktop tool call acted (in screen pixels) and the one-line names of calls and steps.
 //
-// A desktop turn is one step with several tool calls: its action events are `step-000N-action-g<k>` for the first
+// A desktop step has several tool calls: its action events are `step-000N-action-g<k>` for the first
 // call and `…-c1`, `…-c2`, … for the later ones. Click-family calls act on a point: the resolved point is in the tool
 // output's `metadata.point` (newer runs), else in its text (`Clicked at (320, 560) …`), else in the call's own x/y.
 import { z } from 'zod';
@@ -119,8 +119,8 @@ export function callSummary(name: string, args: Record<string, unknown>): string
   return summarizeCall({ name, arguments: rest, known: true });
 }
 
-/** A turn's tools in one line: `click + type_text + send_key`, repeats folded (`run_command ×2`). */
-export function turnSummary(names: readonly string[]): string {
+/** A step's tools in one line: `click + type_text + send_key`, repeats folded (`run_command ×2`). */
+export function stepToolsSummary(names: readonly string[]): string {
   const runs: { name: string; count: number }[] = [];
   for (const name of names) {
     const last = runs.at(-1);

@@ -1,5 +1,5 @@
 // A marker drawn on a screenshot: an SVG overlay whose viewBox is the screenshot's pixel size, so it scales with the
-// image; a desktop turn's markers numbered by call.
+// image; a desktop step's markers numbered by call.
 import { num } from './markup';
 import type { Marker, Point, Size } from './markers';
 import type { ViewCall } from './view';
@@ -68,7 +68,7 @@ function markerBody(marker: Marker, pen: Pen): { at: Point; body: string } {
   }
 }
 
-/** A desktop marker: the number of its call in the turn, and whether to write that number next to it. */
+/** A desktop marker: the number of its call in the step, and whether to write that number next to it. */
 export interface CallMark {
   marker: Marker;
   call: number;
@@ -101,13 +101,13 @@ export function markerSvg(marker: Marker | null, image: Size): string {
   return overlay(marker ? markerGroup(marker, penFor(image)) : '', image);
 }
 
-/** The overlay of a desktop turn's screenshot: one marker per call that acted on a point. */
+/** The overlay of a desktop step's screenshot: one marker per call that acted on a point. */
 export function callMarkersSvg(marks: readonly CallMark[], image: Size): string {
   const pen = penFor(image);
   return overlay(marks.map(({ marker, ...mark }) => markerGroup(marker, pen, mark)).join(''), image);
 }
 
-/** The markers of a desktop turn's calls, numbered by call (labels written only when there are several). */
+/** The markers of a desktop step's calls, numbered by call (labels written only when there are several). */
 export function callMarks(calls: readonly ViewCall[]): CallMark[] {
   const marked = calls.flatMap((c, i) => (c.marker ? [{ marker: c.marker, call: i + 1 }] : []));
   return marked.map((m) => ({ ...m, labelled: marked.length > 1 }));

@@ -5,7 +5,7 @@ import { buildSteps } from '../trajectory/steps';
 import { environmentOf, screenOf } from './desktop';
 import type { Size } from './markers';
 import { spaceOf } from './markers';
-import { decisionViews, displayValue, groupDecisions, joinTurns, userMessagesOf } from './decisions';
+import { decisionViews, displayValue, groupDecisions, joinStepCalls, userMessagesOf } from './decisions';
 import type { DecisionContext } from './decisions';
 import { profileOf, replayView, viewportOf } from './run-settings';
 import type { TrajectoryView, ViewInput } from './view';
@@ -32,7 +32,7 @@ export function buildTrajectoryView(run: ViewInput, sizeOf: (screenshot: string)
   };
   const all = buildSteps(run.events);
   const actionSteps = all.filter((s) => s.action !== null);
-  const steps = groupDecisions(joinTurns(decisionViews(ctx, run.events, actionSteps)));
+  const steps = groupDecisions(joinStepCalls(decisionViews(ctx, run.events, actionSteps)));
   const tail = all.at(-1);
   return {
     runId: run.runId,

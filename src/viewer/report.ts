@@ -30,7 +30,7 @@ export class ReportWriteError extends Error {
 export interface ReportResult {
   /** Absolute path of the written file. */
   file: string;
-  /** Number of steps shown: desktop turns, not their tool calls; decisions superseded after a lost worker not counted. */
+  /** Number of steps shown: desktop steps, not their tool calls; decisions superseded after a lost worker not counted. */
   steps: number;
   /** Size of the file in bytes. */
   bytes: number;

@@ -7,7 +7,7 @@
 // In a replay run (`cua replay`) each step has a badge, replayed, healed or decided by the model, and the header says
 // which run it replays and how many steps went each way.
 //
-// A desktop turn is one card too: the turn's screenshot with a marker per call that acted on a point (numbered by
+// A desktop step is one card too: the step's screenshot with a marker per call that acted on a point (numbered by
 // call when there are several), the window list instead of a URL, the vision model's screen description and the
 // thoughts once, then each call in order with its action and observation.
 import type { ToolSubCall } from '../trajectory/schema';
@@ -84,7 +84,7 @@ function subCallsBlock(calls: readonly ToolSubCall[]): string {
   );
 }
 
-/** One call of a desktop turn: its action (with where it acted) and its observation. */
+/** One call of a desktop step: its action (with where it acted) and its observation. */
 function callItem(call: ViewCall, n: number, total: number): string {
   const where = call.pixelPoint
     ? `<p class="where">at ${num(call.pixelPoint.x)}, ${num(call.pixelPoint.y)} px (screen)</p>`

@@ -16,9 +16,9 @@ export interface ViewUserMessage {
   content: string;
 }
 
-/** One tool call of a desktop turn: what was called, what came of it and where it acted. */
+/** One tool call of a desktop step: what was called, what came of it and where it acted. */
 export interface ViewCall {
-  /** Place in the turn: 0 for the first call, then 1, 2, … (the `-c<n>` suffix of its event id). */
+  /** Place in the step: 0 for the first call, then 1, 2, … (the `-c<n>` suffix of its event id). */
   index: number;
   actionName: string;
   /** One line, e.g. `click "the OK button"`. */
@@ -29,11 +29,11 @@ export interface ViewCall {
   observation: string;
   /** Where the call clicked (a drag: where it ended) in screen pixels, null for calls without a point. */
   pixelPoint: Point | null;
-  /** What to draw on the turn's screenshot, in its pixels. */
+  /** What to draw on the step's screenshot, in its pixels. */
   marker: Marker | null;
 }
 
-/** One decision of the model: the action, what it saw and what came of it. For the desktop, one turn. */
+/** One decision of the model: the action, what it saw and what came of it. For the desktop, one step. */
 export interface ViewDecision {
   /** Step number, as in `stepSummaries` (from the event id; by counting for foreign ids). */
   number: number;
@@ -43,15 +43,15 @@ export interface ViewDecision {
   superseded: boolean;
   /** The error when the model's reply could not be turned into an action, else null. */
   invalid: string | null;
-  /** The action's name (a desktop turn: its first call's). */
+  /** The action's name (a desktop step: its first call's). */
   actionName: string;
-  /** One line, e.g. `left_click (500, 200)`; a desktop turn of several calls names its tools, `click + type_text`. */
+  /** One line, e.g. `left_click (500, 200)`; a desktop step of several calls names its tools, `click + type_text`. */
   summary: string;
-  /** The action's arguments (thoughts left out), as display text (a desktop turn: its first call's). */
+  /** The action's arguments (thoughts left out), as display text (a desktop step: its first call's). */
   args: { name: string; value: string }[];
   thoughts: string;
   url: string;
-  /** The action's tool output (page answer, errors as `error: …` lines) (a desktop turn: its first call's). */
+  /** The action's tool output (page answer, errors as `error: …` lines) (a desktop step: its first call's). */
   observation: string;
   userMessages: ViewUserMessage[];
   /** Run-relative path of the screenshot the model saw ('' when none). */
@@ -60,13 +60,13 @@ export interface ViewDecision {
   image: Size | null;
   /** Where the action landed in viewport pixels (its `coordinate`), null for actions without one and invalid replies. */
   pixelPoint: Point | null;
-  /** A desktop turn's markers are on its calls: null here. */
+  /** A desktop step's markers are on its calls: null here. */
   marker: Marker | null;
-  /** A desktop turn's tool calls in order; empty for the browser. */
+  /** A desktop step's tool calls in order; empty for the browser. */
   calls: ViewCall[];
-  /** The desktop's window list the turn was decided on (page_info); '' for the browser. */
+  /** The desktop's window list the step was decided on (page_info); '' for the browser. */
   windows: string;
-  /** The vision model's description of the screen for a desktop turn; '' for the browser. */
+  /** The vision model's description of the screen for a desktop step; '' for the browser. */
   screenDescription: string;
   /** Model calls the action's tool made (read_page_answer_question's page question), from `tool_sub_calls`. */
   subCalls: ToolSubCall[];
@@ -97,7 +97,7 @@ export interface TrajectoryView {
   answer: string | null;
   verification: { name: string; score: number | null; reasoning: string }[];
   warnings: string[];
-  /** The steps (desktop: turns), superseded decisions inside the step that re-decided them (not counted as steps). */
+  /** The steps, superseded decisions inside the step that re-decided them (not counted as steps). */
   steps: ViewStep[];
   /** User messages recorded after the last action. */
   after: ViewUserMessage[];

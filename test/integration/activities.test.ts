@@ -32,7 +32,7 @@ let runsDir: string;
 
 beforeAll(async () => {
   runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-acts-'));
-  pool = new BrowserPool({ maxSessions: 2 });
+  pool = new BrowserPool({ slots: 2 });
   model = await startScriptedModelServer({ scriptsDir: SCRIPTS_DIR });
   site = await startFixtureSite();
   acts = createActivities({ config: loadConfig({ env: { CUA_RUNS_DIR: runsDir } }), pool, sessionQueue: 'q-test' });
@@ -497,7 +497,7 @@ describe('openSession: a full pool is waited out, other errors become final', ()
   };
 
   it('a browser that cannot start is retried a few times, then fails for good', async () => {
-    const cannotStart = new BrowserPool({ maxSessions: 2, launch: { executablePath: '/nonexistent/chromium' } });
+    const cannotStart = new BrowserPool({ slots: 2, launch: { executablePath: '/nonexistent/chromium' } });
     const early = await openWith(cannotStart, 2);
     expect(early).toBeInstanceOf(Error);
     expect(early).not.toBeInstanceOf(ApplicationFailure); // retryable: Temporal tries again
@@ -508,7 +508,7 @@ describe('openSession: a full pool is waited out, other errors become final', ()
   }, 60_000);
 
   it('a full pool stays retryable at any attempt (the task queues)', async () => {
-    const full = new BrowserPool({ maxSessions: 1, maxWaiters: 0 }); // no line to wait in: refused at once
+    const full = new BrowserPool({ slots: 1, maxWaiters: 0 }); // no line to wait in: refused at once
     const holder = await full.openSession({ viewport: { width: 640, height: 480 }, downloadsDir: runsDir });
     const err = await openWith(full, 50);
     expect(err?.name).toBe('PoolFullError');

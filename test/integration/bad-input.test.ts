@@ -392,7 +392,7 @@ describe('pages: hostile pages end in a one-line observation, and the next actio
   beforeAll(async () => {
     site = await startFixtureServer();
     downloadsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-hostile-downloads-'));
-    pool = new BrowserPool({ maxSessions: 2, defaults: CAP });
+    pool = new BrowserPool({ slots: 2, defaults: CAP });
     ({ env } = await pool.openSession({ viewport: VIEWPORT, downloadsDir }));
   });
   afterAll(async () => {

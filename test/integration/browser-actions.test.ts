@@ -21,7 +21,7 @@ const ofType = async (type: string): Promise<Recorded[]> => (await events()).fil
 
 beforeAll(async () => {
   server = await startFixtureServer();
-  pool = new BrowserPool({ maxSessions: 2 });
+  pool = new BrowserPool({ slots: 2 });
   ({ env } = await pool.openSession({
     viewport: { width: 1024, height: 768 },
     downloadsDir: '/tmp/cua-test-downloads',

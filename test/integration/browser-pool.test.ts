@@ -38,7 +38,7 @@ afterAll(async () => {
 
 describe('BrowserPool', () => {
   it('gives each session its own context and refuses sessions beyond the limit', async () => {
-    const pool = new BrowserPool({ browser, maxSessions: 2 });
+    const pool = new BrowserPool({ browser, slots: 2 });
     try {
       const a = await pool.openSession({ ...SESSION, url: server.url('/login?user=ann') });
       const b = await pool.openSession({ ...SESSION, url: server.url('/account') });
@@ -57,8 +57,8 @@ describe('BrowserPool', () => {
     expect(browser.isConnected()).toBe(true);
   });
 
-  it('a full pool lets openers wait in line: a freed place goes to the first, in order; the line is bounded', async () => {
-    const pool = new BrowserPool({ browser, maxSessions: 1, maxWaiters: 2 });
+  it('a full pool lets openers wait in line: a freed slot goes to the first, in order; the line is bounded', async () => {
+    const pool = new BrowserPool({ browser, slots: 1, maxWaiters: 2 });
     try {
       const a = await pool.openSession(SESSION);
       const order: string[] = [];
@@ -66,7 +66,7 @@ describe('BrowserPool', () => {
       const second = pool.openSession(SESSION, { timeoutMs: 20_000 }).then((s) => (order.push('second'), s));
       await expect.poll(() => pool.waiting).toBe(2);
       // The line is full: a third is refused at once, saying why.
-      await expect(pool.openSession(SESSION, { timeoutMs: 20_000 })).rejects.toThrow(/2 tasks wait for a place/);
+      await expect(pool.openSession(SESSION, { timeoutMs: 20_000 })).rejects.toThrow(/2 tasks wait for a slot/);
       await pool.close(a.sessionId);
       const one = await first;
       expect(order).toEqual(['first']);
@@ -75,7 +75,7 @@ describe('BrowserPool', () => {
       await second;
       expect(order).toEqual(['first', 'second']);
       // Waiting is bounded in time and can be abandoned.
-      await expect(pool.openSession(SESSION, { timeoutMs: 200 })).rejects.toThrow(/no place came free within/);
+      await expect(pool.openSession(SESSION, { timeoutMs: 200 })).rejects.toThrow(/no slot came free within/);
       const gaveUp = new AbortController();
       const waiting = pool.openSession(SESSION, { timeoutMs: 20_000, signal: gaveUp.signal });
       gaveUp.abort();
@@ -87,10 +87,10 @@ describe('BrowserPool', () => {
   });
 
   it("opening a session for an owner first closes the one it still holds (a lost activity's)", async () => {
-    const pool = new BrowserPool({ browser, maxSessions: 1 });
+    const pool = new BrowserPool({ browser, slots: 1 });
     try {
       const lost = await pool.openSession({ ...SESSION, owner: 'run-a' });
-      // The pool is full, but the place held for run-a is run-a's own stale session: it is closed, not waited for.
+      // The pool is full, but the slot held for run-a is run-a's own stale session: it is closed, not waited for.
       const again = await pool.openSession({ ...SESSION, owner: 'run-a' });
       expect(pool.has(lost.sessionId)).toBe(false);
       expect(pool.sessionIds()).toEqual([again.sessionId]);
@@ -139,8 +139,8 @@ describe('BrowserPool', () => {
 describe('BrowserPool: sessions held while their tasks wait for a reply', () => {
   const ctx = {} as never;
 
-  it('a held session counts as a free place for the open-slot supplier, and a reclaim takes it back as it was', async () => {
-    const pool = new BrowserPool({ browser, maxSessions: 1 });
+  it('a held session counts as a free slot for the open-slot supplier, and a reclaim takes it back as it was', async () => {
+    const pool = new BrowserPool({ browser, slots: 1 });
     const slots = freeSlotSupplier(pool);
     try {
       const a = await pool.openSession({ ...SESSION, url: server.url('/account') });
@@ -161,7 +161,7 @@ describe('BrowserPool: sessions held while their tasks wait for a reply', () => 
   });
 
   it('an open in a pool full of held sessions saves and closes the one held longest', async () => {
-    const pool = new BrowserPool({ browser, maxSessions: 2 });
+    const pool = new BrowserPool({ browser, slots: 2 });
     const saved: string[] = [];
     try {
       const first = await pool.openSession(SESSION);
@@ -205,8 +205,8 @@ describe('BrowserPool: sessions held while their tasks wait for a reply', () => 
     }
   });
 
-  it('a session is not held while openers wait in line for a place (they get it)', async () => {
-    const pool = new BrowserPool({ browser, maxSessions: 1 });
+  it('a session is not held while openers wait in line for a slot (they get it)', async () => {
+    const pool = new BrowserPool({ browser, slots: 1 });
     try {
       const a = await pool.openSession(SESSION);
       const waiter = pool.openSession(SESSION, { timeoutMs: 10_000 });

@@ -46,7 +46,7 @@ beforeAll(async () => {
     res.on('close', () => clearTimeout(timer));
   });
   downloadsDir = await mkdtemp(path.join(os.tmpdir(), 'cua-downloads-'));
-  pool = new BrowserPool({ maxSessions: 3 });
+  pool = new BrowserPool({ slots: 3 });
   ({ env } = await pool.openSession({ viewport: VIEWPORT, downloadsDir }));
 });
 

@@ -56,7 +56,7 @@ function poolOn(timing: Partial<BrowserbaseTiming> = {}, apiKey = bb.apiKey) {
   const pool = new BrowserPool({
     provider,
     log: (line) => log.push(line),
-    maxSessions: 2,
+    slots: 2,
     defaults: { captchaSignals: true, captchaResumeMs: 200 },
   });
   return { pool, log };

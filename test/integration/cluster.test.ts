@@ -137,7 +137,7 @@ describe('two workers on a Temporal cluster (PostgreSQL) with the S3 run store',
     const a = await startWorker('a', { CUA_TEST_HOLD: 'act:3', CUA_TEST_MARKER: marker });
     const b = await startWorker('b');
 
-    // One more task than the two pools have places, plus one that asks the user.
+    // One more task than the two pools have slots, plus one that asks the user.
     const booking = await Promise.all(Array.from({ length: 2 * SESSIONS_PER_WORKER + 1 }, () => start('book-lisbon')));
     const asking = await start('ask-city', 'Search hotels in the city I want.');
     const all = [...booking, asking];

@@ -195,7 +195,7 @@ describe.skipIf(desktopParts.length > 0)('take a desktop over from the console',
     const to = { client: h.client, taskQueue: h.config.taskQueue, modelUrl: h.model.url, prefix: 'console-desk' };
     const handle = await startDesktopTask(to, 'console-desktop-takeover');
     const id = handle.workflowId;
-    await eventually(async () => (await agent.status(id)).step >= 1, 60_000, 'turn 1');
+    await eventually(async () => (await agent.status(id)).step >= 1, 60_000, 'step 1');
     const page = await context.newPage();
     await page.goto(`${server.url}/tasks/${id}`);
     await page.click('#takeover');
@@ -218,7 +218,7 @@ describe.skipIf(desktopParts.length > 0)('take a desktop over from the console',
     await page.locator('#status', { hasText: 'complete' }).waitFor({ timeout: 60_000 });
     expect(await page.locator('#desktop-view').isVisible()).toBe(false);
     expect(await handle.result()).toMatchObject({ status: 'complete', answer: 'desktop handed back' });
-    // A desktop turn's last user message is the screen's description: the note is in the turn's messages before it.
+    // A desktop step's last user message is the screen's description: the note is in the step's messages before it.
     const prompt = h.model.requests
       .filter((r) => r.script === 'console-desktop-takeover' && r.call === 'action')
       .at(-1)?.allText;

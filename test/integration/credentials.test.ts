@@ -283,7 +283,7 @@ describe('a secret is checked against the frame the keyboard types into', () => 
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
-    pool = new BrowserPool({ maxSessions: 1 });
+    pool = new BrowserPool({ slots: 1 });
   }, 60_000);
 
   afterAll(async () => {

@@ -140,7 +140,7 @@ describe('npx cua demo', () => {
     expect(report?.[1]).toBe('6');
     expect(await canConnect('127.0.0.1', ports.port)).toBe(false);
 
-    // The report shows the desktop: one card per turn, each with its screenshot, the environment in the header.
+    // The report shows the desktop: one card per step, each with its screenshot, the environment in the header.
     const browser = await chromium.launch({ executablePath: chromiumPath(), args: [...CHROMIUM_ARGS] });
     try {
       const page = await browser.newPage();

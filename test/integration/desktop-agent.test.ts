@@ -76,7 +76,7 @@ afterAll(async () => {
 });
 
 describe('the desktop agent', () => {
-  it('types into the xterm, runs several tools in one turn, reads unknown tools as observations, asks, and stops', async () => {
+  it('types into the xterm, runs several tools in one step, reads unknown tools as observations, asks, and stops', async () => {
     const name = script('desktop-xterm', [
       {
         content: 'I will type into the terminal, then check the file with a command.',
@@ -120,7 +120,7 @@ describe('the desktop agent', () => {
     expect(result).toMatchObject({ status: 'complete', endReason: 'complete', answer: 'note.txt holds lighthouse' });
     const runId = handle.workflowId;
 
-    // Typed into the real xterm, and read back by a command in the same turn.
+    // Typed into the real xterm, and read back by a command in the same step.
     expect(fs.readFileSync(homeFile(runId, 'typed.txt'), 'utf8')).toBe('typed-by-agent\n');
     const outputs = await toolOutputs(runId);
     expect(outputs[1]?.output).toContain('typed-by-agent');
@@ -137,7 +137,7 @@ describe('the desktop agent', () => {
     expect(leaked).toContain('No such file');
     expect(fs.readFileSync(homeFile(runId, 'note.txt'), 'utf8')).toBe('lighthouse');
 
-    // The run folder: one action + tool_output per call, alternating; screenshots per turn; valid in our reader.
+    // The run folder: one action + tool_output per call, alternating; screenshots per step; valid in our reader.
     const all = await events(runId);
     const actionIds = all.filter((e) => e.type === 'action').map((e) => e.id);
     expect(actionIds).toEqual([
@@ -161,7 +161,7 @@ describe('the desktop agent', () => {
         'screenshot_1_post.png',
       ]),
     );
-    // The desktop as the turn loop first saw it, before turn 1: the start page, as a browser run has.
+    // The desktop as the step loop first saw it, before step 1: the start page, as a browser run has.
     expect(all.slice(0, 3).map((e) => e.id)).toEqual(['user-0000-task-g0', 'step-0000-pre-g0', 'step-0001-pre-g0']);
     // After the pause a new desktop was started; the model was told what was lost.
     expect(
@@ -242,7 +242,7 @@ describe('the desktop agent', () => {
     expect(grounding[0]?.imageCount).toBe(1);
     expect(grounding[0]?.allText).toContain('the Proceed button');
 
-    // Every model call counts in the task's usage (issue 30): each turn's describe and action calls, and the
+    // Every model call counts in the task's usage (issue 30): each step's describe and action calls, and the
     // grounding call, recorded with the click's tool output (its action was recorded before the call was made).
     const { events } = await readRun(h.runDir(runId));
     const clicked = events.find(
@@ -251,10 +251,10 @@ describe('the desktop agent', () => {
     const subCalls = (clicked?.metadata as { tool_sub_calls?: unknown[] } | undefined)?.tool_sub_calls;
     expect(subCalls).toMatchObject([{ tool: 'ground', model: name, reply: `(${point.x}, ${point.y})`, error: '' }]);
     expect(subCalls).toMatchObject([{ messages: [{ usage: { prompt_tokens: expect.any(Number) } }] }]);
-    const turns = model.requests.filter((r) => r.script === name && r.call !== 'ground').length;
-    expect(turns).toBe(6); // three turns: describe and action each
-    expect(usageTotals(events).calls).toBe(turns + 1);
-    expect(usageTotals(events.filter((e) => e !== clicked)).calls).toBe(turns);
+    const modelCalls = model.requests.filter((r) => r.script === name && r.call !== 'ground').length;
+    expect(modelCalls).toBe(6); // three steps: describe and action each
+    expect(usageTotals(events).calls).toBe(modelCalls + 1);
+    expect(usageTotals(events.filter((e) => e !== clicked)).calls).toBe(modelCalls);
   }, 180_000);
 });
 

@@ -24,7 +24,7 @@ type Call = DesktopCall;
 const run = (command: string): Call => ({ name: 'run_command', arguments: { command } });
 const stop: Call = { name: 'stop', arguments: { answer: 'done' } };
 
-const script = (name: string, turns: Call[][]): string => writeDesktopScript(scriptsDir, name, turns);
+const script = (name: string, steps: Call[][]): string => writeDesktopScript(scriptsDir, name, steps);
 
 beforeAll(async () => {
   h = await startHarness({ worker: false });

@@ -2,7 +2,7 @@
 // dev server, a worker with a desktop pool (Xvfb, openbox, xterm in a bubblewrap sandbox), the scripted model. A
 // quick reply goes on in the same X session: one open, every call on the same desktop, the window the task opened
 // still there. A reply after a short hold finds the desktop closed (its home saved at the hold's end) and a new one
-// with the same files. Each turn that changed the home leaves its step's archive, which unpacks to that step's files.
+// with the same files. Each step that changed the home leaves its step's archive, which unpacks to that step's files.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,7 +32,7 @@ const logLines: string[] = [];
 
 type Call = DesktopCall;
 
-const script = (name: string, turns: Call[][]): string => writeDesktopScript(scriptsDir, name, turns);
+const script = (name: string, steps: Call[][]): string => writeDesktopScript(scriptsDir, name, steps);
 
 const run = (command: string): Call => ({ name: 'run_command', arguments: { command } });
 const background = (command: string): Call => ({ name: 'run_background_command', arguments: { command } });
@@ -99,7 +99,7 @@ describe.skipIf(!support.ok)('a question holds the live desktop', () => {
     const activities = await scheduled(handle);
     expect(activities.filter((a) => a.name === 'openSession')).toHaveLength(1);
     expect(activities.map((a) => a.name)).toEqual(expect.arrayContaining(['holdSession', 'reclaimSession']));
-    // Every call of every turn, before and after the reply, ran on the desktop that was held.
+    // Every call of every step, before and after the reply, ran on the desktop that was held.
     const acted = new Set(activities.filter((a) => a.name === 'act').map((a) => a.input.sessionId));
     expect([...acted]).toEqual([heldId]);
     // The window opened before the question is still open after the reply; nothing was restored.
@@ -157,7 +157,7 @@ describe.skipIf(!support.ok)('a question holds the live desktop', () => {
 });
 
 describe.skipIf(!support.ok)("a desktop run's home archives", () => {
-  it('keeps one for each turn that changed the home; the archive for step N unpacks to step N’s files', async () => {
+  it('keeps one for each step that changed the home; the archive for step N unpacks to step N’s files', async () => {
     h.config.browser.holdWhileWaitingSeconds = 0;
     const name = script('desktop-home-steps', [
       [run('echo first > a.txt')],

@@ -225,7 +225,7 @@ describe.skipIf(!support.ok)('DesktopPool', () => {
   });
 
   it('hands out desk- ids, refuses sessions beyond its limit, and forgets closed ones', async () => {
-    const pool = new DesktopPool({ maxSessions: 1, defaults: { apps: [] } });
+    const pool = new DesktopPool({ slots: 1, defaults: { apps: [] } });
     try {
       const { sessionId, session } = await pool.open({ homeDir: path.join(scratch, 'a') });
       expect(sessionId).toMatch(/^desk-[0-9a-f]+$/);
@@ -244,8 +244,8 @@ describe.skipIf(!support.ok)('DesktopPool', () => {
     expect(pool.size).toBe(0);
   });
 
-  it('holds a desktop for a reply: taken back alive, its place free for an open, ended when the time is up or at closeAll', async () => {
-    const pool = new DesktopPool({ maxSessions: 1, idleTimeoutMs: 200, defaults: { apps: [] } });
+  it('holds a desktop for a reply: taken back alive, its slot free for an open, ended when the time is up or at closeAll', async () => {
+    const pool = new DesktopPool({ slots: 1, idleTimeoutMs: 200, defaults: { apps: [] } });
     const ended: string[] = [];
     /** Holds a desktop; its end records why, and whether the desktop was still open to be saved. */
     const hold = (id: string, ms: number) =>
@@ -261,7 +261,7 @@ describe.skipIf(!support.ok)('DesktopPool', () => {
       expect([pool.held, a.session.alive()]).toEqual([0, true]);
       expect(await pool.reclaim(a.sessionId)).toBe(false); // no longer held
 
-      // Held again, in a full pool: an open ends the hold (saved while still open), then closes it for its place.
+      // Held again, in a full pool: an open ends the hold (saved while still open), then closes it for its slot.
       expect(hold(a.sessionId, 60_000)).toBe(true);
       const b = await pool.open({ homeDir: path.join(scratch, 'held-b') });
       expect(ended).toEqual([`${a.sessionId} pool_needed open`]);
@@ -284,7 +284,7 @@ describe.skipIf(!support.ok)('DesktopPool', () => {
   });
 
   it('close kills the display, the sandbox and every process inside it', async () => {
-    const pool = new DesktopPool({ maxSessions: 2 });
+    const pool = new DesktopPool({ slots: 2 });
     const { sessionId, session } = await pool.open({ homeDir: path.join(scratch, 'c') });
     await session.runBackground('sleep 1000');
     const pids = session.processes();

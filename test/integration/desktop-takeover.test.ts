@@ -22,7 +22,7 @@ describe.skipIf(skip)('desktop takeover over VNC', () => {
 
   beforeAll(async () => {
     home = await mkdtemp(path.join(os.tmpdir(), 'cua-desk-takeover-'));
-    pool = new DesktopPool({ maxSessions: 1 });
+    pool = new DesktopPool({ slots: 1 });
     const opened = await pool.open({ homeDir: home, width: 800, height: 600 });
     sessionId = opened.sessionId;
     display = opened.session.display;

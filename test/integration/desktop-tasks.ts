@@ -11,7 +11,7 @@ export type DesktopTasks = { client: Client; taskQueue: string; modelUrl: string
 
 let counter = 0;
 
-/** Starts a desktop task whose model is the script `scriptName` (10 turns at most unless `args` says otherwise). */
+/** Starts a desktop task whose model is the script `scriptName` (10 steps at most unless `args` says otherwise). */
 export function startDesktopTask(to: DesktopTasks, scriptName: string, args: Partial<TaskInputArgs> = {}) {
   const input = validateTaskInput({
     runId: `${to.prefix}-${Date.now().toString(36)}-${++counter}`,
@@ -25,12 +25,12 @@ export function startDesktopTask(to: DesktopTasks, scriptName: string, args: Par
   return startTask(to.client, to.taskQueue, input);
 }
 
-/** One tool call of a scripted desktop turn. */
+/** One tool call of a scripted desktop step. */
 export type DesktopCall = { name: string; arguments: Record<string, unknown> };
 
-/** Writes a scripted model's desktop script into `dir`: one entry per turn, its tool calls in order; returns its name. */
-export function writeDesktopScript(dir: string, name: string, turns: DesktopCall[][]): string {
-  const entries = turns.map((tool_calls, i) => ({ content: `Turn ${i + 1}.`, tool_calls }));
+/** Writes a scripted model's desktop script into `dir`: one entry per step, its tool calls in order; returns its name. */
+export function writeDesktopScript(dir: string, name: string, steps: DesktopCall[][]): string {
+  const entries = steps.map((tool_calls, i) => ({ content: `Step ${i + 1}.`, tool_calls }));
   fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify({ entries }, null, 2));
   return name;
 }

@@ -1,7 +1,7 @@
 // A worker's desktop settings, on the real parts: the workflow on the dev server, workers with real desktops (Xvfb,
 // openbox in a bubblewrap sandbox) started by the test with the settings under test, and the scripted model.
 // desktop.endOnNoCall: a reply that calls no tool ends the task with its text as the answer, or (off) is invalid.
-// Lifetimes: a desktop unused for desktop.idleTimeoutSeconds is closed and its place freed; a run opening a new
+// Lifetimes: a desktop unused for desktop.idleTimeoutSeconds is closed and its slot freed; a run opening a new
 // desktop gets its older one on this worker closed; so a pool full of desktops left behind no longer hangs tasks.
 // At start a worker process prints what the model may do in each environment it hosts.
 import fs from 'node:fs';
@@ -150,10 +150,10 @@ describe('desktop.endOnNoCall', () => {
 describe('desktop lifetimes: the pool', () => {
   const home = (name: string) => path.join(h.dir, 'pool-homes', name);
 
-  it('closes a desktop unused for the idle timeout (not one busy with a command), and its place is free again', async () => {
+  it('closes a desktop unused for the idle timeout (not one busy with a command), and its slot is free again', async () => {
     const lines: string[] = [];
     const pool = new DesktopPool({
-      maxSessions: 1,
+      slots: 1,
       idleTimeoutMs: 1000,
       sweepIntervalMs: 50,
       defaults: { apps: [] },
@@ -166,7 +166,7 @@ describe('desktop lifetimes: the pool', () => {
       expect((await session.runCommand('sleep 2; echo slept', { timeoutMs: 10_000 })).output).toBe('slept\n');
       expect(pool.has(sessionId)).toBe(true);
       await expect(pool.open({ homeDir: home('next') })).rejects.toBeInstanceOf(DesktopPoolFullError);
-      // Then unused: closed by the sweep, its X server gone, its place free.
+      // Then unused: closed by the sweep, its X server gone, its slot free.
       const closed = `[desktop pool] closed ${sessionId} (unused for 1 s)`;
       await eventually(async () => lines.includes(closed), 10_000, 'the idle desktop to be closed');
       expect([pool.size, pool.has(sessionId), session.alive(), processAlive(display)]).toEqual([
@@ -184,7 +184,7 @@ describe('desktop lifetimes: the pool', () => {
   }, 60_000);
 
   it("opening a desktop for a run first closes the run's older one; another run still finds the pool full", async () => {
-    const pool = new DesktopPool({ maxSessions: 1, defaults: { apps: [] } });
+    const pool = new DesktopPool({ slots: 1, defaults: { apps: [] } });
     try {
       const old = await pool.open({ homeDir: home('run-a') }, { owner: 'run-a' });
       const again = await pool.open({ homeDir: home('run-a') }, { owner: 'run-a' });
@@ -206,8 +206,8 @@ describe('desktop lifetimes: tasks on a worker with one desktop', () => {
     { content: 'Done.', tool_calls: [{ name: 'stop', arguments: { answer } }] },
   ];
 
-  it('a desktop left by a task that was terminated is closed when unused, and the next task gets its place', async () => {
-    const worker = await startWorker({ maxSessions: 1, idleTimeoutSeconds: 2 });
+  it('a desktop left by a task that was terminated is closed when unused, and the next task gets its slot', async () => {
+    const worker = await startWorker({ slots: 1, idleTimeoutSeconds: 2 });
     try {
       const desktops = worker.runtime.desktops as DesktopPool;
       // The first task is terminated while its model thinks: nothing releases its desktop.
@@ -216,11 +216,11 @@ describe('desktop lifetimes: tasks on a worker with one desktop', () => {
         { ...(quick('never')[1] as Entry), delay_ms: 60_000 },
       ]);
       const first = await start(worker, slow);
-      await eventually(async () => actionRequests(slow).length === 2, 60_000, 'the second turn to be asked');
+      await eventually(async () => actionRequests(slow).length === 2, 60_000, 'the second step to be asked');
       await first.terminate('the test leaves its desktop behind');
       const [leftBehind] = desktops.sessionIds();
       expect(desktops.size).toBe(1);
-      // The pool is full with it; the next task waits for the place, then gets it.
+      // The pool is full with it; the next task waits for the slot, then gets it.
       const result = (await (
         await start(worker, script('after-left-behind', quick('got a desktop')))
       ).result()) as TaskResult;
@@ -234,7 +234,7 @@ describe('desktop lifetimes: tasks on a worker with one desktop', () => {
   it('a desktop that failed mid-step on a live worker is closed when its run opens a new one', async () => {
     // The first observe of step 2 fails as a desktop gone would, though the worker and the pool still hold it.
     const worker = await startWorker(
-      { maxSessions: 1 },
+      { slots: 1 },
       {
         checkpoint: async (point, req) => {
           if (point === 'observe' && req.step === 2 && req.generation === 0) {

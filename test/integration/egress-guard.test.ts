@@ -128,7 +128,7 @@ describe('an armed context closes the paths a route does not see', () => {
 
   beforeAll(async () => {
     site = await startSecretSite();
-    pool = new BrowserPool({ maxSessions: 1 });
+    pool = new BrowserPool({ slots: 1 });
   }, 60_000);
 
   afterAll(async () => {

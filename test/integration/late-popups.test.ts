@@ -27,7 +27,7 @@ function routeTimerPage(site: FixtureServer): void {
 beforeAll(async () => {
   server = await startFixtureServer();
   routeTimerPage(server);
-  pool = new BrowserPool({ maxSessions: 1 });
+  pool = new BrowserPool({ slots: 1 });
   ({ env } = await pool.openSession({
     viewport: { width: 1024, height: 768 },
     downloadsDir: '/tmp/cua-test-downloads',

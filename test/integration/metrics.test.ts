@@ -101,7 +101,7 @@ describe('metrics scraped by Prometheus', () => {
     expect(await valueOf(`cua_model_tokens_total{${model},kind="completion"}`, (v) => v === 150)).toBe(150);
     expect(await valueOf(`cua_model_tokens_total{${model},kind="cached"}`, (v) => v === 1200)).toBe(1200);
 
-    // The session: opened once (its wait for a place recorded), released at the end; no task waits any more.
+    // The session: opened once (its wait for a slot recorded), released at the end; no task waits any more.
     expect(await valueOf('cua_session_queue_wait_ms_count{environment="browser"}', (v) => v >= 1)).toBeGreaterThan(0);
     expect(await valueOf('cua_sessions_in_use{environment="browser"}', (v) => v === 0)).toBe(0);
     expect(await valueOf(`cua_tasks_waiting_for_user{task_queue="${queue}"}`, (v) => v === 0)).toBe(0);

@@ -268,7 +268,7 @@ describe("the browser driver's saved pages (activities, no Temporal server)", ()
 
   beforeAll(async () => {
     runsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-page-state-'));
-    pool = new BrowserPool({ maxSessions: 2 });
+    pool = new BrowserPool({ slots: 2 });
     model = await startScriptedModelServer({ scriptsDir: SCRIPTS_DIR });
   });
 

@@ -50,7 +50,7 @@ beforeAll(async () => {
   downloadsDir = await mkdtemp(path.join(os.tmpdir(), 'cua-policy-downloads-'));
   secretFile = path.join(downloadsDir, '..', `cua-policy-secret-${process.pid}.json`);
   fs.writeFileSync(secretFile, JSON.stringify({ apiKey: SECRET_TEXT }));
-  pool = new BrowserPool({ maxSessions: 8, lookup });
+  pool = new BrowserPool({ slots: 8, lookup });
 });
 
 afterAll(async () => {

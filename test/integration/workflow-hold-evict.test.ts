@@ -1,4 +1,4 @@
-// A held browser gives its place up when the pool is needed (issue 25): on a worker with one browser, task A fills a
+// A held browser gives its slot up when the pool is needed (issue 25): on a worker with one browser, task A fills a
 // field and asks (its browser held); task B starts and its open finds the pool full of held browsers, so A's page is
 // saved and its browser closed. B runs to its end; A's reply re-opens a browser, restores the page, and the typed
 // value is still submitted.
@@ -31,7 +31,7 @@ afterAll(async () => {
 });
 
 describe('a pool full of held browsers', () => {
-  it("an open takes the held browser's place (its page saved); the held task's reply restores it", async () => {
+  it("an open takes the held browser's slot (its page saved); the held task's reply restores it", async () => {
     const a = await h.start({ script: 'fill-ask-order', instruction: 'Order 3.', startUrl: pages.url('/order') });
     await untilWaiting(a, 60_000);
     await eventually(async () => h.worker?.pool.held === 1, 10_000, "A's browser to be held");

@@ -1,5 +1,5 @@
-// Browser sessions as a shared resource: a full pool makes a task wait in line for room instead of failing, and a start
-// page that cannot be loaded fails the task at once with a clear error.
+// Browser sessions as a shared resource: a full pool makes a task wait in line for a slot instead of failing, and a
+// start page that cannot be loaded fails the task at once with a clear error.
 import { describe, expect, it } from 'vitest';
 import { viewTask } from '../../client/tasks';
 import { readRun } from '../../src/trajectory/reader';
@@ -12,7 +12,7 @@ let h: Harness;
 useHarness((x) => (h = x), { env: { CUA_MAX_SESSIONS: '1' } });
 
 describe('browser sessions', () => {
-  it('two tasks on a worker with room for one browser both complete, one after the other', async () => {
+  it('two tasks on a worker with one browser slot both complete, one after the other', async () => {
     const [a, b] = await Promise.all([h.start({ script: 'book-lisbon' }), h.start({ script: 'book-lisbon' })]);
     const results = (await Promise.all([a.result(), b.result()])) as TaskResult[];
     expect(results.map((r) => r.status)).toEqual(['complete', 'complete']);

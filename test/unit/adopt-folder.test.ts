@@ -205,11 +205,11 @@ describe('withOurIds', () => {
       sessionRestored(3, `reopened at ${url}`, { generation: 1, metadata: { [PAGE_REOPENED_KEY]: url } }),
       preObservation(3, { screenshot_path: 'screenshot_3_g1_pre.png', url }, { generation: 1 }),
     ];
-    const turns = historyForStep([...events, ...more], 3, 1);
-    expect(turns.map((t) => t.kind)).toEqual(['task', 'assistant', 'observation', 'assistant', 'observation']);
-    expect(turns[0]).toMatchObject({ text: 'Search hotels in the city I want.', screenshot: 'screenshot_1_pre.png' });
-    expect(turns[3]?.kind === 'assistant' && turns[3].text).toContain('"ask_user_question"');
-    expect(turns[4]).toMatchObject({
+    const entries = historyForStep([...events, ...more], 3, 1);
+    expect(entries.map((t) => t.kind)).toEqual(['task', 'assistant', 'observation', 'assistant', 'observation']);
+    expect(entries[0]).toMatchObject({ text: 'Search hotels in the city I want.', screenshot: 'screenshot_1_pre.png' });
+    expect(entries[3]?.kind === 'assistant' && entries[3].text).toContain('"ask_user_question"');
+    expect(entries[4]).toMatchObject({
       screenshot: 'screenshot_3_g1_pre.png',
       userReply: `Lisbon\n\nreopened at ${url}`,
     });

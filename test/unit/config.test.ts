@@ -45,7 +45,7 @@ describe('loadConfig: defaults', () => {
       browser: {
         provider: 'chromium',
         headless: true,
-        maxSessions: 4,
+        slots: 4,
         idleTimeoutSeconds: 600,
         holdWhileWaitingSeconds: 600,
         resendInDoubt: false,
@@ -58,7 +58,7 @@ describe('loadConfig: defaults', () => {
         takeoverCdp: false,
       },
       desktop: {
-        maxSessions: 4,
+        slots: 4,
         idleTimeoutSeconds: 600,
         network: false,
         apps: ['xterm'],
@@ -73,7 +73,7 @@ describe('loadConfig: defaults', () => {
       worker: { maxConcurrentActivities: 10, maxConcurrentWorkflowTasks: 8 },
       evaluation: { taskSetDirs: [] },
       takeover: { host: '127.0.0.1', port: 0 },
-      limits: { machine: DEV_BOX, derived: ['maxSessions', 'maxConcurrentActivities', 'maxConcurrentWorkflowTasks'] },
+      limits: { machine: DEV_BOX, derived: ['slots', 'maxConcurrentActivities', 'maxConcurrentWorkflowTasks'] },
       runsDir: path.resolve(dataDir(), 'runs'),
       store: { kind: 'folder', faultWaitMinutes: 30 },
     });
@@ -81,8 +81,8 @@ describe('loadConfig: defaults', () => {
 
   it('derives unset limits from this machine when no machine is given', () => {
     const cfg = loadConfig({ file: configFile({}), env: {} });
-    const { maxSessions, ...worker } = deriveLimits(thisMachine());
-    expect(cfg.browser.maxSessions).toBe(maxSessions);
+    const { slots, ...worker } = deriveLimits(thisMachine());
+    expect(cfg.browser.slots).toBe(slots);
     expect(cfg.worker).toEqual(worker);
     expect(cfg.limits.machine).toEqual(thisMachine());
   });
@@ -93,7 +93,7 @@ describe('loadConfig: defaults', () => {
     expect(cfg.browser).toEqual({
       provider: 'chromium',
       headless: false,
-      maxSessions: 4,
+      slots: 4,
       idleTimeoutSeconds: 600,
       holdWhileWaitingSeconds: 600,
       resendInDoubt: false,
@@ -128,18 +128,16 @@ describe('loadConfig: file values', () => {
 
   it('configured limits are kept; only the unset ones are derived (activity slots from the configured sessions)', () => {
     const sessionsOnly = load({ browser: { maxSessions: 6 } });
-    expect(sessionsOnly.browser.maxSessions).toBe(6);
+    expect(sessionsOnly.browser.slots).toBe(6);
     expect(sessionsOnly.worker).toEqual({ maxConcurrentActivities: 14, maxConcurrentWorkflowTasks: 8 });
     expect(sessionsOnly.limits.derived).toEqual(['maxConcurrentActivities', 'maxConcurrentWorkflowTasks']);
     const all = load({
       browser: { maxSessions: 3 },
       worker: { maxConcurrentActivities: 5, maxConcurrentWorkflowTasks: 7 },
     });
-    expect([
-      all.browser.maxSessions,
-      all.worker.maxConcurrentActivities,
-      all.worker.maxConcurrentWorkflowTasks,
-    ]).toEqual([3, 5, 7]);
+    expect([all.browser.slots, all.worker.maxConcurrentActivities, all.worker.maxConcurrentWorkflowTasks]).toEqual([
+      3, 5, 7,
+    ]);
     expect(all.limits.derived).toEqual([]);
   });
 
@@ -193,7 +191,7 @@ describe('loadConfig: environment overrides', () => {
     [
       'CUA_MAX_SESSIONS (a number; activity slots follow it)',
       { CUA_MAX_SESSIONS: '16' },
-      { browser: { maxSessions: 16 }, worker: { maxConcurrentActivities: 34 } },
+      { browser: { slots: 16 }, worker: { maxConcurrentActivities: 34 } },
     ],
     ['CUA_TYPING_DELAY_MS (a number)', { CUA_TYPING_DELAY_MS: '100' }, { browser: { typingDelayMs: 100 } }],
     [
@@ -281,7 +279,7 @@ describe('loadConfig: environment overrides', () => {
       { browser: { maxSessions: 2, typingDelayMs: 5 } },
       { CUA_MAX_SESSIONS: '9', CUA_TYPING_DELAY_MS: '50' },
     );
-    expect(cfg.browser).toMatchObject({ maxSessions: 9, typingDelayMs: 50 });
+    expect(cfg.browser).toMatchObject({ slots: 9, typingDelayMs: 50 });
   });
 
   it('CUA_MODEL overrides only the model of a models.default given in the file', () => {

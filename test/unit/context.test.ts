@@ -5,12 +5,12 @@ import {
   DEFAULT_NUDGE,
   estimateTextTokens,
   estimateTokens,
-  historyTurnSchema,
+  historyEntrySchema,
   trimUrlForPrompt,
   truncateObservation,
   type BuildChatOptions,
   type ChatMessage,
-  type HistoryTurn,
+  type HistoryEntry,
   type StepInput,
 } from '../../src/model/context';
 import { FARA_NAMES } from '../../src/actions/fara';
@@ -147,15 +147,15 @@ function options(extra: Partial<BuildChatOptions> = {}) {
 }
 
 /** task (with screenshot s0) then `steps` (observation s_i, assistant a_i) pairs, then the current observation. */
-function history(steps: number, extra: { replyBeforeStep?: number } = {}): HistoryTurn[] {
-  const turns: HistoryTurn[] = [{ kind: 'task', text: 'Book a table for two', screenshot: 's0' }];
-  turns.push({ kind: 'assistant', text: 'a0' });
+function history(steps: number, extra: { replyBeforeStep?: number } = {}): HistoryEntry[] {
+  const entries: HistoryEntry[] = [{ kind: 'task', text: 'Book a table for two', screenshot: 's0' }];
+  entries.push({ kind: 'assistant', text: 'a0' });
   for (let i = 1; i <= steps; i++) {
-    if (extra.replyBeforeStep === i) turns.push({ kind: 'user_reply', text: 'Friday at 8pm please' });
-    turns.push({ kind: 'observation', screenshot: `s${i}`, url: `https://r.com/step${i}?id=${i}` });
-    if (i < steps) turns.push({ kind: 'assistant', text: `a${i}` });
+    if (extra.replyBeforeStep === i) entries.push({ kind: 'user_reply', text: 'Friday at 8pm please' });
+    entries.push({ kind: 'observation', screenshot: `s${i}`, url: `https://r.com/step${i}?id=${i}` });
+    if (i < steps) entries.push({ kind: 'assistant', text: `a${i}` });
   }
-  return turns;
+  return entries;
 }
 
 const imageUrls = (messages: ChatMessage[]) =>
@@ -188,7 +188,7 @@ describe('buildChatMessages', () => {
     expect(loader.calls.sort()).toEqual(['s2', 's3', 's4']);
   });
 
-  it('drops old step messages whole but keeps every assistant turn and the task text', async () => {
+  it('drops old step messages whole but keeps every assistant message and the task text', async () => {
     const { opts } = options();
     const all = texts(await buildChatMessages(history(4), opts));
     expect(all).toEqual([
@@ -223,22 +223,22 @@ describe('buildChatMessages', () => {
   });
 
   it('accepts userReply set on the observation directly', async () => {
-    const turns: HistoryTurn[] = [
+    const entries: HistoryEntry[] = [
       { kind: 'task', text: 'T' },
       { kind: 'observation', screenshot: 'old', userReply: 'use my work email' },
       { kind: 'assistant', text: 'a' },
-      ...['x', 'y', 'z'].map((s): HistoryTurn => ({ kind: 'observation', screenshot: s })),
+      ...['x', 'y', 'z'].map((s): HistoryEntry => ({ kind: 'observation', screenshot: s })),
     ];
-    expect(texts(await buildChatMessages(turns, options().opts))).toContain('use my work email');
+    expect(texts(await buildChatMessages(entries, options().opts))).toContain('use my work email');
   });
 
   it('sends a trailing reply with no observation after it as a text message', async () => {
-    const turns: HistoryTurn[] = [
+    const entries: HistoryEntry[] = [
       { kind: 'task', text: 'T' },
       { kind: 'assistant', text: 'ask' },
       { kind: 'user_reply', text: 'blue' },
     ];
-    expect(await buildChatMessages(turns, options().opts)).toEqual([
+    expect(await buildChatMessages(entries, options().opts)).toEqual([
       { role: 'system', content: 'SYSTEM' },
       { role: 'user', content: [{ type: 'text', text: 'T' }] },
       { role: 'assistant', content: 'ask' },
@@ -247,12 +247,12 @@ describe('buildChatMessages', () => {
   });
 
   it('puts a truncated text observation in the current step', async () => {
-    const turns: HistoryTurn[] = [
+    const entries: HistoryEntry[] = [
       { kind: 'task', text: 'T' },
       { kind: 'assistant', text: 'read' },
       { kind: 'observation', screenshot: 's', url: 'https://w.org/a?b', textObservation: 'q'.repeat(1200) },
     ];
-    const last = texts(await buildChatMessages(turns, options().opts)).at(-1) ?? '';
+    const last = texts(await buildChatMessages(entries, options().opts)).at(-1) ?? '';
     expect(last).toContain('Current URL: https://w.org/a\n');
     expect(last).toContain('... [truncated 200 chars] ...');
     expect(last.endsWith(DEFAULT_NUDGE)).toBe(true);
@@ -260,19 +260,19 @@ describe('buildChatMessages', () => {
 
   describe('token budget', () => {
     it('is off by default: a huge history is not trimmed beyond the screenshot count', async () => {
-      const turns = history(30);
-      const a = await buildChatMessages(turns, options().opts);
-      const b = await buildChatMessages(turns, options({ maxImages: 3, tokenBudget: 0 }).opts);
+      const entries = history(30);
+      const a = await buildChatMessages(entries, options().opts);
+      const b = await buildChatMessages(entries, options({ maxImages: 3, tokenBudget: 0 }).opts);
       expect(a).toEqual(b);
       expect(a.filter((m) => m.role === 'assistant')).toHaveLength(30);
     });
 
     it('first strips screenshots oldest-first, keeping the newest and all text', async () => {
-      const turns = history(4);
-      const full = await buildChatMessages(turns, options().opts);
+      const entries = history(4);
+      const full = await buildChatMessages(entries, options().opts);
       const budget = estimateTokens(full) - 1500; // room for one image fewer
       const { opts, loader } = options({ tokenBudget: budget });
-      const trimmed = await buildChatMessages(turns, opts);
+      const trimmed = await buildChatMessages(entries, opts);
       expect(imageUrls(trimmed)).toEqual(['s3', 's4'].map((s) => `data:image/png;base64,${s}`));
       expect(texts(trimmed).map((t) => t.replace('<img>|', ''))).toEqual(
         texts(full).map((t) => t.replace('<img>|', '')),
@@ -281,8 +281,8 @@ describe('buildChatMessages', () => {
     });
 
     it('under a tight budget keeps the task, the reply and the current step (with its screenshot)', async () => {
-      const turns = history(8, { replyBeforeStep: 7 });
-      const messages = await buildChatMessages(turns, options({ tokenBudget: 1 }).opts);
+      const entries = history(8, { replyBeforeStep: 7 });
+      const messages = await buildChatMessages(entries, options({ tokenBudget: 1 }).opts);
       expect(texts(messages)).toEqual([
         'SYSTEM',
         'Book a table for two',
@@ -291,12 +291,12 @@ describe('buildChatMessages', () => {
       ]);
     });
 
-    it('drops the oldest unprotected turns first', async () => {
-      const turns = history(4);
-      const full = await buildChatMessages(turns, options().opts);
+    it('drops the oldest unprotected messages first', async () => {
+      const entries = history(4);
+      const full = await buildChatMessages(entries, options().opts);
       // All but the newest image stripped (−3000), then just enough room left to lose 'a0' only.
       const budget = estimateTokens(full) - 2 * 1500 - estimateTextTokens('a0');
-      const messages = await buildChatMessages(turns, options({ tokenBudget: budget }).opts);
+      const messages = await buildChatMessages(entries, options({ tokenBudget: budget }).opts);
       expect(texts(messages).slice(0, 4)).toEqual([
         'SYSTEM',
         'Book a table for two',
@@ -307,9 +307,9 @@ describe('buildChatMessages', () => {
   });
 });
 
-describe('historyTurnSchema', () => {
+describe('historyEntrySchema', () => {
   it('accepts each kind and rejects unknown fields', () => {
-    for (const turn of history(2, { replyBeforeStep: 2 })) expect(historyTurnSchema.parse(turn)).toEqual(turn);
-    expect(() => historyTurnSchema.parse({ kind: 'assistant', text: 'x', extra: 1 })).toThrow();
+    for (const entry of history(2, { replyBeforeStep: 2 })) expect(historyEntrySchema.parse(entry)).toEqual(entry);
+    expect(() => historyEntrySchema.parse({ kind: 'assistant', text: 'x', extra: 1 })).toThrow();
   });
 });

@@ -23,8 +23,8 @@ interface CallSpec {
   error?: string;
 }
 
-/** The events of one turn as the desktop loop records them (see memory.ts and the brief's contract). */
-function turn(step: number, description: string, thoughts: string, calls: CallSpec[]): Event[] {
+/** The events of one step as the desktop loop records them (see memory.ts and the brief's contract). */
+function stepEvents(step: number, description: string, thoughts: string, calls: CallSpec[]): Event[] {
   const events: Event[] = [preObservation(step, { screenshot_path: `screenshot_${step}_pre.png` })];
   calls.forEach((call, k) => {
     const first = k === 0;
@@ -54,10 +54,10 @@ describe('memoryLines: one line per entry, in order', () => {
   it.each<[string, Event[], string[]]>([
     ['only the task', [taskMessage(OBJECTIVE)], [`OBJECTIVE: ${OBJECTIVE}`]],
     [
-      'a turn with two calls',
+      'a step with two calls',
       [
         taskMessage(OBJECTIVE),
-        ...turn(1, 'An editor is open.', 'I save with the keyboard.', [
+        ...stepEvents(1, 'An editor is open.', 'I save with the keyboard.', [
           { name: 'send_key', args: { key: 'ctrl+s' }, output: 'Pressed ctrl+s.' },
           { name: 'run_command', args: { command: 'ls' }, output: 'notes.txt' },
         ]),
@@ -74,7 +74,7 @@ describe('memoryLines: one line per entry, in order', () => {
     ],
     [
       'a reply without text, an error observation',
-      [...turn(1, 'Desktop.', '', [{ name: 'click', args: { query: 'OK' }, error: 'no point found' }])],
+      [...stepEvents(1, 'Desktop.', '', [{ name: 'click', args: { query: 'OK' }, error: 'no point found' }])],
       [
         `OBJECTIVE: ${OBJECTIVE}`,
         'THOUGHT: Desktop.',
@@ -84,7 +84,11 @@ describe('memoryLines: one line per entry, in order', () => {
     ],
     [
       'an error with output',
-      [...turn(1, 'D.', '', [{ name: 'run_command', args: { command: 'false' }, output: 'partial', error: 'exit 1' }])],
+      [
+        ...stepEvents(1, 'D.', '', [
+          { name: 'run_command', args: { command: 'false' }, output: 'partial', error: 'exit 1' },
+        ]),
+      ],
       [
         `OBJECTIVE: ${OBJECTIVE}`,
         'THOUGHT: D.',
@@ -96,10 +100,12 @@ describe('memoryLines: one line per entry, in order', () => {
       'a user reply and a restored sandbox',
       [
         taskMessage(OBJECTIVE),
-        ...turn(1, 'D1.', 'Which folder?', [{ name: 'ask_user', args: { question: 'Which folder?' }, output: '' }]),
+        ...stepEvents(1, 'D1.', 'Which folder?', [
+          { name: 'ask_user', args: { question: 'Which folder?' }, output: '' },
+        ]),
         userReply(1, 'The Documents folder.'),
         sessionRestored(2, 'A new sandbox was started; files outside /home were lost.'),
-        ...turn(2, 'D2.', '', [{ name: 'stop', args: { answer: 'Saved.' } }]),
+        ...stepEvents(2, 'D2.', '', [{ name: 'stop', args: { answer: 'Saved.' } }]),
       ],
       [
         `OBJECTIVE: ${OBJECTIVE}`,
@@ -119,7 +125,7 @@ describe('memoryLines: one line per entry, in order', () => {
       [
         preObservation(1, {}),
         retryFeedback(1, 'Your reply did not call any tool.'),
-        ...turn(1, 'D.', '', [{ name: 'stop' }]),
+        ...stepEvents(1, 'D.', '', [{ name: 'stop' }]),
       ],
       [
         `OBJECTIVE: ${OBJECTIVE}`,
@@ -132,7 +138,7 @@ describe('memoryLines: one line per entry, in order', () => {
     [
       'a reply that called no tool, recorded as invalid_reply: thoughts and the error, no ACTION',
       [
-        ...turn(1, 'D.', 'I think it is done.', [
+        ...stepEvents(1, 'D.', 'I think it is done.', [
           { name: 'invalid_reply', error: 'Your reply did not call any tool.' },
         ]),
       ],
@@ -144,7 +150,7 @@ describe('memoryLines: one line per entry, in order', () => {
       ],
     ],
     [
-      'the current turn, observed but not decided, adds nothing',
+      'the current step, observed but not decided, adds nothing',
       [taskMessage(OBJECTIVE), preObservation(1, { screenshot_path: 'screenshot_1_pre.png' })],
       [`OBJECTIVE: ${OBJECTIVE}`],
     ],
@@ -154,9 +160,12 @@ describe('memoryLines: one line per entry, in order', () => {
 
   it('cuts a long observation to head and tail', () => {
     const output = `HEAD${'x'.repeat(10_000)}TAIL`;
-    const lines = memoryLines(turn(1, 'D.', '', [{ name: 'run_command', args: { command: 'cat big' }, output }]), {
-      objective: OBJECTIVE,
-    });
+    const lines = memoryLines(
+      stepEvents(1, 'D.', '', [{ name: 'run_command', args: { command: 'cat big' }, output }]),
+      {
+        objective: OBJECTIVE,
+      },
+    );
     const observation = lines.find((l) => l.startsWith('OBSERVATION: ')) ?? '';
     expect(observation.length).toBeLessThan(4100);
     expect(observation).toMatch(/^OBSERVATION: HEAD/);
@@ -166,30 +175,30 @@ describe('memoryLines: one line per entry, in order', () => {
 });
 
 describe('memoryLines: the token budget', () => {
-  /** Turn i: a description of ~`size` characters and one call. */
-  const turns = (n: number, size = 400) =>
+  /** Step i: a description of ~`size` characters and one call. */
+  const steps = (n: number, size = 400) =>
     Array.from({ length: n }, (_, i) =>
-      turn(i + 1, `Screen ${i + 1} ${'.'.repeat(size)}`, '', [
+      stepEvents(i + 1, `Screen ${i + 1} ${'.'.repeat(size)}`, '', [
         { name: 'send_key', args: { key: 'a' }, output: `ok ${i + 1}` },
       ]),
     ).flat();
 
   it.each<[string, number, number, number]>([
-    // [case, turns, budget, expected omitted]
+    // [case, steps, budget, expected omitted]
     ['everything fits', 5, 24_000, 0],
-    ['a small budget keeps the newest turns', 20, 1_000, 12],
-    ['a tiny budget still keeps the newest turn', 20, 10, 19],
+    ['a small budget keeps the newest steps', 20, 1_000, 12],
+    ['a tiny budget still keeps the newest step', 20, 10, 19],
   ])('%s', (_case, n, budget, omitted) => {
-    const lines = memoryLines(turns(n), { objective: OBJECTIVE, tokenBudget: budget });
+    const lines = memoryLines(steps(n), { objective: OBJECTIVE, tokenBudget: budget });
     expect(lines[0]).toBe(`OBJECTIVE: ${OBJECTIVE}`);
     if (omitted === 0) expect(lines.some((l) => l.includes('omitted'))).toBe(false);
-    else expect(lines[1]).toBe(`[${omitted} earlier turns omitted]`);
+    else expect(lines[1]).toBe(`[${omitted} earlier steps omitted]`);
     const kept = lines.filter((l) => l.startsWith('OBSERVATION: ')).map((l) => l.slice('OBSERVATION: '.length));
     expect(kept).toEqual(Array.from({ length: n - omitted }, (_, i) => `ok ${omitted + i + 1}`));
   });
 
-  it('keeps whole turns: every kept ACTION has its THOUGHT and OBSERVATION', () => {
-    const lines = memoryLines(turns(30), { objective: OBJECTIVE, tokenBudget: 2_000 });
+  it('keeps whole steps: every kept ACTION has its THOUGHT and OBSERVATION', () => {
+    const lines = memoryLines(steps(30), { objective: OBJECTIVE, tokenBudget: 2_000 });
     const body = lines.slice(2);
     expect(body.length % 3).toBe(0);
     for (let i = 0; i < body.length; i += 3) {
@@ -199,17 +208,17 @@ describe('memoryLines: the token budget', () => {
     }
   });
 
-  it('keeps user replies and restore notes of omitted turns, after the marker', () => {
+  it('keeps user replies and restore notes of omitted steps, after the marker', () => {
     const events = [
-      ...turns(3),
+      ...steps(3),
       userReply(3, 'Use the Documents folder.'),
       sessionRestored(4, 'A new sandbox was started.'),
-      ...turns(10).map((e) => ({ ...e, id: `late-${e.id}` })),
+      ...steps(10).map((e) => ({ ...e, id: `late-${e.id}` })),
     ];
     const lines = memoryLines(events, { objective: OBJECTIVE, tokenBudget: 800 });
     expect(lines.slice(0, 4)).toEqual([
       `OBJECTIVE: ${OBJECTIVE}`,
-      expect.stringMatching(/^\[\d+ earlier turns omitted\]$/),
+      expect.stringMatching(/^\[\d+ earlier steps omitted\]$/),
       'USER: Use the Documents folder.',
       'NOTE: A new sandbox was started.',
     ]);
@@ -217,9 +226,9 @@ describe('memoryLines: the token budget', () => {
 
   it('the default budget is 24000 tokens', () => {
     expect(DEFAULT_MEMORY_TOKEN_BUDGET).toBe(24_000);
-    const lines = memoryLines(turns(200), { objective: OBJECTIVE });
+    const lines = memoryLines(steps(200), { objective: OBJECTIVE });
     expect(lines.join('\n').length / 4).toBeLessThanOrEqual(24_000);
-    expect(lines[1]).toMatch(/earlier turns omitted/);
+    expect(lines[1]).toMatch(/earlier steps omitted/);
   });
 });
 
@@ -227,7 +236,7 @@ describe('desktopMessages', () => {
   it('system, the memory in one user message, then the current screen and "What next?"', () => {
     const events = [
       taskMessage(OBJECTIVE),
-      ...turn(1, 'D1.', 'Saving.', [{ name: 'send_key', args: { key: 'ctrl+s' }, output: 'ok' }]),
+      ...stepEvents(1, 'D1.', 'Saving.', [{ name: 'send_key', args: { key: 'ctrl+s' }, output: 'ok' }]),
     ];
     const messages = desktopMessages(events, base('A dialog asks where to save.'));
     expect(messages).toEqual([
@@ -248,7 +257,7 @@ describe('desktopMessages', () => {
 
   it('counts the system prompt and the current screen against the budget', () => {
     const events = Array.from({ length: 10 }, (_, i) =>
-      turn(i + 1, 'D'.repeat(400), '', [{ name: 'send_key', args: { key: 'a' }, output: 'ok' }]),
+      stepEvents(i + 1, 'D'.repeat(400), '', [{ name: 'send_key', args: { key: 'a' }, output: 'ok' }]),
     ).flat();
     const small = desktopMessages(events, { ...base(), tokenBudget: 2_000 });
     const crowded = desktopMessages(events, { ...base(), system: 'S'.repeat(4_000), tokenBudget: 2_000 });

@@ -62,7 +62,7 @@ describe('noCallOutcome: invalid replies', () => {
     }
   });
 
-  it('plain words are an invalid reply when every turn must call a tool (endOnNoCall false)', () => {
+  it('plain words are an invalid reply when every step must call a tool (endOnNoCall false)', () => {
     expect(noCallOutcome('The file holds 42 lines.', false)).toEqual({
       kind: 'invalid',
       error: NO_TOOL_CALL_ERROR,

@@ -134,7 +134,7 @@ describe('readToolCalls: calls written in the text', () => {
     ['a list of numbers', 'Coordinates [1, 2] look right.'],
     ['prose only', 'The task is finished: the answer is 4.'],
     ['nothing', ''],
-  ])('%s is no call: none, with the instruction for the next turn', (_case, text) => {
+  ])('%s is no call: none, with the instruction for the next step', (_case, text) => {
     const reply = readToolCalls({ text });
     expect(reply).toEqual({ calls: [], thoughts: text.trim(), source: 'none', error: NO_TOOL_CALL_ERROR });
   });

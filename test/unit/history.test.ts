@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { buildChatMessages } from '../../src/model/context';
-import type { HistoryTurn } from '../../src/model/context';
+import type { HistoryEntry } from '../../src/model/context';
 import {
   HistoryError,
   earlierUrls,
@@ -70,19 +70,19 @@ function step(n: number, opts: { g?: number; text?: string } = {}): Event[] {
   return [pre(n, g), act(n, g), tool(n, g, opts.text), post(n, g)];
 }
 
-const obs = (n: number, g = 0, extra: Partial<Extract<HistoryTurn, { kind: 'observation' }>> = {}): HistoryTurn => ({
+const obs = (n: number, g = 0, extra: Partial<Extract<HistoryEntry, { kind: 'observation' }>> = {}): HistoryEntry => ({
   kind: 'observation',
   screenshot: shot(n, g),
   url: url(n, g),
   ...extra,
 });
-const said = (n: number, g = 0): HistoryTurn => ({ kind: 'assistant', text: raw(n, g) });
-const taskTurn: HistoryTurn = { kind: 'task', text: 'Find the opening hours' };
+const said = (n: number, g = 0): HistoryEntry => ({ kind: 'assistant', text: raw(n, g) });
+const taskEntry: HistoryEntry = { kind: 'task', text: 'Find the opening hours' };
 /** The first user message: the task with step 1's screenshot (of generation g), as the original opens its chat. */
-const first = (g = 0): HistoryTurn => ({ ...taskTurn, screenshot: shot(1, g) });
+const first = (g = 0): HistoryEntry => ({ ...taskEntry, screenshot: shot(1, g) });
 
 describe('historyForStep', () => {
-  it.each<[string, Event[], number, number, HistoryTurn[]]>([
+  it.each<[string, Event[], number, number, HistoryEntry[]]>([
     [
       'first step: one message, the task with the first screenshot (no URL, no step sentence)',
       [TASK, pre(1)],
@@ -92,7 +92,7 @@ describe('historyForStep', () => {
     ],
     ['first step re-decided in generation 1: its screenshot', [TASK, pre(1, 0), pre(1, 1)], 1, 1, [first(1)]],
     [
-      'each earlier step gives one observation and one assistant turn, in order',
+      'each earlier step gives one observation and one assistant message, in order',
       [TASK, ...step(1), ...step(2), pre(3)],
       3,
       0,
@@ -180,7 +180,7 @@ describe('historyForStep', () => {
       [TASK, pre(1, 0, { screenshot_path: '', url: '' })],
       1,
       0,
-      [taskTurn],
+      [taskEntry],
     ],
     [
       'events with foreign ids (uuids of the original) are ignored',
@@ -193,7 +193,7 @@ describe('historyForStep', () => {
     expect(historyForStep(events, stepNo, generation)).toEqual(expected);
   });
 
-  it('a re-decided step yields exactly one assistant turn, with the final text', () => {
+  it('a re-decided step yields exactly one assistant message, with the final text', () => {
     const events = [TASK, pre(1, 0), act(1, 0), ...step(1, { g: 1 }), pre(2)];
     const assistant = historyForStep(events, 2, 0).filter((t) => t.kind === 'assistant');
     expect(assistant).toEqual([{ kind: 'assistant', text: raw(1, 1) }]);
@@ -225,7 +225,7 @@ describe('historyForStep', () => {
     // Lost during step 1: the note goes with the task's message.
     const atOne = [TASK, pre(1, 0), act(1, 0), sessionRestored(1, note, gen(1, { in_doubt: {} })), pre(1, 1)];
     expect(historyForStep(atOne, 1, 1)).toEqual([
-      { ...taskTurn, text: `Find the opening hours\n\n${note}`, screenshot: shot(1, 1) },
+      { ...taskEntry, text: `Find the opening hours\n\n${note}`, screenshot: shot(1, 1) },
     ]);
   });
 
@@ -238,9 +238,9 @@ describe('historyForStep', () => {
       userReply(1, 'No, I will check.', T),
       pre(2),
     ];
-    const turns = historyForStep(events, 2, 0);
-    expect(turns.filter((t) => t.kind === 'assistant')).toEqual([said(1)]);
-    expect(turns.at(-1)).toEqual(
+    const entries = historyForStep(events, 2, 0);
+    expect(entries.filter((t) => t.kind === 'assistant')).toEqual([said(1)]);
+    expect(entries.at(-1)).toEqual(
       obs(2, 0, { userReply: `The runtime asked me: ${question}\nMy reply: No, I will check.` }),
     );
   });

@@ -1,14 +1,14 @@
-// The session-open queue's slot supplier: a worker offers as many open slots as its pool has free places, waiting
-// pollers get a slot when a place frees up (first come, first served), and an aborted reservation leaves the line.
+// The session-open queue's slot supplier: a worker offers as many activity slots as its pool has free slots,
+// waiting pollers get one when a slot frees up (first come, first served), and an aborted reservation leaves the line.
 import { describe, expect, it } from 'vitest';
 import { freeSlotSupplier } from '../../worker/open-slots';
 import type { FreeSlotSource } from '../../worker/open-slots';
 
-/** A pool's bookkeeping: places taken, and the listeners BrowserPool calls when one may have come free. */
-class Places implements FreeSlotSource {
+/** A pool's bookkeeping: slots taken, and the listeners BrowserPool calls when one may have come free. */
+class PoolSlots implements FreeSlotSource {
   busy = 0;
   private readonly listeners = new Set<() => void>();
-  constructor(readonly maxSessions: number) {}
+  constructor(readonly slots: number) {}
   onFreeSlot(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -30,8 +30,8 @@ const settled = async <T>(p: Promise<T>): Promise<'granted' | 'pending' | 'rejec
   ]);
 
 describe('freeSlotSupplier', () => {
-  it('grants one slot per free place and holds further pollers until a place frees up', async () => {
-    const pool = new Places(2);
+  it('grants one activity slot per free slot and holds further pollers until a slot frees up', async () => {
+    const pool = new PoolSlots(2);
     const slots = freeSlotSupplier(pool);
     const abort = new AbortController();
     expect(await settled(slots.reserveSlot(ctx, abort.signal))).toBe('granted');
@@ -39,7 +39,7 @@ describe('freeSlotSupplier', () => {
     const third = slots.reserveSlot(ctx, abort.signal);
     expect(await settled(third)).toBe('pending');
     expect(slots.tryReserveSlot(ctx)).toBeNull();
-    // The first open finished: its session now holds the place, the slot is released; still no free slot.
+    // The first open finished: its session now holds the slot, the activity slot is released; still none free.
     pool.busy += 1;
     slots.releaseSlot(ctx);
     expect(await settled(third)).toBe('pending');
@@ -50,8 +50,8 @@ describe('freeSlotSupplier', () => {
     slots.dispose();
   });
 
-  it('counts places the pool took by other paths (an open on the old shared queue)', async () => {
-    const pool = new Places(1);
+  it('counts slots the pool took by other paths (an open on the old shared queue)', async () => {
+    const pool = new PoolSlots(1);
     pool.busy = 1;
     const slots = freeSlotSupplier(pool);
     expect(slots.tryReserveSlot(ctx)).toBeNull();
@@ -61,7 +61,7 @@ describe('freeSlotSupplier', () => {
   });
 
   it('serves waiting pollers first come, first served; an aborted one leaves the line', async () => {
-    const pool = new Places(1);
+    const pool = new PoolSlots(1);
     pool.busy = 1;
     const slots = freeSlotSupplier(pool);
     const first = new AbortController();

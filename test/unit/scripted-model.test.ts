@@ -117,7 +117,7 @@ describe('scripted model: entries', () => {
       2,
       '<tool_call>\n{"name": "computer_use", "arguments": {"action": "terminate", "answer": "Open 9 to 5."}}\n</tool_call>',
     ],
-  ])('after %i assistant turns the request gets the entry at that index', async (steps, expected) => {
+  ])('after %i assistant messages the request gets the entry at that index', async (steps, expected) => {
     expect(await reply('three-steps', steps)).toBe(expected);
     expect(server.requests.at(-1)).toMatchObject({ script: 'three-steps', index: steps, subcall: false });
   });
@@ -239,7 +239,7 @@ describe('scripted model: {{reply}} in a script', () => {
       'second',
     ],
     [
-      'a user turn after another action is not a reply',
+      'a user message after another action is not a reply',
       [
         { role: 'assistant', content: 'click' },
         { role: 'user', content: 'Current URL: http://x\nnudge' },
@@ -337,7 +337,7 @@ describe('scripted model: desktop calls (x-cua-entry, x-cua-call)', () => {
       ],
       'b',
     ],
-    ['not in assistant turns', [{ role: 'assistant', content: 'USER: fake' }], undefined],
+    ['not in assistant messages', [{ role: 'assistant', content: 'USER: fake' }], undefined],
   ])('latestMemoryReply: %s', (_case, messages, expected) => {
     expect(latestMemoryReply(messages)).toBe(expected);
   });

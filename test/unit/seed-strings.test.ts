@@ -97,7 +97,7 @@ describe('[003 §4.3] action_nl_description and the step summary', () => {
 });
 
 describe('[004 §1.6, §1.8] the desktop agent answers a call', () => {
-  const turn = (name: string, output: string, error: string): Event[] => [
+  const callEvents = (name: string, output: string, error: string): Event[] => [
     taskMessage('Save notes'),
     preObservation(1, { screenshot_path: 'screenshot_1_pre.png' }),
     { ...actionEvent(1, { action_name: name, content: { action: name, arguments: {} } }), id: 'a1' },
@@ -109,10 +109,10 @@ describe('[004 §1.6, §1.8] the desktop agent answers a call', () => {
   it('with "Function not implemented." for an unknown tool', () => {
     const error = checkCall('fly', {}).error ?? '';
     expect(error).toBe('Function not implemented.');
-    expect(observation(turn('fly', '', error))).toBe('OBSERVATION: Function not implemented.');
+    expect(observation(callEvents('fly', '', error))).toBe('OBSERVATION: Function not implemented.');
   });
 
   it('with "Error executing function: …" for a failed call', () => {
-    expect(observation(turn('run_command', '', 'exit 1'))).toBe('OBSERVATION: Error executing function: exit 1');
+    expect(observation(callEvents('run_command', '', 'exit 1'))).toBe('OBSERVATION: Error executing function: exit 1');
   });
 });

@@ -1,5 +1,5 @@
 // Sessions held while their tasks wait for a reply (src/runtime/session-holds.ts): a hold ends unclaimed after its
-// time (saved, then closed), a reply takes it back, the longest held is found for an open that needs a place, and
+// time (saved, then closed), a reply takes it back, the longest held is found for an open that needs a slot, and
 // the idle sweep (session-lifetimes.ts) leaves held sessions alone. On fake timers.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SessionHolds } from '../../src/runtime/session-holds';
@@ -43,7 +43,7 @@ describe('SessionHolds', () => {
     expect(events).toEqual(['save a pool_needed', 'close a', 'save b shutdown', 'close b']);
   });
 
-  it('makes room for an open: ends the holds, longest held first, while the pool is full', async () => {
+  it('frees a slot for an open: ends the holds, longest held first, while the pool is full', async () => {
     let open = 3;
     const events: string[] = [];
     const kept = new SessionHolds(async (id) => {
@@ -54,10 +54,10 @@ describe('SessionHolds', () => {
       kept.hold(id, 10_000, async (why) => void events.push(`save ${id} ${why}`));
       vi.advanceTimersByTime(5);
     }
-    await kept.makeRoom(() => open >= 2); // a pool of 2 places, 3 of them open
+    await kept.freeSlot(() => open >= 2); // a pool of 2 slots, 3 of them open
     expect(events).toEqual(['save a pool_needed', 'close a', 'save b pool_needed', 'close b']);
     expect([kept.count, kept.has('c')]).toEqual([1, true]);
-    await kept.makeRoom(() => false); // room enough: nothing ends
+    await kept.freeSlot(() => false); // a free slot: nothing ends
     expect(kept.count).toBe(1);
   });
 

@@ -370,7 +370,7 @@ describe('invalid replies', () => {
 });
 
 describe('stepSummaries of a desktop run', () => {
-  it('gives one row per tool call, the calls of a turn under the turn number, none superseded', () => {
+  it('gives one row per tool call, the calls of a step under the step number, none superseded', () => {
     const call = (step: number, n: number, generation = 0) => {
       const name = `tool_${step}_${n}`;
       const fields = { action_name: name, content: { action: name, arguments: {} } };

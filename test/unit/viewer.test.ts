@@ -1,6 +1,7 @@
 // The trajectory viewer's pure parts: marker geometry (points, drags, scroll arrows, actions without a marker),
 // the view-model built from an event stream (numbering, decisions superseded after a lost worker, invalid replies),
-// HTML escaping of everything that comes from the run, and desktop runs (one step per turn, screen-pixel markers).
+// HTML escaping of everything that comes from the run, and desktop runs (several tool calls per step, screen-pixel
+// markers).
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -24,7 +25,7 @@ import type { Action, Event } from '../../src/trajectory/schema';
 import { TaskSchema } from '../../src/trajectory/schema';
 import { stepSummaries } from '../../src/trajectory/steps';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
-import { callTarget, environmentOf, screenOf, turnSummary } from '../../src/viewer/desktop';
+import { callTarget, environmentOf, screenOf, stepToolsSummary } from '../../src/viewer/desktop';
 import { renderTrajectoryHtml } from '../../src/viewer/html';
 import { markerSvg } from '../../src/viewer/marker-svg';
 import { escapeHtml } from '../../src/viewer/markup';
@@ -476,7 +477,7 @@ interface CallResult {
   point?: Point;
 }
 
-/** One tool call of a desktop turn: its action event (the first call with the screen description) and tool output. */
+/** One tool call of a desktop step: its action event (the first call with the screen description) and tool output. */
 function desktopCall(
   step: number,
   call: number,
@@ -485,7 +486,7 @@ function desktopCall(
   result: CallResult,
   generation = 0,
 ): Event[] {
-  const metadata = call === 0 ? { screen_description: `Screen of turn ${step}.` } : undefined;
+  const metadata = call === 0 ? { screen_description: `Screen of step ${step}.` } : undefined;
   const fields = { action_name: name, content: { action: name, arguments: args } };
   const meta = result.point ? { point: result.point } : {};
   return [
@@ -510,7 +511,7 @@ const desktopPost = (step: number, call: number, windows: string, generation = 0
 
 const MOUSEPAD = 'xterm | ~/notes.txt - Mousepad';
 
-/** Four turns: two calls, three calls (a grounded click first), a drag, stop. */
+/** Four steps: two calls, three calls (a grounded click first), a drag, stop. */
 function desktopEvents(): Event[] {
   return [
     taskMessage('Write a shopping list', stamp),
@@ -599,22 +600,22 @@ describe('a desktop run', () => {
     expect(browser).not.toContain('Environment');
   });
 
-  it('is one step per turn, the calls of a turn in order inside it', () => {
+  it('is one view step per step, the calls of a step in order inside it', () => {
     expect(view.steps.map((s) => [s.number, s.calls.map((c) => c.actionName)])).toEqual([
       [1, ['run_background_command', 'run_command']],
       [2, ['click', 'type_text', 'send_key']],
       [3, ['drag']],
       [4, ['stop']],
     ]);
-    const turn = view.steps[1];
-    expect(turn).toMatchObject({
+    const step = view.steps[1];
+    expect(step).toMatchObject({
       summary: 'click + type_text + send_key',
       thoughts: 'Type the list and save.',
       screenshot: shot(2),
       windows: MOUSEPAD,
-      screenDescription: 'Screen of turn 2.',
+      screenDescription: 'Screen of step 2.',
     });
-    expect(turn?.calls.map((c) => c.observation)).toEqual([
+    expect(step?.calls.map((c) => c.observation)).toEqual([
       'Clicked at (320, 560) (the text area).',
       'The text has been typed.',
       'error: send_key failed: no display',
@@ -622,7 +623,7 @@ describe('a desktop run', () => {
     expect(view.steps[2]?.summary).toBe('drag (100, 200) → (400, 200)'); // a lone call is named in full
   });
 
-  it('renders a turn as one card: the screenshot once, the screen description once, every call', () => {
+  it('renders a step as one card: the screenshot once, the screen description once, every call', () => {
     expect(count(html, /<section class="step[ "]/)).toBe(4);
     expect(html).toContain('<h2>Steps (4)</h2>');
     const step2 = sectionOf(html, 2);
@@ -630,7 +631,7 @@ describe('a desktop run', () => {
     expect(count(step2, /<img /)).toBe(1);
     expect(count(step2, /<li class="call"/)).toBe(3);
     expect(count(step2, /Screen \(vision model\)/)).toBe(1);
-    expect(count(step2, /Screen of turn 2\./)).toBe(1);
+    expect(count(step2, /Screen of step 2\./)).toBe(1);
     expect(step2).toContain('Type the list and save.');
     expect(step2).toContain(`<span class="label">Windows</span> <span class="value">${escapeHtml(MOUSEPAD)}</span>`);
     expect(step2).not.toContain('>URL<');
@@ -667,7 +668,7 @@ describe('a desktop run', () => {
     expect(sectionOf(html, 3)).toContain('data-kind="drag" data-x="400" data-y="200"');
   });
 
-  it('numbers several markers of one turn by call', () => {
+  it('numbers several markers of one step by call', () => {
     const evs = desktopEvents().map((e): Event => {
       if (e.type !== 'action' || e.id !== callId(2, 1)) return e;
       return { ...e, action_name: 'double_click', content: { action: 'double_click', arguments: { x: 10, y: 20 } } };
@@ -678,7 +679,7 @@ describe('a desktop run', () => {
     expect(step2).toMatch(/data-x="10" data-y="20" data-call="2">.*?<text class="marker-label"[^>]*>2<\/text>/);
   });
 
-  it('rides a turn lost with its worker, all its calls, on the turn that re-decided it', () => {
+  it('rides a step lost with its worker, all its calls, on the step that re-decided it', () => {
     const evs = [
       ...desktopEvents().slice(0, 6),
       desktopPre(2, MOUSEPAD),
@@ -696,7 +697,7 @@ describe('a desktop run', () => {
     expect(lost.steps[1]?.supersededDecisions[0]).toMatchObject({ superseded: true, summary: 'click + type_text' });
   });
 
-  it('counts turns in the report it writes from a run folder', async () => {
+  it('counts steps in the report it writes from a run folder', async () => {
     const root = await fs.mkdtemp(path.join(os.tmpdir(), 'cua-viewer-'));
     try {
       const task = {
@@ -721,7 +722,7 @@ describe('a desktop run', () => {
     }
   });
 
-  it('is listed by `cua show` one line per call under its turn, with the windows in place of the URL', () => {
+  it('is listed by `cua show` one line per call under its step, with the windows in place of the URL', () => {
     const lines = desktopLines(view);
     expect(lines).toHaveLength(7);
     expect(lines[0]).toMatch(/^ {3}1 {2}run_background_command: mousepad notes\.txt +xterm +Open the editor\.$/);
@@ -790,7 +791,7 @@ describe('desktop settings and call targets', () => {
     [['click', 'type_text', 'send_key'], 'click + type_text + send_key'],
     [['run_command', 'run_command', 'stop'], 'run_command ×2 + stop'],
     [['run_command'], 'run_command'],
-  ])('turn %j → %s', (names, summary) => {
-    expect(turnSummary(names)).toBe(summary);
+  ])('step %j → %s', (names, summary) => {
+    expect(stepToolsSummary(names)).toBe(summary);
   });
 });

@@ -19,9 +19,9 @@ import type { CarriedState, TaskState } from '../task-state';
 export const FOLD_OBSERVE_PATCH = 'fold-observe-into-act';
 
 /**
- * Patch id: a browser task's session opens go to browserOpenQueue, which a worker polls only while its pool has room
- * (instead of the shared queue, where a worker with a full pool took opens and made them wait in its own line while
- * another worker had room).
+ * Patch id: a browser task's session opens go to browserOpenQueue, which a worker polls only while its pool has a free
+ * slot (instead of the shared queue, where a worker with a full pool took opens and made them wait in its own line
+ * while another worker had a free slot). The id's "room" is this slot (a patch id is recorded in histories: kept).
  */
 export const OPEN_QUEUE_PATCH = 'open-browser-on-room-queue';
 
@@ -54,7 +54,7 @@ export interface TaskContext {
   /** This run continues an earlier one as new (its state is the task's carried state). */
   readonly continued: boolean;
   readonly patches: Patches;
-  /** The desktop records every call of a turn in act, stops included; the browser's decide records its stops. */
+  /** The desktop records every call of a step in act, stops included; the browser's decide records its stops. */
   readonly actOnStops: boolean;
   /** The step's clock for its latency metric and the budget's working time (a new one each step). */
   clock: StepClock;

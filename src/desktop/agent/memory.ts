@@ -1,15 +1,15 @@
-// The action model's chat, rebuilt from the run's recorded events on every turn, so it survives worker restarts.
+// The action model's chat, rebuilt from the run's recorded events on every step, so it survives worker restarts.
 // The memory is a list of labelled lines, as the original desktop agent keeps it, written in our words:
 //   OBJECTIVE: the task                 (always kept)
-//   THOUGHT: the screen description     (per turn, from the first action's metadata.screen_description)
-//   THOUGHT: the reply's text           (per turn, from the first action's arguments.thoughts)
+//   THOUGHT: the screen description     (per step, from the first action's metadata.screen_description)
+//   THOUGHT: the reply's text           (per step, from the first action's arguments.thoughts)
 //   ACTION: {"name": …, "arguments": …} (per call; none for a reply recorded as `invalid_reply`)
 //   OBSERVATION: the call's output, "Function not implemented." (unknown tool) or "Error executing function: …",
 //                as the seed agent words them; "Error: …" after a reply that called no tool
 //   USER: a reply to ask_user or a follow-up task (always kept)
 //   NOTE: a new sandbox was started (always kept), or feedback on a reply that called no tool
-// Unlike the original, whose memory grows without end, the newest turns are kept whole within a token budget and the
-// older ones collapse into one `[N earlier turns omitted]` line; any single entry is cut to 4000 characters.
+// Unlike the original, whose memory grows without end, the newest steps are kept whole within a token budget and the
+// older ones collapse into one `[N earlier steps omitted]` line; any single entry is cut to 4000 characters.
 // Messages: system, one user message with the memory, one user message with the current screen and "What next?".
 import { INVALID_REPLY_ACTION } from '../../agent/decision';
 import type { ChatMessage } from '../../model/client';
@@ -43,12 +43,12 @@ export interface MemoryOptions {
 
 interface Line {
   text: string;
-  /** Kept even when its turn is dropped (user replies, sandbox restores). */
+  /** Kept even when its step is dropped (user replies, sandbox restores). */
   pinned: boolean;
 }
 
-/** One decided turn (from one `environment` pre observation to the next), or the events before the first. */
-type Turn = Line[];
+/** One decided step (from one `environment` pre observation to the next), or the events before the first. */
+type StepLines = Line[];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -85,18 +85,18 @@ function observationText(output: string, error: string): string {
   return output.trim() === '' ? `Error: ${error}` : `Error: ${error}\n${output}`;
 }
 
-/** The events split into turns of memory lines; turns without any line are left out. */
-function turnsOf(events: readonly Event[]): Turn[] {
-  const turns: Turn[] = [];
-  let turn: Turn = [];
+/** The events split into steps of memory lines; steps without any line are left out. */
+function stepsOf(events: readonly Event[]): StepLines[] {
+  const steps: StepLines[] = [];
+  let step: StepLines = [];
   const noCall = new Set<string>(); // ids of replies that called no tool: their error is no function's
   const close = () => {
-    if (turn.length > 0) turns.push(turn);
-    turn = [];
+    if (step.length > 0) steps.push(step);
+    step = [];
   };
   for (const event of events) {
     if (event.type === 'action') {
-      turn.push(...actionLines(event));
+      step.push(...actionLines(event));
       if (isInvalidReply(event)) noCall.add(event.id);
       continue;
     }
@@ -107,61 +107,61 @@ function turnsOf(events: readonly Event[]): Turn[] {
       case 'tool_output':
         if (event.action_id !== null) {
           const read = noCall.has(event.action_id) ? observationText : callObservation;
-          turn.push(entry(MEMORY_LABELS.observation, read(event.output, event.error)));
+          step.push(entry(MEMORY_LABELS.observation, read(event.output, event.error)));
         } else {
           const restored = event.metadata.note === 'session_restored';
-          turn.push(entry(MEMORY_LABELS.note, observationText(event.output, event.error), restored));
+          step.push(entry(MEMORY_LABELS.note, observationText(event.output, event.error), restored));
         }
         break;
       case 'user_message':
         if (event.message_type === 'critical_point_response' || event.message_type === 'followup_task') {
-          turn.push(entry(MEMORY_LABELS.user, event.content, true));
-        } else if (event.message_type === 'retry_feedback') turn.push(entry(MEMORY_LABELS.note, event.content));
+          step.push(entry(MEMORY_LABELS.user, event.content, true));
+        } else if (event.message_type === 'retry_feedback') step.push(entry(MEMORY_LABELS.note, event.content));
         break; // the task itself is the OBJECTIVE line
     }
   }
   close();
-  return turns;
+  return steps;
 }
 
 function cost(lines: readonly Line[]): number {
   return lines.reduce((n, l) => n + estimateTextTokens(l.text), 0);
 }
 
-/** The newest turns that fit in `available` tokens (the newest one always), and the number left out. */
-function newestTurns(turns: readonly Turn[], available: number): { kept: Turn[]; omitted: number } {
+/** The newest steps that fit in `available` tokens (the newest one always), and the number left out. */
+function newestSteps(steps: readonly StepLines[], available: number): { kept: StepLines[]; omitted: number } {
   let used = 0;
-  let first = turns.length;
+  let first = steps.length;
   while (first > 0) {
-    const turn = turns[first - 1] ?? [];
-    // Pinned lines are paid for up front, as they stay whether or not their turn does.
-    const extra = cost(turn.filter((l) => !l.pinned));
-    if (first < turns.length && used + extra > available) break;
+    const step = steps[first - 1] ?? [];
+    // Pinned lines are paid for up front, as they stay whether or not their step does.
+    const extra = cost(step.filter((l) => !l.pinned));
+    if (first < steps.length && used + extra > available) break;
     used += extra;
     first--;
   }
-  return { kept: turns.slice(first), omitted: first };
+  return { kept: steps.slice(first), omitted: first };
 }
 
 /**
- * The memory lines within the budget: the objective, then `[N earlier turns omitted]` with the pinned lines of those
- * turns, then the newest turns whole.
+ * The memory lines within the budget: the objective, then `[N earlier steps omitted]` with the pinned lines of those
+ * steps, then the newest steps whole.
  */
 export function memoryLines(
   events: readonly Event[],
   opts: { objective: string; tokenBudget?: number; reserved?: number },
 ): string[] {
-  const turns = turnsOf(events);
+  const steps = stepsOf(events);
   const objective = entry(MEMORY_LABELS.objective, opts.objective);
-  const pinned = turns.flatMap((t) => t.filter((l) => l.pinned));
+  const pinned = steps.flatMap((t) => t.filter((l) => l.pinned));
   const budget = opts.tokenBudget ?? DEFAULT_MEMORY_TOKEN_BUDGET;
-  const marker = estimateTextTokens('[000 earlier turns omitted]');
+  const marker = estimateTextTokens('[000 earlier steps omitted]');
   const available = budget - (opts.reserved ?? 0) - cost([objective, ...pinned]) - marker;
-  const { kept, omitted } = newestTurns(turns, available);
-  const dropped = turns.slice(0, omitted).flatMap((t) => t.filter((l) => l.pinned));
+  const { kept, omitted } = newestSteps(steps, available);
+  const dropped = steps.slice(0, omitted).flatMap((t) => t.filter((l) => l.pinned));
   return [
     objective.text,
-    ...(omitted > 0 ? [`[${omitted} earlier turns omitted]`] : []),
+    ...(omitted > 0 ? [`[${omitted} earlier steps omitted]`] : []),
     ...dropped.map((l) => l.text),
     ...kept.flat().map((l) => l.text),
   ];
@@ -172,7 +172,7 @@ export function currentScreenMessage(description: string): string {
   return `CURRENT SCREEN:\n${truncateObservation(description.trim(), MAX_ENTRY_CHARS)}\n\n${WHAT_NEXT}`;
 }
 
-/** The action model's messages for the next turn (see the module comment). */
+/** The action model's messages for the next step (see the module comment). */
 export function desktopMessages(events: readonly Event[], opts: MemoryOptions): ChatMessage[] {
   const current = currentScreenMessage(opts.description);
   const reserved = estimateTextTokens(opts.system) + estimateTextTokens(current);

@@ -1,7 +1,7 @@
 // What an action-model reply that called no tool means. With native function calling a plain text reply is the
-// model's last word: its text is the task's answer and the task ends (the original's loop stops when a turn brings
+// model's last word: its text is the task's answer and the task ends (the original's loop stops when a step brings
 // no call). It is an invalid reply instead when it has no words, when its words look like a call that could not be
-// read (a broken JSON call, `click(…)`, a stray `</tool_call>`), or when the worker asks for every turn to call a tool.
+// read (a broken JSON call, `click(…)`, a stray `</tool_call>`), or when the worker asks for every step to call a tool.
 import { NO_TOOL_CALL_ERROR } from './parse';
 import { DESKTOP_TOOL_NAMES, canonicalToolName, desktopTool } from './tools';
 
@@ -9,7 +9,7 @@ export type NoCallOutcome = { kind: 'final'; answer: string } | { kind: 'invalid
 
 /** The instruction an empty reply earns. */
 export const EMPTY_REPLY_ERROR =
-  `Your reply was empty. Every turn must call at least one of: ${DESKTOP_TOOL_NAMES.join(', ')}; ` +
+  `Your reply was empty. Every step must call at least one of: ${DESKTOP_TOOL_NAMES.join(', ')}; ` +
   'if the task is finished, call stop with the final answer.';
 
 const THINK_END = /<\/think\s*>/gi;
@@ -52,7 +52,7 @@ export function attemptedCall(words: string): string | undefined {
 
 /**
  * The outcome of a reply in which no call was read: its text ends the task (`endOnNoCall`, the default), or it is
- * an invalid reply the model is told about next turn.
+ * an invalid reply the model is told about at the next step.
  */
 export function noCallOutcome(text: string, endOnNoCall: boolean): NoCallOutcome {
   const words = finalWords(text);

@@ -2,7 +2,7 @@
 // text are accepted: `<tool_call>` blocks (one or several, closing tag optional), or JSON objects / arrays of calls,
 // fenced or bare, in the shapes models use ({name, arguments}, {tool, …}, {function: {name, arguments}}). Bodies are
 // read with the lenient JSON reader. A call that cannot be read still comes back, carrying its error, so the model
-// learns what went wrong; a reply with no call at all gets a one-line instruction for the next turn.
+// learns what went wrong; a reply with no call at all gets a one-line instruction for the next step.
 import { LenientJsonError, decodeFirstObject, firstObject, pythonLiteralToJson } from '../../model/lenient-json';
 import { DESKTOP_TOOL_NAMES, canonicalToolName, checkCall, desktopTool } from './tools';
 import type { DesktopCall } from './tools';
@@ -16,7 +16,7 @@ export interface ReplyCalls {
   /** The reply's text outside the calls, trimmed. */
   thoughts: string;
   source: 'native' | 'text' | 'none';
-  /** Set when the reply called no tool: what to tell the model next turn. */
+  /** Set when the reply called no tool: what to tell the model at the next step. */
   error?: string;
   /** Calls past the cap, not run. */
   dropped?: DesktopCall[];
@@ -29,7 +29,7 @@ export interface ReplyInput {
 
 /** The instruction a reply without any tool call earns. */
 export const NO_TOOL_CALL_ERROR =
-  `Your reply did not call any tool. Every turn must call at least one of: ${DESKTOP_TOOL_NAMES.join(', ')}. ` +
+  `Your reply did not call any tool. Every step must call at least one of: ${DESKTOP_TOOL_NAMES.join(', ')}. ` +
   'If the task is finished, call stop with the final answer.';
 
 const TOOL_CALL_BLOCK = /<tool_call\s*>([\s\S]*?)(?:<\/tool_call\s*>|(?=<tool_call\s*>)|$)/gi;

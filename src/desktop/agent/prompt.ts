@@ -17,12 +17,12 @@ export function systemPrompt({ width, height, tools }: SystemPromptInput): strin
   const list = tools.map((t) => `- ${t.usage}: ${t.description}`).join('\n');
   return [
     `You control a Linux desktop computer with a ${width}×${height} pixel screen to carry out the user's objective.`,
-    'You cannot see the screen. Each turn you get a written description of it, made by a vision model, and your ' +
+    'You cannot see the screen. Each step you get a written description of it, made by a vision model, and your ' +
       'record so far: OBJECTIVE, THOUGHT (screen descriptions and your own reasoning), ACTION (the tools you called), ' +
       'OBSERVATION (what each call returned), USER (answers from the user) and NOTE (messages from the system).',
     '',
     'How to work:',
-    '- Act by calling tools. You may call several in one turn; they run one after the other in the order given, and ' +
+    '- Act by calling tools. You may call several in one step; they run one after the other in the order given, and ' +
       'each result comes back to you as an OBSERVATION. A failed call comes back as an error: read it and adjust.',
     '- For files, programs, packages and settings, prefer run_command to clicking through windows.',
     `- run_command stops a command after ${DEFAULT_COMMAND_TIMEOUT_S} seconds unless you give a longer timeout. ` +

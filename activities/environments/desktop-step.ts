@@ -1,5 +1,5 @@
-// What the desktop's decide and act share of a turn: the agent as `agent_state` names it, the screen size a task
-// gets, and the turn's first action as decide recorded it.
+// What the desktop's decide and act share of a step: the agent as `agent_state` names it, the screen size a task
+// gets, and the step's first action as decide recorded it.
 import { DESKTOP_TOOL_NAMES } from '../../src/desktop/agent';
 import { DEFAULT_DESKTOP_SCREEN } from '../../src/contract/task';
 import type { TaskInput } from '../../src/contract/task';
@@ -14,8 +14,8 @@ export function desktopScreen(input: TaskInput): { width: number; height: number
   return input.screen ?? DEFAULT_DESKTOP_SCREEN;
 }
 
-/** The first action of a turn as recorded (decide wrote it), or undefined. */
-export function turnStart(events: readonly Event[], req: StepRef): Extract<Event, { type: 'action' }> | undefined {
+/** The first action of a step as recorded (decide wrote it), or undefined. */
+export function stepStart(events: readonly Event[], req: StepRef): Extract<Event, { type: 'action' }> | undefined {
   const id = eventId({ step: req.step, kind: 'action', generation: req.generation });
   return events.find((e): e is Extract<Event, { type: 'action' }> => e.id === id && e.type === 'action');
 }
