@@ -41,7 +41,7 @@ export interface Adopted {
   input: TaskInput;
   /** The folder's steps (the task's first is the next one). */
   steps: number;
-  /** The question the task waits on (answer it with `reply`); null: it goes on at once. */
+  /** The question the task waits on (reply to it with `reply`); null: it goes on at once. */
   question: string | null;
 }
 

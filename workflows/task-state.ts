@@ -42,7 +42,7 @@ export interface CarriedState extends LimitsState {
   /** Captcha gate timeouts so far, and whether the gate was switched off after too many. */
   captchaTimeouts?: number;
   captchaGateOff?: boolean;
-  /** Model replies in a row that were no valid action. */
+  /** Invalid model outputs in a row (no valid action). Wire name, kept so continued runs' inputs still read. */
   invalidReplies?: number;
   /** The next step's observation, taken by the last act before continuing as new (fold-observe-into-act). */
   observed?: { step: number; generation: number; obs: ObserveResult } | null;

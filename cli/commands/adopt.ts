@@ -54,7 +54,7 @@ export async function adoptCommand(argv: readonly string[]): Promise<number> {
     console.log(
       question === null
         ? `it goes on at step ${steps + 1}, in the page reopened at the folder's last URL; follow it with: npx cua status ${id}`
-        : `it waits for your reply to: ${question}\nanswer with: npx cua reply ${id} "<your reply>"`,
+        : `it waits for your reply to: ${question}\nreply with: npx cua reply ${id} "<your reply>"`,
     );
     return 0;
   } finally {

@@ -382,7 +382,7 @@ export interface ReplayStepInput extends StepRef {
 /**
  * How a replay's step went: `replayed` (the page matched the recording; the recorded action, recorded again as this
  * step's), `healed` (the recorded element moved: the action's point is where it is now), or `diverged` (why not).
- * `reply`: a recorded question's recorded reply (with `answers: 'recorded'`).
+ * `reply`: a recorded question's recorded reply (when the replay uses the recorded replies: `answers: 'recorded'`).
  */
 export type ReplayStepResult =
   | { kind: 'replayed' | 'healed'; decision: DecideResult; reply?: string; distance: number | null }

@@ -145,7 +145,10 @@ describe('CLI flags: exit 2 and one line naming the problem', () => {
     [['run', 'x', '--url', 'not a url'], /invalid task: startUrl/],
     [['run', 'x', '--id', '../../etc'], /invalid task: runId/],
     [['run', 'x', '--model-base-url', 'file:///etc/passwd'], /model base URL must be an http\(s\) URL/],
+    [['run', 'x', '--max-invalid-outputs', '0'], /--max-invalid-outputs must be a whole number ≥ 1/],
     [['run', 'x', '--max-invalid-replies', '0'], /--max-invalid-replies must be a whole number ≥ 1/],
+    [['replay', 'x', '--replies', 'maybe'], /--replies must be ask or recorded, got 'maybe'/],
+    [['replay', 'x', '--answers', 'maybe'], /--answers must be ask or recorded, got 'maybe'/],
     [['run', 'x', '--identity', 'fara_7b'], /invalid task: identity: identity "fara_7b" is fara-7b's, not fara-1\.5's/],
     [
       ['run', 'x', '--identity', 'You are a friendly shopping assistant.'],

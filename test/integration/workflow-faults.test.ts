@@ -116,7 +116,7 @@ describe('model output', () => {
     // The agent failed, not the infrastructure: the workflow completes with a failed result and its reason.
     const result = (await handle.result()) as TaskResult;
     expect(result).toMatchObject({ status: 'failed', endReason: 'invalid_replies', steps: 3, answer: null });
-    expect(result.error).toMatch(/^3 model replies in a row were no valid action; the last: "fly" is not/);
+    expect(result.error).toMatch(/^3 model outputs in a row were no valid action; the last: "fly" is not/);
     // An invalid reply is not retried: one request per step, and each later step saw the error of the one before.
     expect(requestsAt('garbage', 0).length - before).toBe(1);
     const second = requestsAt('garbage', 1).at(-1);

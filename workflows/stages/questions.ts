@@ -59,9 +59,9 @@ export class Questions {
   }
 
   /**
-   * The reply nobody has to give: a replay with `answers: 'recorded'` answers the recorded question with its recorded
-   * reply; an unattended task (autoReply) answers the model's questions, and stops at a budget or a loop (nobody is
-   * there to decide to spend more). Undefined: a person replies.
+   * The reply nobody has to give: a replay with the recorded replies (`answers: 'recorded'`) gives the recorded
+   * question its recorded reply; an unattended task (autoReply) replies to the model's questions, and stops at a
+   * budget or a loop (nobody is there to decide to spend more). Undefined: a person replies.
    */
   private autoReply(asker: Asker): string | undefined {
     const unattended = autoReplyText(this.ctx.input.autoReply);
