@@ -7,7 +7,7 @@ export const END_REASONS = [
   'complete',
   /** The step budget was used up. */
   'max_rounds',
-  /** Too many model replies in a row were no valid action. */
+  /** Too many model outputs in a row were no valid action. */
   'invalid_replies',
   /** The model endpoint refused the request, or stayed unreachable through every retry. */
   'model_endpoint',

@@ -271,7 +271,7 @@ describe("a prompt file's action list (the prompt is the whitelist)", () => {
       }),
     });
 
-  it("an action the prompt leaves out is an invalid reply the model is told about; the event's tools are the prompt's", async () => {
+  it("an action the prompt leaves out is an invalid output the model is told about; the event's tools are the prompt's", async () => {
     const own = createActivities({ config: configWith({ promptFile: narrowed() }), pool, sessionQueue: 'q-test' });
     const runId = 'acts-narrow-1';
     await own.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl: `${site.url}/` }));

@@ -348,7 +348,7 @@ describe('config files: one-line ConfigError naming the problem', () => {
   });
 });
 
-describe('model replies: an invalid reply is an observation, never a crash', () => {
+describe('model outputs: an invalid output is an observation, never a crash', () => {
   const run = async (model: string) => {
     const input = validateTaskInput({
       runId: `hostile-${model}-${Date.now().toString(36)}`,

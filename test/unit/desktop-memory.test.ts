@@ -118,12 +118,12 @@ describe('memoryLines: one line per entry, in order', () => {
       'feedback on a reply that called no tool',
       [
         preObservation(1, {}),
-        retryFeedback(1, 'Your reply did not call any tool.'),
+        retryFeedback(1, 'Your output did not call any tool.'),
         ...turn(1, 'D.', '', [{ name: 'stop' }]),
       ],
       [
         `OBJECTIVE: ${OBJECTIVE}`,
-        'NOTE: Your reply did not call any tool.',
+        'NOTE: Your output did not call any tool.',
         'THOUGHT: D.',
         'ACTION: {"name":"stop","arguments":{}}',
         'OBSERVATION: ',
@@ -133,14 +133,14 @@ describe('memoryLines: one line per entry, in order', () => {
       'a reply that called no tool, recorded as invalid_reply: thoughts and the error, no ACTION',
       [
         ...turn(1, 'D.', 'I think it is done.', [
-          { name: 'invalid_reply', error: 'Your reply did not call any tool.' },
+          { name: 'invalid_reply', error: 'Your output did not call any tool.' },
         ]),
       ],
       [
         `OBJECTIVE: ${OBJECTIVE}`,
         'THOUGHT: D.',
         'THOUGHT: I think it is done.',
-        'OBSERVATION: Error: Your reply did not call any tool.',
+        'OBSERVATION: Error: Your output did not call any tool.',
       ],
     ],
     [

@@ -1,7 +1,7 @@
 // Specification of readToolCalls: the tool calls of an action-model reply, native or written in the text.
 import { describe, expect, it } from 'vitest';
 
-import { MAX_CALLS_PER_REPLY, NO_TOOL_CALL_ERROR, readToolCalls } from '../../src/desktop/agent';
+import { MAX_CALLS_PER_OUTPUT, NO_TOOL_CALL_ERROR, readToolCalls } from '../../src/desktop/agent';
 
 const names = (text: string, toolCalls?: { name: string; arguments: string }[]) =>
   readToolCalls({ text, toolCalls }).calls.map((c) => c.name);
@@ -179,7 +179,7 @@ describe('readToolCalls: the cap', () => {
       }),
     ],
   ])('%s: at most 10 calls run; the rest are reported as dropped', (_case, reply) => {
-    const exact = readToolCalls(reply(MAX_CALLS_PER_REPLY));
+    const exact = readToolCalls(reply(MAX_CALLS_PER_OUTPUT));
     expect(exact.calls).toHaveLength(10);
     expect(exact.dropped).toBeUndefined();
     const over = readToolCalls(reply(13));

@@ -1,5 +1,5 @@
 // Specification of step reconstruction from the flat event stream, and of the flat per-step rows (numbering,
-// decisions superseded after a lost worker, invalid replies) as `cua show` prints them.
+// decisions superseded after a lost worker, invalid outputs) as `cua show` prints them.
 import { describe, expect, it } from 'vitest';
 
 import { stepLine } from '../../cli/commands/show';
@@ -171,7 +171,7 @@ describe('stepSummaries', () => {
   });
 });
 
-// ---------- numbering, superseded decisions, invalid replies ----------
+// ---------- numbering, superseded decisions, invalid outputs ----------
 
 const pad = (step: number) => String(step).padStart(4, '0');
 const aidG = (step: number, generation: number) => `step-${pad(step)}-action-g${generation}`;
@@ -335,7 +335,7 @@ describe('stepSummaries numbers steps as the run folder does', () => {
   );
 });
 
-describe('invalid replies', () => {
+describe('invalid outputs', () => {
   const error = "the reply has no tool call: expected <tool_call>{'name': …}</tool_call>";
   const invalidStep = (name: string, invalidReply: unknown): Event[] => {
     const id = aidG(2, 0);
@@ -352,7 +352,7 @@ describe('invalid replies', () => {
     ['with the action name the model wrote', 'click', { error, error_type: 'ActionParseError' }, error],
     ['without one', 'invalid_reply', { error, error_type: 'ToolCallNotFound' }, error],
     ['only the error type', 'click', { error_type: 'ActionParseError' }, 'ActionParseError'],
-    ['a malformed mark still marks it', 'click', 'yes', 'invalid reply'],
+    ['a malformed mark still marks it', 'click', 'yes', 'invalid output'],
   ])('%s: a real step, marked invalid', (_what, name, invalidReply, expected) => {
     const rows = stepSummaries([...fullStep(1), ...invalidStep(name, invalidReply), ...fullStep(3, 0, 'terminate')]);
     expect(rows.map((r) => [r.step, r.superseded, r.invalid])).toEqual([
@@ -415,8 +415,8 @@ describe('cua show lines', () => {
     expect(lines[4]).toMatch(/^ {3}4 {2}terminate /);
   });
 
-  it('marks an invalid reply in the action column and shows its error', () => {
+  it('marks an invalid output in the action column and shows its error', () => {
     const line = stepLine({ ...stepSummaries(fullStep(2))[0]!, action_name: 'click', invalid: 'no tool call\nat all' });
-    expect(line).toMatch(/^ {3}2 {2}click \(invalid\) +http:\/\/site\/2 +invalid reply: no tool call at all$/);
+    expect(line).toMatch(/^ {3}2 {2}click \(invalid\) +http:\/\/site\/2 +invalid output: no tool call at all$/);
   });
 });

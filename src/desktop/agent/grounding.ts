@@ -62,7 +62,7 @@ function clip(text: string): string {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
-/** The first point in a grounding reply, in screen pixels; an error text when there is none or it is off screen. */
+/** The first point in a grounding output, in screen pixels; an error text when there is none or it is off screen. */
 export function parsePoint(text: string, screen: ScreenSize): PointResult {
   const found = firstPoint(text);
   if (!found) return { error: `The grounding model gave no point: "${clip(text)}".` };
