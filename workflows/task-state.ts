@@ -186,9 +186,9 @@ export class TaskState {
       });
     }
     const question = this.question as PendingQuestion;
-    // Answered already, its reply not recorded yet: a second reply would silently replace the first.
+    // Replied to already, its reply not recorded yet: a second reply would silently replace the first.
     if (this.pendingReply !== null) {
-      refuse('stale', `stale reply: question ${question.id} has been answered already`, {
+      refuse('stale', `stale reply: question ${question.id} has been replied to already`, {
         pendingQuestionId: question.id,
       });
     }
@@ -196,7 +196,7 @@ export class TaskState {
     if (!cleaned.ok) refuse('invalid', cleaned.reason, {});
     if (question.expects) this.checkLimitReply(question.expects, reply.text, refuse);
     if (reply.questionId && reply.questionId !== question.id) {
-      refuse('stale', `stale reply: it answers question ${reply.questionId}, the pending question is ${question.id}`, {
+      refuse('stale', `stale reply: it is for question ${reply.questionId}, the pending question is ${question.id}`, {
         pendingQuestionId: question.id,
       });
     }

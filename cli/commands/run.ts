@@ -71,15 +71,15 @@ export function stepLine(s: StepSummary, redecided = false): string {
 export function promptLine(prompt: string): Promise<string | null> {
   return new Promise((resolve) => {
     const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: false });
-    let answered = false;
+    let gotLine = false;
     process.stdout.write(prompt);
     rl.once('line', (line) => {
-      answered = true;
+      gotLine = true;
       rl.close();
       resolve(line.trim());
     });
     rl.once('close', () => {
-      if (answered) return;
+      if (gotLine) return;
       process.stdout.write('\n');
       resolve(null);
     });
@@ -101,7 +101,7 @@ export async function followTask(
   opts: FollowOptions,
 ): Promise<{ result: TaskResult | null; waiting: TaskStatus | null; failure: string | null }> {
   // The workflow reports a question until it has recorded the reply; never ask the same one twice.
-  const answered = new Set<string>();
+  const replied = new Set<string>();
   for await (const event of watchTask(handle, { pollMs: opts.pollMs ?? 300 })) {
     if (event.type === 'end') return { result: event.result, waiting: null, failure: event.failure };
     if (event.type === 'step') {
@@ -116,11 +116,11 @@ export async function followTask(
     }
     if (event.waitingForModel && !opts.json) opts.print(modelWaitLine(event.waitingForModel));
     if (event.waitingForStore && !opts.json) opts.print(storeWaitLine(event.waitingForStore));
-    if (status.status !== 'waiting_for_user' || !status.question || answered.has(status.question.id)) continue;
+    if (status.status !== 'waiting_for_user' || !status.question || replied.has(status.question.id)) continue;
     const reply = await opts.ask(status.question.text);
     if (reply === null) return { result: null, waiting: status, failure: null };
     await replyToTask(client, handle.workflowId, reply, status.question.id);
-    answered.add(status.question.id);
+    replied.add(status.question.id);
   }
   throw new Error(`following task ${handle.workflowId} stopped before it ended`);
 }

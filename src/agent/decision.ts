@@ -18,7 +18,7 @@ export function agentState(agent: Agent, facts: string[]): ActionFields['agent_s
   return { agent: `durable-cua/${agent.name}`, tools_available: [...agent.allowedActions], plan: [], facts };
 }
 
-/** One model call as recorded: `rawText` is the reply word for word (native tool calls written out as blocks). */
+/** One model call as recorded: `rawText` is the output word for word (native tool calls written out as blocks). */
 export function conversationEntry(completion: Completion, rawText: string) {
   return {
     raw_response: rawText,
@@ -39,7 +39,7 @@ export function decisionFields(opts: {
   family: Agent;
   facts: string[];
   completion: Completion;
-  /** The reply as text when it differs from `completion.text` (native tool calls). */
+  /** The output as text when it differs from `completion.text` (native tool calls). */
   rawText?: string;
 }): ActionFields {
   const { thoughts: _t, ...args } = opts.action as AgentAction & { thoughts?: string };

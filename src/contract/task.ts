@@ -154,7 +154,7 @@ const TaskInputFields = z.strictObject({
   /** How long to wait for a reply to a question, in seconds (absent = forever). */
   askTimeoutSeconds: z.number().positive().optional(),
   model: ModelChoiceSchema.default({ endpoint: 'default' }),
-  /** Fara's meaning: an output that is no valid action ends the task with the raw text (instead of feeding back the error). */
+  /** Fara's meaning: an output that is no valid action ends the task with its raw text (not fed back as an error). */
   terminateOnParseError: z.boolean().default(false),
   /**
    * The task fails after this many invalid model outputs in a row (no valid action; each is fed back as an error).
@@ -314,7 +314,7 @@ export interface StepSummary {
    * The next summary with the same step number is the decision that counts.
    */
   superseded?: boolean;
-  /** The reply was no valid action: the one-line error the model was given. */
+  /** The model's output was no valid action: the one-line error the model was given. */
   invalid?: string;
 }
 
@@ -355,7 +355,7 @@ export interface HandbackInput {
 export const CONTROL_REFUSED = 'ControlRefused';
 
 /**
- * The failure types of a refused reply (the reply update's validator): no question is pending, the reply answers
+ * The failure types of a refused reply (the reply update's validator): no question is pending, the reply is for
  * another question than the pending one (details: `{ pendingQuestionId }`), or its text is unusable.
  */
 export const REPLY_REFUSALS = {

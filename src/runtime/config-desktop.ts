@@ -35,7 +35,7 @@ export const DesktopSchema = z
     /**
      * A reply that calls no tool ends the task with its text as the answer (true, default: with native function
      * calling, plain text is the model's last word). false: it is an invalid output the model is told about. An
-     * empty reply, or one that looks like a call that could not be read, is an invalid output either way.
+     * empty output, or one that looks like a call that could not be read, is an invalid output either way.
      */
     endOnNoCall: z.boolean().default(true),
     /** The endpoint (a name in `models`) that describes the screen; absent: the task's endpoint. */

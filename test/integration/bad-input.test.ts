@@ -277,7 +277,7 @@ describe('replies to a waiting task: refused in one line, the task keeps waiting
       ['   \n\t ', undefined, /must not be empty/],
       ['\u0000\u0007\u001b', undefined, /must not be empty/],
       ['x'.repeat(10_001), undefined, /too long \(10001 characters; at most 10000\)/],
-      ['Lisbon', 'q9', /stale reply: it answers question q9, the pending question is q1/],
+      ['Lisbon', 'q9', /stale reply: it is for question q9, the pending question is q1/],
     ];
     for (const [text, questionId, pattern] of refused) {
       const err = await replyToTask(h.client, handle.workflowId, text, questionId).then(

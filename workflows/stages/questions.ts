@@ -1,7 +1,7 @@
 // Asking the person and waiting, durably, for the reply: the model's question, the runtime's question about a resend
 // in doubt, and a budget's or a loop's question (limits.ts). The session is held through the wait (or released, its
-// page saved) and taken back with the reply; an unattended task answers itself (autoReply, or a replay's recorded
-// reply). Deterministic.
+// page saved) and taken back with the reply; an unattended task replies to itself (autoReply, or a replay's
+// recorded reply). Deterministic.
 import { condition, setCurrentDetails } from '@temporalio/workflow';
 import type { LimitQuestion } from '../../src/contract/task';
 import { autoReplyText } from '../../src/agent/reply';
