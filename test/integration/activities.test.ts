@@ -365,7 +365,7 @@ describe('read_page_answer_question: its model sub-call', () => {
     return { sub: model.requests.slice(before).find((r) => r.subcall), acted };
   };
 
-  it('records the call on the action (tool_sub_calls): model, prompt size, reply, duration', async () => {
+  it('records the call on the action (tool_sub_calls): model, prompt size, output, duration', async () => {
     const { acted } = await readStep('acts-read-record', {});
     expect(acted.textObservation).toBe("It lists the word 'lorem' many times.");
     const run = await readRun(path.join(runsDir, 'acts-read-record'));

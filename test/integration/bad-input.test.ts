@@ -363,7 +363,7 @@ describe('model outputs: an invalid output is an observation, never a crash', ()
     return { result, rows: stepSummaries(folder.events), folder };
   };
 
-  it('a 100 MB reply is not read: an error observation, only its head recorded, then the task goes on', async () => {
+  it('a 100 MB output is not read: an error observation, only its head recorded, then the task goes on', async () => {
     const { result, rows, folder } = await run('huge');
     expect(result).toMatchObject({ status: 'complete', answer: 'survived', steps: 2 });
     expect(rows[0]?.invalid).toMatch(/104857600 characters long/);

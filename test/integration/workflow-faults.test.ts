@@ -53,7 +53,7 @@ describe('model faults', () => {
     expect(requestsAt('faults-500', 1)).toHaveLength(1);
   }, 90_000);
 
-  it('retries a reply with no choices and completes', async () => {
+  it('retries a response with no choices and completes', async () => {
     const handle = await h.start({ script: 'faults-empty' });
     const result = (await handle.result()) as TaskResult;
     expect(result).toMatchObject({ status: 'complete', steps: 2, answer: 'Recovered from an empty reply.' });

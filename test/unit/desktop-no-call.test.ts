@@ -1,6 +1,6 @@
-// Specification of noCallOutcome: a desktop reply in which no tool call was read ends the task with its words as the
+// Specification of noCallOutcome: a desktop output in which no tool call was read ends the task with its words as the
 // answer (desktop.endOnNoCall, the default), unless it is empty or looks like a call that could not be read; with
-// endOnNoCall off every such reply is invalid, as before.
+// endOnNoCall off every such output is invalid, as before.
 import { describe, expect, it } from 'vitest';
 
 import {

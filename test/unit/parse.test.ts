@@ -192,7 +192,7 @@ describe('errors', () => {
     expect(parseModelOutput('no call', FARA15, { terminateOnParseError: true }).toolCallText).toBe('');
   });
 
-  it('with terminateOnParseError, leaves good replies alone', () => {
+  it('with terminateOnParseError, leaves good outputs alone', () => {
     const parsed = parseModelOutput(`t<tool_call>${CLICK}</tool_call>`, FARA15, { terminateOnParseError: true });
     expect(parsed.action).toEqual({ ...CLICK_ACTION, thoughts: 't' });
     expect(parsed.recoveredBy).toBeUndefined();

@@ -264,7 +264,7 @@ describe('scripted model: desktop calls (x-cua-entry, x-cua-call)', () => {
     expect(neutral.toolCalls).toBeUndefined();
   });
 
-  it("ground: the entry's replies in order, the last repeating, counted per entry", async () => {
+  it("ground: the entry's outputs in order, the last repeating, counted per entry", async () => {
     const replies: string[] = [];
     for (const entry of [0, 0, 1, 0, 1]) replies.push((await ask(entry, 'ground')).text);
     expect(replies).toEqual(['(10, 20)', '(30, 40)', 'x=5 y=6', '(30, 40)', 'x=5 y=6']);
