@@ -24,7 +24,7 @@ export function cleanReply(raw: unknown): CleanReply {
 
 /**
  * The automatic reply of a task with `autoReply: true`: a standing approval to go on, short of making anything up
- * (the original's fixed answer in its own-reply mode, in our words).
+ * (the original's fixed reply in its own-reply mode, in our words).
  */
 export const STANDING_APPROVAL =
   'Please continue on your own; I approve whatever the task needs, as long as nothing you enter or report is made up.';

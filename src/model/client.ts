@@ -14,7 +14,7 @@ export interface ModelEndpoint {
   /** Sampling temperature; Fara is usually run at 0. */
   temperature?: number;
   maxTokens?: number;
-  /** The longest one call may take, from sending the request to the last byte of the answer (default 120 s). */
+  /** The longest one call may take, from sending the request to the last byte of the response (default 120 s). */
   timeoutSeconds?: number;
   /** US dollars per million tokens (config models.<name>.price): each call's cost is recorded with its usage. */
   price?: ModelPrice;

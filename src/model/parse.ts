@@ -112,18 +112,18 @@ const THINK_END = /<\/think\s*>/gi;
 
 /**
  * Where to look for the call: after a reasoning model's `</think>` when there is a call there (a call drafted
- * inside the reasoning is not the answer), else the whole output.
+ * inside the reasoning is not the output's call), else the whole output.
  */
-function answerStart(text: string): number {
+function callSearchStart(text: string): number {
   let end = -1;
   for (const m of text.matchAll(THINK_END)) end = m.index + m[0].length;
   return end >= 0 && (OPEN_TAG.test(text.slice(end)) || BARE_CALL.test(text.slice(end))) ? end : 0;
 }
 
 function locateInText(text: string): Located {
-  const from = answerStart(text);
-  const answer = text.slice(from);
-  const open = OPEN_TAG.exec(answer);
+  const from = callSearchStart(text);
+  const searched = text.slice(from);
+  const open = OPEN_TAG.exec(searched);
   if (open) {
     const at = from + open.index;
     const after = text.slice(at + open[0].length);
@@ -133,10 +133,10 @@ function locateInText(text: string): Located {
       thoughts: text.slice(0, at).trim(),
       body: stripCodeFence((close ? after.slice(0, close.index) : after).trim()),
       search: after,
-      extraToolCalls: (answer.match(OPEN_TAGS)?.length ?? 1) - 1,
+      extraToolCalls: (searched.match(OPEN_TAGS)?.length ?? 1) - 1,
     };
   }
-  const bare = BARE_CALL.exec(answer);
+  const bare = BARE_CALL.exec(searched);
   if (!bare) throw new MissingToolCallError();
   const at = from + bare.index;
   const rest = text.slice(at + (bare[1]?.length ?? 0));

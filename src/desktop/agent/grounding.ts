@@ -1,4 +1,4 @@
-// Reading a grounding model's answer into a screen point. Models write points many ways: `(x, y)`, `x, y`,
+// Reading a grounding model's output into a screen point. Models write points many ways: `(x, y)`, `x, y`,
 // `x=… y=…`, JSON `{"x": …, "y": …}`, `[x, y]`, `<point>x y</point>`, `click(x=…, y=…)`, a box `[x1, y1, x2, y2]`
 // (its centre is taken) or Qwen-style box tokens; the first point in the text wins. Values both ≤ 1 are fractions of
 // the screen. The result is rounded to whole pixels and must lie on the screen.
