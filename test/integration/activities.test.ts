@@ -390,7 +390,7 @@ describe('read_page_answer_question: its model sub-call', () => {
         reply: "It lists the word 'lorem' many times.",
         error: '',
         messages: [expect.objectContaining({ raw_response: "It lists the word 'lorem' many times." })],
-        // The page text's hash: a replay reuses the reply when the page's text is the same (issue 28).
+        // The page text's hash: a replay reuses the output when the page's text is the same (issue 28).
         page_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
       },
     ]);

@@ -1,5 +1,5 @@
 // The bad-input catalogue: hostile or broken inputs from every side — CLI flags, workflow input (also sent with the
-// plain `temporal` CLI), replies, config files, model replies, hostile pages — each with its expected one-line error
+// plain `temporal` CLI), replies, config files, model outputs, hostile pages — each with its expected one-line error
 // or handled outcome, and nothing already recorded lost. Real dev server, real Chromium, real HTTP model endpoints.
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -77,7 +77,7 @@ function cua(args: string[]): Promise<CliResult> {
 
 const firstLine = (text: string) => text.split('\n').find((l) => l.trim() !== '') ?? '';
 
-/** A model endpoint that misbehaves on purpose: its reply for a request depends on the model name and the step. */
+/** A model endpoint that misbehaves on purpose: its output for a request depends on the model name and the step. */
 interface HostileModel {
   url: string;
   close(): Promise<void>;
@@ -86,7 +86,7 @@ interface HostileModel {
 const TERMINATE =
   'Done.\n<tool_call>\n{"name": "computer_use", "arguments": {"action": "terminate", "answer": "survived"}}\n</tool_call>';
 
-function hostileReply(model: string, step: number): string {
+function hostileOutput(model: string, step: number): string {
   if (step > 0) return TERMINATE;
   if (model === 'huge') return `${'x'.repeat(100 * 1024 * 1024)}`;
   if (model === 'binary')
@@ -108,7 +108,7 @@ async function startHostileModel(): Promise<HostileModel> {
         messages: { role: string }[];
       };
       const step = body.messages.filter((m) => m.role === 'assistant').length;
-      const content = hostileReply(body.model, step);
+      const content = hostileOutput(body.model, step);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({

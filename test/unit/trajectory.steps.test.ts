@@ -336,13 +336,13 @@ describe('stepSummaries numbers steps as the run folder does', () => {
 });
 
 describe('invalid outputs', () => {
-  const error = "the reply has no tool call: expected <tool_call>{'name': …}</tool_call>";
-  const invalidStep = (name: string, invalidReply: unknown): Event[] => {
+  const error = "the output has no tool call: expected <tool_call>{'name': …}</tool_call>";
+  const invalidStep = (name: string, invalidOutput: unknown): Event[] => {
     const id = aidG(2, 0);
     const pre = preObservation(2, page(2), T);
     return [
       pre,
-      actionEvent(2, { action_name: name, content: { action: name } }, at(0, { invalid_reply: invalidReply })),
+      actionEvent(2, { action_name: name, content: { action: name } }, at(0, { invalid_reply: invalidOutput })),
       toolOutput(2, id, { output: '', error }, T),
       postObservation(2, id, { screenshot_path: pre.screenshot_path, url: pre.url }, T),
     ];
@@ -353,8 +353,8 @@ describe('invalid outputs', () => {
     ['without one', 'invalid_reply', { error, error_type: 'ToolCallNotFound' }, error],
     ['only the error type', 'click', { error_type: 'ActionParseError' }, 'ActionParseError'],
     ['a malformed mark still marks it', 'click', 'yes', 'invalid output'],
-  ])('%s: a real step, marked invalid', (_what, name, invalidReply, expected) => {
-    const rows = stepSummaries([...fullStep(1), ...invalidStep(name, invalidReply), ...fullStep(3, 0, 'terminate')]);
+  ])('%s: a real step, marked invalid', (_what, name, invalidOutput, expected) => {
+    const rows = stepSummaries([...fullStep(1), ...invalidStep(name, invalidOutput), ...fullStep(3, 0, 'terminate')]);
     expect(rows.map((r) => [r.step, r.superseded, r.invalid])).toEqual([
       [1, false, null],
       [2, false, expected],

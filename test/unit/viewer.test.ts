@@ -392,7 +392,7 @@ describe('a step re-decided after a lost worker', () => {
 });
 
 describe('an invalid output', () => {
-  const error = 'no tool call in the reply: expected a <tool_call> block';
+  const error = 'no tool call in the output: expected a <tool_call> block';
   function invalidRun(name: string): Event[] {
     const id = actionId(2);
     const pre = preObservation(2, { screenshot_path: shot(2), url: 'http://site/2' }, stamp);
