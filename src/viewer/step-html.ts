@@ -74,7 +74,7 @@ function subCallsBlock(calls: readonly ToolSubCall[]): string {
   const items = calls.map(
     (c) =>
       `<li class="sub-call" data-tool="${escapeHtml(c.tool)}"><p class="sub-call-line">${escapeHtml(subCallLine(c))}</p>` +
-      (c.error ? pre(`error: ${c.error}`, 'error') : pre(c.reply || '(empty output)', 'reply')) +
+      (c.error ? pre(`error: ${c.error}`, 'error') : pre(c.reply || '(empty output)', 'output')) +
       '</li>',
   );
   return block(

@@ -129,7 +129,7 @@ describe('a run folder with a page question', () => {
       );
       expect(html).toContain('<li class="sub-call" data-tool="read_page_answer_question">');
       expect(html).toContain(escapeHtml(subCallLine(OURS)));
-      expect(html).toContain(`<pre class="reply">${escapeHtml(OURS.reply)}</pre>`);
+      expect(html).toContain(`<pre class="output">${escapeHtml(OURS.reply)}</pre>`);
       expect(html).not.toContain('<b>9am</b>');
     } finally {
       await fs.rm(root, { recursive: true, force: true });
