@@ -10,7 +10,7 @@ import type { RunFiles } from './support';
 export function createDecideActivity(files: RunFiles, environments: Environments) {
   return {
     /**
-     * The model call: rebuild the chat from the run folder, ask the model, parse, record the action. A reply that
+     * The model call: rebuild the chat from the run folder, ask the model, parse, record the action. An output that
      * is no valid action is recorded with its error and returned as `invalid` (the loop goes on; the model reads
      * the error next step), unless the task asked for Fara's terminate-on-parse-error.
      */

@@ -1,13 +1,13 @@
 // read_page_answer_question's model call, as act makes it: the task's endpoint, the page text cut at the worker's
-// limit (browser.readPageMaxChars), and the call kept for its action's `tool_sub_calls` (model, prompt size, reply,
-// duration). A retried act whose action already records the call takes that reply instead of asking again.
+// limit (browser.readPageMaxChars), and the call kept for its action's `tool_sub_calls` (model, prompt size, output,
+// duration). A retried act whose action already records the call takes that output instead of asking again.
 import { pageQuestionMessages, pageSubCallRecord, pageTextHash } from '../src/agent/page-question';
 import type { DispatchContext } from '../src/agent/dispatch';
 import { SUBCALL_INDEX_HEADER } from '../src/scripted/server';
 import type { ToolSubCallInput } from '../src/trajectory/schema';
 import type { TrajectoryWriter } from '../src/trajectory/writer';
 import type { TaskInput } from '../src/contract/task';
-import { deferredAction, recordedSubCallReply } from './step-records';
+import { deferredAction, recordedSubCallOutput } from './step-records';
 import { readRunFromStore } from '../src/trajectory/reader';
 import { parseEventId } from '../src/trajectory/ids';
 import { callModel, endpointFor } from './support';
@@ -29,7 +29,7 @@ export async function pageQuestioner(
   const calls: ToolSubCallInput[] = [];
   const client = endpointFor(deps.config, input); // a refused endpoint fails the act here, not as an observation
   const earlier = (await w.hasEvent(req.actionId))
-    ? recordedSubCallReply((await w.events()).find((e) => e.id === req.actionId))
+    ? recordedSubCallOutput((await w.events()).find((e) => e.id === req.actionId))
     : undefined;
   const reusable = await recordedAnswerFor(w, req.actionId);
   const answerFromPage = async (question: string, pageText: string): Promise<string> => {
@@ -40,11 +40,11 @@ export async function pageQuestioner(
         tool: 'read_page_answer_question',
         model: reusable.model,
         page_chars: pageText.length,
-        reply: reusable.reply,
+        reply: reusable.output, // `reply`: the run-folder field (a wire name)
         reused_from: reusable.from,
         page_sha256: reusable.pageSha256,
       });
-      return reusable.reply;
+      return reusable.output;
     }
     const messages = pageQuestionMessages(question, pageText, deps.config.browser.readPageMaxChars);
     const started = Date.now();
@@ -71,11 +71,11 @@ export async function pageQuestioner(
   return { answerFromPage, calls };
 }
 
-/** What a replayed read_page may reuse: the recorded call's question, page hash, reply and model. */
+/** What a replayed read_page may reuse: the recorded call's question, page hash, output and model. */
 interface RecordedAnswer {
   question: string;
   pageSha256: string;
-  reply: string;
+  output: string;
   model: string;
   from: { run_id: string; step: number };
 }
@@ -83,7 +83,7 @@ interface RecordedAnswer {
 /**
  * The recorded answer a replayed (or cached) read_page_answer_question may reuse: its action, decided for this step,
  * names the run and step it came from (metadata.replay.of); that step's recorded sub-call gives the question, the
- * page text's hash and the reply. Undefined for a decided action, or a recording without a page hash.
+ * page text's hash and the output. Undefined for a decided action, or a recording without a page hash.
  */
 async function recordedAnswerFor(w: TrajectoryWriter, actionId: string): Promise<RecordedAnswer | undefined> {
   const planned = await deferredAction(w, actionId);
@@ -98,5 +98,5 @@ async function recordedAnswerFor(w: TrajectoryWriter, actionId: string): Promise
   const question = recorded?.content.arguments['question'];
   if (typeof call?.page_sha256 !== 'string' || typeof call.reply !== 'string' || call.error) return undefined;
   if (typeof question !== 'string') return undefined;
-  return { question, pageSha256: call.page_sha256, reply: call.reply, model: String(call.model ?? ''), from };
+  return { question, pageSha256: call.page_sha256, output: call.reply, model: String(call.model ?? ''), from };
 }

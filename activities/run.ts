@@ -66,7 +66,7 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       const w = await files.writer(req.runId);
       const call = req.call ?? 0;
       await w.appendEvent(userReply(req.step, req.text, { call, metadata: { question_id: req.questionId } }));
-      // The user answered the runtime's question about a held-back resend: the request may go again if the model
+      // The user replied to the runtime's question about a held-back resend: the request may go again if the model
       // (which reads the reply) sends it.
       if (req.settlesHeldRequests) await resolveHeldRequests(files.store, req.runId);
       await w.writeStatus('running');

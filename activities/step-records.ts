@@ -1,11 +1,11 @@
 // What the activities record the same way for every environment: the start page (step 0) at the first observe, a
-// reply capped for the record, and a step that changes nothing (a stop, or an invalid reply) written as its tool
-// output and a post screenshot that is the pre one. And the action decide leaves for act to record: one whose tool
+// model output capped for the record, and a step that changes nothing (a stop, or an invalid output) written as its
+// tool output and a post screenshot that is the pre one. And the action decide leaves for act to record: one whose tool
 // calls a model (read_page_answer_question) goes into the stream with that call (`tool_sub_calls`), which only act
 // knows, and the stream is append-only.
 import { TEXT_OBSERVATION_KEY } from '../src/agent/history';
 import { ACTIONS_WITH_SUB_CALLS } from '../src/agent/page-question';
-import { MAX_REPLY_CHARS } from '../src/model/parse';
+import { MAX_OUTPUT_CHARS } from '../src/model/parse';
 import { postObservation, startObservation, toolOutput } from '../src/trajectory/events';
 import { eventId } from '../src/trajectory/ids';
 import { ActionSchema } from '../src/trajectory/schema';
@@ -36,16 +36,16 @@ export async function recordStartPage(w: TrajectoryWriter, seen: Seen): Promise<
   await w.appendEvent(startObservation({ screenshot_path: shot, url: seen.url, page_info: seen.pageInfo }));
 }
 
-/** The reply as recorded (and replayed into later prompts): a reply too long to read keeps only its head. */
+/** The model's output as recorded (and replayed into later prompts): one too long to read keeps only its head. */
 export function forTheRecord(text: string): string {
-  if (text.length <= MAX_REPLY_CHARS) return text;
+  if (text.length <= MAX_OUTPUT_CHARS) return text;
   const head = 4000;
   return `${text.slice(0, head)}\n[… ${text.length - head} more characters not recorded]`;
 }
 
 /**
- * A step that changes nothing on the page (a stop action, or an invalid reply): its tool output is its text (the
- * error, fed to the model next step, for an invalid reply) and its post screenshot is the pre one.
+ * A step that changes nothing on the page (a stop action, or an invalid output): its tool output is its text (the
+ * error, fed to the model next step, for an invalid output) and its post screenshot is the pre one.
  */
 export async function recordStopStep(
   w: TrajectoryWriter,
@@ -128,8 +128,8 @@ export async function flushDeferred(w: TrajectoryWriter): Promise<void> {
   await w.appendEvent({ ...parsed.data, tool_sub_calls: [] });
 }
 
-/** The reply a sub-call recorded on the action already gave (a retried act asks the model no second time). */
-export function recordedSubCallReply(action: Event | undefined): string | undefined {
+/** The output a sub-call recorded on the action already gave (a retried act asks the model no second time). */
+export function recordedSubCallOutput(action: Event | undefined): string | undefined {
   if (action?.type !== 'action') return undefined;
   const [first] = action.tool_sub_calls ?? [];
   const entry = first as { reply?: unknown; error?: unknown } | undefined;

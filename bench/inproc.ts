@@ -61,7 +61,7 @@ export async function runInProcess(config: Config, pool: BrowserPool, input: Tas
       const times = { observe, decide, act: 0 };
       activityMs.push(times);
       if (decision.kind !== 'act') {
-        // A question ends the plain loop (nobody answers here); the benchmark's long scripts never ask.
+        // A question ends the plain loop (nobody replies here); the benchmark's long scripts never ask.
         status = decision.kind === 'terminate' ? 'complete' : 'failed';
         answer = decision.text;
         break;

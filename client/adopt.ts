@@ -1,6 +1,6 @@
 // An adoption (`cua adopt <folder>`, issue 28): a run folder the original (Fara) wrote — waiting for a reply to its
 // question, or cut off while running — is checked, copied into the run store under a new id (the source is only
-// read), and continued there as a durable task: a question it waits on is answered with `cua reply`, the chat is
+// read), and continued there as a durable task: a question it waits on gets its reply with `cua reply`, the chat is
 // rebuilt from its events, and the folder goes on in the same format.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -41,7 +41,7 @@ export interface Adopted {
   input: TaskInput;
   /** The folder's steps (the task's first is the next one). */
   steps: number;
-  /** The question the task waits on (answer it with `reply`); null: it goes on at once. */
+  /** The question the task waits on (reply to it with `reply`); null: it goes on at once. */
   question: string | null;
 }
 

@@ -1,4 +1,4 @@
-// `durable-cua/client`: drive agent tasks from an application — start one, follow its steps, answer its question,
+// `durable-cua/client`: drive agent tasks from an application — start one, follow its steps, reply to its question,
 // read its result — with the same connection and payload-encryption settings as the `cua` command line, which is
 // itself built on this client.
 import type { Client } from '@temporalio/client';
@@ -216,8 +216,8 @@ export class AgentClient {
   }
 
   /**
-   * Answers the task's pending question. With `questionId` (the `question.id` you showed the user) a reply to a
-   * question that is no longer pending is refused (StaleQuestionError) instead of answering the next one.
+   * Replies to the task's pending question. With `questionId` (the `question.id` you showed the user) a reply to a
+   * question that is no longer pending is refused (StaleQuestionError) instead of replying to the next one.
    */
   async reply(id: string, text: string, opts: { questionId?: string } = {}): Promise<{ step: number }> {
     const res = await replyToTask(this.temporal, id, text, opts.questionId);
@@ -298,7 +298,7 @@ export class AgentClient {
   /**
    * Continues a run folder the original (Fara) wrote, waiting for a reply (status waiting_for_user) or cut off while
    * running: the folder is checked (InvalidTaskInputError, one line), copied into the run store under a new id (it is
-   * only read) and continued there as a task; a question it waits on is answered with `reply`. `opts.store`: the run
+   * only read) and continued there as a task; a question it waits on gets its reply with `reply`. `opts.store`: the run
    * store to import into (default: the configuration's).
    */
   async adopt(folder: string, opts: AdoptOptions & { store?: RunStore } = {}): Promise<Adopted> {

@@ -85,7 +85,7 @@ export interface FollowUpOptions {
 /**
  * A follow-up task in a finished task's run (`cua continue`): a new run of the task's workflow id, with the same run
  * folder (the model's history) and the page its last step left (restored from the step's checkpoint). Refused while
- * the task runs (say something to it instead), waits for a reply (answer it first) or when it did not finish normally.
+ * the task runs (say something to it instead), waits for a reply (reply first) or when it did not finish normally.
  */
 export async function continueTask(
   client: Client,
@@ -99,7 +99,7 @@ export async function continueTask(
   if (isOpen(desc)) {
     const status = await handle.query(statusQuery).catch(() => undefined);
     if (status?.status === 'waiting_for_user') {
-      throw new ControlRefusedError(id, `task ${id} is waiting for a reply: answer with \`cua reply ${id} "…"\` first`);
+      throw new ControlRefusedError(id, `task ${id} is waiting for a reply: reply with \`cua reply ${id} "…"\` first`);
     }
     throw new ControlRefusedError(
       id,

@@ -44,7 +44,7 @@ export class StaleQuestionError extends TaskError {
     options?: { cause?: unknown },
   ) {
     const pending = pendingQuestionId ? `, the pending question is ${pendingQuestionId}` : '';
-    super(`reply rejected: stale reply: it answers question ${questionId}${pending}`, options);
+    super(`reply rejected: stale reply: it is for question ${questionId}${pending}`, options);
   }
 }
 

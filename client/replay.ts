@@ -25,6 +25,8 @@ export interface ReplayOptions {
   /** The largest screenshot distance (0…1) that still matches (default 0.05). */
   maxDistance?: number;
   /** `recorded`: a recorded question gets its recorded reply; default `ask`: the person is asked again. */
+  replies?: 'ask' | 'recorded';
+  /** @deprecated use `replies` (the same choice under its old name; `replies` wins when both are given) */
   answers?: 'ask' | 'recorded';
   /** The model name (and base URL) the steps that do not match go to (default: the recording's). */
   model?: string;
@@ -87,6 +89,7 @@ export async function replayTask(
   const { adoptOf: _a, replayOf: _r, forkOf: _f, followUp: _u, ...rest } = first as TaskInputArgs;
   const startUrl = opts.url ?? rest.startUrl;
   const origin = originChange(rest.startUrl ?? recordedUrl, opts.url);
+  const replies = opts.replies ?? opts.answers;
   const input = validateTaskInput({
     ...rest,
     runId: opts.id ?? idWith(recording, `-replay-${randomBytes(3).toString('hex')}`),
@@ -100,7 +103,7 @@ export async function replayTask(
       runId: recording,
       ...(opts.strict ? { strict: true } : {}),
       ...(opts.maxDistance !== undefined ? { maxDistance: opts.maxDistance } : {}),
-      ...(opts.answers ? { answers: opts.answers } : {}),
+      ...(replies ? { answers: replies } : {}),
       ...(origin ? { origin } : {}),
     },
   });

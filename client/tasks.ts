@@ -388,7 +388,7 @@ function replyRefusal(id: string, questionId: string | undefined, err: Error): T
 }
 
 /**
- * Answers a task's pending question. The text is checked here first (the workflow checks it again); a task that is
+ * Replies to a task's pending question. The text is checked here first (the workflow checks it again); a task that is
  * not waiting, a stale `questionId` and an invalid text are refused with TaskNotWaitingError, StaleQuestionError and
  * InvalidTaskInputError.
  */

@@ -175,7 +175,7 @@ function stepMarks(s: ViewStep, replayRun: boolean, inherited: Map<number, strin
   const from = inherited.get(s.number);
   if (from) marks.push(from);
   if (replayRun && s.replay) marks.push(s.replay.how);
-  if (s.invalid) marks.push('invalid reply');
+  if (s.invalid) marks.push('invalid output');
   if (s.supersededDecisions.length) marks.push(`re-decided after a lost worker (${s.supersededDecisions.length})`);
   for (const m of s.userMessages) {
     if (m.type === 'handback') marks.push('handed back after a takeover');

@@ -298,7 +298,7 @@ export const CONSOLE_JS = String.raw`'use strict';
         for (const m of s.marks) li.append(el('span', m, 'mark'));
         li.append(el('div', s.summary || s.action, 'action'));
         if (s.thoughts) li.append(el('div', s.thoughts, 'thoughts'));
-        if (s.invalid) li.append(el('div', 'invalid reply: ' + s.invalid, 'obs'));
+        if (s.invalid) li.append(el('div', 'invalid output: ' + s.invalid, 'obs'));
         if (s.url) li.append(el('div', s.url, 'url'));
         if (s.observation) li.append(el('div', s.observation, 'obs'));
         for (const m of s.messages) li.append(el('div', m.type.replace(/_/g, ' ') + ': ' + m.content, 'msg'));

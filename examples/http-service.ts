@@ -1,4 +1,4 @@
-// An HTTP service that runs an agent task per request and lets a person answer its question later:
+// An HTTP service that runs an agent task per request and lets a person reply to its question later:
 //
 //   POST   /tasks                 {"instruction": "...", "url": "https://..."}  → 201 {"id": "..."}
 //   GET    /tasks/:id             where it is: status, step, the pending question, the answer once done

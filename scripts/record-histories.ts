@@ -33,9 +33,9 @@ const RECORDINGS: Recordings = {
   },
   'max-rounds-after-continue-as-new': async (h) =>
     h.start({ script: 'book-lisbon', maxSteps: 2, continueAsNewAfterSteps: 1 }),
-  // An invalid reply fed back as an error observation, then a valid one (issue 10).
+  // An invalid output fed back as an error observation, then a valid one (issue 10).
   'invalid-reply-then-valid': async (h) => h.start({ script: 'unknown-then-valid' }),
-  // Three invalid replies in a row end the task with end reason invalid_replies.
+  // Three invalid outputs in a row end the task with end reason invalid_replies.
   'invalid-replies-end': async (h) => h.start({ script: 'garbage' }),
   // Issue 13: a browser step's last act observes for the next step (patch fold-observe-into-act); with an ask, whose
   // reply re-opens the session and observes afresh, and a continue-as-new, whose next run takes the recorded pre.

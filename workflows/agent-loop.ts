@@ -91,7 +91,7 @@ export class AgentLoop {
 
   private facts(): LoopFacts {
     const { input, state } = this.ctx;
-    return { input, state, stepEnd: this.stepEnd, lastInvalidReply: this.decisions.lastInvalidReply };
+    return { input, state, stepEnd: this.stepEnd, lastInvalidOutput: this.decisions.lastInvalidOutput };
   }
 
   /** One step, run again in a re-opened session when its worker is lost (up to MAX_SESSION_REOPENS_PER_STEP times). */
@@ -145,14 +145,14 @@ export class AgentLoop {
       call.kind === 'act' || actOnStops ? await this.environment.act(session, call, index, final) : undefined;
     if (call.kind !== 'act' && !actOnStops) task.record(call, obs.url);
     // The act held back a resend of a request in doubt: the runtime asks the user, as a critical point.
-    if (asked !== undefined) return (await this.questions.ask(asked, { by: 'runtime' })) ? null : 'unanswered';
+    if (asked !== undefined) return (await this.questions.ask(asked, { by: 'runtime' })) ? null : 'no_reply';
     if (call.kind === 'terminate') {
       task.answer = call.text ?? '';
       await this.decisions.acted();
-      return 'answered';
+      return 'finished';
     }
     // Calls after a question are not run: the model decides again with the user's reply.
-    if (call.kind === 'ask') return (await this.questions.ask(call.text ?? '')) ? null : 'unanswered';
+    if (call.kind === 'ask') return (await this.questions.ask(call.text ?? '')) ? null : 'no_reply';
     return undefined;
   }
 }

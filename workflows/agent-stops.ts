@@ -1,23 +1,24 @@
 // When the task loop stops by itself, in one table: the model terminated with an answer, a question got no reply in
-// time, the user stopped it at a budget or a loop, too many model replies in a row were no valid action, or the step budget is used up. The loop checks the
+// time, the user stopped it at a budget or a loop, too many model outputs in a row were no valid action, or the step budget is used up. The loop checks the
 // table before every step; the first entry that holds ends the task. Cancellation and failures are not checks: they
 // arrive as errors, and the loop ends the task on them (AgentLoop.endOnError). Pure: no Temporal calls here.
 import type { EndReason, RunStatus, TaskInput } from '../src/contract/task';
 import type { CarriedState } from './task-state';
 
 /**
- * How the last step ended: a terminate call carried out, a question left without a reply in time, a budget's or a
- * loop's question answered `stop`, or none of these.
+ * How the last step ended: a terminate call carried out (the model finished the task with its answer), a question
+ * left without a reply in time, a budget's or a loop's question replied to with `stop`, or none of these. Never
+ * recorded (the loop's own value, not in history, events or memo).
  */
-export type StepEnd = 'answered' | 'unanswered' | 'budget' | 'loop' | null;
+export type StepEnd = 'finished' | 'no_reply' | 'budget' | 'loop' | null;
 
 /** What the stops read. */
 export interface LoopFacts {
   readonly input: TaskInput;
   readonly state: CarriedState;
   readonly stepEnd: StepEnd;
-  /** The error text of the last model reply that was no valid action. */
-  readonly lastInvalidReply: string;
+  /** The error text of the last model output that was no valid action. */
+  readonly lastInvalidOutput: string;
 }
 
 export interface Stop {
@@ -33,20 +34,20 @@ export interface Stop {
   reason(facts: LoopFacts): string | null;
 }
 
-const invalidRepliesError = (f: LoopFacts): string =>
-  `${f.state.invalidReplies ?? 0} model replies in a row were no valid action; the last: ${f.lastInvalidReply}`;
+const invalidOutputsError = (f: LoopFacts): string =>
+  `${f.state.invalidReplies ?? 0} model outputs in a row were no valid action; the last: ${f.lastInvalidOutput}`;
 
-/** In order: the step's own end before the budget (a last step that answers completes the task). */
+/** In order: the step's own end before the budget (a last step that finishes completes the task). */
 export const STOPS: readonly Stop[] = [
   {
-    when: (f) => f.stepEnd === 'answered',
+    when: (f) => f.stepEnd === 'finished',
     status: 'complete',
     endReason: 'complete',
     release: true,
     reason: () => null,
   },
   {
-    when: (f) => f.stepEnd === 'unanswered',
+    when: (f) => f.stepEnd === 'no_reply',
     status: 'failed',
     endReason: 'ask_timeout',
     // A question released the session (nothing to do then) or holds it (HOLD_SESSION_PATCH): closed now.
@@ -75,8 +76,8 @@ export const STOPS: readonly Stop[] = [
     status: 'failed',
     endReason: 'invalid_replies',
     release: true,
-    error: invalidRepliesError,
-    reason: invalidRepliesError,
+    error: invalidOutputsError,
+    reason: invalidOutputsError,
   },
   {
     when: (f) => f.state.step >= f.input.maxSteps,

@@ -1,5 +1,5 @@
 // The metrics workflow code records (src/common/metrics.ts names them): steps and their latency, the model's invalid
-// replies, refused replies of a person. Through the SDK's workflow meter, which calls out only when the workflow is
+// outputs, refused replies of a person. Through the SDK's workflow meter, which calls out only when the workflow is
 // not replaying: a replay (a worker restart, a cache eviction) records nothing again, and recording adds no command
 // to the history (no patch needed). A workflow task a dying worker ran but never completed runs again elsewhere, so
 // its records may, rarely, count twice. Time is workflow time, so a step's latency leaves out the time its task
@@ -44,12 +44,12 @@ export class StepClock {
   }
 }
 
-export function countInvalidReply(environment: string): void {
+export function countInvalidOutput(environment: string): void {
   metricMeter
     .createCounter(
-      METRICS.modelInvalidReplies,
-      'replies',
-      'Model replies that were no valid action (told to the model as an error)',
+      METRICS.modelInvalidOutputs,
+      'replies', // the unit, part of the exported metric's identity: kept
+      'Model outputs that were no valid action (told to the model as an error)',
     )
     .add(1, { environment });
 }

@@ -90,7 +90,7 @@ function notifyInput(task: TaskState, event: NotifyEvent, deliveryId: string): N
     status: task.status,
     step: carried.step,
     instruction: input.instruction,
-    // A question still pending (not one a task that ended left behind: it can no longer be answered).
+    // A question still pending (not one a task that ended left behind: it can no longer be replied to).
     ...(question && !ended ? { question: { id: question.id, text: question.text } } : {}),
     ...(ended && task.answer !== null ? { answer: task.answer } : {}),
     ...(task.error !== null ? { error: task.error } : {}),

@@ -139,7 +139,7 @@ export class TaskControl {
     const { status } = this.task;
     if (isTerminal(status)) this.refuse(`task ${this.id} has ended (${status}); nothing to ${what}`);
     if (status === 'waiting_for_user' || this.task.question) {
-      this.refuse(`task ${this.id} is waiting for a reply: answer it with \`cua reply ${this.id} "…"\` first`);
+      this.refuse(`task ${this.id} is waiting for a reply: reply with \`cua reply ${this.id} "…"\` first`);
     }
     if (!opts.takenOver && (this.lease || this.takeoverRequested)) {
       this.refuse(`task ${this.id} is taken over by a person: hand it back with \`cua handback ${this.id}\` first`);

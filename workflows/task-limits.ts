@@ -71,7 +71,7 @@ export function budgetReached(
   };
 }
 
-/** A reply the validator accepted: raises the budget it answers (true), or says the task ends (false). */
+/** A reply the validator accepted: raises the budget it is about (true), or says the task ends (false). */
 export function applyLimitReply(state: LimitsState, expects: LimitQuestion, reply: LimitReply): boolean {
   if (reply.kind === 'stop') return false;
   if (expects.kind === 'loop') state.loop = undefined;

@@ -42,7 +42,7 @@ export interface CarriedState extends LimitsState {
   /** Captcha gate timeouts so far, and whether the gate was switched off after too many. */
   captchaTimeouts?: number;
   captchaGateOff?: boolean;
-  /** Model replies in a row that were no valid action. */
+  /** Invalid model outputs in a row (no valid action). Wire name, kept so continued runs' inputs still read. */
   invalidReplies?: number;
   /** The next step's observation, taken by the last act before continuing as new (fold-observe-into-act). */
   observed?: { step: number; generation: number; obs: ObserveResult } | null;
@@ -186,9 +186,9 @@ export class TaskState {
       });
     }
     const question = this.question as PendingQuestion;
-    // Answered already, its reply not recorded yet: a second reply would silently replace the first.
+    // Replied to already, its reply not recorded yet: a second reply would silently replace the first.
     if (this.pendingReply !== null) {
-      refuse('stale', `stale reply: question ${question.id} has been answered already`, {
+      refuse('stale', `stale reply: question ${question.id} has been replied to already`, {
         pendingQuestionId: question.id,
       });
     }
@@ -196,7 +196,7 @@ export class TaskState {
     if (!cleaned.ok) refuse('invalid', cleaned.reason, {});
     if (question.expects) this.checkLimitReply(question.expects, reply.text, refuse);
     if (reply.questionId && reply.questionId !== question.id) {
-      refuse('stale', `stale reply: it answers question ${reply.questionId}, the pending question is ${question.id}`, {
+      refuse('stale', `stale reply: it is for question ${reply.questionId}, the pending question is ${question.id}`, {
         pendingQuestionId: question.id,
       });
     }

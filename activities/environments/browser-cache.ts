@@ -77,7 +77,7 @@ export async function cachedBrowserStep(
 
 /**
  * Keeps a decided step's action in the cache for the page it was decided on (after its act, so its element record is
- * there); a question, an invalid reply or a reused action is not kept. Writing the same entry again is harmless.
+ * there); a question, an invalid output or a reused action is not kept. Writing the same entry again is harmless.
  */
 export async function rememberCachedStep(files: RunFiles, req: StepRef, input: TaskInput): Promise<void> {
   const cache = input.cache;

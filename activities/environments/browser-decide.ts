@@ -1,15 +1,15 @@
 // The browser agent's decide (browser tasks, and the environments an application brings, which take the same
 // actions): the task's model family (src/families) builds the request from the run folder's history, the model is
-// called, the family reads the reply into an action, and the action is recorded (one whose tool calls a model is
+// called, the family reads the output into an action, and the action is recorded (one whose tool calls a model is
 // left for act to record with that call). Nothing here is family-specific. A retry answers from the record and never
 // calls the model twice for one step.
 import type { AgentAction } from '../../src/actions/schemas';
 import { historyForStep, memorizedFacts } from '../../src/agent/history';
-import { INVALID_REPLY_ACTION, decisionFields, invalidDecisionFields } from '../../src/agent/decision';
+import { INVALID_OUTPUT_ACTION, decisionFields, invalidDecisionFields } from '../../src/agent/decision';
 import { summarizeAction } from '../../src/agent/summary';
 import { resizeScreenshot, toDataUrl } from '../../src/image/screenshot';
 import type { Completion } from '../../src/model/client';
-import { RequestRefusedError } from '../../src/families/family';
+import { RequestRefusedError, outputTextOf } from '../../src/families/family';
 import type { FamilyRequest, ModelFamily } from '../../src/families/family';
 import { InvalidActionArgumentsError, ModelOutputError, UnknownActionError } from '../../src/model/errors';
 import type { ParsedOutput } from '../../src/model/parse';
@@ -60,8 +60,8 @@ interface BrowserStep {
   resized: ScreenSize;
 }
 
-/** The model's reply as recorded with its action, whatever it turned out to be. */
-interface Reply {
+/** The model's output as recorded with its action, whatever it turned out to be. */
+interface RecordedOutput {
   completion: Completion;
   rawText: string;
   facts: ReturnType<typeof memorizedFacts>;
@@ -70,7 +70,7 @@ interface Reply {
 }
 
 /**
- * The model call: rebuild the chat from the run folder, ask the model, parse, record the action. A reply that is no
+ * The model call: rebuild the chat from the run folder, ask the model, parse, record the action. An output that is no
  * valid action is recorded with its error and returned as `invalid` (the loop goes on; the model reads the error next
  * step), unless the task asked for Fara's terminate-on-parse-error.
  */
@@ -93,38 +93,42 @@ export async function decideBrowser(
   return decision;
 }
 
-/** Asks the model for the step's action and records its reply (an action, or an invalid reply with its error). */
+/** Asks the model for the step's action and records its output (an action, or an invalid output with its error). */
 async function askModel(s: BrowserStep): Promise<DecideResult> {
   const { deps, req, input, events, family, resized } = s;
   const request = await requestOf(s);
   await withHeartbeat(async () => deps.checkpoint?.('decide', req));
   const tools = request.tools ? { tools: request.tools } : {};
   const completion = await callModel(endpointFor(deps.config, input), request.messages, undefined, tools);
-  const reply = { text: completion.text, ...(completion.toolCalls ? { toolCalls: completion.toolCalls } : {}) };
-  const recorded: Reply = {
+  const output = { text: completion.text, ...(completion.toolCalls ? { toolCalls: completion.toolCalls } : {}) };
+  const recorded: RecordedOutput = {
     completion,
-    rawText: forTheRecord(family.replyText(reply)),
+    rawText: forTheRecord(outputTextOf(family, output)),
     facts: memorizedFacts(events),
     tools: { name: family.name, allowedActions: request.allowed },
   };
   let parsed: ParsedOutput | ModelOutputError;
   try {
     const read = { screen: resized, allowed: request.allowed, terminateOnParseError: input.terminateOnParseError };
-    parsed = family.read(reply, read);
+    parsed = family.read(output, read);
   } catch (err) {
     if (!(err instanceof ModelOutputError)) throw err;
     parsed = err;
   }
   return parsed instanceof ModelOutputError
-    ? recordInvalidReply(s, parsed, recorded)
+    ? recordInvalidOutput(s, parsed, recorded)
     : recordAction(s, parsed, recorded);
 }
 
-/** Not a failure: the reply is recorded as the model wrote it, with the error the model reads next step. */
-async function recordInvalidReply(s: BrowserStep, parsed: ModelOutputError, reply: Reply): Promise<DecideResult> {
+/** Not a failure: the output is recorded as the model wrote it, with the error the model reads next step. */
+async function recordInvalidOutput(
+  s: BrowserStep,
+  parsed: ModelOutputError,
+  output: RecordedOutput,
+): Promise<DecideResult> {
   const { req, w, family, resized } = s;
   const error = family.feedback(parsed, resized);
-  debugLog('invalid model reply', {
+  debugLog('invalid model output', {
     runId: req.runId,
     step: req.step,
     type: parsed.name,
@@ -135,31 +139,32 @@ async function recordInvalidReply(s: BrowserStep, parsed: ModelOutputError, repl
     written: parsed.written,
     thoughts: parsed.thoughts ?? '',
     error,
-    family: reply.tools,
-    facts: reply.facts,
-    completion: reply.completion,
-    rawText: reply.rawText,
+    family: output.tools,
+    facts: output.facts,
+    completion: output.completion,
+    rawText: output.rawText,
   });
+  // `invalid_reply`: a run-folder field (a wire name, kept so recorded runs and their readers still read).
   const metadata = { invalid_reply: { error, error_type: parsed.name, detail: parsed.message } };
   const event = actionEvent(req.step, fields, { generation: req.generation, metadata });
   await w.appendEvent(event);
   return invalidDecision(event, error);
 }
 
-/** A valid reply: its action recorded (or, when its tool calls a model, left for act to record with that call). */
-async function recordAction(s: BrowserStep, parsed: ParsedOutput, reply: Reply): Promise<DecideResult> {
+/** A valid output: its action recorded (or, when its tool calls a model, left for act to record with that call). */
+async function recordAction(s: BrowserStep, parsed: ParsedOutput, output: RecordedOutput): Promise<DecideResult> {
   const { req, w } = s;
   const readAs = readMetadata(parsed);
   if (Object.keys(readAs).length > 0) {
-    debugLog('model reply accepted leniently', { runId: req.runId, step: req.step, ...readAs });
+    debugLog('model output accepted leniently', { runId: req.runId, step: req.step, ...readAs });
   }
   const fields = decisionFields({
     action: parsed.action,
     thoughts: parsed.thoughts,
-    family: reply.tools,
-    facts: reply.facts,
-    completion: reply.completion,
-    rawText: reply.rawText,
+    family: output.tools,
+    facts: output.facts,
+    completion: output.completion,
+    rawText: output.rawText,
   });
   const event = actionEvent(req.step, fields, { generation: req.generation, metadata: readAs });
   // An action whose tool calls a model is recorded by act, with that call (tool_sub_calls).
@@ -193,7 +198,7 @@ async function requestOf(s: BrowserStep): Promise<FamilyRequest> {
   }
 }
 
-/** The action event's metadata: how the reply was read, when that was not the canonical form. */
+/** The action event's metadata: how the output was read, when that was not the canonical form. */
 function readMetadata(parsed: ParsedOutput): Record<string, unknown> {
   const meta: Record<string, unknown> = {};
   if (parsed.recoveredBy) meta.recovered_by = parsed.recoveredBy;
@@ -208,7 +213,7 @@ function readMetadata(parsed: ParsedOutput): Record<string, unknown> {
   return meta;
 }
 
-/** The action name the model wrote in a reply that failed, if it wrote one. */
+/** The action name the model wrote in an output that failed, if it wrote one. */
 function writtenActionName(err: ModelOutputError): string | undefined {
   if (err instanceof UnknownActionError || err instanceof InvalidActionArgumentsError) return err.action;
   const name = err.written?.action;
@@ -221,7 +226,7 @@ function invalidDecision(event: Extract<Event, { type: 'action' }>, error: strin
     actionName: event.action_name,
     action: { ...rest, action: event.action_name },
     thoughts: thoughts ?? '',
-    summary: event.action_name === INVALID_REPLY_ACTION ? 'invalid reply' : `invalid reply (${event.action_name})`,
+    summary: event.action_name === INVALID_OUTPUT_ACTION ? 'invalid output' : `invalid output (${event.action_name})`,
     kind: 'invalid',
     text: error,
   };
@@ -244,7 +249,7 @@ function decisionOf(family: ModelFamily, action: AgentAction, args: Record<strin
 export function decisionFromRecord(recorded: Extract<Event, { type: 'action' }>, family: ModelFamily): DecideResult {
   const invalid = (recorded.metadata as Record<string, unknown> | undefined)?.invalid_reply as
     { error?: unknown } | undefined;
-  if (invalid) return invalidDecision(recorded, typeof invalid.error === 'string' ? invalid.error : 'invalid reply');
+  if (invalid) return invalidDecision(recorded, typeof invalid.error === 'string' ? invalid.error : 'invalid output');
   const { thoughts: _t, ...recordedArgs } = recorded.content.arguments as Record<string, unknown>;
   const action = family.actionSchema.parse({ action: recorded.content.action, ...recordedArgs });
   return decisionOf(family, action, recorded.content.arguments);

@@ -49,6 +49,7 @@ export async function replayBrowserStep(
 ): Promise<ReplayStepResult> {
   const replay = input.replayOf;
   if (!replay) return { kind: 'diverged', reason: 'this task is no replay' };
+  const recordedReplies = replay.answers === 'recorded'; // `answers`: a wire name
   const w = await files.writer(req.runId);
   const { family } = screenOf(input);
   const actionId = eventId({ step: req.step, kind: 'action', generation: req.generation });
@@ -61,7 +62,7 @@ export async function replayBrowserStep(
     return {
       kind: how === 'healed' ? 'healed' : 'replayed',
       decision: decisionFromRecord(done, family),
-      ...(rec?.reply !== null && rec?.reply !== undefined && replay.answers === 'recorded' ? { reply: rec.reply } : {}),
+      ...(rec?.reply !== null && rec?.reply !== undefined && recordedReplies ? { reply: rec.reply } : {}),
       distance: null,
     };
   }
@@ -95,7 +96,7 @@ export async function replayBrowserStep(
     return {
       kind: how,
       decision: decisionFromRecord(event, family),
-      ...(rec.reply !== null && replay.answers === 'recorded' ? { reply: rec.reply } : {}),
+      ...(rec.reply !== null && recordedReplies ? { reply: rec.reply } : {}),
       distance,
     };
   });

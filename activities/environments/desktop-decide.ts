@@ -2,7 +2,7 @@
 // in a fixed template, then the action model, reading the run's memory and that description, answers with native
 // tool calls. The first call is recorded as the step's action event, with the description and all the step's calls
 // in its metadata; a retry answers from that record and never calls the models twice for one step.
-import { INVALID_REPLY_ACTION, agentState, conversationEntry } from '../../src/agent/decision';
+import { INVALID_OUTPUT_ACTION, agentState, conversationEntry } from '../../src/agent/decision';
 import {
   DEFAULT_MEMORY_TOKEN_BUDGET,
   DESKTOP_TOOLS,
@@ -18,7 +18,7 @@ import {
 } from '../../src/desktop/agent';
 import type { DesktopCall } from '../../src/desktop/agent';
 import { toDataUrl } from '../../src/image/screenshot';
-import { replyAsText } from '../../src/model/parse';
+import { outputAsText } from '../../src/model/parse';
 import { CALL_KIND_HEADER, ENTRY_INDEX_HEADER } from '../../src/scripted/server';
 import { actionEvent } from '../../src/trajectory/events';
 import type { ActionFields } from '../../src/trajectory/events';
@@ -35,10 +35,11 @@ import type { TaskInput } from '../../src/contract/task';
 type ActionEvent = Extract<Event, { type: 'action' }>;
 
 /**
- * Metadata of a step whose reply called no tool and so ended the task (desktop.endOnNoCall): its action is the stop
- * the reply stands for, while `tool_calls` stays as the model gave it (none).
+ * Metadata of a step whose output called no tool and so ended the task (desktop.endOnNoCall): its action is the stop
+ * the output stands for, while `tool_calls` stays as the model gave it (none). `final_reply`: a run-folder field (a
+ * wire name, kept so recorded runs still read).
  */
-export const FINAL_REPLY_KEY = 'final_reply';
+export const FINAL_OUTPUT_KEY = 'final_reply';
 
 export async function decideDesktop(
   deps: ActivityDeps,
@@ -87,7 +88,7 @@ export async function decideDesktop(
   const read = readToolCalls(completion);
   const conversation = [
     ...(described ? [conversationEntry(described, forTheRecord(described.text))] : []),
-    conversationEntry(completion, forTheRecord(replyAsText(completion))),
+    conversationEntry(completion, forTheRecord(outputAsText(completion))),
   ];
   const metadata = {
     screen_description: description.text,
@@ -102,8 +103,8 @@ export async function decideDesktop(
   };
   const first = read.calls[0];
   if (!first) {
-    const reply = { text: completion.text, thoughts: read.thoughts, conversation, metadata };
-    return recordNoCall({ w, req, events }, reply, d.endOnNoCall);
+    const output = { text: completion.text, thoughts: read.thoughts, conversation, metadata };
+    return recordNoCall({ w, req, events }, output, d.endOnNoCall);
   }
   const event = actionEvent(
     req.step,
@@ -121,8 +122,8 @@ export async function decideDesktop(
   return decisionFromRecord(event);
 }
 
-/** A step's reply as decide records it: the model's text and thoughts, the conversation, the step's metadata. */
-interface StepReply {
+/** A step's output as decide records it: the model's text and thoughts, the conversation, the step's metadata. */
+interface StepOutput {
   text: string;
   thoughts: string;
   conversation: ReturnType<typeof conversationEntry>[];
@@ -130,17 +131,17 @@ interface StepReply {
 }
 
 /**
- * A reply that called no tool: the model's last word (desktop.endOnNoCall), recorded as a stop with its text as the
- * answer, or an invalid reply the model reads at the next step.
+ * An output that called no tool: the model's last word (desktop.endOnNoCall), recorded as a stop with its text as the
+ * answer, or an invalid output the model reads at the next step.
  */
 async function recordNoCall(
   at: { w: TrajectoryWriter; req: StepRef; events: readonly Event[] },
-  reply: StepReply,
+  output: StepOutput,
   endOnNoCall: Parameters<typeof noCallOutcome>[1],
 ): Promise<DecideResult> {
   const { w, req, events } = at;
-  const { thoughts, conversation, metadata } = reply;
-  const outcome = noCallOutcome(reply.text, endOnNoCall);
+  const { thoughts, conversation, metadata } = output;
+  const outcome = noCallOutcome(output.text, endOnNoCall);
   if (outcome.kind === 'final') {
     // The model's last word: recorded as a stop with its text as the answer (act records the tool output).
     const stop = checkCall('stop', { answer: outcome.answer });
@@ -149,21 +150,21 @@ async function recordNoCall(
       {
         action_name: stop.name,
         content: { action: stop.name, arguments: { ...stop.arguments, thoughts } },
-        action_nl_description: `${summarizeCall(stop)} (the reply called no tool: its text is the answer)`,
+        action_nl_description: `${summarizeCall(stop)} (the output called no tool: its text is the answer)`,
         agent_state: agentState(DESKTOP_AGENT, []),
         llm_conversation: { messages: conversation },
         grounding: null,
       },
-      { generation: req.generation, metadata: { ...metadata, [FINAL_REPLY_KEY]: true } },
+      { generation: req.generation, metadata: { ...metadata, [FINAL_OUTPUT_KEY]: true } },
     );
     await w.appendEvent(event);
     return decisionFromRecord(event);
   }
   const { error, errorType } = outcome;
   const fields: ActionFields = {
-    action_name: INVALID_REPLY_ACTION,
-    content: { action: INVALID_REPLY_ACTION, arguments: { thoughts } },
-    action_nl_description: `${thoughts}\nInvalid reply: ${error}`.trim(),
+    action_name: INVALID_OUTPUT_ACTION,
+    content: { action: INVALID_OUTPUT_ACTION, arguments: { thoughts } },
+    action_nl_description: `${thoughts}\nInvalid output: ${error}`.trim(),
     agent_state: agentState(DESKTOP_AGENT, []),
     llm_conversation: { messages: conversation },
     grounding: null,
@@ -184,7 +185,7 @@ function invalidDecision(event: ActionEvent, error: string): DecideResult {
     actionName: event.action_name,
     action: { action: event.action_name },
     thoughts,
-    summary: 'invalid reply (no tool call)',
+    summary: 'invalid output (no tool call)',
     kind: 'invalid',
     text: error,
   };
@@ -213,15 +214,15 @@ function decisionFromRecord(event: ActionEvent): DecideResult {
   const meta = (event.metadata ?? {}) as {
     invalid_reply?: { error?: unknown };
     tool_calls?: unknown;
-    [FINAL_REPLY_KEY]?: unknown;
+    [FINAL_OUTPUT_KEY]?: unknown;
   };
   if (meta.invalid_reply) {
-    const error = typeof meta.invalid_reply.error === 'string' ? meta.invalid_reply.error : 'invalid reply';
+    const error = typeof meta.invalid_reply.error === 'string' ? meta.invalid_reply.error : 'invalid output';
     return invalidDecision(event, error);
   }
   const { thoughts = '', ...args } = (event.content.arguments ?? {}) as { thoughts?: string; [k: string]: unknown };
   const listed =
-    meta[FINAL_REPLY_KEY] === true
+    meta[FINAL_OUTPUT_KEY] === true
       ? [{ name: event.action_name, arguments: args }]
       : Array.isArray(meta.tool_calls)
         ? (meta.tool_calls as { name?: unknown; arguments?: unknown }[])
@@ -229,6 +230,6 @@ function decisionFromRecord(event: ActionEvent): DecideResult {
   const calls = listed.map((c) => checkCall(String(c.name ?? ''), (c.arguments ?? {}) as Record<string, unknown>));
   const decided = calls.map((c, i) => decideCall(c, i === 0 ? thoughts : ''));
   const first = decided[0];
-  if (!first) return invalidDecision(event, 'Your reply called no tool.');
+  if (!first) return invalidDecision(event, 'Your output called no tool.');
   return { ...first, calls: decided };
 }

@@ -293,7 +293,7 @@ function observationText(result: { output: string; error?: string }): string {
   return callObservation(result.output, result.error ?? '');
 }
 
-/** The action event of a step's second or later call (the first was recorded by decide with the model's reply). */
+/** The action event of a step's second or later call (the first was recorded by decide with the model's output). */
 function callFields(call: DesktopCall) {
   return {
     action_name: call.name,

@@ -132,7 +132,7 @@ function withCoordinate(action: ActionEvent, coordinate: [number, number]): Acti
 }
 
 /**
- * A recorded action as this step's: a new id and time, the model's reply kept (the chat rebuilt from this run reads
+ * A recorded action as this step's: a new id and time, the model's output kept (the chat rebuilt from this run reads
  * it as the model's own) but its usage zeroed (no model was called), and how it was reused in `metadata.replay`.
  */
 export function reusedEvent(req: StepRef, action: ActionEvent, replay: Record<string, unknown>): ActionEvent {

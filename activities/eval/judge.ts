@@ -27,7 +27,7 @@ export function createJudgeActivity(
     /**
      * Judges a finished run with the LLM judge and records the verdict in its run folder (once: a retry reads it
      * back). The model is called with heartbeats; a 5xx or network failure throws (Temporal retries with backoff), a
-     * refused request (4xx), a missing endpoint or an unreadable reply is recorded as an error result (no score).
+     * refused request (4xx), a missing endpoint or an unreadable output is recorded as an error result (no score).
      */
     async judgeEvalRun(req: JudgeRunInput): Promise<JudgeRecord> {
       const task = await reader.taskAt(req.taskSet, req.index);

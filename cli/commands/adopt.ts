@@ -1,6 +1,6 @@
 // `cua adopt <folder>`: continue a run folder the original (Fara) wrote as a durable task (client/adopt.ts). The folder is
 // checked here (one line says what is wrong with it), copied into the configured run store under a new id, and the
-// task started; a question the folder waits on is answered with `cua reply <id> "…"`.
+// task started; a question the folder waits on gets its reply with `cua reply <id> "…"`.
 import { loadConfig } from '../../src/runtime/config';
 import { checkAdoptable } from '../../client/adopt';
 import { agentClientFor } from '../../client/client';
@@ -54,7 +54,7 @@ export async function adoptCommand(argv: readonly string[]): Promise<number> {
     console.log(
       question === null
         ? `it goes on at step ${steps + 1}, in the page reopened at the folder's last URL; follow it with: npx cua status ${id}`
-        : `it waits for your reply to: ${question}\nanswer with: npx cua reply ${id} "<your reply>"`,
+        : `it waits for your reply to: ${question}\nreply with: npx cua reply ${id} "<your reply>"`,
     );
     return 0;
   } finally {

@@ -40,7 +40,7 @@ import type { ConsoleServer } from '../../console/server';
 import { openRunStore } from '../../src/trajectory/open-store';
 
 export const DEMO_USAGE =
-  'npx cua demo [--desktop] [--yes] [--answer TEXT] [--model-base-url URL --model NAME] [--family fara-1.5|fara-7b]\n' +
+  'npx cua demo [--desktop] [--yes] [--reply TEXT] [--model-base-url URL --model NAME] [--family fara-1.5|fara-7b]\n' +
   '       [--port 7233] [--ui-port 8233] [--config FILE]';
 
 export const DEMO_SCRIPTS_DIR = path.join(PROJECT_ROOT, 'demo', 'scripts');
@@ -49,19 +49,20 @@ export const DEMO_TASK_QUEUE = 'cua-demo';
 export const DEMO_INSTRUCTION =
   'On Tidewater Travel, book the cheapest room at the best-rated hotel in Lisbon for the dates already filled in ' +
   '(12 Mar 2027, 2 nights) and tell me the booking reference. Ask me whose name to put on the booking.';
-const DEFAULT_ANSWER = 'Ada Lovelace';
+const DEFAULT_REPLY = 'Ada Lovelace';
 /** The desktop demo (`--desktop`): a task on a sandboxed Linux desktop instead of the demo site. */
 export const DESKTOP_DEMO_SCRIPT = 'desktop-notes';
 export const DESKTOP_DEMO_INSTRUCTION =
   'Write a shopping list with milk and eggs in a new file notes.txt using the text editor, check the file with a ' +
   'command, then ask me what else to add, add it, and tell me what the list holds.';
-const DESKTOP_DEFAULT_ANSWER = 'bread';
-const AUTO_ANSWER_DELAY_MS = 2_000;
+const DESKTOP_DEFAULT_REPLY = 'bread';
+const AUTO_REPLY_DELAY_MS = 2_000;
 
 const OPTIONS = {
   desktop: { type: 'boolean' },
   yes: { type: 'boolean', short: 'y' },
-  answer: { type: 'string' },
+  reply: { type: 'string' },
+  answer: { type: 'string' }, // the old name of --reply, still accepted
   'model-base-url': { type: 'string' },
   model: { type: 'string' },
   profile: { type: 'string' },
@@ -169,17 +170,17 @@ async function endEarlierDemoTasks(client: Client): Promise<void> {
   }
 }
 
-function askFromTerminal(defaultAnswer: string): (question: string) => Promise<string> {
+function askFromTerminal(defaultReply: string): (question: string) => Promise<string> {
   return async (question) =>
-    (await promptLine(`\nThe agent asks: ${question}\nYour reply [${defaultAnswer}]: `)) || defaultAnswer;
+    (await promptLine(`\nThe agent asks: ${question}\nYour reply [${defaultReply}]: `)) || defaultReply;
 }
 
-function autoAnswer(answer: string): (question: string) => Promise<string> {
+function replyAfterDelay(reply: string): (question: string) => Promise<string> {
   return async (question) => {
     console.log(`\nThe agent asks: ${question}`);
-    console.log(`(answering "${answer}" in ${AUTO_ANSWER_DELAY_MS / 1000} s — the task is waiting durably meanwhile)`);
-    await sleep(AUTO_ANSWER_DELAY_MS);
-    return answer;
+    console.log(`(replying "${reply}" in ${AUTO_REPLY_DELAY_MS / 1000} s — the task is waiting durably meanwhile)`);
+    await sleep(AUTO_REPLY_DELAY_MS);
+    return reply;
   };
 }
 
@@ -192,7 +193,10 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   if (values.help) return (console.log(`usage: ${DEMO_USAGE}`), 0);
   if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'\nusage: ${DEMO_USAGE}`);
   const family = familyFlag(values);
-  if (values.answer !== undefined && !values.answer.trim()) throw new UsageError('--answer must not be empty');
+  const replyFlag = values.reply ?? values.answer;
+  if (replyFlag !== undefined && !replyFlag.trim()) {
+    throw new UsageError(`--${values.reply !== undefined ? 'reply' : 'answer'} must not be empty`);
+  }
   // Check the configuration before starting anything.
   const preflight = loadConfig({ file: values.config });
   const realModel = !!(values['model-base-url'] || values.model || preflight.models.default);
@@ -204,9 +208,9 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const uiPort = intFlag(values['ui-port'], 'ui-port') ?? 8233;
   const desktop = !!values.desktop;
   if (desktop && family) throw new UsageError('--profile is for the browser demo (model families)');
-  const answer = values.answer?.trim() ?? (desktop ? DESKTOP_DEFAULT_ANSWER : DEFAULT_ANSWER);
+  const reply = replyFlag?.trim() ?? (desktop ? DESKTOP_DEFAULT_REPLY : DEFAULT_REPLY);
   const unattended = !!values.yes || !process.stdin.isTTY;
-  if (!values.yes && unattended) say('stdin is not a terminal: the question will be answered automatically (as --yes)');
+  if (!values.yes && unattended) say('stdin is not a terminal: the question gets an automatic reply (as --yes)');
 
   ensureTools(say, desktop ? ['demo', 'desktop'] : ['demo']);
   const started = new Started();
@@ -229,7 +233,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
       interrupt,
       runDemo(started, {
         config: values.config,
-        answer,
+        reply,
         unattended,
         realModel,
         values: { ...values, profile: family },
@@ -278,7 +282,7 @@ async function runDemo(
   started: Started,
   opts: {
     config: string | undefined;
-    answer: string;
+    reply: string;
     unattended: boolean;
     realModel: boolean;
     port: number;
@@ -355,7 +359,7 @@ async function runDemo(
 
   const outcome = await followTask(client, handle, {
     json: false,
-    ask: opts.unattended ? autoAnswer(opts.answer) : askFromTerminal(opts.answer),
+    ask: opts.unattended ? replyAfterDelay(opts.reply) : askFromTerminal(opts.reply),
     print: (l) => console.log(l),
   });
   const code = report(input.runId, outcome, false);

@@ -15,7 +15,7 @@ import { TaskNotFoundError } from '../../client/errors';
 import { one, parse, UsageError } from '../args';
 
 export const REPLAY_USAGE =
-  'npx cua replay <id|folder> [--url URL] [--strict] [--max-distance D] [--answers ask|recorded]\n' +
+  'npx cua replay <id|folder> [--url URL] [--strict] [--max-distance D] [--replies ask|recorded]\n' +
   '       [--model NAME] [--model-base-url URL] [--id ID] [--detach] [--json] [--config FILE]';
 
 export async function replayCommand(argv: readonly string[]): Promise<number> {
@@ -25,7 +25,8 @@ export async function replayCommand(argv: readonly string[]): Promise<number> {
       url: { type: 'string' },
       strict: { type: 'boolean' },
       'max-distance': { type: 'string' },
-      answers: { type: 'string' },
+      replies: { type: 'string' },
+      answers: { type: 'string' }, // the old name of --replies, still accepted
       model: { type: 'string' },
       'model-base-url': { type: 'string' },
       id: { type: 'string' },
@@ -38,11 +39,13 @@ export async function replayCommand(argv: readonly string[]): Promise<number> {
   );
   if (values.help) return (console.log(`usage: ${REPLAY_USAGE}`), 0);
   const source = one(positionals, 'task id or run folder', REPLAY_USAGE);
+  const repliesName = values.replies !== undefined ? 'replies' : 'answers';
+  const replies = values.replies ?? values.answers;
   const opts: ReplayOptions = {
     ...(values.url !== undefined ? { url: urlFlag(values.url) } : {}),
     ...(values.strict ? { strict: true } : {}),
     ...(values['max-distance'] !== undefined ? { maxDistance: distanceFlag(values['max-distance']) } : {}),
-    ...(values.answers !== undefined ? { answers: answersFlag(values.answers) } : {}),
+    ...(replies !== undefined ? { replies: repliesFlag(replies, repliesName) } : {}),
     ...(values.model !== undefined ? { model: values.model } : {}),
     ...(values['model-base-url'] !== undefined ? { modelBaseUrl: values['model-base-url'] } : {}),
     ...(values.id !== undefined ? { id: values.id } : {}),
@@ -112,7 +115,7 @@ function distanceFlag(value: string): number {
   return n;
 }
 
-function answersFlag(value: string): 'ask' | 'recorded' {
+function repliesFlag(value: string, name: string): 'ask' | 'recorded' {
   if (value === 'ask' || value === 'recorded') return value;
-  throw new UsageError(`--answers must be ask or recorded, got '${value}'`);
+  throw new UsageError(`--${name} must be ask or recorded, got '${value}'`);
 }

@@ -1,4 +1,4 @@
-// `cua run "<instruction>"`: start a task and follow it, one line per step; answer its questions from the terminal.
+// `cua run "<instruction>"`: start a task and follow it, one line per step; reply to its questions from the terminal.
 import readline from 'node:readline';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { ENVIRONMENT_NAME } from '../../src/contract/task';
@@ -15,7 +15,7 @@ export const RUN_USAGE =
   'npx cua run "<instruction>" [--env browser|desktop|NAME] [--url URL] [--max-steps N] [--family fara-1.5|fara-7b]\n' +
   '       [--identity NAME] [--id ID] [--cache NAME] [--detach] [--json]\n' +
   '       [--model-base-url URL] [--model NAME] [--auto-reply [TEXT]] [--ask-timeout SECONDS] [--images-kept N]\n' +
-  '       [--token-budget N] [--max-invalid-replies N] [--terminate-on-parse-error] [--config FILE]\n' +
+  '       [--token-budget N] [--max-invalid-outputs N] [--terminate-on-parse-error] [--config FILE]\n' +
   '       [--max-cost USD] [--max-tokens N] [--max-minutes M]';
 
 const OPTIONS = {
@@ -33,7 +33,8 @@ const OPTIONS = {
   'auto-reply': { type: 'string' },
   'ask-timeout': { type: 'string' },
   'terminate-on-parse-error': { type: 'boolean' },
-  'max-invalid-replies': { type: 'string' },
+  'max-invalid-outputs': { type: 'string' },
+  'max-invalid-replies': { type: 'string' }, // the old name of --max-invalid-outputs, still accepted
   'images-kept': { type: 'string' },
   'token-budget': { type: 'string' },
   'max-cost': { type: 'string' },
@@ -46,7 +47,7 @@ const OPTIONS = {
 
 export interface FollowOptions {
   json: boolean;
-  /** Answers a question; null = leave the task waiting and stop following. */
+  /** Gets the reply to a question; null = leave the task waiting and stop following. */
   ask: (question: string) => Promise<string | null>;
   print: (line: string) => void;
   pollMs?: number;
@@ -70,15 +71,15 @@ export function stepLine(s: StepSummary, redecided = false): string {
 export function promptLine(prompt: string): Promise<string | null> {
   return new Promise((resolve) => {
     const rl = readline.createInterface({ input: process.stdin, output: process.stdout, terminal: false });
-    let answered = false;
+    let gotLine = false;
     process.stdout.write(prompt);
     rl.once('line', (line) => {
-      answered = true;
+      gotLine = true;
       rl.close();
       resolve(line.trim());
     });
     rl.once('close', () => {
-      if (answered) return;
+      if (gotLine) return;
       process.stdout.write('\n');
       resolve(null);
     });
@@ -100,7 +101,7 @@ export async function followTask(
   opts: FollowOptions,
 ): Promise<{ result: TaskResult | null; waiting: TaskStatus | null; failure: string | null }> {
   // The workflow reports a question until it has recorded the reply; never ask the same one twice.
-  const answered = new Set<string>();
+  const replied = new Set<string>();
   for await (const event of watchTask(handle, { pollMs: opts.pollMs ?? 300 })) {
     if (event.type === 'end') return { result: event.result, waiting: null, failure: event.failure };
     if (event.type === 'step') {
@@ -113,11 +114,11 @@ export async function followTask(
     }
     if (event.waitingForModel && !opts.json) opts.print(modelWaitLine(event.waitingForModel));
     if (event.waitingForStore && !opts.json) opts.print(storeWaitLine(event.waitingForStore));
-    if (status.status !== 'waiting_for_user' || !status.question || answered.has(status.question.id)) continue;
+    if (status.status !== 'waiting_for_user' || !status.question || replied.has(status.question.id)) continue;
     const reply = await opts.ask(status.question.text);
     if (reply === null) return { result: null, waiting: status, failure: null };
     await replyToTask(client, handle.workflowId, reply, status.question.id);
-    answered.add(status.question.id);
+    replied.add(status.question.id);
   }
   throw new Error(`following task ${handle.workflowId} stopped before it ended`);
 }
@@ -172,9 +173,7 @@ export async function runCommand(rawArgv: readonly string[]): Promise<number> {
     ...(bare.bare ? { autoReply: true } : values['auto-reply'] ? { autoReply: values['auto-reply'] } : {}),
     ...(askTimeout ? { askTimeoutSeconds: askTimeout } : {}),
     ...(values['terminate-on-parse-error'] ? { terminateOnParseError: true } : {}),
-    ...(values['max-invalid-replies']
-      ? { maxInvalidReplies: intFlag(values['max-invalid-replies'], 'max-invalid-replies') }
-      : {}),
+    ...maxInvalidFlag(values),
     ...(values['images-kept'] ? { imagesKept: intFlag(values['images-kept'], 'images-kept') } : {}),
     ...(values['token-budget'] ? { tokenBudget: intFlag(values['token-budget'], 'token-budget', 0) } : {}),
     ...budgetFlags(values),
@@ -215,7 +214,7 @@ export function report(
     const status = outcome.result?.status ?? outcome.waiting?.status ?? 'failed';
     console.log(JSON.stringify({ id, status, ...outcome }));
   } else if (outcome.waiting) {
-    console.log(`task ${id} is waiting for your reply; answer later with: npx cua reply ${id} "<text>"`);
+    console.log(`task ${id} is waiting for your reply; reply later with: npx cua reply ${id} "<text>"`);
   } else if (outcome.result?.status === 'failed') {
     const r = outcome.result;
     console.log(`task ${id}: failed (${r.endReason}) after ${r.steps} step(s) — ${r.error ?? outcome.failure}`);
@@ -234,6 +233,15 @@ export function report(
 }
 
 /** `--max-cost 0.50` (or `$0.50`), `--max-tokens N`, `--max-minutes M`: the task's budgets (each asks when reached). */
+/** `--max-invalid-outputs` (or its old name) as the input's `maxInvalidReplies` (a wire name). */
+function maxInvalidFlag(values: { 'max-invalid-outputs'?: string; 'max-invalid-replies'?: string }): Partial<NewTask> {
+  const [name, raw] =
+    values['max-invalid-outputs'] !== undefined
+      ? ['max-invalid-outputs', values['max-invalid-outputs']]
+      : ['max-invalid-replies', values['max-invalid-replies']];
+  return raw ? { maxInvalidReplies: intFlag(raw, name) } : {};
+}
+
 function budgetFlags(values: { 'max-cost'?: string; 'max-tokens'?: string; 'max-minutes'?: string }): Partial<NewTask> {
   const positive = (name: string, raw: string | undefined): number | undefined => {
     if (raw === undefined) return undefined;

@@ -1,5 +1,5 @@
 // `cua show <id|run-folder>`: the step table of a run, read from its run folder. A decision superseded after a lost
-// worker is listed under its step's number, marked, above the decision that replaced it; an invalid reply is marked.
+// worker is listed under its step's number, marked, above the decision that replaced it; an invalid output is marked.
 // A desktop run is listed one line per tool call under its step's number, with the window list in place of the URL.
 // A model call made inside a step's tool (read_page_answer_question) gets a line under its step. A replay run
 // (`cua replay`) says which run it replays and how many steps were replayed, healed or decided by the model.
@@ -83,10 +83,10 @@ export async function bestOfIn(config: Config, id: string) {
 
 const oneLine = (text: string, width: number) => text.replace(/\s+/g, ' ').trim().slice(0, width);
 
-/** What the last column says: a superseded decision's unknown effect, an invalid reply's error, else the thoughts. */
+/** What the last column says: a superseded decision's unknown effect, an invalid output's error, else the thoughts. */
 function remark(row: StepSummary): string {
   if (row.superseded) return SUPERSEDED_REMARK;
-  if (row.invalid !== null) return `invalid reply: ${oneLine(row.invalid, 100)}`;
+  if (row.invalid !== null) return `invalid output: ${oneLine(row.invalid, 100)}`;
   return oneLine(row.thoughts, 70);
 }
 
@@ -102,7 +102,7 @@ const SUPERSEDED_REMARK = 'effect unknown, worker lost; re-decided below';
 function callRemark(decision: ViewDecision, call: number, observation: string): string {
   if (call > 0) return oneLine(observation.split('\n').find((l) => l.startsWith('error: ')) ?? '', 70);
   if (decision.superseded) return SUPERSEDED_REMARK;
-  if (decision.invalid !== null) return `invalid reply: ${oneLine(decision.invalid, 100)}`;
+  if (decision.invalid !== null) return `invalid output: ${oneLine(decision.invalid, 100)}`;
   return oneLine(decision.thoughts, 70);
 }
 

@@ -67,7 +67,7 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
     if (view.waitingForStore) console.log(`  ${storeWaitLine(view.waitingForStore)}`);
     if (s.lastUrl) console.log(`  url:         ${s.lastUrl}`);
     if (s.lastAction) console.log(`  last action: ${s.lastAction}`);
-    if (s.invalidReplies) console.log(`  invalid model replies in a row: ${s.invalidReplies}`);
+    if (s.invalidReplies) console.log(`  invalid model outputs in a row: ${s.invalidReplies}`);
     if (s.question) console.log(`  question:    ${s.question.text}  (reply: npx cua reply ${id} "<text>")`);
     const budget = s.spent ? budgetLine(s.spent.limits, { ...s.spent, workMs: s.spent.minutes * 60_000 }) : '';
     if (budget) console.log(`  budget:      ${budget}`);

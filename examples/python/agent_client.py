@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Drive a cua agent from Python with the official Temporal SDK (PyPI `temporalio`), no cua code involved.
 
-Starts an `agentTask` workflow with JSON input, prints its steps (the `steps` query) while it runs, answers each
+Starts an `agentTask` workflow with JSON input, prints its steps (the `steps` query) while it runs, replies to each
 question it asks (the `status` query shows it) with the `reply` update, and prints the result.
 
     python agent_client.py "Search hotels in the city I want." --url http://127.0.0.1:8500/ \
@@ -48,7 +48,7 @@ class ClientError(Exception):
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(
-        description="Start a cua agent task from Python, answer its questions, print its result.",
+        description="Start a cua agent task from Python, reply to its questions, print its result.",
     )
     p.add_argument("instruction", help="what the agent should do")
     p.add_argument("--address", default=os.environ.get("TEMPORAL_ADDRESS", "127.0.0.1:7233"))
@@ -69,7 +69,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--reply",
         action="append",
         default=[],
-        help="the answer to the agent's next question (repeat for several); without it, read from the terminal",
+        help="the reply to the agent's next question (repeat for several); without it, read from the terminal",
     )
     p.add_argument(
         "--question-id",
@@ -110,14 +110,14 @@ def next_reply(args: argparse.Namespace, question: str) -> str:
     if args.reply:
         return args.reply.pop(0)
     if not sys.stdin.isatty():
-        raise ClientError(f"the agent asks {question!r} and no --reply is left to answer it")
+        raise ClientError(f"the agent asks {question!r} and no --reply is left for it")
     return input("Your reply: ").strip()
 
 
 async def follow(handle: WorkflowHandle, args: argparse.Namespace) -> dict[str, Any]:
-    """Prints new steps, answers questions, and returns the task's result (a TaskResult dict) once it has ended."""
+    """Prints new steps, replies to questions, and returns the task's result (a TaskResult dict) once it has ended."""
     printed = 0
-    answered: set[str] = set()
+    replied: set[str] = set()
     while True:
         # One call at a time, none left pending: the task's state (describe), then its steps and status (queries).
         running = (await handle.describe()).status == WorkflowExecutionStatus.RUNNING
@@ -133,8 +133,8 @@ async def follow(handle: WorkflowHandle, args: argparse.Namespace) -> dict[str, 
         if not running:
             return await handle.result()  # raises WorkflowFailureError for a failed task
         question = status.get("question")
-        # The workflow shows a question until it has recorded its reply: answer each one once.
-        if status["status"] == "waiting_for_user" and question and question["id"] not in answered:
+        # The workflow shows a question until it has recorded its reply: reply to each one once.
+        if status["status"] == "waiting_for_user" and question and question["id"] not in replied:
             print(f"question {question['id']} (step {question['step']}): {question['text']}", flush=True)
             text = next_reply(args, question["text"])
             question_id = args.question_id or question["id"]
@@ -142,7 +142,7 @@ async def follow(handle: WorkflowHandle, args: argparse.Namespace) -> dict[str, 
                 accepted = await handle.execute_update(REPLY_UPDATE, {"text": text, "questionId": question_id})
             except WorkflowUpdateFailedError as err:
                 raise ClientError(f"reply rejected: {root_message(err)}") from None
-            answered.add(question["id"])
+            replied.add(question["id"])
             print(f"replied to {question_id}: {text!r} (accepted at step {accepted['step']})", flush=True)
             continue
         await asyncio.sleep(args.poll)

@@ -1,14 +1,14 @@
 // The recorded form of a model decision: the fields of the `action` event decide appends to events.jsonl
-// (the action with the model's thoughts, the agent's state, the raw model reply). Pure; shared by decide and
-// the persistence benchmark, so both write the same event. A reply that was no valid action is recorded too, as
+// (the action with the model's thoughts, the agent's state, the raw model output). Pure; shared by decide and
+// the persistence benchmark, so both write the same event. An output that was no valid action is recorded too, as
 // the model wrote it, so the model sees its own words next step beside the error it caused.
 import { nlDescription } from '../actions/describe';
 import type { AgentAction } from '../actions/schemas';
 import type { Completion } from '../model/client';
 import type { ActionFields } from '../trajectory/events';
 
-/** `action_name` of an invalid reply in which no action name could be found. */
-export const INVALID_REPLY_ACTION = 'invalid_reply';
+/** `action_name` of an invalid output in which no action name could be found (a run-folder value: wire name). */
+export const INVALID_OUTPUT_ACTION = 'invalid_reply';
 
 /** Which agent decided: a model family's name (or the desktop agent's), and the actions it had. */
 type Agent = { name: string; allowedActions: readonly string[] };
@@ -18,7 +18,7 @@ export function agentState(agent: Agent, facts: string[]): ActionFields['agent_s
   return { agent: `durable-cua/${agent.name}`, tools_available: [...agent.allowedActions], plan: [], facts };
 }
 
-/** One model call as recorded: `rawText` is the reply word for word (native tool calls written out as blocks). */
+/** One model call as recorded: `rawText` is the output word for word (native tool calls written out as blocks). */
 export function conversationEntry(completion: Completion, rawText: string) {
   return {
     raw_response: rawText,
@@ -39,7 +39,7 @@ export function decisionFields(opts: {
   family: Agent;
   facts: string[];
   completion: Completion;
-  /** The reply as text when it differs from `completion.text` (native tool calls). */
+  /** The output as text when it differs from `completion.text` (native tool calls). */
   rawText?: string;
 }): ActionFields {
   const { thoughts: _t, ...args } = opts.action as AgentAction & { thoughts?: string };
@@ -53,7 +53,7 @@ export function decisionFields(opts: {
   };
 }
 
-/** The action event of a reply that was no valid action: what the model wrote, and the error in one line. */
+/** The action event of an output that was no valid action: what the model wrote, and the error in one line. */
 export function invalidDecisionFields(opts: {
   /** The action name as written, if any. */
   actionName: string | undefined;
@@ -66,12 +66,12 @@ export function invalidDecisionFields(opts: {
   completion: Completion;
   rawText?: string;
 }): ActionFields {
-  const name = opts.actionName && opts.actionName.trim() !== '' ? opts.actionName.slice(0, 80) : INVALID_REPLY_ACTION;
+  const name = opts.actionName && opts.actionName.trim() !== '' ? opts.actionName.slice(0, 80) : INVALID_OUTPUT_ACTION;
   const { action: _a, thoughts: _t, ...args } = opts.written ?? {};
   return {
     action_name: name,
     content: { action: name, arguments: { ...args, thoughts: opts.thoughts } },
-    action_nl_description: `${opts.thoughts}\nInvalid reply: ${opts.error}`.trim(),
+    action_nl_description: `${opts.thoughts}\nInvalid output: ${opts.error}`.trim(),
     agent_state: agentState(opts.family, opts.facts),
     llm_conversation: conversation(opts.completion, opts.rawText ?? opts.completion.text),
     grounding: null,

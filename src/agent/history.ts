@@ -140,8 +140,8 @@ function seenAt(pre: EnvironmentEvent | undefined): { screenshot?: string; url?:
 
 /**
  * The history for deciding `step` in session `generation`: the task together with the first step's screenshot (one
- * user message, as the original opens its chat: no URL line, no step sentence), the model's answer to it, then for
- * each later step its observation and answer (the final generation only), the current step's observation last.
+ * user message, as the original opens its chat: no URL line, no step sentence), the model's output for it, then for
+ * each later step its observation and output (the final generation only), the current step's observation last.
  */
 export function historyForStep(events: readonly Event[], step: number, generation: number): HistoryEntry[] {
   const { task, steps } = index(events);

@@ -1,6 +1,6 @@
 // The model sub-call of read_page_answer_question: the page's text and the question, no screenshot. The text is cut
 // at a limit (the original cuts at 20,000 characters; config `browser.readPageMaxChars`), so a long page costs a
-// bounded prompt. The call is recorded on its action as a `tool_sub_calls` entry (model, prompt size, reply,
+// bounded prompt. The call is recorded on its action as a `tool_sub_calls` entry (model, prompt size, output,
 // duration), as the original records calls made inside a tool. Pure.
 import { createHash } from 'node:crypto';
 import type { ChatMessage } from '../model/client';
@@ -50,7 +50,7 @@ export function pageSubCallRecord(call: PageSubCall): ToolSubCallInput {
   };
 }
 
-/** The hash a sub-call records of the page text it was asked about (a replay reuses its reply when the page's matches). */
+/** The hash a sub-call records of the page text it was asked about (a replay reuses its output on the same text). */
 export function pageTextHash(pageText: string): string {
   return createHash('sha256').update(pageText).digest('hex');
 }

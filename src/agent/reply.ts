@@ -1,7 +1,7 @@
 // What a reply to the agent's question may be: the user's words, as text. Control characters (other than newlines
 // and tabs) are removed, the text is trimmed, and it must be non-empty and at most MAX_REPLY_CHARS long, because a
 // reply travels through workflow history (2 MB payload limit) and into every later prompt. Also the automatic reply
-// of a task that answers its own questions. Pure; used by the workflow (its update validator, the automatic reply)
+// of a task that replies to its own questions. Pure; used by the workflow (its update validator, the automatic reply)
 // and by the client before it sends.
 
 export const MAX_REPLY_CHARS = 10_000;
@@ -24,12 +24,12 @@ export function cleanReply(raw: unknown): CleanReply {
 
 /**
  * The automatic reply of a task with `autoReply: true`: a standing approval to go on, short of making anything up
- * (the original's fixed answer in its own-reply mode, in our words).
+ * (the original's fixed reply in its own-reply mode, in our words).
  */
 export const STANDING_APPROVAL =
   'Please continue on your own; I approve whatever the task needs, as long as nothing you enter or report is made up.';
 
-/** The text a task's `autoReply` answers every question with: its own text, the standing approval, or none. */
+/** The text a task's `autoReply` replies to every question with: its own text, the standing approval, or none. */
 export function autoReplyText(autoReply: string | boolean | undefined): string | undefined {
   if (autoReply === true) return STANDING_APPROVAL;
   return typeof autoReply === 'string' && autoReply !== '' ? autoReply : undefined;

@@ -1,5 +1,5 @@
 // A model call made inside a tool (read_page's question about the page, the desktop's grounding of a click), as a
-// `tool_sub_calls` entry (ToolSubCallSchema): which model, how big the prompt was, what it replied (or the error), how
+// `tool_sub_calls` entry (ToolSubCallSchema): which model, how big the prompt was, what it returned (or the error), how
 // long it took, and the call with its usage in the shape of `llm_conversation`, so the run's usage totals count it
 // (src/trajectory/usage.ts). Pure.
 import type { ChatMessage, Completion } from '../model/client';

@@ -2,7 +2,7 @@
 // records on. They go to the Temporal runtime's metric meter, so they leave on the same exporter as the SDK's own
 // (`telemetry.metrics.prometheus`). The runtime is one per process, so these are too: until the worker installs a
 // meter (installMetrics) every record is a no-op, which keeps src/ code and its unit tests free of Temporal.
-// Workflow code records its metrics (steps, invalid replies) through @temporalio/workflow's own meter, which skips
+// Workflow code records its metrics (steps, invalid model outputs) through @temporalio/workflow's own meter, which skips
 // replays, with the names below.
 import type { MetricCounter, MetricGauge, MetricHistogram, MetricMeter, MetricTags } from '@temporalio/common';
 
@@ -14,7 +14,7 @@ export const METRICS = {
   modelCallDuration: 'cua_model_call_duration_ms',
   modelTokens: 'cua_model_tokens_total',
   modelCost: 'cua_model_cost_microdollars_total',
-  modelInvalidReplies: 'cua_model_invalid_replies_total',
+  modelInvalidOutputs: 'cua_model_invalid_replies_total', // the exported name is a wire name: kept
   replyRefusals: 'cua_reply_refusals_total',
   sessionsInUse: 'cua_sessions_in_use',
   sessionsWaiting: 'cua_sessions_waiting',

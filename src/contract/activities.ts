@@ -70,7 +70,7 @@ export interface DecideCall {
   thoughts: string;
   /** One line for UIs: "left_click (500, 340)". */
   summary: string;
-  /** `invalid`: the reply was no valid action; it was recorded with its error and the loop goes on. */
+  /** `invalid`: the model's output was no valid action; it was recorded with its error and the loop goes on. */
   kind: 'act' | 'terminate' | 'ask' | 'invalid';
   /** terminate → the answer; ask → the question; invalid → the one-line error the model reads next step. */
   text: string | null;
@@ -199,7 +199,7 @@ export interface RecordReplyInput {
   step: number;
   /** A runtime question's reply (a budget's, a loop's): its place among the run's questions (the event id's suffix). */
   call?: number;
-  /** The reply answers the runtime's question about held-back requests: they are settled (may be sent again). */
+  /** The reply is to the runtime's question about held-back requests: they are settled (may be sent again). */
   settlesHeldRequests?: boolean;
 }
 
@@ -382,7 +382,7 @@ export interface ReplayStepInput extends StepRef {
 /**
  * How a replay's step went: `replayed` (the page matched the recording; the recorded action, recorded again as this
  * step's), `healed` (the recorded element moved: the action's point is where it is now), or `diverged` (why not).
- * `reply`: a recorded question's recorded reply (with `answers: 'recorded'`).
+ * `reply`: a recorded question's recorded reply (when the replay uses the recorded replies: `answers: 'recorded'`).
  */
 export type ReplayStepResult =
   | { kind: 'replayed' | 'healed'; decision: DecideResult; reply?: string; distance: number | null }

@@ -7,7 +7,7 @@ export const END_REASONS = [
   'complete',
   /** The step budget was used up. */
   'max_rounds',
-  /** Too many model replies in a row were no valid action. */
+  /** Too many model outputs in a row were no valid action (a wire name: recorded in run folders and histories). */
   'invalid_replies',
   /** The model endpoint refused the request, or stayed unreachable through every retry. */
   'model_endpoint',
@@ -17,7 +17,7 @@ export const END_REASONS = [
   'desktop',
   /** A captcha was not solved in time. */
   'captcha',
-  /** Nobody answered the agent's question before the ask timeout. */
+  /** Nobody replied to the agent's question before the ask timeout. */
   'ask_timeout',
   /** A strict replay (`cua replay --strict`) found the page no longer the one recorded. */
   'replay_diverged',

@@ -79,7 +79,8 @@ const TaskInputFields = z.strictObject({
    * after the live page is checked against the recording (URL, the element the action hit, the screenshot's
    * distance); a step that does not match goes to the model (or, `strict`, ends the task with end reason
    * `replay_diverged`), and the model decides every step from there. `maxDistance`: the largest screenshot distance
-   * (0…1) that still matches. `answers: 'recorded'` answers a question with the recorded reply instead of asking.
+   * (0…1) that still matches. `answers: 'recorded'` gives a question its recorded reply instead of asking (a wire
+   * name, kept so recorded histories replay: it means the recorded replies; `cua replay --replies` sets it).
    * `origin`: the recorded URLs' origin is this one here (`--url` gave another start URL).
    */
   replayOf: z
@@ -146,16 +147,19 @@ const TaskInputFields = z.strictObject({
   tokenBudget: z.number().int().min(0).default(0),
   viewport: ViewportSchema.default({ width: 1440, height: 900 }),
   /**
-   * Answer every question without waiting: with this text, or with `true` a standing approval (go on, making nothing
+   * Reply to every question without waiting: with this text, or with `true` a standing approval (go on, making nothing
    * up; src/agent/reply.ts STANDING_APPROVAL). false or absent: questions wait for a reply.
    */
   autoReply: z.union([z.string().min(1), z.boolean()]).optional(),
   /** How long to wait for a reply to a question, in seconds (absent = forever). */
   askTimeoutSeconds: z.number().positive().optional(),
   model: ModelChoiceSchema.default({ endpoint: 'default' }),
-  /** Fara's meaning: a reply that is no valid action ends the task with the raw text (instead of feeding back the error). */
+  /** Fara's meaning: an output that is no valid action ends the task with its raw text (not fed back as an error). */
   terminateOnParseError: z.boolean().default(false),
-  /** The task fails after this many model replies in a row that were no valid action (each is fed back as an error). */
+  /**
+   * The task fails after this many invalid model outputs in a row (no valid action; each is fed back as an error).
+   * Wire name, kept so recorded histories replay (`cua run --max-invalid-outputs` sets it).
+   */
   maxInvalidReplies: z.number().int().min(1).max(100).default(3),
   timing: z
     .strictObject({
@@ -262,7 +266,7 @@ export interface TaskStatus {
   /** Why the task ended (null while it runs or waits). */
   endReason: EndReason | null;
   sessionGeneration: number;
-  /** Model replies in a row that were no valid action so far. */
+  /** Invalid model outputs in a row (no valid action) so far. Wire name, kept so other clients keep reading it. */
   invalidReplies: number;
   /** When the step's model call began (ISO time, its first try), while one is under way; absent otherwise. */
   modelCallSince?: string;
@@ -310,7 +314,7 @@ export interface StepSummary {
    * The next summary with the same step number is the decision that counts.
    */
   superseded?: boolean;
-  /** The reply was no valid action: the one-line error the model was given. */
+  /** The model's output was no valid action: the one-line error the model was given. */
   invalid?: string;
 }
 
@@ -351,7 +355,7 @@ export interface HandbackInput {
 export const CONTROL_REFUSED = 'ControlRefused';
 
 /**
- * The failure types of a refused reply (the reply update's validator): no question is pending, the reply answers
+ * The failure types of a refused reply (the reply update's validator): no question is pending, the reply is for
  * another question than the pending one (details: `{ pendingQuestionId }`), or its text is unusable.
  */
 export const REPLY_REFUSALS = {

@@ -1,6 +1,6 @@
 // Rule checks of a finished run: its answer (contains, regex, a number within a tolerance), the URL of its last page,
 // a JavaScript expression's value on that page (recorded by the run before its browser was released), and the site's
-// own state over HTTP. A run that did not finish (step budget, invalid replies, no reply) scores 0
+// own state over HTTP. A run that did not finish (step budget, invalid outputs, no reply) scores 0
 // without its rules being run: the agent failed, whatever the page shows.
 import { isDeepStrictEqual } from 'node:util';
 import type { FinalPageRecord } from '../agent/final-page';

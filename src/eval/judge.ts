@@ -2,8 +2,8 @@
 // rated for relevance (the best few kept), then a verdict with reasons; or the rubric variant (criteria scored 0–1 and
 // an overall score). A task's reference answer goes along as a hint (recorded as `reference_answer` in the metadata).
 // The model is reached through `ask` (the activity passes an OpenAI-compatible client), so this module is pure apart
-// from the screenshots it loads through the run. A reply that cannot be read is no verdict: the outcome carries a null
-// score and the error, never a pass.
+// from the screenshots it loads through the run. An output that cannot be read is no verdict: the outcome carries a
+// null score and the error, never a pass.
 import { decodeFirstObject } from '../model/lenient-json';
 import type { ChatMessage } from '../model/client';
 import { keyPointsMessages, relevanceMessages, rubricMessages, verdictMessages } from './judge-prompts';
@@ -60,12 +60,12 @@ export interface JudgeOutcome {
   metadata: Record<string, unknown>;
 }
 
-/** A judge reply that says nothing this module can read. */
-export class JudgeReplyError extends Error {
+/** A judge output that says nothing this module can read. */
+export class JudgeOutputError extends Error {
   constructor(
     readonly stage: JudgeStage,
     message: string,
-    readonly reply: string,
+    readonly output: string,
   ) {
     super(message);
     this.name = new.target.name;
@@ -74,39 +74,39 @@ export class JudgeReplyError extends Error {
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
-/** Stage 1's reply: the numbered (or bulleted) lines; none is an unreadable reply. */
-export function parseKeyPoints(reply: string): string[] {
-  const points = reply
+/** Stage 1's output: the numbered (or bulleted) lines; none is an unreadable output. */
+export function parseKeyPoints(output: string): string[] {
+  const points = output
     .split('\n')
     .map((l) => /^\s*(?:\d+\s*[.):]|[-*•])\s+(.+?)\s*$/.exec(l)?.[1]?.replace(/^\*\*|\*\*$/g, ''))
     .filter((p): p is string => !!p && p.length > 0);
-  if (points.length === 0) throw new JudgeReplyError('key_points', 'the key points reply has no list', reply);
+  if (points.length === 0) throw new JudgeOutputError('key_points', 'the key points output has no list', output);
   return points.slice(0, 20).map((p) => clip(p, 300));
 }
 
-/** Stage 2's reply: the last `Score: N` (1–5) and the text before it; null when there is no score. */
-export function parseRelevance(reply: string): { score: number | null; note: string } {
-  const matches = [...reply.matchAll(/\**\s*score\s*\**\s*[:：=]?\s*\**\s*([1-5])(?:\s*\/\s*5)?\b/gi)];
+/** Stage 2's output: the last `Score: N` (1–5) and the text before it; null when there is no score. */
+export function parseRelevance(output: string): { score: number | null; note: string } {
+  const matches = [...output.matchAll(/\**\s*score\s*\**\s*[:：=]?\s*\**\s*([1-5])(?:\s*\/\s*5)?\b/gi)];
   const last = matches.at(-1);
-  if (!last) return { score: null, note: clip(reply.trim(), 300) };
-  const note = reply
+  if (!last) return { score: null, note: clip(output.trim(), 300) };
+  const note = output
     .slice(0, last.index)
     .replace(/^\s*(reasoning|reason|description)\s*[:：]\s*/i, '')
     .trim();
   return { score: Number(last[1]), note: clip(note, 300) };
 }
 
-/** Stage 3's reply: the last `Verdict: success|failure` and the reasons before it; none is an unreadable reply. */
-export function parseVerdict(reply: string): { success: boolean; reasons: string } {
+/** Stage 3's output: the last `Verdict: success|failure` and the reasons before it; none is an unreadable output. */
+export function parseVerdict(output: string): { success: boolean; reasons: string } {
   const re = /\**\s*(?:verdict|status)\s*\**\s*[:：]\s*\**\s*["'`]?(success(?:ful)?|failure|failed|fail)\b/gi;
-  const last = [...reply.matchAll(re)].at(-1);
+  const last = [...output.matchAll(re)].at(-1);
   if (!last?.[1])
-    throw new JudgeReplyError('verdict', 'the verdict reply has no "Verdict: success|failure" line', reply);
-  const reasons = reply
+    throw new JudgeOutputError('verdict', 'the verdict output has no "Verdict: success|failure" line', output);
+  const reasons = output
     .slice(0, last.index)
     .replace(/^\s*\**\s*reasons?\s*\**\s*[:：]\s*/i, '')
     .trim();
-  return { success: /^success/i.test(last[1]), reasons: clip(reasons || reply.trim(), 2000) };
+  return { success: /^success/i.test(last[1]), reasons: clip(reasons || output.trim(), 2000) };
 }
 
 export interface RubricScores {
@@ -118,13 +118,13 @@ export interface RubricScores {
 const unit = (x: unknown): number | null =>
   typeof x === 'number' && Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : null;
 
-/** The rubric reply: one JSON object; `overall` absent is the mean of the criteria. Anything else is unreadable. */
-export function parseRubric(reply: string, criteria: readonly string[]): RubricScores {
+/** The rubric output: one JSON object; `overall` absent is the mean of the criteria. Anything else is unreadable. */
+export function parseRubric(output: string, criteria: readonly string[]): RubricScores {
   let value: unknown;
   try {
-    value = decodeFirstObject(reply).value;
+    value = decodeFirstObject(output).value;
   } catch (err) {
-    throw new JudgeReplyError('rubric', `the rubric reply is no JSON object (${(err as Error).message})`, reply);
+    throw new JudgeOutputError('rubric', `the rubric output is no JSON object (${(err as Error).message})`, output);
   }
   const obj = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
   const listed = Array.isArray(obj.criteria) ? (obj.criteria as unknown[]) : [];
@@ -139,7 +139,7 @@ export function parseRubric(reply: string, criteria: readonly string[]): RubricS
     ];
   });
   const overall = unit(obj.overall) ?? (scored.length ? scored.reduce((a, c) => a + c.score, 0) / scored.length : null);
-  if (overall === null) throw new JudgeReplyError('rubric', 'the rubric reply has no scores', reply);
+  if (overall === null) throw new JudgeOutputError('rubric', 'the rubric output has no scores', output);
   const reasoning = typeof obj.reasoning === 'string' ? obj.reasoning : '';
   return { criteria: scored, overall, reasoning: clip(reasoning, 2000) };
 }
@@ -182,7 +182,7 @@ async function pickScreenshots(
   return { rated, kept };
 }
 
-/** Judges one run; a reply it cannot read becomes an outcome with a null score and the error (model errors throw). */
+/** Judges one run; an output it cannot read becomes an outcome with a null score and the error (model errors throw). */
 export async function judgeRun(
   kind: Exclude<JudgeKind, 'none'>,
   run: JudgedRun,
@@ -191,7 +191,7 @@ export async function judgeRun(
 ): Promise<JudgeOutcome> {
   const base = { kind, verifier: JUDGE_VERIFIERS[kind], resultType: JUDGE_RESULT_TYPES[kind] } as const;
   const reference = run.reference?.trim() ? run.reference.trim() : null;
-  // Recorded first: a verdict (or an unreadable reply) given with a reference says so.
+  // Recorded first: a verdict (or an unreadable output) given with a reference says so.
   const metadata: Record<string, unknown> = reference ? { reference_answer: clip(reference, 1000) } : {};
   try {
     const given = kind === 'rubric' && opts.rubric?.length ? [...opts.rubric] : null;
@@ -221,8 +221,8 @@ export async function judgeRun(
     const reasoning = [r.reasoning, detail].filter(Boolean).join(' — ') || `overall ${r.overall}`;
     return { ...base, score: r.overall, reasoning: clip(reasoning, 3000), error: null, metadata };
   } catch (err) {
-    if (!(err instanceof JudgeReplyError)) throw err;
-    metadata.reply = clip(err.reply, 1000);
+    if (!(err instanceof JudgeOutputError)) throw err;
+    metadata.reply = clip(err.output, 1000); // `reply`: the eval record's field (a wire name)
     return {
       ...base,
       score: null,

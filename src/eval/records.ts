@@ -102,7 +102,7 @@ export function attemptKind(endReason: string): AttemptKind {
 /** The LLM judge's verdict on a trial's run (also in its run folder's verification.jsonl under `verifier`). */
 export interface JudgeRecord {
   verifier: string;
-  /** 1/0 (webjudge), 0–1 (rubric); null: no verdict (an unreadable reply, a refused request; see `error`). */
+  /** 1/0 (webjudge), 0–1 (rubric); null: no verdict (an unreadable output, a refused request; see `error`). */
   score: number | null;
   reasoning: string;
   error: string | null;

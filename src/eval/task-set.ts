@@ -79,7 +79,7 @@ export const LocalTaskSchema = z.strictObject({
   site: z.string().min(1).optional(),
   level: z.string().min(1).optional(),
   /**
-   * What a question to the user is answered with (a task that asks needs one to run unattended): this text, or with
+   * What a question to the user gets as its reply (a task that asks needs one to run unattended): this text, or with
    * `true` a standing approval to go on without making anything up.
    */
   auto_reply: z.union([z.string().min(1), z.literal(true)]).optional(),

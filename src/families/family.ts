@@ -1,5 +1,5 @@
 // A model family: everything that differs between the models the agent can drive (Fara-1.5, Fara-7B, a test's own):
-// the request it is sent, how its reply becomes one of our actions, its coordinate space and screenshot size, and
+// the request it is sent, how its output becomes one of our actions, its coordinate space and screenshot size, and
 // how a question it asks reaches the person. The decide activity calls these members and nothing family-specific;
 // a family is registered by name (registry.ts), and a task names its family in `TaskInput.profile`.
 import type { z } from 'zod';
@@ -8,7 +8,8 @@ import type { ScreenSize } from '../actions/tool-schema';
 import type { ChatMessage, CompleteOptions } from '../model/client';
 import type { HistoryEntry, ImageLoader } from '../model/context';
 import type { ModelOutputError } from '../model/errors';
-import type { ModelReply, ParsedOutput } from '../model/parse';
+import { outputAsText } from '../model/parse';
+import type { ModelOutput, ParsedOutput } from '../model/parse';
 import type { PromptActions } from '../model/prompt';
 
 /** The prompt settings of the task's model endpoint (the worker config's `models.<name>`). */
@@ -43,11 +44,11 @@ export interface FamilyRequest {
   allowed: readonly string[];
 }
 
-/** What reading a reply needs besides the reply. */
+/** What reading an output needs besides the output. */
 export interface ReadInput {
   screen: ScreenSize;
   allowed: readonly string[];
-  /** End the task with the raw reply instead of an invalid reply (Fara's terminate_on_parse_error). */
+  /** End the task with the raw output instead of an invalid output (Fara's terminate_on_parse_error). */
   terminateOnParseError: boolean;
 }
 
@@ -74,7 +75,7 @@ export class RequestRefusedError extends Error {
 export interface ModelFamily {
   /** The name tasks give in `TaskInput.profile` (`--profile`/`--family`, `models.<name>.profile`/`.family`). */
   readonly name: string;
-  /** Our actions its replies become (strict objects, discriminated on `action`); recorded actions are read with it. */
+  /** Our actions its outputs become (strict objects, discriminated on `action`); recorded actions are read with it. */
   readonly actionSchema: z.ZodType<AgentAction>;
   /** Every action name it may use. */
   readonly allowedActions: readonly string[];
@@ -86,11 +87,16 @@ export interface ModelFamily {
   displaySize(resized: ScreenSize): ScreenSize;
   /** The step's request: system prompt, tools, screenshots and history within the context budget. */
   request(input: RequestInput): Promise<FamilyRequest>;
-  /** The reply as one text, as recorded and sent back in later requests (e.g. native tool calls written out). */
-  replyText(reply: ModelReply): string;
-  /** Its reply read into one of our actions; a reply that is none throws a ModelOutputError. */
-  read(reply: ModelReply, input: ReadInput): ParsedOutput;
-  /** The one line the model reads next step after a reply that was no valid action. */
+  /**
+   * The output as one text, as recorded and sent back in later requests; absent: native tool calls written out as
+   * `<tool_call>` blocks after the text, as Fara writes them (outputTextOf).
+   */
+  outputText?(output: ModelOutput): string;
+  /** @deprecated the old name of `outputText`, still read when a family has no `outputText` */
+  replyText?(output: ModelOutput): string;
+  /** Its output read into one of our actions; an output that is none throws a ModelOutputError. */
+  read(output: ModelOutput, input: ReadInput): ParsedOutput;
+  /** The one line the model reads next step after an output that was no valid action. */
   feedback(error: ModelOutputError, screen: ScreenSize): string;
   /** What an action means for the loop: a question for the person (a confirmation it asks for), an end, or an act. */
   outcome(action: AgentAction): Outcome;
@@ -101,4 +107,11 @@ export interface ModelFamily {
   identityIssue(identity: string, custom: boolean): string | null;
   /** The actions a prompt file (`models.<name>.promptFile`) lets it use; throws PromptFileError or PromptActionsError. */
   promptFileActions(file: string): Promise<PromptActions>;
+}
+
+/** The family's output as one text: its `outputText`, the old `replyText` of a family written before, or Fara's. */
+export function outputTextOf(family: ModelFamily, output: ModelOutput): string {
+  if (family.outputText) return family.outputText(output);
+  if (family.replyText) return family.replyText(output);
+  return outputAsText(output);
 }

@@ -14,7 +14,7 @@ export interface ModelEndpoint {
   /** Sampling temperature; Fara is usually run at 0. */
   temperature?: number;
   maxTokens?: number;
-  /** The longest one call may take, from sending the request to the last byte of the answer (default 120 s). */
+  /** The longest one call may take, from sending the request to the last byte of the response (default 120 s). */
   timeoutSeconds?: number;
   /** US dollars per million tokens (config models.<name>.price): each call's cost is recorded with its usage. */
   price?: ModelPrice;
@@ -29,7 +29,7 @@ export interface ModelPrice {
 
 /**
  * A call's tokens as the endpoint reported them, or `estimated` (the endpoint sent no usage: counted from the prompt
- * and the reply, src/model/context.ts estimateTokens), and what they cost when the endpoint has a price.
+ * and the output, src/model/context.ts estimateTokens), and what they cost when the endpoint has a price.
  */
 export type CallUsage = {
   prompt_tokens: number;
@@ -223,7 +223,7 @@ type ReportedUsage = OpenAI.CompletionUsage & {
 
 /**
  * The call's usage as the endpoint reported it; when it reported none (some servers do not), estimated from the
- * prompt and the reply and marked so: a missing usage is no free call.
+ * prompt and the output and marked so: a missing usage is no free call.
  */
 function usageOf(
   reported: ReportedUsage | undefined,
@@ -240,10 +240,10 @@ function usageOf(
       ...(typeof cached === 'number' && cached > 0 ? { cached_tokens: cached } : {}),
     };
   }
-  const reply = text + toolCalls.map((c) => `${c.name}${c.arguments}`).join('');
+  const output = text + toolCalls.map((c) => `${c.name}${c.arguments}`).join('');
   return {
     prompt_tokens: estimateTokens(messages as unknown as TokenCountable[]),
-    completion_tokens: estimateTextTokens(reply),
+    completion_tokens: estimateTextTokens(output),
     reasoning_tokens: 0,
     estimated: true,
   };

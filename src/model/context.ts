@@ -20,7 +20,7 @@ export type ImageLoader = (ref: ImageRef) => Promise<string>;
 /**
  * One entry of the history, oldest first.
  * - task: the original instruction, with the first screenshot if there was one. Never dropped.
- * - user_reply: a user's answer to ask_user_question, in their own words. Never dropped. It is folded
+ * - user_reply: a user's reply to ask_user_question, in their own words. Never dropped. It is folded
  *   into the next observation (the step the reply resumed), whose text then shows the reply instead of
  *   the nudge; with no observation after it, it is sent as a text message of its own.
  * - observation: one step's input: the screenshot the model saw, the page URL, and the text

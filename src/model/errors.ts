@@ -1,13 +1,13 @@
-// Typed errors for the model side: why a model reply could not be turned into an action, and why a prompt could
+// Typed errors for the model side: why a model output could not be turned into an action, and why a prompt could
 // not be built. Each class's `name` equals its class name, so Temporal can match it in nonRetryableErrorTypes.
 
 interface ErrorOptions {
   cause?: unknown;
 }
 
-/** Base class of every failure to read an action out of a model reply. */
+/** Base class of every failure to read an action out of a model output. */
 export class ModelOutputError extends Error {
-  /** The reply's thoughts, when the parser got as far as finding them. */
+  /** The output's thoughts, when the parser got as far as finding them. */
   thoughts?: string;
   /** The arguments as the model wrote them (before any coercion), when a tool call could be decoded. */
   written?: Record<string, unknown>;
@@ -18,27 +18,27 @@ export class ModelOutputError extends Error {
   }
 }
 
-/** The reply was empty or whitespace only. */
+/** The output was empty or whitespace only. */
 export class EmptyOutputError extends ModelOutputError {
   constructor() {
-    super('The model returned an empty reply');
+    super('The model returned an empty output');
   }
 }
 
-/** The reply is longer than any action needs (a runaway or hostile endpoint); it is not read. */
-export class ReplyTooLongError extends ModelOutputError {
+/** The output is longer than any action needs (a runaway or hostile endpoint); it is not read. */
+export class OutputTooLongError extends ModelOutputError {
   constructor(
     readonly length: number,
     readonly limit: number,
   ) {
-    super(`The model reply is ${length} characters long; at most ${limit} are read`);
+    super(`The model output is ${length} characters long; at most ${limit} are read`);
   }
 }
 
-/** The reply has no `<tool_call>` tag (and no bare tool-call object either). */
+/** The output has no `<tool_call>` tag (and no bare tool-call object either). */
 export class MissingToolCallError extends ModelOutputError {
   constructor() {
-    super('The model reply has no <tool_call> block');
+    super('The model output has no <tool_call> block');
   }
 }
 

@@ -1,4 +1,4 @@
-// What the model is told when its reply could not be carried out (seed 004's rule: an error is an observation the
+// What the model is told when its output could not be carried out (seed 004's rule: an error is an observation the
 // model can correct). One line that names the problem and what would have been accepted: the allowed actions, or
 // the arguments of the action it meant. Recorded as the step's tool_output error and fed into the next step's chat.
 import { actionOption } from '../actions/fara';
@@ -10,13 +10,13 @@ import {
   EmptyOutputError,
   InvalidActionArgumentsError,
   MissingToolCallError,
-  ReplyTooLongError,
+  OutputTooLongError,
   ToolCallJsonError,
   UnknownActionError,
 } from './errors';
 
 const FORMAT_HINT =
-  'End your reply with one <tool_call>{"name": "computer_use", "arguments": {"action": …}}</tool_call>.';
+  'End your output with one <tool_call>{"name": "computer_use", "arguments": {"action": …}}</tool_call>.';
 
 function clip(text: string, max = 160): string {
   const one = text.replace(/\s+/g, ' ').trim();
@@ -38,14 +38,14 @@ export function argumentList(family: FaraSpace, option: ActionObjectSchema): str
   return parts.length > 0 ? parts.join(', ') : 'no arguments';
 }
 
-/** The one-line text the model reads after a reply that was no valid action. */
-export function invalidReplyFeedback(error: ModelOutputError, family: FaraSpace, screen?: ScreenSize): string {
+/** The one-line text the model reads after an output that was no valid action. */
+export function invalidOutputFeedback(error: ModelOutputError, family: FaraSpace, screen?: ScreenSize): string {
   const noAction = 'No action was taken.';
-  if (error instanceof EmptyOutputError) return `Your reply was empty. ${noAction} ${FORMAT_HINT}`;
-  if (error instanceof ReplyTooLongError) {
-    return `Your reply was ${error.length} characters long, more than the ${error.limit} read. ${noAction} Think briefly, then ${FORMAT_HINT.charAt(0).toLowerCase()}${FORMAT_HINT.slice(1)}`;
+  if (error instanceof EmptyOutputError) return `Your output was empty. ${noAction} ${FORMAT_HINT}`;
+  if (error instanceof OutputTooLongError) {
+    return `Your output was ${error.length} characters long, more than the ${error.limit} read. ${noAction} Think briefly, then ${FORMAT_HINT.charAt(0).toLowerCase()}${FORMAT_HINT.slice(1)}`;
   }
-  if (error instanceof MissingToolCallError) return `Your reply had no tool call. ${noAction} ${FORMAT_HINT}`;
+  if (error instanceof MissingToolCallError) return `Your output had no tool call. ${noAction} ${FORMAT_HINT}`;
   if (error instanceof UnknownActionError) {
     return `"${clip(error.action, 40)}" is not an available action. ${noAction} Use one of: ${error.allowedActions.join(', ')}.`;
   }
@@ -62,5 +62,5 @@ export function invalidReplyFeedback(error: ModelOutputError, family: FaraSpace,
   if (error instanceof ToolCallJsonError) {
     return `Your tool call could not be read (${clip(error.message.replace(/^The tool call could not be read: /, ''), 120)}). ${noAction} ${FORMAT_HINT}`;
   }
-  return `Your reply could not be read (${clip(error.message, 120)}). ${noAction} ${FORMAT_HINT}`;
+  return `Your output could not be read (${clip(error.message, 120)}). ${noAction} ${FORMAT_HINT}`;
 }

@@ -1,7 +1,7 @@
 // Reading the JSON object of a tool call the way a real model writes it: strict JSON first, then a relaxed reading
 // that accepts what Python's ast.literal_eval would (single quotes, True/False/None, tuples) plus the usual slips of
 // language models (trailing commas, // # and /* */ comments, unquoted keys), and finally an object cut short at the
-// end of the reply, closed for it. Pure string work; no knowledge of actions.
+// end of the output, closed for it. Pure string work; no knowledge of actions.
 
 /** How an object was read: `json` as written, `relaxed` after rewriting, `closed` after closing it at the end. */
 export type JsonReading = 'json' | 'relaxed' | 'closed';
@@ -52,7 +52,7 @@ export function firstObject(text: string): string | undefined {
 }
 
 /**
- * An object that was opened but never closed (a reply cut off, or a model that forgot the last braces), closed by
+ * An object that was opened but never closed (an output cut off, or a model that forgot the last braces), closed by
  * appending the missing closers; undefined when the text has no `{`, is balanced, or ends inside a string.
  */
 export function closeOpenObject(text: string): string | undefined {

@@ -1,4 +1,4 @@
-// Turns a model reply into a validated action of the family, reading it as leniently as its meaning allows.
+// Turns a model output into a validated action of the family, reading it as leniently as its meaning allows.
 // Where the action is found: a `<tool_call>` block in the text (closing tag optional, code fences, text around it,
 // only the first of several calls), a native OpenAI `tool_calls` entry (vLLM with a tool parser, hosted APIs), or a
 // bare tool-call object in the text with no tags. How its body is read: JSON, then a relaxed Python-literal / JS
@@ -16,7 +16,7 @@ import {
   InvalidActionArgumentsError,
   MissingToolCallError,
   ModelOutputError,
-  ReplyTooLongError,
+  OutputTooLongError,
   ToolCallJsonError,
   UnknownActionError,
 } from './errors';
@@ -32,13 +32,13 @@ export interface NativeToolCall {
   arguments: string;
 }
 
-/** A model reply: its text, and the native tool calls when the endpoint returned any. */
-export interface ModelReply {
+/** A model output: its text, and the native tool calls when the endpoint returned any. */
+export interface ModelOutput {
   text: string;
   toolCalls?: readonly NativeToolCall[];
 }
 
-/** How a reply was read, beyond the canonical form; kept in the action event's metadata. */
+/** How an output was read, beyond the canonical form; kept in the action event's metadata. */
 export interface ReadNotes {
   /** Where the action came from. */
   source: 'tool_call_tag' | 'native_tool_call' | 'bare_json';
@@ -50,26 +50,26 @@ export interface ReadNotes {
   ignoredArguments: string[];
   /** Rewrites done to accept the arguments (`pixels: "-1445" → -1445`). */
   coerced: string[];
-  /** Further tool calls in the same reply, not carried out. */
+  /** Further tool calls in the same output, not carried out. */
   extraToolCalls: number;
 }
 
 export interface ParsedOutput {
-  /** The reply's text before the tool call, trimmed (also stored in `action.thoughts`). */
+  /** The output's text before the tool call, trimmed (also stored in `action.thoughts`). */
   thoughts: string;
   action: AgentAction;
   /** The tool call as the model wrote it, trimmed ('' when none was found). */
   toolCallText: string;
-  /** Set when the reply was accepted only through a fallback. */
+  /** Set when the output was accepted only through a fallback. */
   recoveredBy?: 'python-literal' | 'closed-json' | 'terminate-on-parse-error';
   /** With `terminate-on-parse-error`: the error that was turned into a terminate. */
   parseError?: { name: string; message: string };
-  /** How the reply was read (absent for a terminate-on-parse-error). */
+  /** How the output was read (absent for a terminate-on-parse-error). */
   notes?: ReadNotes;
 }
 
 export interface ParseOptions {
-  /** Instead of throwing, end the task with a terminate carrying the raw reply (Fara's terminate_on_parse_error). */
+  /** Instead of throwing, end the task with a terminate carrying the raw output (Fara's terminate_on_parse_error). */
   terminateOnParseError?: boolean;
   /** The resized screenshot size: coordinates outside the model's space for it are refused. */
   screen?: ScreenSize;
@@ -80,8 +80,8 @@ export interface ParseOptions {
   allowedActions?: readonly string[];
 }
 
-/** Longer replies are not read: no action needs more, and every later prompt would carry the reply again. */
-export const MAX_REPLY_CHARS = 65_536;
+/** Longer outputs are not read: no action needs more, and every later prompt would carry the output again. */
+export const MAX_OUTPUT_CHARS = 65_536;
 
 const OPEN_TAG = /<tool_call\s*>/i;
 const OPEN_TAGS = /<tool_call\s*>/gi;
@@ -112,18 +112,18 @@ const THINK_END = /<\/think\s*>/gi;
 
 /**
  * Where to look for the call: after a reasoning model's `</think>` when there is a call there (a call drafted
- * inside the reasoning is not the answer), else the whole reply.
+ * inside the reasoning is not the output's call), else the whole output.
  */
-function answerStart(text: string): number {
+function callSearchStart(text: string): number {
   let end = -1;
   for (const m of text.matchAll(THINK_END)) end = m.index + m[0].length;
   return end >= 0 && (OPEN_TAG.test(text.slice(end)) || BARE_CALL.test(text.slice(end))) ? end : 0;
 }
 
 function locateInText(text: string): Located {
-  const from = answerStart(text);
-  const answer = text.slice(from);
-  const open = OPEN_TAG.exec(answer);
+  const from = callSearchStart(text);
+  const searched = text.slice(from);
+  const open = OPEN_TAG.exec(searched);
   if (open) {
     const at = from + open.index;
     const after = text.slice(at + open[0].length);
@@ -133,10 +133,10 @@ function locateInText(text: string): Located {
       thoughts: text.slice(0, at).trim(),
       body: stripCodeFence((close ? after.slice(0, close.index) : after).trim()),
       search: after,
-      extraToolCalls: (answer.match(OPEN_TAGS)?.length ?? 1) - 1,
+      extraToolCalls: (searched.match(OPEN_TAGS)?.length ?? 1) - 1,
     };
   }
-  const bare = BARE_CALL.exec(answer);
+  const bare = BARE_CALL.exec(searched);
   if (!bare) throw new MissingToolCallError();
   const at = from + bare.index;
   const rest = text.slice(at + (bare[1]?.length ?? 0));
@@ -299,11 +299,11 @@ function readCall(family: FaraSpace, located: Located, opts: ParseOptions, decod
   }
 }
 
-function parseNative(reply: ModelReply, family: FaraSpace, opts: ParseOptions): ParsedOutput {
-  const [first, ...rest] = reply.toolCalls ?? [];
+function parseNative(output: ModelOutput, family: FaraSpace, opts: ParseOptions): ParsedOutput {
+  const [first, ...rest] = output.toolCalls ?? [];
   if (!first) throw new MissingToolCallError();
-  const before = OPEN_TAG.exec(reply.text);
-  const thoughts = (before ? reply.text.slice(0, before.index) : reply.text).trim();
+  const before = OPEN_TAG.exec(output.text);
+  const thoughts = (before ? output.text.slice(0, before.index) : output.text).trim();
   const body = `{"name": ${JSON.stringify(first.name)}, "arguments": ${first.arguments || '{}'}}`;
   const located: Located = { source: 'native_tool_call', thoughts, body, search: body, extraToolCalls: rest.length };
   let args: unknown;
@@ -321,24 +321,24 @@ function parseNative(reply: ModelReply, family: FaraSpace, opts: ParseOptions): 
   return readCall(family, located, opts, { name: first.name, arguments: args });
 }
 
-function parseStrict(reply: ModelReply, family: FaraSpace, opts: ParseOptions): ParsedOutput {
+function parseStrict(output: ModelOutput, family: FaraSpace, opts: ParseOptions): ParsedOutput {
   const length =
-    reply.text.length + (reply.toolCalls ?? []).reduce((n, c) => n + c.name.length + c.arguments.length, 0);
-  if (length > MAX_REPLY_CHARS) throw new ReplyTooLongError(length, MAX_REPLY_CHARS);
-  if (reply.toolCalls && reply.toolCalls.length > 0) return parseNative(reply, family, opts);
-  if (reply.text.trim() === '') throw new EmptyOutputError();
+    output.text.length + (output.toolCalls ?? []).reduce((n, c) => n + c.name.length + c.arguments.length, 0);
+  if (length > MAX_OUTPUT_CHARS) throw new OutputTooLongError(length, MAX_OUTPUT_CHARS);
+  if (output.toolCalls && output.toolCalls.length > 0) return parseNative(output, family, opts);
+  if (output.text.trim() === '') throw new EmptyOutputError();
   let located: Located;
   try {
-    located = locateInText(reply.text);
+    located = locateInText(output.text);
   } catch (err) {
-    if (err instanceof ModelOutputError) err.thoughts ??= reply.text.trim();
+    if (err instanceof ModelOutputError) err.thoughts ??= output.text.trim();
     throw err;
   }
   return readCall(family, located, opts);
 }
 
 /**
- * The terminate a failed reply turns into, by the family's terminate: one with an answer (Fara-1.5) answers with the
+ * The terminate a failed output turns into, by the family's terminate: one with an answer (Fara-1.5) answers with the
  * raw text, one with a status only (Fara-7B) reports failure.
  */
 function terminateWithRawText(family: FaraSpace, raw: string): AgentAction {
@@ -356,26 +356,30 @@ function rawToolCallText(text: string): string {
   }
 }
 
-/** The reply's text with its native tool calls written out as `<tool_call>` blocks, as a Fara model writes them. */
-export function replyAsText(reply: ModelReply): string {
-  if (!reply.toolCalls?.length) return reply.text;
-  const blocks = reply.toolCalls.map(
+/** The output's text with its native tool calls written out as `<tool_call>` blocks, as a Fara model writes them. */
+export function outputAsText(output: ModelOutput): string {
+  if (!output.toolCalls?.length) return output.text;
+  const blocks = output.toolCalls.map(
     (c) => `<tool_call>\n{"name": ${JSON.stringify(c.name)}, "arguments": ${c.arguments.trim() || '{}'}}\n</tool_call>`,
   );
-  return [reply.text.trim(), ...blocks].filter((s) => s !== '').join('\n');
+  return [output.text.trim(), ...blocks].filter((s) => s !== '').join('\n');
 }
 
 /**
- * Parses a model reply (its text, or text plus native tool calls) into thoughts and one validated action of
+ * Parses a model output (its text, or text plus native tool calls) into thoughts and one validated action of
  * `family`. Throws a ModelOutputError subclass unless `terminateOnParseError` is set.
  */
-export function parseModelOutput(reply: string | ModelReply, family: FaraSpace, opts: ParseOptions = {}): ParsedOutput {
-  const r: ModelReply = typeof reply === 'string' ? { text: reply } : reply;
+export function parseModelOutput(
+  output: string | ModelOutput,
+  family: FaraSpace,
+  opts: ParseOptions = {},
+): ParsedOutput {
+  const r: ModelOutput = typeof output === 'string' ? { text: output } : output;
   try {
     return parseStrict(r, family, opts);
   } catch (error) {
     if (!opts.terminateOnParseError || !(error instanceof ModelOutputError)) throw error;
-    const raw = replyAsText(r).trim();
+    const raw = outputAsText(r).trim();
     return {
       thoughts: raw,
       action: terminateWithRawText(family, raw),

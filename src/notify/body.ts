@@ -13,7 +13,7 @@ export interface WebhookBody {
   task_id: string;
   status: RunStatus;
   step: number;
-  /** The pending question (event waiting), its id, and the command that answers it. */
+  /** The pending question (event waiting), its id, and the command that replies to it. */
   question?: string;
   question_id?: string;
   reply_command?: string;
@@ -25,7 +25,7 @@ export interface WebhookBody {
   instruction: string;
 }
 
-/** The command that answers the question, to paste into a shell (run ids are shell-safe: letters, digits, . _ -). */
+/** The command that replies to the question, to paste into a shell (run ids are shell-safe: letters, digits, . _ -). */
 export function replyCommand(taskId: string, questionId: string): string {
   return `npx cua reply ${taskId} "<your reply>" --question ${questionId}`;
 }

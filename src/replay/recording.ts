@@ -1,7 +1,7 @@
 // What a replay runs again (`cua replay`, issue 28): a recorded run's steps in order, each with the action its model
 // decided (the last generation's, when a lost worker made it decide again), the pre screenshot and URL it was decided
 // on, the element the act recorded it hitting (metadata.element of its tool output) and, for a question, the reply
-// it got. Steps whose reply was no valid action, and the runtime's own questions, are not the model's decisions:
+// it got. Steps whose output was no valid action, and the runtime's own questions, are not the model's decisions:
 // left out, so the replay's step k runs the recording's k-th decision. Pure: the events come in.
 import { parseEventId } from '../trajectory/ids';
 import type { Event } from '../trajectory/schema';

@@ -38,9 +38,9 @@ export const DesktopSchema = z
     /** The host uid/gid a root worker runs each sandbox as (never 0); absent: DEFAULT_SANDBOX_HOST_UID (61000). */
     sandboxUid: z.number().int().min(1).max(4294967294).optional(),
     /**
-     * A reply that calls no tool ends the task with its text as the answer (true, default: with native function
-     * calling, plain text is the model's last word). false: it is an invalid reply the model is told about. An
-     * empty reply, or one that looks like a call that could not be read, is an invalid reply either way.
+     * An output that calls no tool ends the task with its text as the answer (true, default: with native function
+     * calling, plain text is the model's last word). false: it is an invalid output the model is told about. An
+     * empty output, or one that looks like a call that could not be read, is an invalid output either way.
      */
     endOnNoCall: z.boolean().default(true),
     /** The endpoint (a name in `models`) that describes the screen; absent: the task's endpoint. */

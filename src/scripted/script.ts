@@ -11,7 +11,7 @@ export const FaultSchema = z.union([
 ]);
 
 /**
- * The `usage` a reply reports: `false` sends none (as some servers do: the agent then estimates it), an object sends
+ * The `usage` an output reports: `false` sends none (as some servers do: the agent then estimates it), an object sends
  * those counts; absent, counts estimated from the request (a quarter of its text's characters, 258 per image).
  */
 export const UsageSchema = z.union([
@@ -33,16 +33,16 @@ const common = {
   page_answer: z.string().optional(),
   /** Desktop agent: the vision model's description of the screen for this step (`x-cua-call: describe`). */
   describe: z.string().optional(),
-  /** Desktop agent: replies to the grounding calls made while this step's tools run, in order; the last repeats. */
+  /** Desktop agent: outputs for the grounding calls made while this step's tools run, in order; the last repeats. */
   ground: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
 };
 
 /**
- * An entry that plays the LLM judge of an evaluation (src/eval/judge.ts): its reply to each kind of judge call
+ * An entry that plays the LLM judge of an evaluation (src/eval/judge.ts): its output for each kind of judge call
  * (`x-cua-call: key_points | relevance | verdict | rubric`). `relevance` is a list answered by the screenshot's
- * position (`x-cua-item`), the last one repeating. A kind without a reply gets a text no judge can read.
+ * position (`x-cua-item`), the last one repeating. A kind without an output gets a text no judge can read.
  */
-export const JudgeRepliesSchema = z.strictObject({
+export const JudgeOutputsSchema = z.strictObject({
   key_points: z.string().optional(),
   relevance: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
   verdict: z.string().optional(),
@@ -56,7 +56,7 @@ export const ScriptEntrySchema = z.union([
     ...common,
   }),
   z.strictObject({ raw: z.string(), ...common }),
-  /** A native OpenAI `tool_calls` reply (as vLLM sends with a tool parser on): `content` is the thoughts. */
+  /** A native OpenAI `tool_calls` output (as vLLM sends with a tool parser on): `content` is the thoughts. */
   z.strictObject({
     content: z.string().default(''),
     tool_calls: z
@@ -69,7 +69,7 @@ export const ScriptEntrySchema = z.union([
       .min(1),
     ...common,
   }),
-  z.strictObject({ judge: JudgeRepliesSchema, ...common }),
+  z.strictObject({ judge: JudgeOutputsSchema, ...common }),
 ]);
 export type ScriptEntry = z.infer<typeof ScriptEntrySchema>;
 

@@ -28,11 +28,11 @@ type JudgeCallKind = (typeof JUDGE_CALL_KINDS)[number];
 /** Header of a judge's relevance call: the 0-based position of the screenshot among those rated. */
 export const JUDGE_ITEM_HEADER = 'x-cua-item';
 
-/** The describe reply of an entry without `describe`. */
-export const DEFAULT_DESCRIBE_REPLY =
+/** The describe output of an entry without `describe`. */
+export const DEFAULT_DESCRIBE_OUTPUT =
   'This description comes from a scripted test model; it has not looked at the screen.';
-/** The ground reply of an entry without `ground` (no point in it, so the click fails with an observation). */
-export const NO_GROUND_REPLY = 'This scripted test model has no grounding reply for this step.';
+/** The ground output of an entry without `ground` (no point in it, so the click fails with an observation). */
+export const NO_GROUND_OUTPUT = 'This scripted test model has no grounding output for this step.';
 
 export interface RecordedRequest {
   script: string;
@@ -91,7 +91,7 @@ interface ToolCallOut {
   arguments: string;
 }
 
-/** The reply's `usage` (script.ts UsageSchema): none, the entry's counts, or counts estimated from the request. */
+/** The output's `usage` (script.ts UsageSchema): none, the entry's counts, or counts estimated from the request. */
 function usageOf(c: Pick<ScriptedCall, 'messages'>, usage: ScriptUsage | undefined, content: string) {
   if (usage === false) return {};
   if (usage) {
@@ -180,22 +180,22 @@ function entryHeader(header: string | string[] | undefined): number | undefined 
   return /^\d+$/.test(value) ? Number(value) : NaN;
 }
 
-/** The entry's reply to its `count`-th grounding call (0-based): in order, the last one repeating. */
-function groundReply(entry: ScriptEntry, count: number): string {
-  const replies = entry.ground === undefined ? [] : typeof entry.ground === 'string' ? [entry.ground] : entry.ground;
-  return replies[Math.min(count, replies.length - 1)] ?? NO_GROUND_REPLY;
+/** The entry's output for its `count`-th grounding call (0-based): in order, the last one repeating. */
+function groundOutput(entry: ScriptEntry, count: number): string {
+  const outputs = entry.ground === undefined ? [] : typeof entry.ground === 'string' ? [entry.ground] : entry.ground;
+  return outputs[Math.min(count, outputs.length - 1)] ?? NO_GROUND_OUTPUT;
 }
 
 const isJudgeCall = (call: ScriptedCallKind | undefined): call is JudgeCallKind =>
   (JUDGE_CALL_KINDS as readonly string[]).includes(call ?? '');
 
-/** A judge entry's reply to one judge call (relevance by the screenshot's position, the last one repeating). */
-function judgeReply(entry: ScriptEntry, call: JudgeCallKind, item: number): string {
-  const replies = 'judge' in entry ? entry.judge : {};
-  const reply = replies[call];
-  if (reply === undefined) return `This scripted test model has no ${call} reply in this entry.`;
-  if (typeof reply === 'string') return reply;
-  return reply[Math.min(item, reply.length - 1)] ?? '';
+/** A judge entry's output for one judge call (relevance by the screenshot's position, the last one repeating). */
+function judgeOutput(entry: ScriptEntry, call: JudgeCallKind, item: number): string {
+  const outputs = 'judge' in entry ? entry.judge : {};
+  const output = outputs[call];
+  if (output === undefined) return `This scripted test model has no ${call} output in this entry.`;
+  if (typeof output === 'string') return output;
+  return output[Math.min(item, output.length - 1)] ?? '';
 }
 
 /** Replaces `{{reply}}` in every string of a scripted action (before it is rendered, so JSON escaping holds). */
@@ -296,11 +296,11 @@ function answerFromEntry(
   const send = (content: string, toolCalls?: ToolCallOut[]) =>
     sendJson(res, 200, completion(script, content, toolCalls, usageOf(c, entry.usage, content)));
   if (c.subcall) return send(entry.page_answer ?? 'The page does not say.');
-  if (call === 'describe') return send(entry.describe ?? DEFAULT_DESCRIBE_REPLY);
-  if (call === 'ground') return send(groundReply(entry, count));
+  if (call === 'describe') return send(entry.describe ?? DEFAULT_DESCRIBE_OUTPUT);
+  if (call === 'ground') return send(groundOutput(entry, count));
   if (isJudgeCall(call)) {
     const item = Number(req.headers[JUDGE_ITEM_HEADER] ?? 0);
-    return send(judgeReply(entry, call, Number.isInteger(item) ? item : 0));
+    return send(judgeOutput(entry, call, Number.isInteger(item) ? item : 0));
   }
   const reply = latestReply(messages) ?? (call ? latestMemoryReply(messages) : undefined);
   return send(entryText(entry, reply), entryToolCalls(entry, reply));

@@ -37,7 +37,7 @@ export interface ModelCallRequest {
   maxTokens?: number;
 }
 
-/** What it says about the answer (gen_ai.response.*, gen_ai.usage.*). */
+/** What it says about the response (gen_ai.response.*, gen_ai.usage.*). */
 export interface ModelCallResponse {
   responseModel?: string | undefined;
   responseId?: string | undefined;

@@ -94,7 +94,7 @@ export const LlmUsageSchema = z.looseObject({
 });
 
 export const LlmMessageSchema = z.looseObject({
-  /** The model's reply, word for word (training data needs the exact text). */
+  /** The model's output, word for word (training data needs the exact text). */
   raw_response: text,
   reasoning: text,
   finish_reason: text,
@@ -122,7 +122,7 @@ export type ActionContent = z.infer<typeof ActionContentSchema>;
 
 /**
  * A model call made inside a tool (read_page_answer_question's question about the page), one entry of an action's
- * `tool_sub_calls`: which model, how big the prompt was, what it replied (or the error), how long it took. `messages`
+ * `tool_sub_calls`: which model, how big the prompt was, what it returned (or the error), how long it took. `messages`
  * is the call in the shape of `llm_conversation` (usage included). Read leniently: any field may be missing.
  */
 export const ToolSubCallSchema = z.looseObject({
@@ -133,6 +133,7 @@ export const ToolSubCallSchema = z.looseObject({
   /** Characters of the page's text before it was cut for the prompt. */
   page_chars: z.number().nonnegative().optional().catch(undefined),
   duration_ms: z.number().nonnegative().catch(0).default(0),
+  /** The model's output (a run-folder field: `reply` is a wire name, kept so recorded runs read the same). */
   reply: text,
   /** '' when the call answered. */
   error: text,

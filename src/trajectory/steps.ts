@@ -102,7 +102,7 @@ export interface StepSummary {
    * the worker was lost mid-step, this decision's effect is unknown, and the step was re-decided.
    */
   superseded: boolean;
-  /** The error when the model's reply could not be turned into an action (`metadata.invalid_reply`), else null. */
+  /** The error when the model's output could not be turned into an action (`metadata.invalid_reply`), else null. */
   invalid: string | null;
   action_name: string;
   /** The action's arguments as recorded, without `thoughts` (the seed's step summary carries them too). */
@@ -126,7 +126,7 @@ export interface StepSummary {
 const ActionMarksSchema = z.looseObject({
   /** Id of the earlier action this one re-decides. */
   supersedes: z.string().nullish().catch(null),
-  /** Set when the model's reply could not be turned into an action. */
+  /** Set when the model's output could not be turned into an action. */
   invalid_reply: z
     .looseObject({ error: z.string().catch(''), error_type: z.string().catch('') })
     .nullish()
@@ -166,11 +166,11 @@ export function replayMarkOf(action: Action): ReplayMark | null {
   return how === 'replayed' ? { how } : { how: 'decided' };
 }
 
-/** The error text of an invalid reply, or null for an ordinary action. */
-function invalidReplyOf(action: Action): string | null {
-  const reply = marksOf(action).invalid_reply;
-  if (!reply) return null;
-  return reply.error || reply.error_type || 'invalid reply';
+/** The error text of an invalid output, or null for an ordinary action. */
+function invalidOutputOf(action: Action): string | null {
+  const invalid = marksOf(action).invalid_reply;
+  if (!invalid) return null;
+  return invalid.error || invalid.error_type || 'invalid output';
 }
 
 /** Step number and generation from one of our action ids, undefined for a foreign one. */
@@ -244,7 +244,7 @@ function summarise(steps: readonly Step[], index: number, action: Action, number
   return {
     ...numbered,
     ...(replayed ? { replay: replayed } : {}),
-    invalid: invalidReplyOf(action),
+    invalid: invalidOutputOf(action),
     action_name: action.action_name,
     arguments: args,
     description: action.action_nl_description,

@@ -2,7 +2,7 @@
 //
 // Steps are numbered as `stepSummaries` numbers them. A decision superseded after a lost worker (its effect unknown,
 // the step re-decided in a new session) is not a step of its own: it rides on the step that re-decided it. An invalid
-// reply (no action could be made of it) is a step, with its error and no marker. A replay run (task.json
+// output (no action could be made of it) is a step, with its error and no marker. A replay run (task.json
 // `metadata.replay_of`) says of each step whether it was replayed, healed or decided by the model.
 //
 // A desktop run (environment `desktop`) has several tool calls per step: they are shown as one step, each call with its
@@ -82,7 +82,7 @@ export interface DecisionContext {
   replay: boolean;
 }
 
-/** The marker and pixel point of an action; none for an invalid reply (nothing was done) or a degenerate point. */
+/** The marker and pixel point of an action; none for an invalid output (nothing was done) or a degenerate point. */
 function placement(
   action: Action,
   geo: Geometry,
@@ -107,7 +107,7 @@ const argList = (args: Record<string, unknown>) =>
     .filter(([name]) => name !== 'thoughts' && name !== 'action')
     .map(([name, value]) => ({ name, value: displayValue(value) }));
 
-/** A desktop tool call; an invalid reply acted nowhere. */
+/** A desktop tool call; an invalid output acted nowhere. */
 function callView(
   action: Action,
   step: Step,
@@ -166,7 +166,7 @@ function decisionView(
     const call = callView(action, step, invalid, summary, ctx.screen, image ?? ctx.screen);
     return {
       ...common,
-      summary: invalid ? `${action.action_name} (invalid reply)` : call.summary,
+      summary: invalid ? `${action.action_name} (invalid output)` : call.summary,
       marker: null,
       pixelPoint: null,
       calls: [call],
@@ -177,7 +177,7 @@ function decisionView(
   const geo: Geometry = { space: ctx.space, viewport: ctx.viewport, image: image ?? ctx.viewport };
   return {
     ...common,
-    summary: invalid ? `${action.action_name} (invalid reply)` : summaryOf(action, ctx.profile),
+    summary: invalid ? `${action.action_name} (invalid output)` : summaryOf(action, ctx.profile),
     ...placement(action, geo, pointer, invalid),
     calls: [],
     windows: '',
@@ -238,7 +238,7 @@ function joined(first: ViewDecision, next: ViewDecision): ViewDecision {
   return {
     ...first,
     invalid,
-    summary: invalid === null ? tools : `${tools} (invalid reply)`,
+    summary: invalid === null ? tools : `${tools} (invalid output)`,
     thoughts: [first.thoughts, next.thoughts].filter((t) => t !== '').join('\n'),
     userMessages: [...first.userMessages, ...next.userMessages],
     calls,

@@ -48,8 +48,8 @@ p.replay-of{margin:0 0 8px;font-weight:600;color:#075985}
 .superseded .note{margin:0 0 6px;font-weight:600;color:#92400e}
 .superseded .body{grid-template-columns:minmax(0,2fr) minmax(240px,3fr)}
 @media (max-width:1100px){.superseded .body{grid-template-columns:minmax(0,1fr)}}
-.invalid-reply h3{color:#991b1b}
-.invalid-reply pre.error{background:#fef2f2;border-color:#fca5a5;color:#991b1b;font-size:14px;font-weight:600}
+.invalid-output h3{color:#991b1b}
+.invalid-output pre.error{background:#fef2f2;border-color:#fca5a5;color:#991b1b;font-size:14px;font-weight:600}
 nav.steps a .r{color:#fbbf24}
 p.url{margin:0 0 8px;overflow-wrap:anywhere;font-size:12.5px}
 p.url .value{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}

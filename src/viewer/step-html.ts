@@ -2,8 +2,8 @@
 //
 // One card per step. A decision superseded after a lost worker is shown dimmed inside the card of the step that
 // re-decided it (effect unknown), never as a card of its own, so counts and keyboard navigation are over real steps.
-// An invalid reply shows its error prominently and no marker. A model call made inside the action's tool (the page
-// question of read_page_answer_question) is shown under the action: model, prompt size, duration and its reply.
+// An invalid output shows its error prominently and no marker. A model call made inside the action's tool (the page
+// question of read_page_answer_question) is shown under the action: model, prompt size, duration and its output.
 // In a replay run (`cua replay`) each step has a badge, replayed, healed or decided by the model, and the header says
 // which run it replays and how many steps went each way.
 //
@@ -68,13 +68,13 @@ function argList(args: ViewDecision['args']): string {
 const observationBlock = (text: string) =>
   block('Observation', text ? pre(text, 'observation') : '<p class="none">(none)</p>');
 
-/** The model calls made inside the action's tool (read_page_answer_question), each with its reply. */
+/** The model calls made inside the action's tool (read_page_answer_question), each with its output. */
 function subCallsBlock(calls: readonly ToolSubCall[]): string {
   if (calls.length === 0) return '';
   const items = calls.map(
     (c) =>
       `<li class="sub-call" data-tool="${escapeHtml(c.tool)}"><p class="sub-call-line">${escapeHtml(subCallLine(c))}</p>` +
-      (c.error ? pre(`error: ${c.error}`, 'error') : pre(c.reply || '(empty reply)', 'reply')) +
+      (c.error ? pre(`error: ${c.error}`, 'error') : pre(c.reply || '(empty output)', 'output')) +
       '</li>',
   );
   return block(
@@ -121,12 +121,12 @@ function decisionText(step: ViewDecision): string[] {
   ];
 }
 
-/** A decision's screenshot and text: user messages, an invalid reply's error, thoughts, action, observation. */
+/** A decision's screenshot and text: user messages, an invalid output's error, thoughts, action, observation. */
 function decisionBody(step: ViewDecision, images: ReadonlyMap<string, string>): string {
   const parts = [
     step.userMessages.length ? block('User messages', userMessages(step.userMessages), 'messages') : '',
     step.invalid !== null
-      ? block('Invalid reply: no action was taken', pre(step.invalid, 'error'), 'invalid-reply')
+      ? block('Invalid output: no action was taken', pre(step.invalid, 'error'), 'invalid-output')
       : '',
     ...decisionText(step),
   ];
@@ -173,7 +173,7 @@ function badges(step: ViewStep): string {
   const redecided = step.supersededDecisions.length
     ? ' <span class="badge redecided">re-decided after a lost worker</span>'
     : '';
-  const invalid = step.invalid !== null ? ' <span class="badge invalid">invalid reply</span>' : '';
+  const invalid = step.invalid !== null ? ' <span class="badge invalid">invalid output</span>' : '';
   return redecided + invalid + replayBadge(step.replay);
 }
 

@@ -41,7 +41,7 @@ export interface ViewDecision {
   generation: number;
   /** Re-decided after the worker was lost mid-step: this decision's effect is unknown. */
   superseded: boolean;
-  /** The error when the model's reply could not be turned into an action, else null. */
+  /** The error when the model's output could not be turned into an action, else null. */
   invalid: string | null;
   /** The action's name (a desktop step: its first call's). */
   actionName: string;
@@ -58,7 +58,7 @@ export interface ViewDecision {
   screenshot: string;
   /** The screenshot's pixel size, null when it could not be read. */
   image: Size | null;
-  /** Where the action landed in viewport pixels (its `coordinate`), null for actions without one and invalid replies. */
+  /** Where the action landed in viewport pixels (its `coordinate`); null for actions without one, invalid outputs. */
   pixelPoint: Point | null;
   /** A desktop step's markers are on its calls: null here. */
   marker: Marker | null;

@@ -271,7 +271,7 @@ describe("a prompt file's action list (the prompt is the whitelist)", () => {
       }),
     });
 
-  it("an action the prompt leaves out is an invalid reply the model is told about; the event's tools are the prompt's", async () => {
+  it("an action the prompt leaves out is an invalid output the model is told about; the event's tools are the prompt's", async () => {
     const own = createActivities({ config: configWith({ promptFile: narrowed() }), pool, sessionQueue: 'q-test' });
     const runId = 'acts-narrow-1';
     await own.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl: `${site.url}/` }));
@@ -365,7 +365,7 @@ describe('read_page_answer_question: its model sub-call', () => {
     return { sub: model.requests.slice(before).find((r) => r.subcall), acted };
   };
 
-  it('records the call on the action (tool_sub_calls): model, prompt size, reply, duration', async () => {
+  it('records the call on the action (tool_sub_calls): model, prompt size, output, duration', async () => {
     const { acted } = await readStep('acts-read-record', {});
     expect(acted.textObservation).toBe("It lists the word 'lorem' many times.");
     const run = await readRun(path.join(runsDir, 'acts-read-record'));
@@ -390,7 +390,7 @@ describe('read_page_answer_question: its model sub-call', () => {
         reply: "It lists the word 'lorem' many times.",
         error: '',
         messages: [expect.objectContaining({ raw_response: "It lists the word 'lorem' many times." })],
-        // The page text's hash: a replay reuses the reply when the page's text is the same (issue 28).
+        // The page text's hash: a replay reuses the output when the page's text is the same (issue 28).
         page_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
       },
     ]);

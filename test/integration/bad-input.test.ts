@@ -1,5 +1,5 @@
 // The bad-input catalogue: hostile or broken inputs from every side — CLI flags, workflow input (also sent with the
-// plain `temporal` CLI), replies, config files, model replies, hostile pages — each with its expected one-line error
+// plain `temporal` CLI), replies, config files, model outputs, hostile pages — each with its expected one-line error
 // or handled outcome, and nothing already recorded lost. Real dev server, real Chromium, real HTTP model endpoints.
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -77,7 +77,7 @@ function cua(args: string[]): Promise<CliResult> {
 
 const firstLine = (text: string) => text.split('\n').find((l) => l.trim() !== '') ?? '';
 
-/** A model endpoint that misbehaves on purpose: its reply for a request depends on the model name and the step. */
+/** A model endpoint that misbehaves on purpose: its output for a request depends on the model name and the step. */
 interface HostileModel {
   url: string;
   close(): Promise<void>;
@@ -86,7 +86,7 @@ interface HostileModel {
 const TERMINATE =
   'Done.\n<tool_call>\n{"name": "computer_use", "arguments": {"action": "terminate", "answer": "survived"}}\n</tool_call>';
 
-function hostileReply(model: string, step: number): string {
+function hostileOutput(model: string, step: number): string {
   if (step > 0) return TERMINATE;
   if (model === 'huge') return `${'x'.repeat(100 * 1024 * 1024)}`;
   if (model === 'binary')
@@ -108,7 +108,7 @@ async function startHostileModel(): Promise<HostileModel> {
         messages: { role: string }[];
       };
       const step = body.messages.filter((m) => m.role === 'assistant').length;
-      const content = hostileReply(body.model, step);
+      const content = hostileOutput(body.model, step);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
@@ -145,7 +145,10 @@ describe('CLI flags: exit 2 and one line naming the problem', () => {
     [['run', 'x', '--url', 'not a url'], /invalid task: startUrl/],
     [['run', 'x', '--id', '../../etc'], /invalid task: runId/],
     [['run', 'x', '--model-base-url', 'file:///etc/passwd'], /model base URL must be an http\(s\) URL/],
+    [['run', 'x', '--max-invalid-outputs', '0'], /--max-invalid-outputs must be a whole number ≥ 1/],
     [['run', 'x', '--max-invalid-replies', '0'], /--max-invalid-replies must be a whole number ≥ 1/],
+    [['replay', 'x', '--replies', 'maybe'], /--replies must be ask or recorded, got 'maybe'/],
+    [['replay', 'x', '--answers', 'maybe'], /--answers must be ask or recorded, got 'maybe'/],
     [['run', 'x', '--identity', 'fara_7b'], /invalid task: identity: identity "fara_7b" is fara-7b's, not fara-1\.5's/],
     [
       ['run', 'x', '--identity', 'You are a friendly shopping assistant.'],
@@ -274,7 +277,7 @@ describe('replies to a waiting task: refused in one line, the task keeps waiting
       ['   \n\t ', undefined, /must not be empty/],
       ['\u0000\u0007\u001b', undefined, /must not be empty/],
       ['x'.repeat(10_001), undefined, /too long \(10001 characters; at most 10000\)/],
-      ['Lisbon', 'q9', /stale reply: it answers question q9, the pending question is q1/],
+      ['Lisbon', 'q9', /stale reply: it is for question q9, the pending question is q1/],
     ];
     for (const [text, questionId, pattern] of refused) {
       const err = await replyToTask(h.client, handle.workflowId, text, questionId).then(
@@ -345,7 +348,7 @@ describe('config files: one-line ConfigError naming the problem', () => {
   });
 });
 
-describe('model replies: an invalid reply is an observation, never a crash', () => {
+describe('model outputs: an invalid output is an observation, never a crash', () => {
   const run = async (model: string) => {
     const input = validateTaskInput({
       runId: `hostile-${model}-${Date.now().toString(36)}`,
@@ -360,7 +363,7 @@ describe('model replies: an invalid reply is an observation, never a crash', () 
     return { result, rows: stepSummaries(folder.events), folder };
   };
 
-  it('a 100 MB reply is not read: an error observation, only its head recorded, then the task goes on', async () => {
+  it('a 100 MB output is not read: an error observation, only its head recorded, then the task goes on', async () => {
     const { result, rows, folder } = await run('huge');
     expect(result).toMatchObject({ status: 'complete', answer: 'survived', steps: 2 });
     expect(rows[0]?.invalid).toMatch(/104857600 characters long/);

@@ -116,7 +116,7 @@ describe('desktop.endOnNoCall', () => {
       // The empty reply was told as invalid; the words after it ended the task (the stop entry was never asked).
       const asked = actionRequests(name);
       expect(asked).toHaveLength(3);
-      expect(asked[2]?.allText).toContain('Your reply was empty');
+      expect(asked[2]?.allText).toContain('Your output was empty');
       const run = await readRun(h.runDir(handle.workflowId));
       expect(run.warnings).toEqual([]);
       expect(run.status).toBe('complete');
@@ -132,7 +132,7 @@ describe('desktop.endOnNoCall', () => {
     }
   }, 120_000);
 
-  it('off: a reply with no call is an invalid reply the model is told about, and the task goes on', async () => {
+  it('off: an output with no call is an invalid output the model is told about, and the task goes on', async () => {
     const worker = await startWorker({ endOnNoCall: false });
     try {
       const name = script('no-call-invalid', entries);
@@ -140,7 +140,7 @@ describe('desktop.endOnNoCall', () => {
       expect(result).toMatchObject({ status: 'complete', answer: 'stopped with stop', steps: 4 });
       const asked = actionRequests(name);
       expect(asked).toHaveLength(4);
-      expect(asked[3]?.allText).toContain('Your reply did not call any tool');
+      expect(asked[3]?.allText).toContain('Your output did not call any tool');
     } finally {
       await worker.stop();
     }

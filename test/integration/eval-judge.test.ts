@@ -88,7 +88,7 @@ describe('cua eval with the LLM judge', () => {
     expect((await verification('judged-rubric')).rubric_judge).toMatchObject({ result_type: 'mm_rubric', score: 0.8 });
     const unreadable = (await verification('judged-unreadable')).webjudge;
     expect(unreadable).toMatchObject({ score: null, metadata: { error: 'unreadable_verdict' } });
-    expect(unreadable?.reasoning).toMatch(/^judge error: the verdict reply has no "Verdict/);
+    expect(unreadable?.reasoning).toMatch(/^judge error: the verdict output has no "Verdict/);
     const refused = (await verification('judged-refused')).webjudge;
     expect(refused).toMatchObject({ score: null, metadata: { error: 'endpoint_refused' } });
     expect(refused?.reasoning).toContain('(400)');

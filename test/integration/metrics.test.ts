@@ -1,6 +1,6 @@
 // Metrics in a real Prometheus (issue 30): a worker process serves the Temporal SDK's metrics and ours on its
 // Prometheus endpoint (telemetry.metrics.prometheus); Debian's Prometheus scrapes it every second; the test reads the
-// figures back through Prometheus's query API while a task takes an invalid reply, asks, has a reply refused and ends.
+// figures back through Prometheus's query API while a task takes an invalid output, asks, has a reply refused and ends.
 // And an embedded worker whose process had its Temporal runtime already says the endpoint is not served.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -62,7 +62,7 @@ function valueOf(expr: string, want?: (v: number) => boolean): Promise<number> {
 }
 
 describe('metrics scraped by Prometheus', () => {
-  it("serves the SDK's metrics and ours: steps, model calls and tokens, sessions, waiting tasks, invalid replies", async () => {
+  it("serves the SDK's metrics and ours: steps, model calls and tokens, sessions, waiting tasks, invalid outputs", async () => {
     expect(fs.readFileSync(workerLog, 'utf8')).toContain(`metrics: Prometheus endpoint http://${endpoint}/metrics`);
     const started = Date.now();
     const handle = await h.start({ script: 'metrics-ask', instruction: 'Search the city the user names.' });
@@ -84,7 +84,7 @@ describe('metrics scraped by Prometheus', () => {
     expect(await handle.result()).toMatchObject({ status: 'complete', answer: 'Lisbon it is.' });
     const elapsedMs = Date.now() - started;
 
-    // Steps: the invalid reply's, the question's, the end's; their latency leaves the wait for the reply out.
+    // Steps: the invalid output's, the question's, the end's; their latency leaves the wait for the reply out.
     expect(await valueOf('sum(cua_steps_total{outcome="ok",environment="browser"})', (v) => v === 3)).toBe(3);
     expect(await valueOf('sum(cua_step_duration_ms_count)', (v) => v === 3)).toBe(3);
     const stepMs = await valueOf('sum(cua_step_duration_ms_sum)');

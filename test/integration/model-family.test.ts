@@ -1,7 +1,7 @@
 // A model family from a test: a few lines registered at runtime (no project file edited) whose model answers with
 // a line, `click X Y` or `done ANSWER`, instead of Fara's <tool_call>. A task naming it runs on the real dev server
-// through an in-process worker against the scripted model: its request, its reading of replies, its feedback for a
-// reply that is none, and its ending all come from the family, and the run folder records them.
+// through an in-process worker against the scripted model: its request, its reading of outputs, its feedback for an
+// output that is none, and its ending all come from the family, and the run folder records them.
 import { describe, expect, it } from 'vitest';
 import { fara15ActionSchema } from '../../src/actions/schemas';
 import type { AgentAction } from '../../src/actions/schemas';
@@ -36,17 +36,17 @@ const lines: ModelFamily = {
     );
     return { messages: [{ role: 'system', content: RULE }, ...said], allowed: this.allowedActions };
   },
-  replyText: (reply) => reply.text,
-  read(reply) {
-    const click = /^click (\d+) (\d+)$/.exec(reply.text.trim());
-    const done = /^done (.+)$/.exec(reply.text.trim());
+  outputText: (output) => output.text,
+  read(output) {
+    const click = /^click (\d+) (\d+)$/.exec(output.text.trim());
+    const done = /^done (.+)$/.exec(output.text.trim());
     const action: AgentAction | undefined = click
       ? { action: 'left_click', coordinate: [Number(click[1]), Number(click[2])] }
       : done
         ? { action: 'terminate', answer: done[1] ?? '' }
         : undefined;
-    if (!action) throw new ModelOutputError(`"${reply.text}" is no line of the test family`);
-    return { thoughts: '', action, toolCallText: reply.text };
+    if (!action) throw new ModelOutputError(`"${output.text}" is no line of the test family`);
+    return { thoughts: '', action, toolCallText: output.text };
   },
   feedback: (error) => `${error.message}. ${RULE}`,
   outcome: (a) =>
@@ -62,7 +62,7 @@ registerFamily(lines);
 useHarness((harness) => (h = harness));
 
 describe('a model family registered at runtime', () => {
-  it('runs a task with its own reply format to the end, its feedback read by the model', async () => {
+  it('runs a task with its own output format to the end, its feedback read by the model', async () => {
     const handle = await h.start({ script: 'family-lines', profile: 'test-lines', maxSteps: 5 });
     expect((await handle.result()) as TaskResult).toMatchObject({
       status: 'complete',

@@ -236,7 +236,7 @@ describe('cua replay', () => {
     );
   }, 240_000);
 
-  it("reuses read_page's recorded answer on the same page text, and a recorded reply with answers: 'recorded'", async () => {
+  it("reuses read_page's recorded answer on the same page text, and a recorded reply with replies: 'recorded'", async () => {
     const before = h.model.requests.filter((r) => r.script === 'replay-fallback').length;
     const read = await h.start({ script: 'book-lisbon' });
     expect((await read.result()) as TaskResult).toMatchObject({ status: 'complete' });
@@ -258,7 +258,7 @@ describe('cua replay', () => {
     await asked.result();
     const again = await replayTask(h.client, h.config.taskQueue, asked.workflowId, {
       model: 'replay-fallback',
-      answers: 'recorded',
+      replies: 'recorded',
     });
     // Not asked again: the recorded reply answers the recorded question.
     expect((await h.client.workflow.getHandle(again.id).result()) as TaskResult).toMatchObject({

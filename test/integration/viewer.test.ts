@@ -198,7 +198,7 @@ describe('the book-lisbon run as a report', () => {
       await expect(subCall.locator('p.sub-call-line').textContent()).resolves.toMatch(
         /^book-lisbon · [\d,]+ characters of prompt \([\d,]+ tokens\), page text [\d,]+ characters · \d+ ms$/,
       );
-      await expect(subCall.locator('pre.reply').textContent()).resolves.toContain('€120 per night');
+      await expect(subCall.locator('pre.output').textContent()).resolves.toContain('€120 per night');
       expect(await page.locator('li.sub-call').count()).toBe(1);
       await expect(page.locator('#step-4 p.url .value').textContent()).resolves.toMatch(/\/hotel\/1$/);
       await expect(page.locator('pre.instruction').textContent()).resolves.toBe(run.task.instruction);

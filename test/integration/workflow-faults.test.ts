@@ -53,7 +53,7 @@ describe('model faults', () => {
     expect(requestsAt('faults-500', 1)).toHaveLength(1);
   }, 90_000);
 
-  it('retries a reply with no choices and completes', async () => {
+  it('retries a response with no choices and completes', async () => {
     const handle = await h.start({ script: 'faults-empty' });
     const result = (await handle.result()) as TaskResult;
     expect(result).toMatchObject({ status: 'complete', steps: 2, answer: 'Recovered from an empty reply.' });
@@ -110,24 +110,24 @@ describe('model output', () => {
     expect(statusFile(handle.workflowId)).toMatchObject({ status: 'complete' });
   }, 90_000);
 
-  it('feeds invalid replies back and fails only after three in a row, with end reason invalid_replies', async () => {
+  it('feeds invalid outputs back and fails only after three in a row, with end reason invalid_replies', async () => {
     const before = requestsAt('garbage', 0).length;
     const handle = await h.start({ script: 'garbage' });
     // The agent failed, not the infrastructure: the workflow completes with a failed result and its reason.
     const result = (await handle.result()) as TaskResult;
     expect(result).toMatchObject({ status: 'failed', endReason: 'invalid_replies', steps: 3, answer: null });
-    expect(result.error).toMatch(/^3 model replies in a row were no valid action; the last: "fly" is not/);
-    // An invalid reply is not retried: one request per step, and each later step saw the error of the one before.
+    expect(result.error).toMatch(/^3 model outputs in a row were no valid action; the last: "fly" is not/);
+    // An invalid output is not retried: one request per step, and each later step saw the error of the one before.
     expect(requestsAt('garbage', 0).length - before).toBe(1);
     const second = requestsAt('garbage', 1).at(-1);
-    expect(second?.lastUserText).toMatch(/Your reply had no tool call\. No action was taken\./);
+    expect(second?.lastUserText).toMatch(/Your output had no tool call\. No action was taken\./);
     expect(second?.allText).toContain('I am not sure what to do here');
     expect(requestsAt('garbage', 2).at(-1)?.lastUserText).toMatch(/no tool call/);
     const status = statusFile(handle.workflowId);
     expect(status).toMatchObject({ status: 'aborted', run_status: 'failed', end_reason: 'invalid_replies' });
     const stats = JSON.parse(fs.readFileSync(path.join(h.runDir(handle.workflowId), 'metadata.json'), 'utf8'));
     expect(stats.stats).toMatchObject({ run_status: 'failed', end_reason: 'invalid_replies' });
-    // Every invalid reply is in the run folder: its words, the error, and the step's screenshots.
+    // Every invalid output is in the run folder: its words, the error, and the step's screenshots.
     const run = await readRun(h.runDir(handle.workflowId));
     const rows = stepSummaries(run.events);
     expect(rows.map((r) => [r.step, r.action_name, !!r.invalid])).toEqual([
@@ -139,7 +139,7 @@ describe('model output', () => {
     expect(rows.every((r) => r.screenshot.endsWith('_post.png'))).toBe(true);
   }, 90_000);
 
-  it('with --max-invalid-replies 1, fails at the first invalid reply', async () => {
+  it('with --max-invalid-replies 1, fails at the first invalid output', async () => {
     const handle = await h.start({ script: 'garbage', maxInvalidReplies: 1 });
     const result = (await handle.result()) as TaskResult;
     expect(result).toMatchObject({ status: 'failed', endReason: 'invalid_replies', steps: 1 });

@@ -1,4 +1,4 @@
-// Specification of parsePoint: a grounding model's reply read into a screen point.
+// Specification of parsePoint: a grounding model's output read into a screen point.
 import { describe, expect, it } from 'vitest';
 
 import { parsePoint } from '../../src/desktop/agent';
@@ -52,7 +52,7 @@ describe('parsePoint: refusals', () => {
     expect('error' in result && result.error).toContain(fragment);
   });
 
-  it('quotes the reply, clipped to one line', () => {
+  it('quotes the output, clipped to one line', () => {
     const result = parsePoint(`nothing here\n${'z'.repeat(300)}`, SCREEN);
     expect('error' in result && result.error).not.toContain('\n');
     expect('error' in result && result.error.length).toBeLessThan(140);

@@ -121,32 +121,32 @@ describe('memoryLines: one line per entry, in order', () => {
       ],
     ],
     [
-      'feedback on a reply that called no tool',
+      'feedback on an output that called no tool',
       [
         preObservation(1, {}),
-        retryFeedback(1, 'Your reply did not call any tool.'),
+        retryFeedback(1, 'Your output did not call any tool.'),
         ...stepEvents(1, 'D.', '', [{ name: 'stop' }]),
       ],
       [
         `OBJECTIVE: ${OBJECTIVE}`,
-        'NOTE: Your reply did not call any tool.',
+        'NOTE: Your output did not call any tool.',
         'THOUGHT: D.',
         'ACTION: {"name":"stop","arguments":{}}',
         'OBSERVATION: ',
       ],
     ],
     [
-      'a reply that called no tool, recorded as invalid_reply: thoughts and the error, no ACTION',
+      'an output that called no tool, recorded as invalid_reply: thoughts and the error, no ACTION',
       [
         ...stepEvents(1, 'D.', 'I think it is done.', [
-          { name: 'invalid_reply', error: 'Your reply did not call any tool.' },
+          { name: 'invalid_reply', error: 'Your output did not call any tool.' },
         ]),
       ],
       [
         `OBJECTIVE: ${OBJECTIVE}`,
         'THOUGHT: D.',
         'THOUGHT: I think it is done.',
-        'OBSERVATION: Error: Your reply did not call any tool.',
+        'OBSERVATION: Error: Your output did not call any tool.',
       ],
     ],
     [

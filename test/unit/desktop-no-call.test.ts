@@ -1,10 +1,10 @@
-// Specification of noCallOutcome: a desktop reply in which no tool call was read ends the task with its words as the
+// Specification of noCallOutcome: a desktop output in which no tool call was read ends the task with its words as the
 // answer (desktop.endOnNoCall, the default), unless it is empty or looks like a call that could not be read; with
-// endOnNoCall off every such reply is invalid, as before.
+// endOnNoCall off every such output is invalid, as before.
 import { describe, expect, it } from 'vitest';
 
 import {
-  EMPTY_REPLY_ERROR,
+  EMPTY_OUTPUT_ERROR,
   NO_TOOL_CALL_ERROR,
   finalWords,
   noCallOutcome,
@@ -29,17 +29,17 @@ describe('noCallOutcome: plain words are the final answer', () => {
   });
 });
 
-describe('noCallOutcome: invalid replies', () => {
+describe('noCallOutcome: invalid outputs', () => {
   it.each([
     ['nothing', ''],
     ['only white space', ' \n\t '],
     ['only reasoning', '<think>I should check the file first.</think>'],
     ['reasoning cut short', '<think>I should check the'],
-  ])('%s is an empty reply, with either setting', (_case, text) => {
+  ])('%s is an empty output, with either setting', (_case, text) => {
     for (const endOnNoCall of [true, false]) {
       expect(noCallOutcome(text, endOnNoCall)).toEqual({
         kind: 'invalid',
-        error: EMPTY_REPLY_ERROR,
+        error: EMPTY_OUTPUT_ERROR,
         errorType: 'EmptyReply',
       });
     }
@@ -62,7 +62,7 @@ describe('noCallOutcome: invalid replies', () => {
     }
   });
 
-  it('plain words are an invalid reply when every step must call a tool (endOnNoCall false)', () => {
+  it('plain words are an invalid output when every step must call a tool (endOnNoCall false)', () => {
     expect(noCallOutcome('The file holds 42 lines.', false)).toEqual({
       kind: 'invalid',
       error: NO_TOOL_CALL_ERROR,
@@ -72,7 +72,7 @@ describe('noCallOutcome: invalid replies', () => {
 
   it('the errors are one line and tell the model to call stop', () => {
     const unreadable = noCallOutcome('click(1, 2)', true);
-    for (const error of [EMPTY_REPLY_ERROR, unreadable.kind === 'invalid' ? unreadable.error : '']) {
+    for (const error of [EMPTY_OUTPUT_ERROR, unreadable.kind === 'invalid' ? unreadable.error : '']) {
       expect(error).not.toContain('\n');
       expect(error).toContain('call stop with the final answer');
     }

@@ -1,21 +1,21 @@
-// Specification of readToolCalls: the tool calls of an action-model reply, native or written in the text.
+// Specification of readToolCalls: the tool calls of an action-model output, native or written in the text.
 import { describe, expect, it } from 'vitest';
 
-import { MAX_CALLS_PER_REPLY, NO_TOOL_CALL_ERROR, readToolCalls } from '../../src/desktop/agent';
+import { MAX_CALLS_PER_OUTPUT, NO_TOOL_CALL_ERROR, readToolCalls } from '../../src/desktop/agent';
 
 const names = (text: string, toolCalls?: { name: string; arguments: string }[]) =>
   readToolCalls({ text, toolCalls }).calls.map((c) => c.name);
 
 describe('readToolCalls: native tool calls', () => {
   it('reads them in order, the text is the thoughts', () => {
-    const reply = readToolCalls({
+    const output = readToolCalls({
       text: 'I open a terminal first.',
       toolCalls: [
         { name: 'run_command', arguments: '{"command": "ls"}' },
         { name: 'Click', arguments: '{"description": "the OK button"}' },
       ],
     });
-    expect(reply).toEqual({
+    expect(output).toEqual({
       source: 'native',
       thoughts: 'I open a terminal first.',
       calls: [
@@ -56,12 +56,12 @@ describe('readToolCalls: native tool calls', () => {
   });
 
   it('win over calls written in the text, which are left out of the thoughts', () => {
-    const reply = readToolCalls({
+    const output = readToolCalls({
       text: 'Saving.\n<tool_call>{"name": "stop", "arguments": {}}</tool_call>',
       toolCalls: [{ name: 'send_key', arguments: '{"key": "ctrl+s"}' }],
     });
-    expect(reply.calls.map((c) => c.name)).toEqual(['send_key']);
-    expect(reply.thoughts).toBe('Saving.');
+    expect(output.calls.map((c) => c.name)).toEqual(['send_key']);
+    expect(output.thoughts).toBe('Saving.');
   });
 });
 
@@ -116,11 +116,11 @@ describe('readToolCalls: calls written in the text', () => {
       'maybe {"name": "stop", "arguments": {}}',
     ],
   ])('%s', (_case, text, expected, thoughts) => {
-    const reply = readToolCalls({ text });
-    expect(reply.source).toBe('text');
-    expect(reply.calls.map((c) => c.name)).toEqual(expected);
-    expect(reply.calls.every((c) => c.error === undefined)).toBe(true);
-    expect(reply.thoughts).toBe(thoughts);
+    const output = readToolCalls({ text });
+    expect(output.source).toBe('text');
+    expect(output.calls.map((c) => c.name)).toEqual(expected);
+    expect(output.calls.every((c) => c.error === undefined)).toBe(true);
+    expect(output.thoughts).toBe(thoughts);
   });
 
   it('reads the arguments of a text call like a native one', () => {
@@ -134,9 +134,9 @@ describe('readToolCalls: calls written in the text', () => {
     ['a list of numbers', 'Coordinates [1, 2] look right.'],
     ['prose only', 'The task is finished: the answer is 4.'],
     ['nothing', ''],
-  ])('%s is no call: none, with the instruction for the next step', (_case, text) => {
-    const reply = readToolCalls({ text });
-    expect(reply).toEqual({ calls: [], thoughts: text.trim(), source: 'none', error: NO_TOOL_CALL_ERROR });
+  ])('%s is no call: none, with the instruction for the at the next step', (_case, text) => {
+    const output = readToolCalls({ text });
+    expect(output).toEqual({ calls: [], thoughts: text.trim(), source: 'none', error: NO_TOOL_CALL_ERROR });
   });
 
   it('the no-call instruction is one line naming the tools and stop', () => {
@@ -156,11 +156,11 @@ describe('readToolCalls: calls written in the text', () => {
     ['a block naming no tool', '<tool_call>{"arguments": {"x": 1}}</tool_call>', '', 'names no tool'],
     ['an unknown tool', '<tool_call>{"name": "fly", "arguments": {}}</tool_call>', 'fly', 'Function not implemented.'],
   ])('a tool_call block with %s becomes a call carrying the error', (_case, text, name, fragment) => {
-    const reply = readToolCalls({ text });
-    expect(reply.source).toBe('text');
-    expect(reply.calls).toHaveLength(1);
-    expect(reply.calls[0]?.name).toBe(name);
-    expect(reply.calls[0]?.error).toContain(fragment);
+    const output = readToolCalls({ text });
+    expect(output.source).toBe('text');
+    expect(output.calls).toHaveLength(1);
+    expect(output.calls[0]?.name).toBe(name);
+    expect(output.calls[0]?.error).toContain(fragment);
   });
 });
 
@@ -178,11 +178,11 @@ describe('readToolCalls: the cap', () => {
         ).join('\n'),
       }),
     ],
-  ])('%s: at most 10 calls run; the rest are reported as dropped', (_case, reply) => {
-    const exact = readToolCalls(reply(MAX_CALLS_PER_REPLY));
+  ])('%s: at most 10 calls run; the rest are reported as dropped', (_case, output) => {
+    const exact = readToolCalls(output(MAX_CALLS_PER_OUTPUT));
     expect(exact.calls).toHaveLength(10);
     expect(exact.dropped).toBeUndefined();
-    const over = readToolCalls(reply(13));
+    const over = readToolCalls(output(13));
     expect(over.calls.map((c) => c.arguments.text)).toEqual(Array.from({ length: 10 }, (_, i) => `t${i}`));
     expect(over.dropped?.map((c) => c.arguments.text)).toEqual(['t10', 't11', 't12']);
   });
@@ -193,14 +193,14 @@ describe('readToolCalls: the cap', () => {
   });
 });
 
-describe('readToolCalls: long replies', () => {
+describe('readToolCalls: long outputs', () => {
   it.each([
     ['many unclosed braces', '{"a": '.repeat(5000)],
     ['much code with brackets', 'function f(a) { if (a) { return [a, {b: 1}]; } }\n'.repeat(1300)],
   ])('%s are read in about linear time', (_case, text) => {
     const started = performance.now();
-    const reply = readToolCalls({ text: `${text}\n{"name": "stop", "arguments": {}}` });
+    const output = readToolCalls({ text: `${text}\n{"name": "stop", "arguments": {}}` });
     expect(performance.now() - started).toBeLessThan(5_000);
-    expect(reply.source).toBe('text');
+    expect(output.source).toBe('text');
   });
 });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   judgeKindFor,
   judgeRun,
-  JudgeReplyError,
+  JudgeOutputError,
   parseKeyPoints,
   parseRelevance,
   parseRubric,
@@ -42,7 +42,7 @@ describe('judge replies', () => {
       'Open the first hotel',
       'Report its price',
     ]);
-    expect(() => parseKeyPoints('The task is about prices.')).toThrow(JudgeReplyError);
+    expect(() => parseKeyPoints('The task is about prices.')).toThrow(JudgeOutputError);
   });
 
   it.each([
@@ -62,7 +62,7 @@ describe('judge replies', () => {
     expect(parseVerdict(reply)).toEqual({ success, reasons });
   });
 
-  it('refuses a verdict reply without a verdict line', () => {
+  it('refuses a verdict output without a verdict line', () => {
     expect(() => parseVerdict('Looks fine to me, probably a success overall.')).toThrow(/no "Verdict/);
   });
 
@@ -79,7 +79,7 @@ describe('judge replies', () => {
     ]);
     expect(parseRubric('{"criteria": [{"score": 1}, {"score": 0}]}', criteria).overall).toBe(0.5);
     expect(() => parseRubric('{"verdict": "good"}', criteria)).toThrow(/no scores/);
-    expect(() => parseRubric('no json here', criteria)).toThrow(JudgeReplyError);
+    expect(() => parseRubric('no json here', criteria)).toThrow(JudgeOutputError);
   });
 });
 
@@ -348,7 +348,7 @@ describe('a judgement against the scripted judge', () => {
     const outcome = await judgeRun('webjudge', run('Tidewater Travel'), askFor('judge-unreadable'));
     expect(outcome.score).toBeNull();
     expect(outcome.error).toBe('unreadable_verdict');
-    expect(outcome.reasoning).toMatch(/^judge error: the verdict reply has no "Verdict: success\|failure" line/);
+    expect(outcome.reasoning).toMatch(/^judge error: the verdict output has no "Verdict: success\|failure" line/);
     expect(outcome.metadata.reply).toContain('Looks fine to me');
   });
 

@@ -1,6 +1,7 @@
 // Specification of the model-family registry and its names: the built-in Fara families, a family registered at
 // runtime, the checks a starting task gets (its family and identity), and the newer names accepted beside the old
-// ones (`family` beside `profile`: the client's NewTask, `--family`, `models.<name>.family`).
+// ones (`family` beside `profile`: the client's NewTask, `--family`, `models.<name>.family`; a family's `outputText`
+// beside the old `replyText`).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parseTask } from '../../client/client';
 import { familyFlag } from '../../cli/args';
 import { FARA15_FAMILY } from '../../src/families/fara-1.5/family';
+import { outputTextOf } from '../../src/families/family';
 import type { ModelFamily } from '../../src/families/family';
 import {
   eitherFamilyName,
@@ -93,6 +95,18 @@ describe('the newer name beside the old one', () => {
     );
     expect(() => parseTask({ instruction: 'x', family: 'fara-7b', profile: 'fara-1.5' })).toThrow(
       /^invalid task: family: /,
+    );
+  });
+
+  it("a family's outputText, else its old replyText, else Fara's text with native calls written out", () => {
+    const output = { text: 'Click.', toolCalls: [{ name: 'computer_use', arguments: '{"action":"wait"}' }] };
+    const own: ModelFamily = { ...FARA15_FAMILY, outputText: (o) => `own: ${o.text}` };
+    const old: ModelFamily = { ...FARA15_FAMILY, outputText: undefined, replyText: (o) => `old: ${o.text}` };
+    const none: ModelFamily = { ...FARA15_FAMILY, outputText: undefined };
+    expect(outputTextOf(own, output)).toBe('own: Click.');
+    expect(outputTextOf(old, output)).toBe('old: Click.');
+    expect(outputTextOf(none, output)).toBe(
+      'Click.\n<tool_call>\n{"name": "computer_use", "arguments": {"action":"wait"}}\n</tool_call>',
     );
   });
 

@@ -404,9 +404,9 @@ describe('lastObservationText (the answer of a run whose step budget ran out)', 
       'The action failed: boom',
     ],
     [
-      'an invalid reply: its error',
-      [TASK, pre(1), act(1), out(1, { output: '', error: 'Your reply had no tool call.' })],
-      'Your reply had no tool call.',
+      'an invalid output: its error',
+      [TASK, pre(1), act(1), out(1, { output: '', error: 'Your output had no tool call.' })],
+      'Your output had no tool call.',
     ],
     [
       "a restored session's note does not count",

@@ -11,7 +11,7 @@ import {
   ToolCallJsonError,
   UnknownActionError,
 } from '../../src/model/errors';
-import { invalidReplyFeedback } from '../../src/model/feedback';
+import { invalidOutputFeedback } from '../../src/model/feedback';
 import { parseModelOutput, pythonLiteralToJson } from '../../src/model/parse';
 
 const FARA15 = faraSpace('fara-1.5');
@@ -192,7 +192,7 @@ describe('errors', () => {
     expect(parseModelOutput('no call', FARA15, { terminateOnParseError: true }).toolCallText).toBe('');
   });
 
-  it('with terminateOnParseError, leaves good replies alone', () => {
+  it('with terminateOnParseError, leaves good outputs alone', () => {
     const parsed = parseModelOutput(`t<tool_call>${CLICK}</tool_call>`, FARA15, { terminateOnParseError: true });
     expect(parsed.action).toEqual({ ...CLICK_ACTION, thoughts: 't' });
     expect(parsed.recoveredBy).toBeUndefined();
@@ -235,7 +235,7 @@ describe('a narrowed action list (a prompt file that offers fewer actions)', () 
     })();
     expect(error).toBeInstanceOf(UnknownActionError);
     expect((error as UnknownActionError).allowedActions).toEqual(allowedActions);
-    expect(invalidReplyFeedback(error as UnknownActionError, FARA15)).toBe(
+    expect(invalidOutputFeedback(error as UnknownActionError, FARA15)).toBe(
       '"type" is not an available action. No action was taken. Use one of: scroll, left_click, terminate.',
     );
   });

@@ -14,9 +14,9 @@ import { parseModelOutput } from '../../src/model/parse';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import {
   CALL_KIND_HEADER,
-  DEFAULT_DESCRIBE_REPLY,
+  DEFAULT_DESCRIBE_OUTPUT,
   ENTRY_INDEX_HEADER,
-  NO_GROUND_REPLY,
+  NO_GROUND_OUTPUT,
   latestMemoryReply,
   latestReply,
   startScriptedModelServer,
@@ -260,16 +260,16 @@ describe('scripted model: desktop calls (x-cua-entry, x-cua-call)', () => {
     expect((await ask(0, 'describe')).text).toContain('3. Status: NOT DONE');
     expect(server.requests.at(-1)).toMatchObject({ script: 'desktop', index: 0, call: 'describe', subcall: false });
     const neutral = await ask(1, 'describe');
-    expect(neutral.text).toBe(DEFAULT_DESCRIBE_REPLY);
+    expect(neutral.text).toBe(DEFAULT_DESCRIBE_OUTPUT);
     expect(neutral.toolCalls).toBeUndefined();
   });
 
-  it("ground: the entry's replies in order, the last repeating, counted per entry", async () => {
+  it("ground: the entry's outputs in order, the last repeating, counted per entry", async () => {
     const replies: string[] = [];
     for (const entry of [0, 0, 1, 0, 1]) replies.push((await ask(entry, 'ground')).text);
     expect(replies).toEqual(['(10, 20)', '(30, 40)', 'x=5 y=6', '(30, 40)', 'x=5 y=6']);
     expect(server.requests.at(-1)).toMatchObject({ index: 1, call: 'ground' });
-    expect((await ask(2, 'ground')).text).toBe(NO_GROUND_REPLY);
+    expect((await ask(2, 'ground')).text).toBe(NO_GROUND_OUTPUT);
   });
 
   it("action: the entry's content and native tool calls, after its faults", async () => {

@@ -30,7 +30,7 @@ describe('the record of a page question', () => {
   const messages = pageQuestionMessages('When is it open?', 'Hours: 9am to 5pm', 20_000);
   const chars = messages.reduce((n, m) => n + String(m.content).length, 0);
 
-  it('says which model, how big the prompt was, what it replied and how long it took', () => {
+  it('says which model, how big the prompt was, what it returned and how long it took', () => {
     expect(
       pageSubCallRecord({ model: 'fara-7b', messages, pageChars: 17, durationMs: 812.4, completion: COMPLETION }),
     ).toEqual({
@@ -52,7 +52,7 @@ describe('the record of a page question', () => {
     });
   });
 
-  it('a failed call keeps its error (first line) and no reply', () => {
+  it('a failed call keeps its error (first line) and no output', () => {
     const failed = pageSubCallRecord({
       model: 'm',
       messages,
@@ -129,7 +129,7 @@ describe('a run folder with a page question', () => {
       );
       expect(html).toContain('<li class="sub-call" data-tool="read_page_answer_question">');
       expect(html).toContain(escapeHtml(subCallLine(OURS)));
-      expect(html).toContain(`<pre class="reply">${escapeHtml(OURS.reply)}</pre>`);
+      expect(html).toContain(`<pre class="output">${escapeHtml(OURS.reply)}</pre>`);
       expect(html).not.toContain('<b>9am</b>');
     } finally {
       await fs.rm(root, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 // Specification of step reconstruction from the flat event stream, and of the flat per-step rows (numbering,
-// decisions superseded after a lost worker, invalid replies) as `cua show` prints them.
+// decisions superseded after a lost worker, invalid outputs) as `cua show` prints them.
 import { describe, expect, it } from 'vitest';
 
 import { stepLine } from '../../cli/commands/show';
@@ -171,7 +171,7 @@ describe('stepSummaries', () => {
   });
 });
 
-// ---------- numbering, superseded decisions, invalid replies ----------
+// ---------- numbering, superseded decisions, invalid outputs ----------
 
 const pad = (step: number) => String(step).padStart(4, '0');
 const aidG = (step: number, generation: number) => `step-${pad(step)}-action-g${generation}`;
@@ -335,14 +335,14 @@ describe('stepSummaries numbers steps as the run folder does', () => {
   );
 });
 
-describe('invalid replies', () => {
-  const error = "the reply has no tool call: expected <tool_call>{'name': …}</tool_call>";
-  const invalidStep = (name: string, invalidReply: unknown): Event[] => {
+describe('invalid outputs', () => {
+  const error = "the output has no tool call: expected <tool_call>{'name': …}</tool_call>";
+  const invalidStep = (name: string, invalidOutput: unknown): Event[] => {
     const id = aidG(2, 0);
     const pre = preObservation(2, page(2), T);
     return [
       pre,
-      actionEvent(2, { action_name: name, content: { action: name } }, at(0, { invalid_reply: invalidReply })),
+      actionEvent(2, { action_name: name, content: { action: name } }, at(0, { invalid_reply: invalidOutput })),
       toolOutput(2, id, { output: '', error }, T),
       postObservation(2, id, { screenshot_path: pre.screenshot_path, url: pre.url }, T),
     ];
@@ -352,9 +352,9 @@ describe('invalid replies', () => {
     ['with the action name the model wrote', 'click', { error, error_type: 'ActionParseError' }, error],
     ['without one', 'invalid_reply', { error, error_type: 'ToolCallNotFound' }, error],
     ['only the error type', 'click', { error_type: 'ActionParseError' }, 'ActionParseError'],
-    ['a malformed mark still marks it', 'click', 'yes', 'invalid reply'],
-  ])('%s: a real step, marked invalid', (_what, name, invalidReply, expected) => {
-    const rows = stepSummaries([...fullStep(1), ...invalidStep(name, invalidReply), ...fullStep(3, 0, 'terminate')]);
+    ['a malformed mark still marks it', 'click', 'yes', 'invalid output'],
+  ])('%s: a real step, marked invalid', (_what, name, invalidOutput, expected) => {
+    const rows = stepSummaries([...fullStep(1), ...invalidStep(name, invalidOutput), ...fullStep(3, 0, 'terminate')]);
     expect(rows.map((r) => [r.step, r.superseded, r.invalid])).toEqual([
       [1, false, null],
       [2, false, expected],
@@ -415,8 +415,8 @@ describe('cua show lines', () => {
     expect(lines[4]).toMatch(/^ {3}4 {2}terminate /);
   });
 
-  it('marks an invalid reply in the action column and shows its error', () => {
+  it('marks an invalid output in the action column and shows its error', () => {
     const line = stepLine({ ...stepSummaries(fullStep(2))[0]!, action_name: 'click', invalid: 'no tool call\nat all' });
-    expect(line).toMatch(/^ {3}2 {2}click \(invalid\) +http:\/\/site\/2 +invalid reply: no tool call at all$/);
+    expect(line).toMatch(/^ {3}2 {2}click \(invalid\) +http:\/\/site\/2 +invalid output: no tool call at all$/);
   });
 });

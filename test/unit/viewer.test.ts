@@ -1,7 +1,6 @@
 // The trajectory viewer's pure parts: marker geometry (points, drags, scroll arrows, actions without a marker),
-// the view-model built from an event stream (numbering, decisions superseded after a lost worker, invalid replies),
-// HTML escaping of everything that comes from the run, and desktop runs (several tool calls per step, screen-pixel
-// markers).
+// the view-model built from an event stream (numbering, decisions superseded after a lost worker, invalid outputs),
+// HTML escaping of everything that comes from the run, and desktop runs (one step per step, screen-pixel markers).
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -255,7 +254,7 @@ describe('the view-model of a run', () => {
   });
 });
 
-// ---------- lost workers and invalid replies ----------
+// ---------- lost workers and invalid outputs ----------
 
 const gstamp = (generation: number, metadata?: Record<string, unknown>) => ({ ...stamp, generation, metadata });
 const actionId = (step: number, generation = 0) => `step-${String(step).padStart(4, '0')}-action-g${generation}`;
@@ -392,8 +391,8 @@ describe('a step re-decided after a lost worker', () => {
   });
 });
 
-describe('an invalid reply', () => {
-  const error = 'no tool call in the reply: expected a <tool_call> block';
+describe('an invalid output', () => {
+  const error = 'no tool call in the output: expected a <tool_call> block';
   function invalidRun(name: string): Event[] {
     const id = actionId(2);
     const pre = preObservation(2, { screenshot_path: shot(2), url: 'http://site/2' }, stamp);
@@ -424,13 +423,13 @@ describe('an invalid reply', () => {
       [3, null],
     ]);
     expect(view.steps[1]).toMatchObject({ actionName: name, marker: null, pixelPoint: null });
-    expect(view.steps[1]?.summary).toBe(`${name} (invalid reply)`);
+    expect(view.steps[1]?.summary).toBe(`${name} (invalid output)`);
     const images = new Map([shot(1), shot(2)].map((p) => [p, 'data:image/webp;base64,AAAA']));
     const html = renderTrajectoryHtml(view, images);
     const step2 = sectionOf(html, 2);
     expect(step2).toContain('<section class="step invalid" id="step-2"');
     expect(step2).toContain(`<pre class="error">${escapeHtml(error)}</pre>`);
-    expect(step2).toContain('<span class="badge invalid">invalid reply</span>');
+    expect(step2).toContain('<span class="badge invalid">invalid output</span>');
     expect(step2).not.toContain('class="marker');
     expect(sectionOf(html, 1)).toContain('class="marker'); // the valid click next to it has one
   });

@@ -3,25 +3,25 @@
 // Deterministic.
 import { log, setCurrentDetails } from '@temporalio/workflow';
 import type { DecideCall, ObserveResult, SessionRef } from '../../src/contract/activities';
-import { countInvalidReply } from '../metrics';
+import { countInvalidOutput } from '../metrics';
 import { addSpent } from '../task-limits';
 import type { TaskContext } from './context';
 
 /** Where this step's action comes from. */
 export interface DecisionSource {
-  /** The step's calls; null when the model's reply was no valid action (counted; the model reads the error). */
+  /** The step's calls; null when the model's output was no valid action (counted; the model reads the error). */
   next(session: SessionRef, obs: ObserveResult): Promise<DecideCall[] | null>;
   /** After the step's calls are carried out: what the source keeps of the decision (the cache keeps it). */
   acted(): Promise<void>;
-  /** The recorded reply to this step's question (a replay with `answers: 'recorded'`), taken once. */
+  /** The recorded reply to this step's question (a replay with the recorded replies), taken once. */
   takeRecordedReply(): string | null;
-  /** The error text of the last model reply that was no valid action (for the stops). */
-  readonly lastInvalidReply: string;
+  /** The error text of the last model output that was no valid action (for the stops). */
+  readonly lastInvalidOutput: string;
 }
 
 /** The model decides every step. */
 export class ModelDecisions implements DecisionSource {
-  lastInvalidReply = '';
+  lastInvalidOutput = '';
 
   constructor(private readonly ctx: TaskContext) {}
 
@@ -35,7 +35,7 @@ export class ModelDecisions implements DecisionSource {
     return null;
   }
 
-  /** The model's calls for the step; null when its reply was no valid action (counted; the model reads the error). */
+  /** The model's calls for the step; null when its output was no valid action (counted; the model reads the error). */
   async decide(obs: ObserveResult): Promise<DecideCall[] | null> {
     const { state, task, input, proxies } = this.ctx;
     const ref = { runId: input.runId, step: state.step, generation: state.generation };
@@ -53,10 +53,10 @@ export class ModelDecisions implements DecisionSource {
       // Not a failure: the error was recorded as the step's observation and the model reads it next step.
       const row = task.record(decision, obs.url);
       state.invalidReplies = (state.invalidReplies ?? 0) + 1;
-      countInvalidReply(input.environment);
+      countInvalidOutput(input.environment);
       row.textObservation = (decision.text ?? '').slice(0, 300);
-      log.warn('invalid model reply', { step: state.step, inARow: state.invalidReplies, error: decision.text });
-      this.lastInvalidReply = decision.text ?? '';
+      log.warn('invalid model output', { step: state.step, inARow: state.invalidReplies, error: decision.text });
+      this.lastInvalidOutput = decision.text ?? '';
       return null;
     }
     state.invalidReplies = 0;
@@ -72,8 +72,8 @@ export abstract class ModelFallback implements DecisionSource {
     this.model = new ModelDecisions(ctx);
   }
 
-  get lastInvalidReply(): string {
-    return this.model.lastInvalidReply;
+  get lastInvalidOutput(): string {
+    return this.model.lastInvalidOutput;
   }
 
   abstract next(session: SessionRef, obs: ObserveResult): Promise<DecideCall[] | null>;

@@ -1,4 +1,4 @@
-// How the task ends: by a stop (agent-stops.ts: answered, unanswered, a limit, too many invalid replies, the step
+// How the task ends: by a stop (agent-stops.ts: finished, no reply, a limit, too many invalid outputs, the step
 // budget), cancelled, or failed; or, with its work not done, continued as new. Each end releases the session and
 // records the end in the run folder (as far as a failing run store allows) and notifies. Deterministic.
 import {

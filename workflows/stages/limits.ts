@@ -86,7 +86,7 @@ export class Limits {
       index: call,
       metadata: { asked_for: expects.kind === 'loop' ? 'loop' : `budget:${expects.budget}` },
     });
-    if (!(await this.questions.ask(text, { by: 'limit', expects, call }))) return 'unanswered';
+    if (!(await this.questions.ask(text, { by: 'limit', expects, call }))) return 'no_reply';
     const parsed = parseLimitReply(this.questions.lastReply, expects);
     // The validator refused anything else; a reply it never saw (an automatic one) that is no such reply stops.
     if (parsed.ok && applyLimitReply(state, expects, parsed.reply)) return null;

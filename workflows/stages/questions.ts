@@ -1,7 +1,7 @@
 // Asking the person and waiting, durably, for the reply: the model's question, the runtime's question about a resend
 // in doubt, and a budget's or a loop's question (limits.ts). The session is held through the wait (or released, its
-// page saved) and taken back with the reply; an unattended task answers itself (autoReply, or a replay's recorded
-// reply). Deterministic.
+// page saved) and taken back with the reply; an unattended task replies to itself (autoReply, or a replay's
+// recorded reply). Deterministic.
 import { condition, setCurrentDetails } from '@temporalio/workflow';
 import type { LimitQuestion } from '../../src/contract/task';
 import { autoReplyText } from '../../src/agent/reply';
@@ -59,9 +59,9 @@ export class Questions {
   }
 
   /**
-   * The reply nobody has to give: a replay with `answers: 'recorded'` answers the recorded question with its recorded
-   * reply; an unattended task (autoReply) answers the model's questions, and stops at a budget or a loop (nobody is
-   * there to decide to spend more). Undefined: a person replies.
+   * The reply nobody has to give: a replay with the recorded replies (`answers: 'recorded'`) gives the recorded
+   * question its recorded reply; an unattended task (autoReply) replies to the model's questions, and stops at a
+   * budget or a loop (nobody is there to decide to spend more). Undefined: a person replies.
    */
   private autoReply(asker: Asker): string | undefined {
     const unattended = autoReplyText(this.ctx.input.autoReply);

@@ -6,7 +6,7 @@ import type { DecideCall, ObserveResult, SessionRef } from '../../src/contract/a
 import { ModelFallback } from './decisions';
 
 export class ReplayDecisions extends ModelFallback {
-  /** A replayed question's recorded reply (answers: 'recorded'), for this step's question. */
+  /** A replayed question's recorded reply (a replay with the recorded replies), for this step's question. */
   private recordedReply: string | null = null;
 
   async next(session: SessionRef, obs: ObserveResult): Promise<DecideCall[] | null> {

@@ -18,7 +18,7 @@ export class TaskStart {
     private readonly questions: Questions,
   ) {}
 
-  /** Starts the run folder the way the task says; an adoption's waiting question may end the step ('unanswered'). */
+  /** Starts the run folder the way the task says; an adoption's waiting question may end the step ('no_reply'). */
   async begin(): Promise<StepEnd> {
     const { input, task, proxies } = this.ctx;
     task.publish();
@@ -74,6 +74,6 @@ export class TaskStart {
     this.ctx.state.step = started.steps;
     this.adoptedSteps = started.steps;
     if (started.question === undefined) return null;
-    return (await this.questions.ask(started.question)) ? null : 'unanswered';
+    return (await this.questions.ask(started.question)) ? null : 'no_reply';
   }
 }

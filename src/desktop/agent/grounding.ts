@@ -1,4 +1,4 @@
-// Reading a grounding model's answer into a screen point. Models write points many ways: `(x, y)`, `x, y`,
+// Reading a grounding model's output into a screen point. Models write points many ways: `(x, y)`, `x, y`,
 // `x=… y=…`, JSON `{"x": …, "y": …}`, `[x, y]`, `<point>x y</point>`, `click(x=…, y=…)`, a box `[x1, y1, x2, y2]`
 // (its centre is taken) or Qwen-style box tokens; the first point in the text wins. Values both ≤ 1 are fractions of
 // the screen. The result is rounded to whole pixels and must lie on the screen.
@@ -62,7 +62,7 @@ function clip(text: string): string {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
-/** The first point in a grounding reply, in screen pixels; an error text when there is none or it is off screen. */
+/** The first point in a grounding output, in screen pixels; an error text when there is none or it is off screen. */
 export function parsePoint(text: string, screen: ScreenSize): PointResult {
   const found = firstPoint(text);
   if (!found) return { error: `The grounding model gave no point: "${clip(text)}".` };

@@ -1,4 +1,4 @@
-// The desktop agent's model side: tool registry, reading replies, prompts, grounding replies and the rebuilt memory.
+// The desktop agent's model side: tool registry, reading outputs, prompts, grounding outputs and the rebuilt memory.
 // Pure modules (no I/O), so workflow code may import them.
 export {
   CALL_ERROR_PREFIX,
@@ -15,9 +15,9 @@ export {
   summarizeCall,
 } from './tools';
 export type { DesktopCall, DesktopTool, DesktopToolName } from './tools';
-export { MAX_CALLS_PER_REPLY, NO_TOOL_CALL_ERROR, readToolCalls } from './parse';
-export type { ReplyCalls, ReplyInput } from './parse';
-export { EMPTY_REPLY_ERROR, attemptedCall, finalWords, noCallOutcome } from './no-call';
+export { MAX_CALLS_PER_OUTPUT, NO_TOOL_CALL_ERROR, readToolCalls } from './parse';
+export type { OutputCalls, OutputInput } from './parse';
+export { EMPTY_OUTPUT_ERROR, attemptedCall, finalWords, noCallOutcome } from './no-call';
 export type { NoCallOutcome } from './no-call';
 export { describeMessages, groundingMessages, readDescription, systemPrompt } from './prompt';
 export type { DescribeInput, Description, GroundingInput, SystemPromptInput } from './prompt';

@@ -2,16 +2,16 @@
 // The memory is a list of labelled lines, as the original desktop agent keeps it, written in our words:
 //   OBJECTIVE: the task                 (always kept)
 //   THOUGHT: the screen description     (per step, from the first action's metadata.screen_description)
-//   THOUGHT: the reply's text           (per step, from the first action's arguments.thoughts)
-//   ACTION: {"name": …, "arguments": …} (per call; none for a reply recorded as `invalid_reply`)
+//   THOUGHT: the output's text          (per step, from the first action's arguments.thoughts)
+//   ACTION: {"name": …, "arguments": …} (per call; none for an output recorded as `invalid_reply`)
 //   OBSERVATION: the call's output, "Function not implemented." (unknown tool) or "Error executing function: …",
-//                as the seed agent words them; "Error: …" after a reply that called no tool
+//                as the seed agent words them; "Error: …" after an output that called no tool
 //   USER: a reply to ask_user or a follow-up task (always kept)
-//   NOTE: a new sandbox was started (always kept), or feedback on a reply that called no tool
+//   NOTE: a new sandbox was started (always kept), or feedback on an output that called no tool
 // Unlike the original, whose memory grows without end, the newest steps are kept whole within a token budget and the
 // older ones collapse into one `[N earlier steps omitted]` line; any single entry is cut to 4000 characters.
 // Messages: system, one user message with the memory, one user message with the current screen and "What next?".
-import { INVALID_REPLY_ACTION } from '../../agent/decision';
+import { INVALID_OUTPUT_ACTION } from '../../agent/decision';
 import type { ChatMessage } from '../../model/client';
 import { estimateTextTokens, truncateObservation } from '../../model/context';
 import type { Action, Event } from '../../trajectory/schema';
@@ -67,19 +67,19 @@ function actionLines(action: Action): Line[] {
     lines.push(entry(MEMORY_LABELS.thought, description));
   if (typeof thoughts === 'string' && thoughts.trim() !== '') lines.push(entry(MEMORY_LABELS.thought, thoughts));
   const name = action.action_name || action.content.action;
-  // A reply that called no tool is recorded as an `invalid_reply` action; it gets no ACTION line (the model would
+  // An output that called no tool is recorded as an `invalid_reply` action; it gets no ACTION line (the model would
   // take it for a tool), only its thoughts and the error observation that follows.
-  if (!isInvalidReply(action)) lines.push(entry(MEMORY_LABELS.action, JSON.stringify({ name, arguments: args })));
+  if (!isInvalidOutput(action)) lines.push(entry(MEMORY_LABELS.action, JSON.stringify({ name, arguments: args })));
   return lines;
 }
 
-function isInvalidReply(action: Action): boolean {
+function isInvalidOutput(action: Action): boolean {
   const metadata: unknown = action.metadata;
   const name = action.action_name || action.content.action;
-  return name === INVALID_REPLY_ACTION || (isRecord(metadata) && metadata.invalid_reply !== undefined);
+  return name === INVALID_OUTPUT_ACTION || (isRecord(metadata) && metadata.invalid_reply !== undefined);
 }
 
-/** A note's or a no-call reply's text: no function ran, so not the seed's `Error executing function`. */
+/** A note's or a no-call output's text: no function ran, so not the seed's `Error executing function`. */
 function observationText(output: string, error: string): string {
   if (error.trim() === '') return output;
   return output.trim() === '' ? `Error: ${error}` : `Error: ${error}\n${output}`;
@@ -89,7 +89,7 @@ function observationText(output: string, error: string): string {
 function stepsOf(events: readonly Event[]): StepLines[] {
   const steps: StepLines[] = [];
   let step: StepLines = [];
-  const noCall = new Set<string>(); // ids of replies that called no tool: their error is no function's
+  const noCall = new Set<string>(); // ids of outputs that called no tool: their error is no function's
   const close = () => {
     if (step.length > 0) steps.push(step);
     step = [];
@@ -97,7 +97,7 @@ function stepsOf(events: readonly Event[]): StepLines[] {
   for (const event of events) {
     if (event.type === 'action') {
       step.push(...actionLines(event));
-      if (isInvalidReply(event)) noCall.add(event.id);
+      if (isInvalidOutput(event)) noCall.add(event.id);
       continue;
     }
     switch (event.observation_type) {

@@ -1,20 +1,20 @@
-// What an action-model reply that called no tool means. With native function calling a plain text reply is the
+// What an action-model output that called no tool means. With native function calling a plain text output is the
 // model's last word: its text is the task's answer and the task ends (the original's loop stops when a step brings
-// no call). It is an invalid reply instead when it has no words, when its words look like a call that could not be
+// no call). It is an invalid output instead when it has no words, when its words look like a call that could not be
 // read (a broken JSON call, `click(…)`, a stray `</tool_call>`), or when the worker asks for every step to call a tool.
 import { NO_TOOL_CALL_ERROR } from './parse';
 import { DESKTOP_TOOL_NAMES, canonicalToolName, desktopTool } from './tools';
 
 export type NoCallOutcome = { kind: 'final'; answer: string } | { kind: 'invalid'; error: string; errorType: string };
 
-/** The instruction an empty reply earns. */
-export const EMPTY_REPLY_ERROR =
-  `Your reply was empty. Every step must call at least one of: ${DESKTOP_TOOL_NAMES.join(', ')}; ` +
+/** The instruction an empty output earns. */
+export const EMPTY_OUTPUT_ERROR =
+  `Your output was empty. Every step must call at least one of: ${DESKTOP_TOOL_NAMES.join(', ')}; ` +
   'if the task is finished, call stop with the final answer.';
 
 const THINK_END = /<\/think\s*>/gi;
 const THINK_START = /<think\s*>/i;
-/** Tokens and tags models wrap calls in; a reply holding one meant to call a tool. */
+/** Tokens and tags models wrap calls in; an output holding one meant to call a tool. */
 const CALL_MARKERS = /<\/?(?:tool_call|function_call|tool_use)\b|<function=|\[TOOL_CALLS\]|<\|tool_call|^\s*ACTION:/im;
 /** A name written like a function call: `run_command(` or `computer.click(`. */
 const CALL_SYNTAX = /(?<![\w.-])([A-Za-z_][\w.]*)\(/g;
@@ -29,7 +29,7 @@ function isToolName(written: string): boolean {
 }
 
 /**
- * The reply's words outside its reasoning: what follows the last `</think>` (or the whole text), up to a `<think>`
+ * The output's words outside its reasoning: what follows the last `</think>` (or the whole text), up to a `<think>`
  * left open (reasoning cut short); trimmed.
  */
 export function finalWords(text: string): string {
@@ -51,18 +51,19 @@ export function attemptedCall(words: string): string | undefined {
 }
 
 /**
- * The outcome of a reply in which no call was read: its text ends the task (`endOnNoCall`, the default), or it is
- * an invalid reply the model is told about at the next step.
+ * The outcome of an output in which no call was read: its text ends the task (`endOnNoCall`, the default), or it is
+ * an invalid output the model is told about at the next step.
  */
 export function noCallOutcome(text: string, endOnNoCall: boolean): NoCallOutcome {
   const words = finalWords(text);
-  if (words === '') return { kind: 'invalid', error: EMPTY_REPLY_ERROR, errorType: 'EmptyReply' };
+  // 'EmptyReply': the error_type a run folder records (a wire name, kept so recorded runs read the same).
+  if (words === '') return { kind: 'invalid', error: EMPTY_OUTPUT_ERROR, errorType: 'EmptyReply' };
   const attempt = attemptedCall(words);
   if (attempt) {
     return {
       kind: 'invalid',
       error:
-        `Your reply looks like a tool call (${attempt}), but no call could be read from it. Use the tools ` +
+        `Your output looks like a tool call (${attempt}), but no call could be read from it. Use the tools ` +
         'offered (native function calls), or write each call as <tool_call>{"name": <tool>, "arguments": {…}}' +
         '</tool_call>; to end the task, call stop with the final answer.',
       errorType: 'UnreadableToolCall',

@@ -1,35 +1,35 @@
-// Reads the tool calls out of an action-model reply. Native `tool_calls` win; without them, calls written in the
+// Reads the tool calls out of an action-model output. Native `tool_calls` win; without them, calls written in the
 // text are accepted: `<tool_call>` blocks (one or several, closing tag optional), or JSON objects / arrays of calls,
 // fenced or bare, in the shapes models use ({name, arguments}, {tool, …}, {function: {name, arguments}}). Bodies are
 // read with the lenient JSON reader. A call that cannot be read still comes back, carrying its error, so the model
-// learns what went wrong; a reply with no call at all gets a one-line instruction for the next step.
+// learns what went wrong; an output with no call at all gets a one-line instruction for the at the next step.
 import { LenientJsonError, decodeFirstObject, firstObject, pythonLiteralToJson } from '../../model/lenient-json';
 import { DESKTOP_TOOL_NAMES, canonicalToolName, checkCall, desktopTool } from './tools';
 import type { DesktopCall } from './tools';
 
-/** Calls beyond this many in one reply are not run. */
-export const MAX_CALLS_PER_REPLY = 10;
+/** Calls beyond this many in one output are not run. */
+export const MAX_CALLS_PER_OUTPUT = 10;
 
-export interface ReplyCalls {
-  /** The calls to run, in order (at most MAX_CALLS_PER_REPLY); each may carry an `error`. */
+export interface OutputCalls {
+  /** The calls to run, in order (at most MAX_CALLS_PER_OUTPUT); each may carry an `error`. */
   calls: DesktopCall[];
-  /** The reply's text outside the calls, trimmed. */
+  /** The output's text outside the calls, trimmed. */
   thoughts: string;
   source: 'native' | 'text' | 'none';
-  /** Set when the reply called no tool: what to tell the model at the next step. */
+  /** Set when the output called no tool: what to tell the model at the next step. */
   error?: string;
   /** Calls past the cap, not run. */
   dropped?: DesktopCall[];
 }
 
-export interface ReplyInput {
+export interface OutputInput {
   text: string;
   toolCalls?: readonly { name: string; arguments: string }[];
 }
 
-/** The instruction a reply without any tool call earns. */
+/** The instruction an output without any tool call earns. */
 export const NO_TOOL_CALL_ERROR =
-  `Your reply did not call any tool. Every step must call at least one of: ${DESKTOP_TOOL_NAMES.join(', ')}. ` +
+  `Your output did not call any tool. Every step must call at least one of: ${DESKTOP_TOOL_NAMES.join(', ')}. ` +
   'If the task is finished, call stop with the final answer.';
 
 const TOOL_CALL_BLOCK = /<tool_call\s*>([\s\S]*?)(?:<\/tool_call\s*>|(?=<tool_call\s*>)|$)/gi;
@@ -224,7 +224,7 @@ const CALL_START = /\{\s*["'\w]|\[\s*\{/y;
 /** Call-shaped JSON objects or arrays in free text (fenced or not); other JSON is left as text. */
 function jsonSpans(text: string, from: number): Span[] {
   const spans: Span[] = [];
-  // Reading an unclosed object to the end of the text is tried once: a reply is cut short at one place only, and
+  // Reading an unclosed object to the end of the text is tried once: an output is cut short at one place only, and
   // trying at every brace of a long unbalanced text would take quadratic time.
   let openTried = false;
   const endOf = bracketEnds(text);
@@ -311,18 +311,18 @@ function nativeCall(call: { name: string; arguments: string }): DesktopCall {
   }
 }
 
-function capped(calls: DesktopCall[], thoughts: string, source: ReplyCalls['source']): ReplyCalls {
+function capped(calls: DesktopCall[], thoughts: string, source: OutputCalls['source']): OutputCalls {
   if (calls.length === 0) return { calls, thoughts, source: 'none', error: NO_TOOL_CALL_ERROR };
-  const reply: ReplyCalls = { calls: calls.slice(0, MAX_CALLS_PER_REPLY), thoughts, source };
-  if (calls.length > MAX_CALLS_PER_REPLY) reply.dropped = calls.slice(MAX_CALLS_PER_REPLY);
-  return reply;
+  const output: OutputCalls = { calls: calls.slice(0, MAX_CALLS_PER_OUTPUT), thoughts, source };
+  if (calls.length > MAX_CALLS_PER_OUTPUT) output.dropped = calls.slice(MAX_CALLS_PER_OUTPUT);
+  return output;
 }
 
 /**
- * The tool calls of a reply, native ones first, else those written in its text (see the module comment), with the
+ * The tool calls of an output, native ones first, else those written in its text (see the module comment), with the
  * text around them as `thoughts`. Never throws.
  */
-export function readToolCalls(completion: ReplyInput): ReplyCalls {
+export function readToolCalls(completion: OutputInput): OutputCalls {
   const text = completion.text ?? '';
   if (completion.toolCalls && completion.toolCalls.length > 0) {
     return capped(completion.toolCalls.map(nativeCall), outside(text, tagSpans(text, 0)), 'native');

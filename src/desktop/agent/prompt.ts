@@ -19,7 +19,7 @@ export function systemPrompt({ width, height, tools }: SystemPromptInput): strin
     `You control a Linux desktop computer with a ${width}×${height} pixel screen to carry out the user's objective.`,
     'You cannot see the screen. Each step you get a written description of it, made by a vision model, and your ' +
       'record so far: OBJECTIVE, THOUGHT (screen descriptions and your own reasoning), ACTION (the tools you called), ' +
-      'OBSERVATION (what each call returned), USER (answers from the user) and NOTE (messages from the system).',
+      'OBSERVATION (what each call returned), USER (replies from the user) and NOTE (messages from the system).',
     '',
     'How to work:',
     '- Act by calling tools. You may call several in one step; they run one after the other in the order given, and ' +

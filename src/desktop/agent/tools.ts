@@ -181,7 +181,7 @@ export const DESKTOP_TOOLS: readonly DesktopTool[] = [
   {
     name: 'ask_user',
     description:
-      'Ask the user a question and wait for the answer. Only for information that only the user has ' +
+      'Ask the user a question and wait for the reply. Only for information that only the user has ' +
       '(a password, a personal choice, a missing detail).',
     usage: 'ask_user(question)',
     parameters: object({ question: { type: 'string', description: 'The question for the user.' } }, ['question']),

@@ -1,5 +1,5 @@
 // What the Fara families share behind the family seam: the request (our Fara system prompt or an endpoint's prompt
-// file, the chat of src/model/context.ts with the screenshots resized for the family), the reply read from a
+// file, the chat of src/model/context.ts with the screenshots resized for the family), the output read from a
 // `<tool_call>` block (src/model/parse.ts) and recorded with native tool calls written out as such blocks, the
 // feedback line, and the questions: Fara-1.5 asks the person with ask_user_question, Fara-7B has no such action and
 // stops with terminate at a critical point.
@@ -9,9 +9,9 @@ import type { ScreenSize } from '../../actions/tool-schema';
 import type { ChatMessage } from '../../model/client';
 import { buildChatMessages } from '../../model/context';
 import { promptFileActions } from '../../model/endpoint-prompt';
-import { invalidReplyFeedback } from '../../model/feedback';
+import { invalidOutputFeedback } from '../../model/feedback';
 import { identityError } from '../../model/identities';
-import { parseModelOutput, replyAsText } from '../../model/parse';
+import { parseModelOutput, outputAsText } from '../../model/parse';
 import { buildSystemPrompt, loadPromptOverride, promptActions } from '../../model/prompt';
 import { RequestRefusedError } from '../family';
 import type { EndpointPromptSettings, ModelFamily, Outcome, RequestInput } from '../family';
@@ -72,14 +72,14 @@ export function faraFamily(space: FaraSpace): ModelFamily {
       });
       return { messages: messages as ChatMessage[], allowed };
     },
-    replyText: replyAsText,
-    read: (reply, input) =>
-      parseModelOutput(reply, space, {
+    outputText: outputAsText,
+    read: (output, input) =>
+      parseModelOutput(output, space, {
         terminateOnParseError: input.terminateOnParseError,
         screen: input.screen,
         allowedActions: input.allowed,
       }),
-    feedback: (error, screen) => invalidReplyFeedback(error, space, screen),
+    feedback: (error, screen) => invalidOutputFeedback(error, space, screen),
     outcome: faraOutcome,
     identityIssue: (identity, custom) => identityError(identity, { family: space.name, custom })?.message ?? null,
     promptFileActions: (file) => promptFileActions(file, space),
