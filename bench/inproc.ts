@@ -30,10 +30,10 @@ export async function runInProcess(config: Config, pool: BrowserPool, input: Tas
     run: <P extends unknown[], R>(fn: (...args: P) => Promise<R>, ...args: P): Promise<R> =>
       new MockActivityEnvironment().run(fn, ...args) as Promise<R>,
   };
-  const runId = input.runId;
+  const taskId = input.runId;
   await env.run(acts.startRun, input);
   const { sessionId } = await env.run(acts.openSession, {
-    runId,
+    runId: taskId,
     generation: 0,
     restore: false,
     reason: 'start',
@@ -53,7 +53,7 @@ export async function runInProcess(config: Config, pool: BrowserPool, input: Tas
     while (step < input.maxSteps) {
       step += 1;
       stepStarts.push(performance.now());
-      const ref = { runId, step, generation: 0 };
+      const ref = { runId: taskId, step, generation: 0 };
       const [, observe] = await timed(() =>
         env.run(acts.observe, { ...ref, sessionId, captchaWaitMs: input.captcha.waitSeconds * 1000 }),
       );
@@ -75,8 +75,8 @@ export async function runInProcess(config: Config, pool: BrowserPool, input: Tas
     }
     stepStarts.push(performance.now());
   } finally {
-    await env.run(acts.releaseSession, { runId, sessionId, save: false });
+    await env.run(acts.releaseSession, { runId: taskId, sessionId, save: false });
   }
-  await env.run(acts.finalize, { runId, status, answer, reason: null, steps: step });
+  await env.run(acts.finalize, { runId: taskId, status, answer, reason: null, steps: step });
   return { stepStarts, activityMs, steps: step, status };
 }

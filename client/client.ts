@@ -17,7 +17,7 @@ import {
   describeTask,
   existingTask,
   listTasks,
-  newRunId,
+  newTaskId,
   querySteps,
   replyToTask,
   startTask,
@@ -195,7 +195,7 @@ export function parseTask(task: NewTask): TaskInput {
   } catch (err) {
     throw new InvalidTaskInputError('family', (err as Error).message);
   }
-  return validateTaskInput({ ...rest, ...(profile === undefined ? {} : { profile }), runId: id ?? newRunId() });
+  return validateTaskInput({ ...rest, ...(profile === undefined ? {} : { profile }), runId: id ?? newTaskId() });
 }
 
 export class AgentClient {

@@ -43,7 +43,7 @@ import {
 
 export { TaskError };
 
-export function newRunId(): string {
+export function newTaskId(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
   return `task-${stamp}-${randomBytes(3).toString('hex')}`;
 }

@@ -5,7 +5,7 @@
 // evaluation.ts only wires it. Deterministic: only @temporalio/workflow and pure modules.
 import { condition, setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { EVALUATION_SEARCH_ATTRIBUTE } from './eval-messages';
-import { attemptKind, attemptRunId } from '../src/eval/records';
+import { attemptKind, attemptTaskId } from '../src/eval/records';
 import type { AttemptOutcome, EvalProgress, EvalRecord, EvaluationInput, EvaluationResult } from '../src/eval/records';
 import { awaitEvalChild, evalTaskCount, runChild, TaskPages } from './eval-children';
 import { trialRecord } from './eval-scoring';
@@ -246,7 +246,7 @@ export class EvaluationRun {
       } else {
         this.phases.set(slot, 'starting');
         const spec = await this.pages.specOf(index);
-        workflowId = attemptRunId(this.input.evalId, spec.taskId, trial, attempt);
+        workflowId = attemptTaskId(this.input.evalId, spec.taskId, trial, attempt);
         attempts.push(workflowId);
         this.live.set(slot, { slot, attempt, workflowId, attempts });
         const started = { input: this.input, spec, workflowId, trial, tagRuns: this.settings.tagRuns };
@@ -271,7 +271,7 @@ export class EvaluationRun {
     const index = Math.floor(slot / this.settings.trials);
     const spec = await this.pages.specOf(index);
     const { taskSet, judge } = this.input;
-    const trial = { taskSet, judge, index, taskId: spec.taskId, trial: slot % this.settings.trials };
+    const trial = { taskSet, judge, index, setTaskId: spec.taskId, trial: slot % this.settings.trials };
     this.state.records.push(await trialRecord(trial, workflowId, outcome, attempts));
   }
 }

@@ -125,7 +125,7 @@ async function recordInvalidReply(s: BrowserStep, parsed: ModelOutputError, repl
   const { req, w, family, resized } = s;
   const error = family.feedback(parsed, resized);
   debugLog('invalid model reply', {
-    runId: req.runId,
+    taskId: req.runId,
     step: req.step,
     type: parsed.name,
     detail: parsed.message,
@@ -151,7 +151,7 @@ async function recordAction(s: BrowserStep, parsed: ParsedOutput, reply: Reply):
   const { req, w } = s;
   const readAs = readMetadata(parsed);
   if (Object.keys(readAs).length > 0) {
-    debugLog('model reply accepted leniently', { runId: req.runId, step: req.step, ...readAs });
+    debugLog('model reply accepted leniently', { taskId: req.runId, step: req.step, ...readAs });
   }
   const fields = decisionFields({
     action: parsed.action,

@@ -211,7 +211,7 @@ function reopenedNote(req: OpenSessionInput, url: string | null) {
  */
 async function restorePage(
   deps: ActivityDeps,
-  runId: string,
+  taskId: string,
   env: BrowserEnvironment,
   saved: SavedPage,
 ): Promise<RestoreReport> {
@@ -227,7 +227,7 @@ async function restorePage(
     const report = await withHeartbeat(() => restoreDocumentState(env.page, document));
     return { ...report, restored: [...storage, ...report.restored] };
   } catch (err) {
-    deps.log?.(`${runId}: the saved page's forms, scroll and focus were not restored: ${String(err)}`);
+    deps.log?.(`${taskId}: the saved page's forms, scroll and focus were not restored: ${String(err)}`);
     return { ...unrestored, blanked: document.blanked };
   }
 }
@@ -257,11 +257,11 @@ async function releaseBrowser(
 async function savePage(
   files: RunFiles,
   pages: PageCheckpoints,
-  runId: string,
+  taskId: string,
   env: BrowserEnvironment,
 ): Promise<void> {
-  await withHeartbeat(() => pages.saveForQuestion(runId, env));
-  const w = await files.writer(runId);
+  await withHeartbeat(() => pages.saveForQuestion(taskId, env));
+  const w = await files.writer(taskId);
   await w.writeRunState({ ...(await w.readRunState()), url: env.url() });
 }
 

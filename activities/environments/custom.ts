@@ -99,12 +99,13 @@ export function createCustomDriver(deps: ActivityDeps, files: RunFiles): Environ
     const env = environmentOf(input.environment);
     const w = await files.writer(req.runId);
     // A session this worker still holds for the run (a lost activity left it) goes first.
-    for (const [id, held] of sessions) if (held.runId === req.runId) await forget(id, held.session);
+    for (const [id, held] of sessions) if (held.taskId === req.runId) await forget(id, held.session);
     const url = req.restore
       ? (((await w.readRunState()).url as string | undefined) ?? lastUrl(await w.events()) ?? input.startUrl ?? null)
       : (input.startUrl ?? null);
     const session = await withHeartbeat(() =>
       env.open({
+        taskId: req.runId,
         runId: req.runId,
         url,
         screen: input.viewport,
@@ -113,7 +114,7 @@ export function createCustomDriver(deps: ActivityDeps, files: RunFiles): Environ
       }),
     );
     const sessionId = `${CUSTOM_SESSION_PREFIX}${env.name}:${req.runId}:g${req.generation}:${randomBytes(3).toString('hex')}`;
-    sessions.set(sessionId, { runId: req.runId, session });
+    sessions.set(sessionId, { taskId: req.runId, session });
     if (req.reason === 'worker_lost') {
       await w.appendEvent(
         sessionRestored(req.step, `The ${env.name} session was lost and opened again at ${session.url() || '…'}.`, {

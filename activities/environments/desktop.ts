@@ -245,7 +245,7 @@ async function actOnDesktop(deps: ActivityDeps, files: RunFiles, req: ActInput):
       await w.appendEvent(actionEvent(req.step, callFields(call), stamp));
     }
     const result = await withActionSpan(
-      { environment: 'desktop', action: call.name, runId: req.runId, step: req.step },
+      { environment: 'desktop', action: call.name, taskId: req.runId, step: req.step },
       () => withHeartbeat(() => runTool(session, call, { deps, input, req, w })),
       (done) => ({ error: done.error ?? null }),
     );

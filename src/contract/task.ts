@@ -45,9 +45,10 @@ export const ModelChoiceSchema = z.strictObject({
 });
 
 const TaskInputFields = z.strictObject({
+  /** The task id (its Temporal workflow id and its run folder's name); wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
   runId: z
     .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'run id: letters, digits, dot, dash, underscore (max 128)'),
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'task id: letters, digits, dot, dash, underscore (max 128)'),
   instruction: z.string().trim().min(1, 'instruction must not be empty'),
   /**
    * A follow-up task (`cua continue`): this run goes on in the run folder of the task's earlier run (same id), after
@@ -55,12 +56,13 @@ const TaskInputFields = z.strictObject({
    */
   followUp: z.string().trim().min(1, 'a follow-up must not be empty').max(10_000).optional(),
   /**
-   * A fork (`cua fork`): this task's run folder starts with steps 1…`step` of run `runId` (marked inherited), its
+   * A fork (`cua fork`): this task's run folder starts with steps 1…`step` of task `runId` (marked inherited), its
    * page (or desktop home) as that step left it, and decides step `step`+1 anew; `hint` is recorded as that step's
    * retry feedback. The source run is never changed.
    */
   forkOf: z
     .strictObject({
+      /** The source task's id; wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
       runId: z.string().min(1).max(128),
       step: z.number().int().min(1),
       hint: z.string().trim().min(1, 'a hint must not be empty').max(10_000).optional(),
@@ -75,7 +77,7 @@ const TaskInputFields = z.strictObject({
     })
     .optional(),
   /**
-   * A replay (`cua replay`): this task runs the actions recorded in run `runId` again, step by step, each one only
+   * A replay (`cua replay`): this task runs the actions recorded by task `runId` again, step by step, each one only
    * after the live page is checked against the recording (URL, the element the action hit, the screenshot's
    * distance); a step that does not match goes to the model (or, `strict`, ends the task with end reason
    * `replay_diverged`), and the model decides every step from there. `maxDistance`: the largest screenshot distance
@@ -84,6 +86,7 @@ const TaskInputFields = z.strictObject({
    */
   replayOf: z
     .strictObject({
+      /** The recorded task's id; wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
       runId: z.string().min(1).max(128),
       strict: z.boolean().optional(),
       maxDistance: z.number().min(0).max(1).optional(),
@@ -250,6 +253,7 @@ export interface PendingQuestion {
 }
 
 export interface TaskStatus {
+  /** The task id; wire name (the status query's answer), kept so other clients and recorded histories still read it. */
   runId: string;
   status: RunStatus;
   step: number;

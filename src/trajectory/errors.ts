@@ -23,9 +23,9 @@ export class RunNotFoundError extends TrajectoryError {
 }
 
 /** A run id that is not a single safe path segment. */
-export class InvalidRunIdError extends TrajectoryError {
-  constructor(readonly runId: string) {
-    super(`invalid run id ${JSON.stringify(runId)}: use letters, digits, '.', '_' or '-' (not '.' or '..')`);
+export class InvalidTaskIdError extends TrajectoryError {
+  constructor(readonly taskId: string) {
+    super(`invalid run id ${JSON.stringify(taskId)}: use letters, digits, '.', '_' or '-' (not '.' or '..')`);
   }
 }
 

@@ -11,7 +11,7 @@ import {
   CorruptFileError,
   EventIdConflictError,
   InvalidRecordError,
-  InvalidRunIdError,
+  InvalidTaskIdError,
   RunExistsError,
   RunNotFoundError,
   UnknownActionIdError,
@@ -33,10 +33,10 @@ afterEach(async () => {
   await fs.rm(root, { recursive: true, force: true });
 });
 
-const runDir = (runId = 'run-1') => path.join(root, runId);
+const runDir = (taskId = 'run-1') => path.join(root, taskId);
 const readJson = async (file: string): Promise<unknown> => JSON.parse(await fs.readFile(file, 'utf8'));
-const eventLines = async (runId = 'run-1') =>
-  (await fs.readFile(path.join(runDir(runId), 'solver_log/events.jsonl'), 'utf8')).split('\n').filter(Boolean);
+const eventLines = async (taskId = 'run-1') =>
+  (await fs.readFile(path.join(runDir(taskId), 'solver_log/events.jsonl'), 'utf8')).split('\n').filter(Boolean);
 
 /** Every file under dir, relative, sorted. */
 async function listFiles(dir: string): Promise<string[]> {
@@ -127,8 +127,8 @@ describe('create and open', () => {
     expect(await listFiles(runDir())).toEqual(['metadata.json', 'solver_log/status.json', 'task.json']);
   });
 
-  it.each(['', '.', '..', 'a/b', 'a\\b', 'run 1'])('rejects run id %j', async (runId) => {
-    await expect(TrajectoryWriter.create(root, runId, task)).rejects.toThrow(InvalidRunIdError);
+  it.each(['', '.', '..', 'a/b', 'a\\b', 'run 1'])('rejects run id %j', async (taskId) => {
+    await expect(TrajectoryWriter.create(root, taskId, task)).rejects.toThrow(InvalidTaskIdError);
   });
 
   it('rejects an invalid task before writing anything', async () => {
