@@ -138,7 +138,7 @@ export class Bench {
     return { server, client, config, runtime, bundle };
   });
 
-  /** A validated task input on the hotel site, its model calls tagged with the run id. */
+  /** A validated task input on the hotel site, its model calls tagged with the task id. */
   async taskInput(args: TaskArgs): Promise<TaskInput> {
     const [{ timer }, site] = await Promise.all([this.model(), this.site()]);
     const { script, taskId, ...rest } = args;

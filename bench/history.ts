@@ -10,7 +10,7 @@ export interface RunHistory {
   events: HistoryEvent[];
   /** Size of the run's whole history, protobuf-encoded (what the server stores and replays). */
   bytes: number;
-  /** The next run's id when this run continued as new. */
+  /** The next run's Temporal run id when this run continued as new. */
   continuedAs: string | null;
 }
 

@@ -5,7 +5,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../activities/catalog';
 import type { BrowserPool } from '../src/browser/pool';
 import type { Config } from '../src/runtime/config';
-import type { RunStatus, TaskInput } from '../src/contract/task';
+import type { TaskState, TaskInput } from '../src/contract/task';
 
 /** How long each activity call of a step took (ms). */
 export interface ActivityTimes {
@@ -20,7 +20,7 @@ export interface InProcessRun {
   /** Per step (index step − 1); `act` is 0 for the last (terminate) step. */
   activityMs: ActivityTimes[];
   steps: number;
-  status: RunStatus;
+  status: TaskState;
 }
 
 export async function runInProcess(config: Config, pool: BrowserPool, input: TaskInput): Promise<InProcessRun> {
@@ -47,7 +47,7 @@ export async function runInProcess(config: Config, pool: BrowserPool, input: Tas
     return [value, performance.now() - t0];
   };
   let step = 0;
-  let status: RunStatus = 'max_rounds';
+  let status: TaskState = 'max_rounds';
   let answer: string | null = null;
   try {
     while (step < input.maxSteps) {

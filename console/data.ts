@@ -3,7 +3,7 @@
 import sharp from 'sharp';
 import type { AgentClient, TaskListEntry, TaskSnapshot } from '../client/client';
 import { TaskNotFoundError } from '../client/client';
-import type { RunStatus } from '../src/contract/task';
+import type { TaskState } from '../src/contract/task';
 import type { Event } from '../src/trajectory/schema';
 import { parseEventId } from '../src/trajectory/ids';
 import { readRunFromStore } from '../src/trajectory/reader';
@@ -28,7 +28,7 @@ export const PAGE_SIZE = 50;
 export const TEXT_FILTER_SCAN = 500;
 const WAITING_SHOWN = 50;
 
-/** A run id as the task contract allows it: nothing that could name another folder. */
+/** A task id as the task contract allows it: nothing that could name another folder. */
 export const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export interface WaitingRow extends TaskListEntry {
@@ -47,7 +47,7 @@ export interface TaskPage {
 }
 
 export interface ListQuery {
-  status?: RunStatus;
+  status?: TaskState;
   text?: string;
   page?: number;
 }

@@ -25,7 +25,7 @@ import type { ActivityDeps, RunFiles } from '../support';
 import { decisionFromRecord } from './browser-decide';
 import { fitRecordedAction, reusedEvent } from './replay-element';
 
-/** The recordings read lately (a replay reads its recording at every step): run id → steps. */
+/** The recordings read lately (a replay reads its recording at every step): task id → steps. */
 const recordings = new Map<string, Promise<RecordedStep[]>>();
 const RECORDINGS_KEPT = 16;
 

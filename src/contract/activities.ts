@@ -1,6 +1,6 @@
 // Inputs and outputs of the activities. Small on purpose: they travel through workflow history
 // (ids, paths and short strings only, never screenshot bytes).
-import type { EndReason, RunStatus, TaskInput } from './task';
+import type { EndReason, TaskState, TaskInput } from './task';
 
 export interface SessionRef {
   sessionId: string;
@@ -260,7 +260,7 @@ export interface StartAdoptResult extends StartRunResult {
 export interface FinalizeInput {
   /** The task id; wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
   runId: string;
-  status: RunStatus;
+  status: TaskState;
   answer: string | null;
   reason: string | null;
   /** Absent in histories recorded before end reasons existed. */
@@ -310,7 +310,7 @@ export interface NotifyInput {
   /** This notification's own id (its child workflow's id): the same on every retry, so a receiver can drop repeats. */
   deliveryId: string;
   taskId: string;
-  status: RunStatus;
+  status: TaskState;
   step: number;
   instruction: string;
   question?: { id: string; text: string };

@@ -6,8 +6,8 @@ import { z } from 'zod';
 import { END_REASONS } from './end-reason';
 import { DEFAULT_TASK_QUEUE } from './queues';
 import type { EndReason } from './end-reason';
-import { RUN_STATUSES } from './run-status';
-import type { RunStatus } from './run-status';
+import { TASK_STATES } from './task-state';
+import type { TaskState } from './task-state';
 import { checkUrl, narrow, TaskUrlPolicySchema, WIDEST_URL_POLICY } from './url-policy';
 
 export const AGENT_WORKFLOW = 'agentTask';
@@ -20,8 +20,8 @@ export const ENVIRONMENT_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 /** The desktop's screen when the task names none (the seed's sandbox size). */
 export const DEFAULT_DESKTOP_SCREEN = { width: 1280, height: 800 } as const;
 
-export { DEFAULT_TASK_QUEUE, END_REASONS, RUN_STATUSES };
-export type { EndReason, RunStatus };
+export { DEFAULT_TASK_QUEUE, END_REASONS, TASK_STATES };
+export type { EndReason, TaskState };
 
 /** How many final-page probes a task may ask for, and how long each may be (src/agent/final-page.ts). */
 export const MAX_PROBES = 16;
@@ -255,7 +255,7 @@ export interface PendingQuestion {
 export interface TaskStatus {
   /** The task id; wire name (the status query's answer), kept so other clients and recorded histories still read it. */
   runId: string;
-  status: RunStatus;
+  status: TaskState;
   step: number;
   maxSteps: number;
   question: PendingQuestion | null;
@@ -319,7 +319,7 @@ export interface StepSummary {
 }
 
 export interface TaskResult {
-  status: RunStatus;
+  status: TaskState;
   /** Machine-readable reason beside `status` and `error` (see src/contract/end-reason.ts). */
   endReason: EndReason;
   answer: string | null;
@@ -337,7 +337,7 @@ export interface ReplyInput {
 export interface ControlAccepted {
   accepted: true;
   step: number;
-  status: RunStatus;
+  status: TaskState;
 }
 
 export interface SayInput {

@@ -34,7 +34,7 @@ export interface BranchesInput {
   source: { runId: string; step: number };
   /** The forks' instruction (the source's, unless the forks were given another). */
   instruction: string;
-  /** One fork input per branch, in branch order (each with its own run id and `forkOf`). */
+  /** One fork input per branch, in branch order (each with its own task id and `forkOf`). */
   branches: TaskInputArgs[];
   task: BranchTask;
   /** The judge's kind and endpoint (as `cua eval --judge…`); absent: `auto`. */
@@ -70,7 +70,7 @@ export interface BranchesRecord {
   cancelRest: boolean;
   state: 'running' | 'done';
   branches: BranchRecord[];
-  /** The winner's run id once one is known (the best score, then the fewest steps, then the first branch). */
+  /** The winner's task id once one is known (the best score, then the fewest steps, then the first branch). */
   winner: string | null;
   /** Why this one won, or why none did. */
   verdict: string;

@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 
-import { FolderNotAdoptableError, RunNotFoundError, TrajectoryError } from './errors';
+import { FolderNotAdoptableError, RunFolderNotFoundError, TrajectoryError } from './errors';
 import { pendingQuestion, streamProblem, stepsOf, withOurIds } from './fara-events';
 import { EVENTS_FILE, METADATA_FILE, STATUS_FILE, TASK_FILE, VERIFICATION_FILE } from './layout';
 import { readRun } from './reader';
@@ -49,7 +49,7 @@ export async function readAdoptableFolder(folder: string): Promise<AdoptableFold
   try {
     run = await readRun(dir);
   } catch (err) {
-    if (err instanceof RunNotFoundError) refuse(folder, `no ${TASK_FILE}: not a run folder Fara wrote`);
+    if (err instanceof RunFolderNotFoundError) refuse(folder, `no ${TASK_FILE}: not a run folder Fara wrote`);
     if (err instanceof TrajectoryError) refuse(folder, err.message);
     throw err;
   }
@@ -157,7 +157,7 @@ export async function readRecordedFolder(folder: string): Promise<AdoptableFolde
   try {
     run = await readRun(dir);
   } catch (err) {
-    if (err instanceof RunNotFoundError) refuse(folder, `no ${TASK_FILE}: not a run folder`);
+    if (err instanceof RunFolderNotFoundError) refuse(folder, `no ${TASK_FILE}: not a run folder`);
     if (err instanceof TrajectoryError) refuse(folder, err.message);
     throw err;
   }

@@ -7,7 +7,7 @@ export {
   InvalidTaskIdError,
   LockTimeoutError,
   RunExistsError,
-  RunNotFoundError,
+  RunFolderNotFoundError,
   RunStoreUnavailableError,
   TrajectoryError,
   UnknownActionIdError,

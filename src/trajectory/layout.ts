@@ -23,7 +23,7 @@ export function screenshotName(step: number, phase: ScreenshotPhase, generation 
   return `screenshot_${step}${tag}_${phase}.png`;
 }
 
-/** A run id is one folder name under runsDir: no separators, no NUL, not `.`/`..`, at most 128 characters. */
+/** A task id is one folder name under runsDir: no separators, no NUL, not `.`/`..`, at most 128 characters. */
 const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 export function isValidTaskId(taskId: string): boolean {

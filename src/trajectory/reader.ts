@@ -1,6 +1,6 @@
 // Reading a run folder back: task, events, status, verification and metadata, each checked against the schema.
 //
-// Damage policy: a missing task.json means "not a run" (RunNotFoundError); a damaged small JSON file or a damaged
+// Damage policy: a missing task.json means "not a run" (RunFolderNotFoundError); a damaged small JSON file or a damaged
 // complete line of a .jsonl file is CorruptFileError naming the file (and line). A torn last line of a .jsonl file
 // (a crash mid-append) is dropped and reported in `warnings`, not fatal: everything before it is intact. Missing
 // status.json / metadata.json (a crash right after task.json was created) read as defaults, with a warning.
@@ -8,7 +8,7 @@ import * as path from 'node:path';
 
 import { z } from 'zod';
 
-import { RunNotFoundError } from './errors';
+import { RunFolderNotFoundError } from './errors';
 import { parseJsonl } from './jsonl';
 import {
   DATA_POINT_FILE,
@@ -28,7 +28,7 @@ import {
   TaskSchema,
   VerificationResultSchema,
 } from './schema';
-import type { RunStatus } from '../contract/run-status';
+import type { TaskState } from '../contract/task-state';
 import { agreesWith, fileEndReason, fromFileStatus } from './status';
 import type { RunStore } from './store';
 import { LocalRunStore } from './store';
@@ -42,7 +42,7 @@ export interface ReadWarning {
 
 export interface StatusSnapshot {
   /** Our precise status (from the `run_status` extra when present). */
-  status: RunStatus;
+  status: TaskState;
   /** The value in the file (`aborted` for failed / cancelled). */
   fileStatus: SolverStatus;
   outcome: Outcome | null;
@@ -78,7 +78,7 @@ async function readJsonFile(store: RunStore, taskId: string, file: string): Prom
 
 export async function loadTask(store: RunStore, taskId: string): Promise<Task> {
   const value = await readJsonFile(store, taskId, TASK_FILE);
-  if (value === undefined) throw new RunNotFoundError(store.describe(key(taskId, TASK_FILE)));
+  if (value === undefined) throw new RunFolderNotFoundError(store.describe(key(taskId, TASK_FILE)));
   return parseStored(TaskSchema, value, store.describe(key(taskId, TASK_FILE)));
 }
 

@@ -44,8 +44,8 @@ import type {
   VerificationResultInput,
 } from './schema';
 import { DataPointSchema, EventSchema, OutcomeSchema, TaskSchema, VerificationResultSchema } from './schema';
-import { isTerminal } from '../contract/run-status';
-import type { RunStatus } from '../contract/run-status';
+import { isTerminal } from '../contract/task-state';
+import type { TaskState } from '../contract/task-state';
 import { toFileStatus } from './status';
 import type { RunStore } from './store';
 import { LocalRunStore } from './store';
@@ -134,7 +134,7 @@ export class TrajectoryWriter {
     return writer;
   }
 
-  /** Resume an existing run folder (RunNotFoundError without task.json, CorruptFileError when it is damaged). */
+  /** Resume an existing run folder (RunFolderNotFoundError without task.json, CorruptFileError when it is damaged). */
   static async open(root: RunsRoot, taskId: string, options: WriterOptions = {}): Promise<TrajectoryWriter> {
     checkTaskId(taskId);
     const store = toStore(root);
@@ -211,7 +211,7 @@ export class TrajectoryWriter {
    * metadata.stats (`run_status`, `end_reason`, `end_detail`, `status_updated_at`), where the reader falls back to it.
    */
   async writeStatus(
-    status: RunStatus,
+    status: TaskState,
     outcome?: Outcome | string | null,
     reason?: string,
     endReason?: string,

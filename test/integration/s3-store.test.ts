@@ -14,7 +14,7 @@ import { homeArchiveFile, restoreHome, saveHome } from '../../activities/environ
 import { RunFiles } from '../../activities/support';
 import { startS3Server } from '../../src/infra/rclone';
 import type { S3Server } from '../../src/infra/rclone';
-import { ConsecutiveActionsError, RunNotFoundError, RunStoreUnavailableError } from '../../src/trajectory/errors';
+import { ConsecutiveActionsError, RunFolderNotFoundError, RunStoreUnavailableError } from '../../src/trajectory/errors';
 import {
   actionEvent,
   postObservation,
@@ -163,7 +163,7 @@ describe.each(stores)('the run store contract: %s', (_kind, make) => {
     expect(Object.keys(run.verification)).toEqual(['judge', 'judge_1']);
     expect(dataPoint.solver_log?.events).toHaveLength(10);
     expect((await twin().readBytes('run-1/screenshot_1_pre.png'))?.toString()).toBe('png-1');
-    await expect(TrajectoryWriter.open(store, 'no-such-run')).rejects.toThrow(RunNotFoundError);
+    await expect(TrajectoryWriter.open(store, 'no-such-run')).rejects.toThrow(RunFolderNotFoundError);
   });
 });
 

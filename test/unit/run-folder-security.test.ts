@@ -1,4 +1,4 @@
-// Specification of the run folder's own protections: owner-only permissions on everything it writes, and run ids
+// Specification of the run folder's own protections: owner-only permissions on everything it writes, and task ids
 // that can never name a path outside runsDir (checked by the task input schema and again by the writer).
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
@@ -62,7 +62,7 @@ describe('run folder permissions', () => {
   });
 });
 
-describe('run ids cannot leave runsDir', () => {
+describe('task ids cannot leave runsDir', () => {
   const hostile = [
     ['..', 'the parent folder'],
     ['.', 'runsDir itself'],
