@@ -126,7 +126,7 @@ export interface TrialRef {
 /** The record of a trial's last attempt: a run that ended by itself is scored (and judged), the rest are aborted. */
 export async function trialRecord(
   t: TrialRef,
-  workflowId: string,
+  taskId: string,
   outcome: AttemptOutcome,
   attempts: string[],
 ): Promise<EvalRecord> {
@@ -135,10 +135,10 @@ export async function trialRecord(
   const base = { index, taskId: t.setTaskId, trial: t.trial, endReason: outcome.endReason, steps: outcome.steps };
   const answer = outcome.answer === null ? null : outcome.answer.slice(0, 500);
   if (kind === 'scored') {
-    const s = await scoreAttempt(taskSet, settings, index, workflowId, outcome);
+    const s = await scoreAttempt(taskSet, settings, index, taskId, outcome);
     // Evaluations started before the judge existed get no `judge` here: their command sequence is unchanged.
-    const judge = s.judge ? await judgeAttempt(taskSet, settings, s.judge, index, workflowId, outcome) : null;
-    return scoredRecord(base, answer, workflowId, attempts, s, judge);
+    const judge = s.judge ? await judgeAttempt(taskSet, settings, s.judge, index, taskId, outcome) : null;
+    return scoredRecord(base, answer, taskId, attempts, s, judge);
   }
   const why = kind === 'abort' ? 'not retried' : `after ${attempts.length} attempt(s)`;
   return {
@@ -147,7 +147,7 @@ export async function trialRecord(
     score: null,
     answer,
     reasoning: `aborted ${why}: ${outcome.endReason}${outcome.error ? ` (${outcome.error.slice(0, 300)})` : ''}`,
-    runId: workflowId,
+    runId: taskId,
     attempts,
     site: null,
     level: null,
