@@ -157,7 +157,7 @@ export interface TaskSnapshot {
   waitingForStore: TaskView['waitingForStore'];
 }
 
-/** @deprecated Renamed {@link TaskSnapshot} (TaskState is the contract's name for a task's state: running, waiting, …). */
+/** @deprecated Renamed {@link TaskSnapshot} (the contract's TaskState is a task's state: running, waiting, …). */
 export type TaskState = TaskSnapshot;
 
 /** The state of a task from the client's view of it (exported for the CLI's `status`). */

@@ -139,7 +139,7 @@ export interface TaskDetail {
   after: { type: string; content: string }[];
   latest: { screenshot: string; image: Size | null; marker: Marker | null; step: number } | null;
   replay: string | null;
-  /** The source task id as `runId`: wire name (the console API's JSON), kept so pages and other clients still read it. */
+  /** The source task id as `runId`: wire name (the console API's JSON), kept so pages and other clients read it. */
   forkOf: { runId: string; step: number } | null;
   /** The run's model calls, tokens and cost so far (src/trajectory/usage.ts), or null before its first call. */
   usage: string | null;

@@ -45,7 +45,10 @@ export const ModelChoiceSchema = z.strictObject({
 });
 
 const TaskInputFields = z.strictObject({
-  /** The task id (its Temporal workflow id and its run folder's name); wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
+  /**
+   * The task id (its Temporal workflow id and its run folder's name); wire name, kept so recorded histories replay
+   * and activities scheduled before an upgrade still run.
+   */
   runId: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'task id: letters, digits, dot, dash, underscore (max 128)'),
@@ -62,7 +65,7 @@ const TaskInputFields = z.strictObject({
    */
   forkOf: z
     .strictObject({
-      /** The source task's id; wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
+      /** The source task's id; wire name, kept so recorded histories replay. */
       runId: z.string().min(1).max(128),
       step: z.number().int().min(1),
       hint: z.string().trim().min(1, 'a hint must not be empty').max(10_000).optional(),
@@ -86,7 +89,7 @@ const TaskInputFields = z.strictObject({
    */
   replayOf: z
     .strictObject({
-      /** The recorded task's id; wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
+      /** The recorded task's id; wire name, kept so recorded histories replay. */
       runId: z.string().min(1).max(128),
       strict: z.boolean().optional(),
       maxDistance: z.number().min(0).max(1).optional(),

@@ -123,7 +123,7 @@ export interface EvalRecord {
   steps: number;
   answer: string | null;
   reasoning: string;
-  /** The task id of the attempt that counts (the last); wire name, kept so recorded histories and results files read. */
+  /** The task id of the attempt that counts (the last); wire name, kept so histories and results files still read. */
   runId: string;
   /** Every attempt's task id, in order (earlier ones ended in environment errors). */
   attempts: string[];
@@ -171,7 +171,7 @@ export function outcomeOfResult(result: TaskResult): AttemptOutcome {
 export interface ScoreRunInput {
   taskSet: TaskSetRef;
   index: number;
-  /** The attempt's task id; wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
+  /** The attempt's task id; wire name, kept so activities scheduled before an upgrade still run. */
   runId: string;
   outcome: AttemptOutcome;
   /** The evaluation's judge settings (to tell whether this task is judged). */
@@ -191,7 +191,7 @@ export interface ScoreRunResult {
 export interface JudgeRunInput {
   taskSet: TaskSetRef;
   index: number;
-  /** The attempt's task id; wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
+  /** The attempt's task id; wire name, kept so activities scheduled before an upgrade still run. */
   runId: string;
   outcome: AttemptOutcome;
   kind: Exclude<JudgeKind, 'none'>;

@@ -113,7 +113,7 @@ describe('create and open', () => {
     await expect(TrajectoryWriter.open(root, 'missing')).rejects.toThrow(/missing[/\\]task\.json/);
   });
 
-  it('the run-folder errors keep the failure types recorded histories name (RunNotFoundError, InvalidRunIdError)', async () => {
+  it('the run-folder errors keep the failure types in histories (RunNotFoundError, InvalidRunIdError)', async () => {
     const missing = await TrajectoryWriter.open(root, 'missing').catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(RunFolderNotFoundError);
     expect((missing as Error).name).toBe('RunNotFoundError');
