@@ -18,16 +18,17 @@ export function createAdoptActivity(deps: ActivityDeps, files: RunFiles) {
      * on. A folder that was running is marked running under this task. Idempotent: a retry finds the same.
      */
     async startAdopt(input: TaskInput): Promise<StartAdoptResult> {
-      const { runId } = input;
-      if (!input.adoptOf) nonRetryable(new Error(`task ${runId} adopts no folder (input.adoptOf)`), 'InvalidTaskInput');
-      if (!(await files.store.exists(`${runId}/${TASK_FILE}`))) {
-        const where = files.store.describe(runId);
-        const why = `no imported run folder '${runId}' in the run store (${where}): \`cua adopt\` imports it before the task starts`;
+      const { runId: taskId } = input;
+      if (!input.adoptOf)
+        nonRetryable(new Error(`task ${taskId} adopts no folder (input.adoptOf)`), 'InvalidTaskInput');
+      if (!(await files.store.exists(`${taskId}/${TASK_FILE}`))) {
+        const where = files.store.describe(taskId);
+        const why = `no imported run folder '${taskId}' in the run store (${where}): \`cua adopt\` imports it before the task starts`;
         nonRetryable(new Error(why), 'InvalidTaskInput');
       }
       const w = await openRunFolder(files, input);
       const events = await w.events();
-      const status = await loadStatus(files.store, runId);
+      const status = await loadStatus(files.store, taskId);
       const question = pendingQuestion(events, status.fileStatus, status.outcome);
       if (question === null) await w.writeStatus('running', null);
       await checkEndpointFits(deps, input);

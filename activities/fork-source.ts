@@ -16,7 +16,7 @@ export type ForkPage = { environment: 'browser'; checkpoint: string } | { enviro
 
 /** The source run's part a fork keeps: the events of steps 0…step in stream order, and the page to open in. */
 export interface ForkSource {
-  runId: string;
+  taskId: string;
   step: number;
   events: Event[];
   page: ForkPage;
@@ -25,23 +25,23 @@ export interface ForkSource {
 /** The source run's events up to `step` and its saved page there; `refused`: why not, in one line. */
 export async function readForkSource(
   store: RunStore,
-  runId: string,
+  taskId: string,
   step: number,
 ): Promise<ForkSource | { refused: string }> {
-  if (!(await store.exists(`${runId}/${TASK_FILE}`))) {
-    return { refused: `no run folder '${runId}' in the run store (${store.describe(runId)})` };
+  if (!(await store.exists(`${taskId}/${TASK_FILE}`))) {
+    return { refused: `no run folder '${taskId}' in the run store (${store.describe(taskId)})` };
   }
-  const events = await loadEvents(store, runId);
+  const events = await loadEvents(store, taskId);
   const stepOf = (e: Event) => parseEventId(e.id)?.step;
   const actions = events.filter((e) => e.type === 'action' && stepOf(e) === step);
   if (actions.length === 0) {
     const last = Math.max(0, ...events.filter((e) => e.type === 'action').map((e) => stepOf(e) ?? 0));
-    return { refused: `run ${runId} has no step ${step} (its last step is ${last})` };
+    return { refused: `run ${taskId} has no step ${step} (its last step is ${last})` };
   }
   const generation = Math.max(...actions.map((e) => parseEventId(e.id)?.generation ?? 0));
   const post = eventId({ step, kind: 'post', generation });
   if (!events.some((e) => e.id === post)) {
-    return { refused: `step ${step} of run ${runId} did not finish (no page was recorded after its action)` };
+    return { refused: `step ${step} of run ${taskId} did not finish (no page was recorded after its action)` };
   }
   // A step that ended the task or asked the user did nothing to the page: no checkpoint was taken after it.
   const final = actions.find((e) => parseEventId(e.id)?.generation === generation);
@@ -49,33 +49,35 @@ export async function readForkSource(
   if (['terminate', 'stop', 'ask_user_question', 'ask_user'].includes(name)) {
     const what = name === 'terminate' || name === 'stop' ? 'ended the task' : 'asked the user';
     return {
-      refused: `step ${step} of run ${runId} ${what} (${name}); no page was saved after it: fork at step ${step - 1} to decide it again`,
+      refused: `step ${step} of run ${taskId} ${what} (${name}); no page was saved after it: fork at step ${step - 1} to decide it again`,
     };
   }
-  const page = await savedPage(store, runId, step);
+  const page = await savedPage(store, taskId, step);
   if ('refused' in page) return page;
   const kept = events.filter((e) => {
     const at = stepOf(e);
     return at !== undefined && at <= step;
   });
-  return { runId, step, events: kept, page };
+  return { taskId, step, events: kept, page };
 }
 
 /** Where the run saved its page (or home) as `step` left it. */
-async function savedPage(store: RunStore, runId: string, step: number): Promise<ForkPage | { refused: string }> {
-  const input = (await loadRunState(store, runId)).input as { environment?: unknown } | undefined;
+async function savedPage(store: RunStore, taskId: string, step: number): Promise<ForkPage | { refused: string }> {
+  const input = (await loadRunState(store, taskId)).input as { environment?: unknown } | undefined;
   const environment = input?.environment ?? 'browser';
   if (environment === 'desktop') {
-    const home = await homeArchiveAt(store, runId, step);
+    const home = await homeArchiveAt(store, taskId, step);
     if (home) return { environment, home };
-    return { refused: `run ${runId} has no home archive at or before step ${step}: its home cannot be restored there` };
+    return {
+      refused: `run ${taskId} has no home archive at or before step ${step}: its home cannot be restored there`,
+    };
   }
   if (environment !== 'browser') {
-    return { refused: `run ${runId} is a ${String(environment)} run: only browser and desktop runs can be forked` };
+    return { refused: `run ${taskId} is a ${String(environment)} run: only browser and desktop runs can be forked` };
   }
   const checkpoint = stepCheckpointFile(step);
-  if (await store.exists(`${runId}/${checkpoint}`)) return { environment, checkpoint };
+  if (await store.exists(`${taskId}/${checkpoint}`)) return { environment, checkpoint };
   return {
-    refused: `run ${runId} has no page checkpoint at step ${step} (${checkpoint}): its page cannot be restored`,
+    refused: `run ${taskId} has no page checkpoint at step ${step} (${checkpoint}): its page cannot be restored`,
   };
 }

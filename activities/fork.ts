@@ -51,38 +51,38 @@ export function createForkActivity(deps: ActivityDeps, files: RunFiles) {
 async function copyEvents(store: RunStore, w: TrajectoryWriter, source: ForkSource, instruction: string) {
   for (const e of source.events) {
     const step = parseEventId(e.id)?.step ?? 0;
-    const metadata = { ...(e.metadata ?? {}), inherited_from: { run_id: source.runId, step } };
+    const metadata = { ...(e.metadata ?? {}), inherited_from: { run_id: source.taskId, step } };
     if (e.type === 'observation' && e.observation_type === 'user_message' && e.message_type === 'task') {
       const changed = e.content !== instruction ? { source_instruction: e.content } : {};
       await w.appendEvent(taskMessage(instruction, { timestamp: e.timestamp, metadata: { ...metadata, ...changed } }));
       continue;
     }
     if (e.type === 'observation' && e.observation_type === 'environment' && e.screenshot_path) {
-      await copyFile(store, source.runId, w.runId, e.screenshot_path);
+      await copyFile(store, source.taskId, w.taskId, e.screenshot_path);
     }
     await w.appendEvent({ ...e, metadata } as Event);
   }
 }
 
 /** The page as step N left it: its checkpoint as the fork's newest (browser), or its home archive (desktop). */
-async function copyPage(files: RunFiles, source: ForkSource, runId: string): Promise<void> {
+async function copyPage(files: RunFiles, source: ForkSource, taskId: string): Promise<void> {
   const { store } = files;
   const { page } = source;
   if (page.environment === 'browser') {
-    const text = await store.readText(`${source.runId}/${page.checkpoint}`);
+    const text = await store.readText(`${source.taskId}/${page.checkpoint}`);
     const checkpoint = JSON.parse(text ?? '{}') as StepCheckpoint;
-    await copyFile(store, source.runId, runId, checkpoint.storage_file);
+    await copyFile(store, source.taskId, taskId, checkpoint.storage_file);
     const latest: LatestCheckpoint = { ...checkpoint, file: page.checkpoint };
-    await store.writeAtomic(`${runId}/${page.checkpoint}`, JSON.stringify(checkpoint));
-    await store.writeAtomic(`${runId}/${LATEST_CHECKPOINT_FILE}`, JSON.stringify(latest));
+    await store.writeAtomic(`${taskId}/${page.checkpoint}`, JSON.stringify(checkpoint));
+    await store.writeAtomic(`${taskId}/${LATEST_CHECKPOINT_FILE}`, JSON.stringify(latest));
     return;
   }
   const { home } = page;
-  await copyFile(store, source.runId, runId, home.file);
+  await copyFile(store, source.taskId, taskId, home.file);
   const record: HomeArchives = { ...home, steps: [home.step] };
-  await store.writeAtomic(`${runId}/${HOME_ARCHIVES_RECORD}`, JSON.stringify(record));
+  await store.writeAtomic(`${taskId}/${HOME_ARCHIVES_RECORD}`, JSON.stringify(record));
   // The folder store's home is the run's local `home/` (a shared store's open unpacks the newest archive itself).
-  await unpackHome(store, `${runId}/${home.file}`, homeOf(files, runId));
+  await unpackHome(store, `${taskId}/${home.file}`, homeOf(files, taskId));
 }
 
 /** One file of the source run into the fork, under the same run-relative name (none that climbs out of the run). */

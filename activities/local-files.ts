@@ -15,16 +15,16 @@ export function storeIsRemote(files: RunFiles): boolean {
 }
 
 /** Copies the run's local downloads that the store does not have yet (each once: a download is never rewritten). */
-export async function copyDownloads(files: RunFiles, runId: string): Promise<string[]> {
+export async function copyDownloads(files: RunFiles, taskId: string): Promise<string[]> {
   if (!storeIsRemote(files)) return [];
-  const dir = path.join(files.dir(runId), DOWNLOADS_DIR);
+  const dir = path.join(files.dir(taskId), DOWNLOADS_DIR);
   const names = await fs.readdir(dir).catch(() => [] as string[]);
   const copied: string[] = [];
   for (const name of names) {
     const file = path.join(dir, name);
     const stat = await fs.lstat(file).catch(() => null);
     if (!stat?.isFile()) continue; // partial downloads are removed when cancelled; nothing else lives here
-    if (await files.store.createExclusive(`${runId}/${DOWNLOADS_DIR}/${name}`, await fs.readFile(file))) {
+    if (await files.store.createExclusive(`${taskId}/${DOWNLOADS_DIR}/${name}`, await fs.readFile(file))) {
       copied.push(name);
     }
   }

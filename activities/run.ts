@@ -42,13 +42,13 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
      * wants (nothing without a webhook: the workflow then starts no notifications).
      */
     async startRun(input: TaskInput): Promise<StartRunResult | undefined> {
-      const replay = input.replayOf;
+      const recorded = input.replayOf?.runId;
       const w = await openRunFolder(files, input, {
-        ...(replay ? { replay_of: { run_id: replay.runId } } : {}),
+        ...(recorded ? { replay_of: { run_id: recorded } } : {}),
         ...(input.cache ? { cache: { name: input.cache.name } } : {}),
       });
-      if (replay && !(await files.store.exists(`${replay.runId}/task.json`))) {
-        nonRetryable(new Error(`no recorded run ${replay.runId} in the run store to replay`), 'InvalidTaskInput');
+      if (recorded && !(await files.store.exists(`${recorded}/task.json`))) {
+        nonRetryable(new Error(`no recorded run ${recorded} in the run store to replay`), 'InvalidTaskInput');
       }
       await w.appendEvent(taskMessage(input.instruction));
       await checkEndpointFits(deps, input);
@@ -63,12 +63,13 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
     },
 
     async recordReply(req: RecordReplyInput): Promise<void> {
-      const w = await files.writer(req.runId);
+      const { runId: taskId } = req;
+      const w = await files.writer(taskId);
       const call = req.call ?? 0;
       await w.appendEvent(userReply(req.step, req.text, { call, metadata: { question_id: req.questionId } }));
       // The user replied to the runtime's question about a held-back resend: the request may go again if the model
       // (which reads the reply) sends it.
-      if (req.settlesHeldRequests) await resolveHeldRequests(files.store, req.runId);
+      if (req.settlesHeldRequests) await resolveHeldRequests(files.store, taskId);
       await w.writeStatus('running');
     },
 
@@ -97,17 +98,19 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
      */
     /** The distance between two of a run's screenshots (src/image/distance.ts); 1 when either is missing. */
     async screenDistance(req: ScreenDistanceInput): Promise<number> {
-      const [a, b] = await Promise.all([files.readBytes(req.runId, req.a), files.readBytes(req.runId, req.b)]);
+      const { runId: taskId } = req;
+      const [a, b] = await Promise.all([files.readBytes(taskId, req.a), files.readBytes(taskId, req.b)]);
       return a && b ? screenDistance(a, b) : 1;
     },
 
     async startFollowUp(req: StartFollowUpInput): Promise<StartFollowUpResult> {
-      const w = await files.writer(req.runId);
+      const { runId: taskId } = req;
+      const w = await files.writer(taskId);
       const events = await w.events();
       const steps = lastStep(events);
       await w.appendEvent(followupMessage(steps + 1, req.text));
       await w.writeStatus('running', null);
-      return { steps, ...startFactsOf(deps, await files.input(req.runId)) };
+      return { steps, ...startFactsOf(deps, await files.input(taskId)) };
     },
 
     /**
@@ -117,13 +120,14 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
      * not waiting out a store that is full or unreachable (the operator who cancels wants it to end now).
      */
     async finalize(req: FinalizeInput): Promise<FinalizeResult> {
+      const { runId: taskId } = req;
       let answer = req.answer;
       const record = async () => {
-        const w = await files.writer(req.runId);
+        const w = await files.writer(taskId);
         if (req.status === 'max_rounds' && req.answer === null) answer = lastObservationText(await w.events());
         await w.writeStatus(req.status, answer, req.reason ?? undefined, req.endReason);
         await w.writeDataPoint();
-        files.forget(req.runId);
+        files.forget(taskId);
       };
       const once = req.endReason === 'run_folder' || req.status === 'cancelled';
       await (once ? withoutStoreWait(record) : record());
@@ -141,8 +145,9 @@ export async function openRunFolder(
   input: TaskInput,
   metadata: Record<string, unknown> = {},
 ): Promise<TrajectoryWriter> {
-  const { writer: w } = await TrajectoryWriter.openOrCreate(files.store, input.runId, {
-    task_id: input.runId,
+  const { runId: taskId } = input;
+  const { writer: w } = await TrajectoryWriter.openOrCreate(files.store, taskId, {
+    task_id: taskId,
     instruction: input.instruction,
     environment_config:
       input.environment === 'desktop'
@@ -155,7 +160,7 @@ export async function openRunFolder(
       ...metadata,
     },
   });
-  files.adopt(input.runId, w);
+  files.adopt(taskId, w);
   const state = await w.readRunState();
   if (!state.input) await w.writeRunState({ ...state, input });
   return w;

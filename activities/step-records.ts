@@ -85,12 +85,12 @@ export const DEFERRED_ACTION_FILE = 'solver_log/deferred_action.json';
 
 /** Keeps a decided action for act to record (decide, for an action whose tool calls a model). */
 export async function deferAction(w: TrajectoryWriter, action: Action): Promise<void> {
-  await w.store.writeAtomic(`${w.runId}/${DEFERRED_ACTION_FILE}`, JSON.stringify(action));
+  await w.store.writeAtomic(`${w.taskId}/${DEFERRED_ACTION_FILE}`, JSON.stringify(action));
 }
 
 /** The action decide left for act, when it is the one with this id. */
 export async function deferredAction(w: TrajectoryWriter, id: string): Promise<Action | undefined> {
-  const text = await w.store.readText(`${w.runId}/${DEFERRED_ACTION_FILE}`);
+  const text = await w.store.readText(`${w.taskId}/${DEFERRED_ACTION_FILE}`);
   const parsed = text === undefined ? undefined : ActionSchema.safeParse(JSON.parse(text));
   return parsed?.success && parsed.data.id === id ? parsed.data : undefined;
 }
@@ -122,7 +122,7 @@ export async function recordDeferred(w: TrajectoryWriter, id: string, subCalls: 
  * (its effect unknown, no sub-call known), before the restore note, as any decision whose act was cut off.
  */
 export async function flushDeferred(w: TrajectoryWriter): Promise<void> {
-  const text = await w.store.readText(`${w.runId}/${DEFERRED_ACTION_FILE}`);
+  const text = await w.store.readText(`${w.taskId}/${DEFERRED_ACTION_FILE}`);
   const parsed = text === undefined ? undefined : ActionSchema.safeParse(JSON.parse(text));
   if (!parsed?.success || (await w.hasEvent(parsed.data.id))) return;
   await w.appendEvent({ ...parsed.data, tool_sub_calls: [] });

@@ -218,37 +218,37 @@ export class RunFiles {
     readonly store: RunStore = new LocalRunStore(runsDir),
   ) {}
 
-  dir(runId: string): string {
-    return path.join(this.runsDir, runId);
+  dir(taskId: string): string {
+    return path.join(this.runsDir, taskId);
   }
 
   /** A file of the run from the store (e.g. a screenshot, by its run-relative path), or undefined when absent. */
-  readBytes(runId: string, file: string): Promise<Buffer | undefined> {
-    return this.store.readBytes(`${runId}/${file}`);
+  readBytes(taskId: string, file: string): Promise<Buffer | undefined> {
+    return this.store.readBytes(`${taskId}/${file}`);
   }
 
-  writer(runId: string): Promise<TrajectoryWriter> {
-    let w = this.writers.get(runId);
+  writer(taskId: string): Promise<TrajectoryWriter> {
+    let w = this.writers.get(taskId);
     if (!w) {
-      w = TrajectoryWriter.open(this.store, runId);
-      w.catch(() => this.writers.delete(runId));
-      this.writers.set(runId, w);
+      w = TrajectoryWriter.open(this.store, taskId);
+      w.catch(() => this.writers.delete(taskId));
+      this.writers.set(taskId, w);
       if (this.writers.size > 256) this.writers.delete(this.writers.keys().next().value as string);
     }
     return w;
   }
 
-  adopt(runId: string, writer: TrajectoryWriter): void {
-    this.writers.set(runId, Promise.resolve(writer));
+  adopt(taskId: string, writer: TrajectoryWriter): void {
+    this.writers.set(taskId, Promise.resolve(writer));
   }
 
-  forget(runId: string): void {
-    this.writers.delete(runId);
+  forget(taskId: string): void {
+    this.writers.delete(taskId);
   }
 
   /** The task's validated input, kept in run_state.json by startRun. */
-  async input(runId: string): Promise<TaskInput> {
-    const state = await (await this.writer(runId)).readRunState();
+  async input(taskId: string): Promise<TaskInput> {
+    const state = await (await this.writer(taskId)).readRunState();
     return state.input as TaskInput;
   }
 }

@@ -39,7 +39,7 @@ export interface TemporalServices {
   bundle: WorkflowBundleWithSourceMap;
 }
 
-export type TaskArgs = Partial<TaskInputArgs> & { runId: string; script: string };
+export type TaskArgs = Partial<Omit<TaskInputArgs, 'runId'>> & { taskId: string; script: string };
 
 const memo = <T>(start: () => Promise<T>): (() => Promise<T>) => {
   let value: Promise<T> | undefined;
@@ -139,16 +139,17 @@ export class Bench {
     return { server, client, config, runtime, bundle };
   });
 
-  /** A validated task input on the hotel site, its model calls tagged with the run id. */
+  /** A validated task input on the hotel site, its model calls tagged with the task id. */
   async taskInput(args: TaskArgs): Promise<TaskInput> {
     const [{ timer }, site] = await Promise.all([this.model(), this.site()]);
-    const { script, ...rest } = args;
+    const { script, taskId, ...rest } = args;
     return validateTaskInput({
+      runId: taskId,
       instruction: 'Benchmark: click and scroll on the hotel home page, then finish.',
       startUrl: `${site.url}/`,
       maxSteps: 1000,
       ...rest,
-      model: { endpoint: 'default', baseUrl: timer.baseUrl(args.runId), model: script },
+      model: { endpoint: 'default', baseUrl: timer.baseUrl(taskId), model: script },
     });
   }
 
@@ -158,8 +159,8 @@ export class Bench {
     return startTask(client, taskQueue ?? config.taskQueue, await this.taskInput(args));
   }
 
-  runDir(runId: string): string {
-    return path.join(this.runsDir, runId);
+  runDir(taskId: string): string {
+    return path.join(this.runsDir, taskId);
   }
 }
 

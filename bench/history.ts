@@ -6,11 +6,11 @@ import { temporal } from '@temporalio/proto';
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 export interface RunHistory {
-  runId: string;
+  temporalRunId: string;
   events: HistoryEvent[];
   /** Size of the run's whole history, protobuf-encoded (what the server stores and replays). */
   bytes: number;
-  /** The next run's id when this run continued as new. */
+  /** The next run's Temporal run id when this run continued as new. */
   continuedAs: string | null;
 }
 
@@ -50,16 +50,27 @@ function summaryOf(e: HistoryEvent): string {
 }
 
 /** All runs of a task, first to last. */
-export async function fetchChain(client: Client, workflowId: string, firstRunId: string): Promise<RunHistory[]> {
+export async function fetchChain(
+  client: Client,
+  workflowId: string,
+  firstTemporalRunId: string,
+): Promise<RunHistory[]> {
   const runs: RunHistory[] = [];
-  let runId: string | null = firstRunId;
-  while (runId) {
-    const history: temporal.api.history.v1.IHistory = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  let temporalRunId: string | null = firstTemporalRunId;
+  while (temporalRunId) {
+    const history: temporal.api.history.v1.IHistory = await client.workflow
+      .getHandle(workflowId, temporalRunId)
+      .fetchHistory();
     const events: HistoryEvent[] = history.events ?? [];
     const next: HistoryEvent | undefined = events.find((e) => e.workflowExecutionContinuedAsNewEventAttributes);
     const continuedAs: string | null = next?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? null;
-    runs.push({ runId, events, bytes: temporal.api.history.v1.History.encode(history).finish().length, continuedAs });
-    runId = continuedAs;
+    runs.push({
+      temporalRunId,
+      events,
+      bytes: temporal.api.history.v1.History.encode(history).finish().length,
+      continuedAs,
+    });
+    temporalRunId = continuedAs;
   }
   return runs;
 }

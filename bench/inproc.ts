@@ -5,7 +5,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../activities/catalog';
 import type { BrowserPool } from '../src/browser/pool';
 import type { Config } from '../src/runtime/config';
-import type { RunStatus, TaskInput } from '../src/contract/task';
+import type { TaskState, TaskInput } from '../src/contract/task';
 
 /** How long each activity call of a step took (ms). */
 export interface ActivityTimes {
@@ -20,7 +20,7 @@ export interface InProcessRun {
   /** Per step (index step − 1); `act` is 0 for the last (terminate) step. */
   activityMs: ActivityTimes[];
   steps: number;
-  status: RunStatus;
+  status: TaskState;
 }
 
 export async function runInProcess(config: Config, pool: BrowserPool, input: TaskInput): Promise<InProcessRun> {
@@ -30,10 +30,10 @@ export async function runInProcess(config: Config, pool: BrowserPool, input: Tas
     run: <P extends unknown[], R>(fn: (...args: P) => Promise<R>, ...args: P): Promise<R> =>
       new MockActivityEnvironment().run(fn, ...args) as Promise<R>,
   };
-  const runId = input.runId;
+  const taskId = input.runId;
   await env.run(acts.startRun, input);
   const { sessionId } = await env.run(acts.openSession, {
-    runId,
+    runId: taskId,
     generation: 0,
     restore: false,
     reason: 'start',
@@ -47,13 +47,13 @@ export async function runInProcess(config: Config, pool: BrowserPool, input: Tas
     return [value, performance.now() - t0];
   };
   let step = 0;
-  let status: RunStatus = 'max_rounds';
+  let status: TaskState = 'max_rounds';
   let answer: string | null = null;
   try {
     while (step < input.maxSteps) {
       step += 1;
       stepStarts.push(performance.now());
-      const ref = { runId, step, generation: 0 };
+      const ref = { runId: taskId, step, generation: 0 };
       const [, observe] = await timed(() =>
         env.run(acts.observe, { ...ref, sessionId, captchaWaitMs: input.captcha.waitSeconds * 1000 }),
       );
@@ -75,8 +75,8 @@ export async function runInProcess(config: Config, pool: BrowserPool, input: Tas
     }
     stepStarts.push(performance.now());
   } finally {
-    await env.run(acts.releaseSession, { runId, sessionId, save: false });
+    await env.run(acts.releaseSession, { runId: taskId, sessionId, save: false });
   }
-  await env.run(acts.finalize, { runId, status, answer, reason: null, steps: step });
+  await env.run(acts.finalize, { runId: taskId, status, answer, reason: null, steps: step });
   return { stepStarts, activityMs, steps: step, status };
 }

@@ -34,20 +34,20 @@ export async function measureStoreRead(
   steps = 40,
   warmup = 5,
 ): Promise<number[]> {
-  const runId = `bench-${name}-${Date.now()}`;
-  const writer = await TrajectoryWriter.create(writerStore, runId, { task_id: runId, instruction: 'bench' });
-  await writer.writeRunState({ input: { runId, instruction: 'bench' } });
+  const taskId = `bench-${name}-${Date.now()}`;
+  const writer = await TrajectoryWriter.create(writerStore, taskId, { task_id: taskId, instruction: 'bench' });
+  await writer.writeRunState({ input: { runId: taskId, instruction: 'bench' } });
   await writer.appendEvent(taskMessage('bench'));
   const files = new RunFiles(os.tmpdir(), readerStore);
   const times: number[] = [];
   for (let step = 1; step <= steps + warmup; step++) {
     await writeStep(writer, step);
     const started = performance.now();
-    await files.input(runId);
-    const events = await (await files.writer(runId)).events();
+    await files.input(taskId);
+    const events = await (await files.writer(taskId)).events();
     const shot = events.findLast((e) => e.type === 'observation' && e.observation_type === 'environment');
     if (shot?.type === 'observation' && shot.observation_type === 'environment' && shot.screenshot_path) {
-      await files.readBytes(runId, shot.screenshot_path);
+      await files.readBytes(taskId, shot.screenshot_path);
     }
     if (step > warmup) times.push(performance.now() - started);
   }

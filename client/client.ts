@@ -17,7 +17,7 @@ import {
   describeTask,
   existingTask,
   listTasks,
-  newRunId,
+  newTaskId,
   querySteps,
   replyToTask,
   startTask,
@@ -157,7 +157,7 @@ export interface TaskSnapshot {
   waitingForStore: TaskView['waitingForStore'];
 }
 
-/** @deprecated Renamed {@link TaskSnapshot} (the workflow's own state class is also called TaskState). */
+/** @deprecated Renamed {@link TaskSnapshot} (the contract's TaskState is a task's state: running, waiting, …). */
 export type TaskState = TaskSnapshot;
 
 /** The state of a task from the client's view of it (exported for the CLI's `status`). */
@@ -195,7 +195,7 @@ export function parseTask(task: NewTask): TaskInput {
   } catch (err) {
     throw new InvalidTaskInputError('family', (err as Error).message);
   }
-  return validateTaskInput({ ...rest, ...(profile === undefined ? {} : { profile }), runId: id ?? newRunId() });
+  return validateTaskInput({ ...rest, ...(profile === undefined ? {} : { profile }), runId: id ?? newTaskId() });
 }
 
 export class AgentClient {

@@ -4,7 +4,8 @@
 // status and steps queries, the reply refusals' failure types, the search attributes and the default task queue. The sources are src/contract/task.ts and workflows/messages.ts.
 // And what a worker's webhook sends (its body and headers) with the receiver's check, verifyWebhookSignature
 // (src/notify/).
-import { AGENT_WORKFLOW, CONTROL_REFUSED, REPLY_REFUSALS } from '../src/contract/task';
+import { AGENT_WORKFLOW, CONTROL_REFUSED, REPLY_REFUSALS, TASK_STATES } from '../src/contract/task';
+import type { TaskState } from '../src/contract/task';
 import {
   STATUS_SEARCH_ATTRIBUTE,
   STEP_SEARCH_ATTRIBUTE,
@@ -27,7 +28,7 @@ export {
   ENVIRONMENTS,
   ModelChoiceSchema,
   REPLY_REFUSALS,
-  RUN_STATUSES,
+  TASK_STATES,
   TaskInputSchema,
 } from '../src/contract/task';
 export {
@@ -52,7 +53,7 @@ export type {
   EnvironmentName,
   PendingQuestion,
   ReplyInput,
-  RunStatus,
+  TaskState,
   StepSummary,
   TaskInput,
   TaskInputArgs,
@@ -72,6 +73,11 @@ export {
   verifyWebhookSignature,
 } from '../src/notify/signature';
 export type { WebhookHeaders, WebhookVerification } from '../src/notify/signature';
+
+/** @deprecated use TASK_STATES (the same values). */
+export const RUN_STATUSES = TASK_STATES;
+/** @deprecated use TaskState (the same values). */
+export type RunStatus = TaskState;
 
 /** The names on the wire, for clients that do not import the definitions above (Python, Go, the temporal CLI). */
 export const WIRE_NAMES = {

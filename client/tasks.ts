@@ -25,7 +25,7 @@ import {
   statusQuery,
   stepsQuery,
 } from '../workflows/messages';
-import type { RunStatus, TaskInput, TaskInputArgs, TaskResult, TaskStatus, StepSummary } from '../src/contract/task';
+import type { TaskState, TaskInput, TaskInputArgs, TaskResult, TaskStatus, StepSummary } from '../src/contract/task';
 import { IN_LINE_DETAIL, isPoolFullType } from '../src/agent/failure-types';
 import { STORE_WAIT_DETAIL, storeFaultLine } from '../src/trajectory/store-wait';
 import type { StoreWait } from '../src/trajectory/store-wait';
@@ -43,7 +43,7 @@ import {
 
 export { TaskError };
 
-export function newRunId(): string {
+export function newTaskId(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
   return `task-${stamp}-${randomBytes(3).toString('hex')}`;
 }
@@ -414,7 +414,7 @@ export async function querySteps(handle: WorkflowHandle): Promise<StepSummary[]>
 
 export interface TaskListFilter {
   /** Only tasks with this status (the CuaStatus search attribute). */
-  status?: RunStatus;
+  status?: TaskState;
   /** At most this many (newest first); default 50. */
   limit?: number;
   /** `cost`: that page sorted by CuaCost, dearest first (the dev server's visibility cannot sort by it). */

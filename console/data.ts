@@ -3,7 +3,7 @@
 import sharp from 'sharp';
 import type { AgentClient, TaskListEntry, TaskSnapshot } from '../client/client';
 import { TaskNotFoundError } from '../client/client';
-import type { RunStatus } from '../src/contract/task';
+import type { TaskState } from '../src/contract/task';
 import type { Event } from '../src/trajectory/schema';
 import { parseEventId } from '../src/trajectory/ids';
 import { readRunFromStore } from '../src/trajectory/reader';
@@ -28,7 +28,7 @@ export const PAGE_SIZE = 50;
 export const TEXT_FILTER_SCAN = 500;
 const WAITING_SHOWN = 50;
 
-/** A run id as the task contract allows it: nothing that could name another folder. */
+/** A task id as the task contract allows it: nothing that could name another folder. */
 export const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export interface WaitingRow extends TaskListEntry {
@@ -47,7 +47,7 @@ export interface TaskPage {
 }
 
 export interface ListQuery {
-  status?: RunStatus;
+  status?: TaskState;
   text?: string;
   page?: number;
 }
@@ -139,6 +139,7 @@ export interface TaskDetail {
   after: { type: string; content: string }[];
   latest: { screenshot: string; image: Size | null; marker: Marker | null; step: number } | null;
   replay: string | null;
+  /** The source task id as `runId`: wire name (the console API's JSON), kept so pages and other clients read it. */
   forkOf: { runId: string; step: number } | null;
   /** The run's model calls, tokens and cost so far (src/trajectory/usage.ts), or null before its first call. */
   usage: string | null;

@@ -1,7 +1,7 @@
 // The console's pages: two HTML shells (the task list, one task), one stylesheet and one script. No build step: the
 // script is plain browser JavaScript that fetches the JSON API, renders with textContent only (nothing from a task is
 // ever parsed as HTML), and reloads its data when the server-sent events say something changed.
-import { RUN_STATUSES } from '../src/contract/task';
+import { TASK_STATES } from '../src/contract/task';
 import { forkPanelHtml, startFormHtml } from './forms';
 
 const escapeHtml = (s: string) =>
@@ -23,7 +23,7 @@ function shell(title: string, page: string, csrf: string, body: string, data: Re
 }
 
 export function listPageHtml(csrf: string, endpoints: readonly string[] = []): string {
-  const options = ['', ...RUN_STATUSES]
+  const options = ['', ...TASK_STATES]
     .map((s) => `<option value="${s}">${s ? s.replace(/_/g, ' ') : 'any status'}</option>`)
     .join('');
   return shell(

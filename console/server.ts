@@ -9,10 +9,10 @@ import Fastify from 'fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidTaskInputError, TaskError, TaskNotFoundError } from '../client/client';
 import type { AgentClient } from '../client/client';
-import { RUN_STATUSES } from '../src/contract/task';
-import type { RunStatus } from '../src/contract/task';
+import { TASK_STATES } from '../src/contract/task';
+import type { TaskState } from '../src/contract/task';
 import { copyRun } from '../src/trajectory/open-store';
-import { RunNotFoundError } from '../src/trajectory/errors';
+import { RunFolderNotFoundError } from '../src/trajectory/errors';
 import { loadEvents } from '../src/trajectory/reader';
 import { LocalRunStore } from '../src/trajectory/store';
 import type { RunStore } from '../src/trajectory/store';
@@ -92,7 +92,7 @@ function refuse(reply: FastifyReply, code: number, message: string): FastifyRepl
 /** The one-line message and HTTP status of an error from the agent client. */
 function failure(err: unknown): { code: number; message: string } {
   const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-  if (err instanceof TaskNotFoundError || err instanceof RunNotFoundError) return { code: 404, message };
+  if (err instanceof TaskNotFoundError || err instanceof RunFolderNotFoundError) return { code: 404, message };
   if (err instanceof InvalidTaskInputError) return { code: 400, message };
   if (err instanceof TaskError) return { code: 409, message };
   return { code: 500, message };
@@ -203,15 +203,15 @@ function addTaskApi(app: FastifyInstance, ctx: Ctx): void {
   const secrets = opts.secrets ?? [];
   app.get('/api/tasks', async (req, reply) => {
     const q = req.query as { status?: string; q?: string; page?: string };
-    if (q.status && !(RUN_STATUSES as readonly string[]).includes(q.status)) {
-      return refuse(reply, 400, `status must be one of ${RUN_STATUSES.join(', ')}`);
+    if (q.status && !(TASK_STATES as readonly string[]).includes(q.status)) {
+      return refuse(reply, 400, `status must be one of ${TASK_STATES.join(', ')}`);
     }
     try {
       const page = await listPage(
         opts.agent,
         runStore(),
         {
-          ...(q.status ? { status: q.status as RunStatus } : {}),
+          ...(q.status ? { status: q.status as TaskState } : {}),
           ...(q.q ? { text: q.q } : {}),
           page: Number(q.page ?? 0) || 0,
         },
@@ -240,7 +240,7 @@ function addTaskApi(app: FastifyInstance, ctx: Ctx): void {
     }
   });
 
-  // Only a file the run's own events name is served, read through the store under the run's id: a name the client
+  // Only a file the run's own events name is served, read through the store under the task's id: a name the client
   // makes up, or one that climbs out of the folder, is refused.
   app.get('/api/tasks/:id/screenshot', async (req, reply) => {
     const id = taskId(req, reply);

@@ -28,13 +28,13 @@ export function workflowInterceptorModules(config: Pick<Config, 'telemetry'>): s
   return config.telemetry?.traces ? [WORKFLOW_TRACING] : [];
 }
 
-/** The task id and step an activity's request names (most take a StepRef or a run id), for its span. */
+/** The task id and step an activity's request names (most take a StepRef or a task id), for its span. */
 function stepAttributes(args: readonly unknown[]): Record<string, string | number> {
   const req = args[0];
   if (typeof req !== 'object' || req === null) return {};
-  const { runId, step } = req as { runId?: unknown; step?: unknown };
+  const { runId: taskId, step } = req as { runId?: unknown; step?: unknown };
   return {
-    ...(typeof runId === 'string' ? { 'cua.run_id': runId } : {}),
+    ...(typeof taskId === 'string' ? { 'cua.run_id': taskId } : {}),
     ...(typeof step === 'number' ? { 'cua.step': step } : {}),
   };
 }

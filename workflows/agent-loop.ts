@@ -12,7 +12,7 @@ import { stopOf } from './agent-stops';
 import type { LoopFacts, StepEnd } from './agent-stops';
 import { isSessionLost } from './failures';
 import { StepClock } from './metrics';
-import type { CarriedState, TaskState } from './task-state';
+import type { CarriedState, AgentTask } from './task-state';
 import { CacheDecisions } from './stages/cache-decisions';
 import { taskContext } from './stages/context';
 import type { TaskContext } from './stages/context';
@@ -55,7 +55,7 @@ export class AgentLoop {
   private stepEnd: StepEnd = null;
 
   /** `continued`: this run continues an earlier one as new (its state is the task's carried state). */
-  constructor(task: TaskState, continued: boolean) {
+  constructor(task: AgentTask, continued: boolean) {
     const ctx = (this.ctx = taskContext(task, continued));
     this.sessions = new Sessions(ctx);
     this.environment = new StepEnvironment(ctx, this.sessions);

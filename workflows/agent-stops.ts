@@ -2,7 +2,7 @@
 // time, the user stopped it at a budget or a loop, too many model outputs in a row were no valid action, or the step budget is used up. The loop checks the
 // table before every step; the first entry that holds ends the task. Cancellation and failures are not checks: they
 // arrive as errors, and the loop ends the task on them (AgentLoop.endOnError). Pure: no Temporal calls here.
-import type { EndReason, RunStatus, TaskInput } from '../src/contract/task';
+import type { EndReason, TaskState, TaskInput } from '../src/contract/task';
 import type { CarriedState } from './task-state';
 
 /**
@@ -24,7 +24,7 @@ export interface LoopFacts {
 export interface Stop {
   /** Whether the loop stops here. */
   when(facts: LoopFacts): boolean;
-  status: RunStatus;
+  status: TaskState;
   endReason: EndReason;
   /** The session is released first (when the task still has one: a question may have released it already). */
   release: boolean;

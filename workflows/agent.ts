@@ -8,7 +8,7 @@ import { TaskInputSchema } from '../src/contract/task';
 import type { TaskInput, TaskInputArgs, TaskResult } from '../src/contract/task';
 import { AgentLoop } from './agent-loop';
 import type { LoopEnd } from './agent-loop';
-import { TaskState } from './task-state';
+import { AgentTask } from './task-state';
 import type { CarriedState } from './task-state';
 
 export type { CarriedState };
@@ -28,7 +28,7 @@ function validateInput(raw: TaskInputArgs): TaskInput {
 
 export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Promise<TaskResult> {
   const input = validateInput(raw);
-  const task = new TaskState(input, carried);
+  const task = new AgentTask(input, carried);
   task.installHandlers();
   const loop = new AgentLoop(task, Boolean(carried));
   let end: LoopEnd;

@@ -63,7 +63,7 @@ export class TaskPages {
 export interface ChildAttempt {
   input: EvaluationInput;
   spec: EvalTaskSpec;
-  workflowId: string;
+  taskId: string;
   trial: number;
   /** The evaluation and its tasks carry the CuaEvaluation search attribute. */
   tagRuns: boolean;
@@ -74,12 +74,12 @@ export interface ChildAttempt {
  * replayed start) is awaited by id.
  */
 export async function runChild(a: ChildAttempt, started: () => void): Promise<AttemptOutcome> {
-  const { input, spec, workflowId, trial } = a;
-  const args: TaskInputArgs = { ...spec.input, runId: workflowId };
+  const { input, spec, taskId, trial } = a;
+  const args: TaskInputArgs = { ...spec.input, runId: taskId };
   let handle;
   try {
     handle = await startChild(AGENT_WORKFLOW, {
-      workflowId,
+      workflowId: taskId,
       args: [args],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
@@ -95,7 +95,7 @@ export async function runChild(a: ChildAttempt, started: () => void): Promise<At
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     started();
-    return awaitEvalChild({ workflowId });
+    return awaitEvalChild({ workflowId: taskId });
   }
   started();
   try {

@@ -43,11 +43,11 @@ export async function scoreAttempt(
   taskSet: TaskSetRef,
   judge: JudgeSettings | undefined,
   index: number,
-  runId: string,
+  taskId: string,
   outcome: AttemptOutcome,
 ): Promise<RulesScore> {
   try {
-    return await scoreEvalRun({ taskSet, index, runId, outcome, ...(judge ? { judge } : {}) });
+    return await scoreEvalRun({ taskSet, index, runId: taskId, outcome, ...(judge ? { judge } : {}) });
   } catch (err) {
     const reasoning = `scoring failed: ${messageOf(err)}`;
     return { score: null, reasoning, site: null, level: null, tags: [] as string[], judge: null };
@@ -60,11 +60,11 @@ export async function judgeAttempt(
   settings: JudgeSettings | undefined,
   kind: 'webjudge' | 'rubric',
   index: number,
-  runId: string,
+  taskId: string,
   outcome: AttemptOutcome,
 ): Promise<JudgeRecord> {
   try {
-    return await judgeEvalRun({ taskSet, index, runId, outcome, kind, ...(settings ? { settings } : {}) });
+    return await judgeEvalRun({ taskSet, index, runId: taskId, outcome, kind, ...(settings ? { settings } : {}) });
   } catch (err) {
     const verifier = kind === 'webjudge' ? 'webjudge' : 'rubric_judge';
     return { verifier, score: null, reasoning: `judge error: ${messageOf(err)}`, error: 'judge_failed' };
@@ -92,7 +92,7 @@ export function scoreOf(
 function scoredRecord(
   base: Pick<EvalRecord, 'index' | 'taskId' | 'trial' | 'endReason' | 'steps'>,
   answer: string | null,
-  runId: string,
+  taskId: string,
   attempts: string[],
   s: RulesScore,
   judge: JudgeRecord | null,
@@ -104,7 +104,7 @@ function scoredRecord(
     score,
     answer,
     reasoning,
-    runId,
+    runId: taskId,
     attempts,
     site: s.site,
     level: s.level,
@@ -119,26 +119,26 @@ export interface TrialRef {
   taskSet: TaskSetRef;
   judge: JudgeSettings | undefined;
   index: number;
-  taskId: string;
+  setTaskId: string;
   trial: number;
 }
 
 /** The record of a trial's last attempt: a run that ended by itself is scored (and judged), the rest are aborted. */
 export async function trialRecord(
   t: TrialRef,
-  workflowId: string,
+  taskId: string,
   outcome: AttemptOutcome,
   attempts: string[],
 ): Promise<EvalRecord> {
   const { taskSet, judge: settings, index } = t;
   const kind = attemptKind(outcome.endReason);
-  const base = { index, taskId: t.taskId, trial: t.trial, endReason: outcome.endReason, steps: outcome.steps };
+  const base = { index, taskId: t.setTaskId, trial: t.trial, endReason: outcome.endReason, steps: outcome.steps };
   const answer = outcome.answer === null ? null : outcome.answer.slice(0, 500);
   if (kind === 'scored') {
-    const s = await scoreAttempt(taskSet, settings, index, workflowId, outcome);
+    const s = await scoreAttempt(taskSet, settings, index, taskId, outcome);
     // Evaluations started before the judge existed get no `judge` here: their command sequence is unchanged.
-    const judge = s.judge ? await judgeAttempt(taskSet, settings, s.judge, index, workflowId, outcome) : null;
-    return scoredRecord(base, answer, workflowId, attempts, s, judge);
+    const judge = s.judge ? await judgeAttempt(taskSet, settings, s.judge, index, taskId, outcome) : null;
+    return scoredRecord(base, answer, taskId, attempts, s, judge);
   }
   const why = kind === 'abort' ? 'not retried' : `after ${attempts.length} attempt(s)`;
   return {
@@ -147,7 +147,7 @@ export async function trialRecord(
     score: null,
     answer,
     reasoning: `aborted ${why}: ${outcome.endReason}${outcome.error ? ` (${outcome.error.slice(0, 300)})` : ''}`,
-    runId: workflowId,
+    runId: taskId,
     attempts,
     site: null,
     level: null,

@@ -5,7 +5,7 @@
 // evaluation.ts only wires it. Deterministic: only @temporalio/workflow and pure modules.
 import { condition, setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { EVALUATION_SEARCH_ATTRIBUTE } from './eval-messages';
-import { attemptKind, attemptRunId } from '../src/eval/records';
+import { attemptKind, attemptTaskId } from '../src/eval/records';
 import type { AttemptOutcome, EvalProgress, EvalRecord, EvaluationInput, EvaluationResult } from '../src/eval/records';
 import { awaitEvalChild, evalTaskCount, runChild, TaskPages } from './eval-children';
 import { trialRecord } from './eval-scoring';
@@ -14,6 +14,7 @@ import { trialRecord } from './eval-scoring';
 interface RunningAttempt {
   slot: number;
   attempt: number;
+  /** The attempt's task id; wire name (carried across continue-as-new), kept so running evaluations continue. */
   workflowId: string;
   attempts: string[];
 }
@@ -236,20 +237,20 @@ export class EvaluationRun {
     let startedId = already;
     for (;;) {
       let outcome: AttemptOutcome;
-      let workflowId: string;
+      let taskId: string;
       if (startedId !== undefined) {
-        workflowId = startedId;
+        taskId = startedId;
         startedId = undefined;
-        this.live.set(slot, { slot, attempt, workflowId, attempts });
+        this.live.set(slot, { slot, attempt, workflowId: taskId, attempts });
         this.phases.set(slot, 'waiting');
-        outcome = await awaitEvalChild({ workflowId });
+        outcome = await awaitEvalChild({ workflowId: taskId });
       } else {
         this.phases.set(slot, 'starting');
         const spec = await this.pages.specOf(index);
-        workflowId = attemptRunId(this.input.evalId, spec.taskId, trial, attempt);
-        attempts.push(workflowId);
-        this.live.set(slot, { slot, attempt, workflowId, attempts });
-        const started = { input: this.input, spec, workflowId, trial, tagRuns: this.settings.tagRuns };
+        taskId = attemptTaskId(this.input.evalId, spec.taskId, trial, attempt);
+        attempts.push(taskId);
+        this.live.set(slot, { slot, attempt, workflowId: taskId, attempts });
+        const started = { input: this.input, spec, taskId, trial, tagRuns: this.settings.tagRuns };
         outcome = await runChild(started, () => this.phases.set(slot, 'waiting'));
       }
       this.phases.set(slot, 'settling');
@@ -262,16 +263,16 @@ export class EvaluationRun {
         }
         continue;
       }
-      return this.settle(slot, workflowId, outcome, attempts);
+      return this.settle(slot, taskId, outcome, attempts);
     }
   }
 
   /** Records a trial's last attempt: a run that ended by itself is scored (and judged), the rest are aborted. */
-  private async settle(slot: number, workflowId: string, outcome: AttemptOutcome, attempts: string[]): Promise<void> {
+  private async settle(slot: number, taskId: string, outcome: AttemptOutcome, attempts: string[]): Promise<void> {
     const index = Math.floor(slot / this.settings.trials);
     const spec = await this.pages.specOf(index);
     const { taskSet, judge } = this.input;
-    const trial = { taskSet, judge, index, taskId: spec.taskId, trial: slot % this.settings.trials };
-    this.state.records.push(await trialRecord(trial, workflowId, outcome, attempts));
+    const trial = { taskSet, judge, index, setTaskId: spec.taskId, trial: slot % this.settings.trials };
+    this.state.records.push(await trialRecord(trial, taskId, outcome, attempts));
   }
 }

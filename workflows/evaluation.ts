@@ -1,6 +1,6 @@
 // The evaluation workflow: one child `agentTask` per task × trial, at most `concurrency` at a time. A run that ends
 // by itself is scored (an activity checks its rules and records them in its run folder); an environment error starts
-// the task again under a new run id, up to `maxRetries` times, then the trial is aborted (reported, not counted).
+// the task again under a new task id, up to `maxRetries` times, then the trial is aborted (reported, not counted).
 // A run that ended with an answer and whose task is judged then goes to the LLM judge (another activity, which reads
 // the screenshots from the run folder): its verdict scores a task without rule checks and is kept beside the rules'.
 // Long evaluations continue-as-new: children keep running (parent-close policy ABANDON) and the next run waits for

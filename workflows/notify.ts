@@ -12,9 +12,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { NotifyEvent, NotifyInput, StartRunResult } from '../src/contract/activities';
-import type { RunStatus } from '../src/contract/task';
+import type { TaskState } from '../src/contract/task';
 import { notification } from './notification';
-import type { CarriedState, TaskState } from './task-state';
+import type { CarriedState, AgentTask } from './task-state';
 
 /**
  * Patch id: the task starts a notification child at its events. Histories recorded before have no such children (and
@@ -23,7 +23,7 @@ import type { CarriedState, TaskState } from './task-state';
 export const NOTIFY_PATCH = 'notify-webhook';
 
 /** The events that end a task, by its final status. */
-const END_EVENTS: Partial<Record<RunStatus, NotifyEvent>> = {
+const END_EVENTS: Partial<Record<TaskState, NotifyEvent>> = {
   complete: 'completed',
   max_rounds: 'completed',
   failed: 'failed',
@@ -36,17 +36,17 @@ export function rememberNotifyEvents(state: CarriedState, started: StartRunResul
 }
 
 /** The task waits for a reply to its question (call after the status became waiting_for_user). */
-export function notifyWaiting(task: TaskState): Promise<void> {
+export function notifyWaiting(task: AgentTask): Promise<void> {
   return notifyEvent(task, 'waiting');
 }
 
 /** The task was paused (call after its status says so). */
-export function notifyPaused(task: TaskState): Promise<void> {
+export function notifyPaused(task: AgentTask): Promise<void> {
   return notifyEvent(task, 'paused');
 }
 
 /** The task ended: completed (or max_rounds), failed or cancelled, by its final status (call after finalize). */
-export async function notifyEnd(task: TaskState): Promise<void> {
+export async function notifyEnd(task: AgentTask): Promise<void> {
   const event = END_EVENTS[task.status];
   if (event) await notifyEvent(task, event);
 }
@@ -56,7 +56,7 @@ export async function notifyEnd(task: TaskState): Promise<void> {
  * with the id `<task id>-notify-<event>-<n>`, left running when the task closes. Never fails the task: a child that
  * cannot be started is logged and skipped. Cancelling the task does not cancel a notification under way.
  */
-export async function notifyEvent(task: TaskState, event: NotifyEvent): Promise<void> {
+export async function notifyEvent(task: AgentTask, event: NotifyEvent): Promise<void> {
   const state = task.carried;
   if (!state.notifyEvents?.includes(event) || !patched(NOTIFY_PATCH)) return;
   state.notifications = (state.notifications ?? 0) + 1;
@@ -80,7 +80,7 @@ export async function notifyEvent(task: TaskState, event: NotifyEvent): Promise<
 }
 
 /** What the notification says, from the task's state now. */
-function notifyInput(task: TaskState, event: NotifyEvent, deliveryId: string): NotifyInput {
+function notifyInput(task: AgentTask, event: NotifyEvent, deliveryId: string): NotifyInput {
   const { input, carried, question } = task;
   const ended = END_EVENTS[task.status] !== undefined;
   return {

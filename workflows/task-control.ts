@@ -9,18 +9,18 @@ import type {
   ControlAccepted,
   HandbackInput,
   PendingQuestion,
-  RunStatus,
+  TaskState,
   TakeoverLease,
   TaskStatus,
 } from '../src/contract/task';
-import { isTerminal } from '../src/contract/run-status';
+import { isTerminal } from '../src/contract/task-state';
 import { handbackUpdate, pauseUpdate, resumeUpdate, sayUpdate, takeoverUpdate } from './messages';
 
-/** What the controls read of the task (TaskState, without importing it). */
+/** What the controls read of the task (AgentTask, without importing it). */
 export interface ControlledTask {
   readonly input: { runId: string; environment: string };
   readonly carried: { step: number };
-  status: RunStatus;
+  status: TaskState;
   question: PendingQuestion | null;
 }
 

@@ -23,7 +23,7 @@ import type {
   EndReason,
   PendingQuestion,
   ReplyInput,
-  RunStatus,
+  TaskState,
   StepSummary,
   TaskInput,
   TaskResult,
@@ -81,9 +81,10 @@ function replyText(raw: string): string {
   return cleaned.ok ? cleaned.text : raw.trim();
 }
 
-export class TaskState {
+/** The agentTask workflow's task: its state (a TaskState), question, answer, controls, handlers and carried state. */
+export class AgentTask {
   readonly carried: CarriedState;
-  status: RunStatus = 'running';
+  status: TaskState = 'running';
   question: PendingQuestion | null = null;
   pendingReply: ReplyInput | null = null;
   answer: string | null = null;

@@ -22,10 +22,16 @@ import { fitRecordedAction, reusedEvent } from './replay-element';
 type ActionEvent = Extract<Event, { type: 'action' }>;
 
 /** The signature of the page a step was observed on (its pre observation), or null when it has no screenshot. */
-async function signatureOf(files: RunFiles, runId: string, events: readonly Event[], step: number, generation: number) {
+async function signatureOf(
+  files: RunFiles,
+  taskId: string,
+  events: readonly Event[],
+  step: number,
+  generation: number,
+) {
   const pre = events.find((e) => e.id === eventId({ step, kind: 'pre', generation }));
   const shot = field(pre, 'screenshot_path');
-  const png = shot ? await files.readBytes(runId, shot) : undefined;
+  const png = shot ? await files.readBytes(taskId, shot) : undefined;
   if (!png) return null;
   return { step, url: signatureUrl(field(pre, 'url') ?? ''), hash: await screenHash(png) } satisfies PageSignature;
 }

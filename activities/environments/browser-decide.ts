@@ -129,7 +129,7 @@ async function recordInvalidOutput(
   const { req, w, family, resized } = s;
   const error = family.feedback(parsed, resized);
   debugLog('invalid model output', {
-    runId: req.runId,
+    taskId: req.runId,
     step: req.step,
     type: parsed.name,
     detail: parsed.message,
@@ -156,7 +156,7 @@ async function recordAction(s: BrowserStep, parsed: ParsedOutput, output: Record
   const { req, w } = s;
   const readAs = readMetadata(parsed);
   if (Object.keys(readAs).length > 0) {
-    debugLog('model output accepted leniently', { runId: req.runId, step: req.step, ...readAs });
+    debugLog('model output accepted leniently', { taskId: req.runId, step: req.step, ...readAs });
   }
   const fields = decisionFields({
     action: parsed.action,

@@ -25,16 +25,16 @@ import type { ActivityDeps, RunFiles } from '../support';
 import { decisionFromRecord } from './browser-decide';
 import { fitRecordedAction, reusedEvent } from './replay-element';
 
-/** The recordings read lately (a replay reads its recording at every step): run id → steps. */
+/** The recordings read lately (a replay reads its recording at every step): task id → steps. */
 const recordings = new Map<string, Promise<RecordedStep[]>>();
 const RECORDINGS_KEPT = 16;
 
-function recordingOf(files: RunFiles, runId: string): Promise<RecordedStep[]> {
-  let hit = recordings.get(runId);
+function recordingOf(files: RunFiles, taskId: string): Promise<RecordedStep[]> {
+  let hit = recordings.get(taskId);
   if (!hit) {
-    hit = readRunFromStore(files.store, runId).then((run) => recordedSteps(run.events));
-    hit.catch(() => recordings.delete(runId));
-    recordings.set(runId, hit);
+    hit = readRunFromStore(files.store, taskId).then((run) => recordedSteps(run.events));
+    hit.catch(() => recordings.delete(taskId));
+    recordings.set(taskId, hit);
     if (recordings.size > RECORDINGS_KEPT) recordings.delete(recordings.keys().next().value as string);
   }
   return hit;
@@ -105,13 +105,13 @@ export async function replayBrowserStep(
 /** The distance between this step's pre screenshot and the recorded one, or null when either is missing. */
 async function distanceTo(
   files: RunFiles,
-  runId: string,
+  taskId: string,
   pre: Event | undefined,
   recordedRun: string,
   rec: RecordedStep,
 ): Promise<number | null> {
   const own = field(pre, 'screenshot_path');
   if (!own || !rec.preScreenshot) return null;
-  const [a, b] = await Promise.all([files.readBytes(runId, own), files.readBytes(recordedRun, rec.preScreenshot)]);
+  const [a, b] = await Promise.all([files.readBytes(taskId, own), files.readBytes(recordedRun, rec.preScreenshot)]);
   return a && b ? screenDistance(a, b) : null;
 }

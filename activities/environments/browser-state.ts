@@ -58,11 +58,11 @@ export class PageCheckpoints {
     return knownSecretValues(this.deps.config.secrets ?? {}, process.env);
   }
 
-  private remembered(runId: string): Remembered {
-    let r = this.runs.get(runId);
+  private remembered(taskId: string): Remembered {
+    let r = this.runs.get(taskId);
     if (!r) {
       r = { storageHash: null, sessionStorage: {} };
-      this.runs.set(runId, r);
+      this.runs.set(taskId, r);
       if (this.runs.size > 256) this.runs.delete(this.runs.keys().next().value as string);
     }
     return r;
@@ -73,9 +73,9 @@ export class PageCheckpoints {
    * `full`: storage of every origin the context visited (Playwright's storage state, which opens each closed one
    * again); else of the open origins, over what was captured before (a step's checkpoint, in a few ms).
    */
-  private async capture(runId: string, env: BrowserEnvironment, full: boolean): Promise<PageState> {
+  private async capture(taskId: string, env: BrowserEnvironment, full: boolean): Promise<PageState> {
     const secretValues = this.secrets();
-    const r = this.remembered(runId);
+    const r = this.remembered(taskId);
     const context = env.controller.context;
     const [storage, doc] = await Promise.all([
       full ? context.storageState({ indexedDB: true }) : captureOpenStorage(context, r.storage),
@@ -90,58 +90,58 @@ export class PageCheckpoints {
    * The step's checkpoint, after its act was recorded. A page that cannot be captured is logged and skipped (never
    * the act's failure); the writes go through the run store, which waits out a full or unreachable one.
    */
-  async saveStep(runId: string, step: number, generation: number, env: BrowserEnvironment): Promise<void> {
+  async saveStep(taskId: string, step: number, generation: number, env: BrowserEnvironment): Promise<void> {
     let state: PageState;
     try {
-      state = await withTimeout(this.capture(runId, env, false), CAPTURE_LIMIT_MS);
+      state = await withTimeout(this.capture(taskId, env, false), CAPTURE_LIMIT_MS);
     } catch (err) {
-      this.deps.log?.(`${runId}: no page checkpoint after step ${step}: ${firstLine(err)}`);
+      this.deps.log?.(`${taskId}: no page checkpoint after step ${step}: ${firstLine(err)}`);
       return;
     }
     try {
       const { storage, ...doc } = state;
-      const storageFile = await this.writeStorage(runId, storage);
+      const storageFile = await this.writeStorage(taskId, storage);
       const checkpoint: StepCheckpoint = { ...doc, step, generation, storage_file: storageFile };
       const latest: LatestCheckpoint = { ...checkpoint, file: stepCheckpointFile(step) };
       // Both whole on their own (latest.json is a copy, not only a pointer), so they are written side by side.
       await Promise.all([
-        this.files.store.writeAtomic(`${runId}/${stepCheckpointFile(step)}`, JSON.stringify(checkpoint)),
-        this.files.store.writeAtomic(`${runId}/${LATEST_CHECKPOINT_FILE}`, JSON.stringify(latest)),
+        this.files.store.writeAtomic(`${taskId}/${stepCheckpointFile(step)}`, JSON.stringify(checkpoint)),
+        this.files.store.writeAtomic(`${taskId}/${LATEST_CHECKPOINT_FILE}`, JSON.stringify(latest)),
       ]);
     } catch (err) {
       if (err instanceof RunStoreUnavailableError) throw err; // the store waited and gave up: the task ends there
-      this.deps.log?.(`${runId}: page checkpoint after step ${step} not written: ${firstLine(err)}`);
+      this.deps.log?.(`${taskId}: page checkpoint after step ${step} not written: ${firstLine(err)}`);
     }
   }
 
   /** The storage blob, content-addressed: written only when its hash differs from the last one written. */
-  private async writeStorage(runId: string, storage: StorageState): Promise<string> {
+  private async writeStorage(taskId: string, storage: StorageState): Promise<string> {
     const text = JSON.stringify(storage);
     const hash = sha256(text);
     const file = `${CHECKPOINTS_DIR}/storage-${hash}.json`;
-    const r = this.remembered(runId);
+    const r = this.remembered(taskId);
     if (r.storageHash !== hash) {
-      await this.files.store.createExclusive(`${runId}/${file}`, text); // false when there already: same content
+      await this.files.store.createExclusive(`${taskId}/${file}`, text); // false when there already: same content
       r.storageHash = hash;
     }
     return file;
   }
 
   /** The whole page, saved when the task waits for a question (so a reply on any worker restores it). */
-  async saveForQuestion(runId: string, env: BrowserEnvironment): Promise<PageState> {
-    const state = await this.capture(runId, env, true);
-    await this.files.store.writeAtomic(`${runId}/${QUESTION_STATE_FILE}`, JSON.stringify(state));
+  async saveForQuestion(taskId: string, env: BrowserEnvironment): Promise<PageState> {
+    const state = await this.capture(taskId, env, true);
+    await this.files.store.writeAtomic(`${taskId}/${QUESTION_STATE_FILE}`, JSON.stringify(state));
     return state;
   }
 
   /** The newest saved page of the run (a step checkpoint or the question's), or undefined when none was saved. */
-  async load(runId: string): Promise<SavedPage | undefined> {
-    const [checkpoint, question] = await Promise.all([this.loadCheckpoint(runId), this.loadQuestion(runId)]);
+  async load(taskId: string): Promise<SavedPage | undefined> {
+    const [checkpoint, question] = await Promise.all([this.loadCheckpoint(taskId), this.loadQuestion(taskId)]);
     const questionAt = question?.document?.capturedAt;
     const saved =
       checkpoint && questionAt && questionAt > checkpoint.document.capturedAt ? question : (checkpoint ?? question);
     if (saved?.document) {
-      const r = this.remembered(runId);
+      const r = this.remembered(taskId);
       r.sessionStorage = saved.document.sessionStorage;
       r.storage = saved.storage;
       r.storageHash = sha256(JSON.stringify(saved.storage));
@@ -149,16 +149,16 @@ export class PageCheckpoints {
     return saved;
   }
 
-  private async loadCheckpoint(runId: string): Promise<(SavedPage & { document: DocumentState }) | undefined> {
-    const checkpoint = await this.readJson<LatestCheckpoint>(`${runId}/${LATEST_CHECKPOINT_FILE}`);
-    const storage = checkpoint && (await this.readJson<StorageState>(`${runId}/${checkpoint.storage_file}`));
+  private async loadCheckpoint(taskId: string): Promise<(SavedPage & { document: DocumentState }) | undefined> {
+    const checkpoint = await this.readJson<LatestCheckpoint>(`${taskId}/${LATEST_CHECKPOINT_FILE}`);
+    const storage = checkpoint && (await this.readJson<StorageState>(`${taskId}/${checkpoint.storage_file}`));
     if (!checkpoint || !storage) return undefined;
     const { step, generation: _generation, storage_file: _storage, file: _file, ...document } = checkpoint;
     return { storage, document, from: `the checkpoint after step ${step}` };
   }
 
-  private async loadQuestion(runId: string): Promise<SavedPage | undefined> {
-    const saved = await this.readJson<PageState | StorageState>(`${runId}/${QUESTION_STATE_FILE}`);
+  private async loadQuestion(taskId: string): Promise<SavedPage | undefined> {
+    const saved = await this.readJson<PageState | StorageState>(`${taskId}/${QUESTION_STATE_FILE}`);
     if (!saved) return undefined;
     if (!isPageState(saved)) {
       return { storage: saved, from: 'the question (cookies and localStorage only: saved before pages were)' };

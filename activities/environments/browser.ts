@@ -83,14 +83,15 @@ async function openBrowser(
   req: OpenSessionInput,
   input: TaskInput,
 ): Promise<OpenedSession> {
-  const w = await files.writer(req.runId);
+  const { runId: taskId } = req;
+  const w = await files.writer(taskId);
   let url = input.startUrl;
   let saved: SavedPage | undefined;
   let earlier: string[] = [];
   if (req.restore) {
     // From the run store, so a page saved on one worker restores on another (another machine, with S3): the newer
     // of the last step's checkpoint and the page saved at a question.
-    saved = await pages.load(req.runId);
+    saved = await pages.load(taskId);
     const [state, events] = await Promise.all([w.readRunState(), w.events()]);
     const last = saved?.document?.url || ((state.url as string | undefined) ?? lastUrl(events) ?? input.startUrl);
     // An adoption on a new origin (`cua adopt --url`): the folder's pages are read with the site's origin now.
@@ -100,18 +101,18 @@ async function openBrowser(
     if (last) earlier = earlierUrls(events, last).map((u) => mapOrigin(u, moved));
   }
   const urlPolicy = taskUrlPolicy(deps.config, input);
-  const journal = await openJournal(deps, files, req.runId);
+  const journal = await openJournal(deps, files, taskId);
   const session = await deps.pool
     .openSession(
       {
         viewport: input.viewport,
-        downloadsDir: path.join(files.dir(req.runId), 'downloads'),
+        downloadsDir: path.join(files.dir(taskId), 'downloads'),
         ...(saved ? { storageState: saved.storage } : {}),
         ...(saved?.document ? { sessionStorage: saved.document.sessionStorage } : {}),
         ...(url ? { url } : {}),
         ...(earlier.length > 0 ? { environment: { earlierUrls: earlier } } : {}),
         urlPolicy,
-        owner: req.runId,
+        owner: taskId,
         // A provider's session is tried again when a captcha solve on its first page does not end in this time.
         captchaWaitMs: input.captcha.waitSeconds * 1000,
         journal,
@@ -133,7 +134,7 @@ async function openBrowser(
   const stepDone =
     req.lostActGeneration !== undefined &&
     (await w.hasEvent(eventId({ step: req.step, kind: 'post', generation: req.lostActGeneration })));
-  const report = saved ? await restorePage(deps, req.runId, session.env, saved) : undefined;
+  const report = saved ? await restorePage(deps, taskId, session.env, saved) : undefined;
   if (req.reason === 'worker_lost') {
     const page = { url: session.env.url(), title: await session.env.page.title().catch(() => '') };
     // What may or may not have happened: the act in flight (unless the lost worker recorded it as done) and the
@@ -181,7 +182,7 @@ async function openBrowser(
     await w.appendEvent(reopenedNote(req, url ?? null));
   }
   deps.log?.(
-    `session ${session.sessionId} opened for ${req.runId} (${req.reason}, generation ${req.generation}; ` +
+    `session ${session.sessionId} opened for ${taskId} (${req.reason}, generation ${req.generation}; ` +
       `URL policy: ${describeUrlPolicy(urlPolicy)})`,
   );
   return {
@@ -211,7 +212,7 @@ function reopenedNote(req: OpenSessionInput, url: string | null) {
  */
 async function restorePage(
   deps: ActivityDeps,
-  runId: string,
+  taskId: string,
   env: BrowserEnvironment,
   saved: SavedPage,
 ): Promise<RestoreReport> {
@@ -227,7 +228,7 @@ async function restorePage(
     const report = await withHeartbeat(() => restoreDocumentState(env.page, document));
     return { ...report, restored: [...storage, ...report.restored] };
   } catch (err) {
-    deps.log?.(`${runId}: the saved page's forms, scroll and focus were not restored: ${String(err)}`);
+    deps.log?.(`${taskId}: the saved page's forms, scroll and focus were not restored: ${String(err)}`);
     return { ...unrestored, blanked: document.blanked };
   }
 }
@@ -257,11 +258,11 @@ async function releaseBrowser(
 async function savePage(
   files: RunFiles,
   pages: PageCheckpoints,
-  runId: string,
+  taskId: string,
   env: BrowserEnvironment,
 ): Promise<void> {
-  await withHeartbeat(() => pages.saveForQuestion(runId, env));
-  const w = await files.writer(runId);
+  await withHeartbeat(() => pages.saveForQuestion(taskId, env));
+  const w = await files.writer(taskId);
   await w.writeRunState({ ...(await w.readRunState()), url: env.url() });
 }
 

@@ -97,23 +97,25 @@ export function createCustomDriver(deps: ActivityDeps, files: RunFiles): Environ
 
   const open = async (req: OpenSessionInput, input: TaskInput): Promise<OpenedSession> => {
     const env = environmentOf(input.environment);
-    const w = await files.writer(req.runId);
+    const { runId: taskId } = req;
+    const w = await files.writer(taskId);
     // A session this worker still holds for the run (a lost activity left it) goes first.
-    for (const [id, held] of sessions) if (held.runId === req.runId) await forget(id, held.session);
+    for (const [id, held] of sessions) if (held.taskId === taskId) await forget(id, held.session);
     const url = req.restore
       ? (((await w.readRunState()).url as string | undefined) ?? lastUrl(await w.events()) ?? input.startUrl ?? null)
       : (input.startUrl ?? null);
     const session = await withHeartbeat(() =>
       env.open({
-        runId: req.runId,
+        taskId,
+        runId: taskId,
         url,
         screen: input.viewport,
         restore: req.restore,
         signal: activitySignal() ?? new AbortController().signal,
       }),
     );
-    const sessionId = `${CUSTOM_SESSION_PREFIX}${env.name}:${req.runId}:g${req.generation}:${randomBytes(3).toString('hex')}`;
-    sessions.set(sessionId, { runId: req.runId, session });
+    const sessionId = `${CUSTOM_SESSION_PREFIX}${env.name}:${taskId}:g${req.generation}:${randomBytes(3).toString('hex')}`;
+    sessions.set(sessionId, { taskId, session });
     if (req.reason === 'worker_lost') {
       await w.appendEvent(
         sessionRestored(req.step, `The ${env.name} session was lost and opened again at ${session.url() || '…'}.`, {
@@ -122,7 +124,7 @@ export function createCustomDriver(deps: ActivityDeps, files: RunFiles): Environ
         }),
       );
     }
-    deps.log?.(`${env.name} session ${sessionId} opened for ${req.runId} (${req.reason})`);
+    deps.log?.(`${env.name} session ${sessionId} opened for ${taskId} (${req.reason})`);
     return { sessionId, taskQueue: deps.sessionQueue, url: session.url() };
   };
 

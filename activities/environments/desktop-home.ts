@@ -31,15 +31,15 @@ export type HomeArchives = HomeArchive & { steps: number[] };
 const HOME_DIR = 'home';
 
 /** The run's local home folder: the sandbox's home directory. */
-export function homeOf(files: RunFiles, runId: string): string {
-  return path.join(files.dir(runId), HOME_DIR);
+export function homeOf(files: RunFiles, taskId: string): string {
+  return path.join(files.dir(taskId), HOME_DIR);
 }
 
 /** The home's fingerprint at its last save or restore, per run: an unchanged home is not archived again. */
 const savedHomes = new Map<string, string>();
 
-function remember(runId: string, print: string): void {
-  savedHomes.set(runId, print);
+function remember(taskId: string, print: string): void {
+  savedHomes.set(taskId, print);
   if (savedHomes.size > 256) savedHomes.delete(savedHomes.keys().next().value as string);
 }
 
@@ -47,20 +47,20 @@ function remember(runId: string, print: string): void {
  * Archives the home as step `step` left it, when it changed since the last save, and names it the newest. `step`
  * absent (a save whose step this worker does not know): the newest archive's step. Returns whether it wrote one.
  */
-export async function saveHome(files: RunFiles, runId: string, homeDir: string, step?: number): Promise<boolean> {
+export async function saveHome(files: RunFiles, taskId: string, homeDir: string, step?: number): Promise<boolean> {
   const print = await fingerprint(homeDir);
-  if (savedHomes.get(runId) === print) return false;
-  const record = await readArchives(files.store, runId);
+  if (savedHomes.get(taskId) === print) return false;
+  const record = await readArchives(files.store, taskId);
   const at = step ?? record?.step ?? 0;
   const file = homeArchiveFile(at);
   // Symbolic links are archived as links (never followed), so nothing outside the home is read.
   const archive = await tar(['-czf', '-', '-C', homeDir, '.']);
   // The archive before the record, so the record never names one that is not there.
-  await files.store.writeAtomic(`${runId}/${file}`, archive);
+  await files.store.writeAtomic(`${taskId}/${file}`, archive);
   const steps = [...new Set([...(record?.steps ?? []), at])].sort((a, b) => a - b);
   const next: HomeArchives = { step: at, file, steps };
-  await files.store.writeAtomic(`${runId}/${HOME_ARCHIVES_RECORD}`, JSON.stringify(next));
-  remember(runId, print);
+  await files.store.writeAtomic(`${taskId}/${HOME_ARCHIVES_RECORD}`, JSON.stringify(next));
+  remember(taskId, print);
   return true;
 }
 
@@ -69,17 +69,17 @@ export async function saveHome(files: RunFiles, runId: string, homeDir: string, 
  * whose steps may have run on other workers (a shared store only; no archive yet: the local home stays as it is).
  * Returns whether it unpacked one.
  */
-export async function restoreHome(files: RunFiles, runId: string, homeDir: string): Promise<boolean> {
+export async function restoreHome(files: RunFiles, taskId: string, homeDir: string): Promise<boolean> {
   if (!storeIsRemote(files)) return false;
-  const record = await readArchives(files.store, runId);
-  if (!(await unpackHome(files.store, `${runId}/${record?.file ?? LEGACY_HOME_ARCHIVE}`, homeDir))) return false;
-  remember(runId, await fingerprint(homeDir));
+  const record = await readArchives(files.store, taskId);
+  if (!(await unpackHome(files.store, `${taskId}/${record?.file ?? LEGACY_HOME_ARCHIVE}`, homeDir))) return false;
+  remember(taskId, await fingerprint(homeDir));
   return true;
 }
 
 /** The archive of the home as step `step` left it: the one of the largest archived step ≤ `step` (none: undefined). */
-export async function homeArchiveAt(store: RunStore, runId: string, step: number): Promise<HomeArchive | undefined> {
-  const record = await readArchives(store, runId);
+export async function homeArchiveAt(store: RunStore, taskId: string, step: number): Promise<HomeArchive | undefined> {
+  const record = await readArchives(store, taskId);
   const at = record?.steps.filter((s) => s <= step).at(-1);
   return at === undefined ? undefined : { step: at, file: homeArchiveFile(at) };
 }
@@ -95,8 +95,8 @@ export async function unpackHome(store: RunStore, key: string, homeDir: string):
   return true;
 }
 
-async function readArchives(store: RunStore, runId: string): Promise<HomeArchives | undefined> {
-  const text = await store.readText(`${runId}/${HOME_ARCHIVES_RECORD}`);
+async function readArchives(store: RunStore, taskId: string): Promise<HomeArchives | undefined> {
+  const text = await store.readText(`${taskId}/${HOME_ARCHIVES_RECORD}`);
   return text === undefined ? undefined : (JSON.parse(text) as HomeArchives);
 }
 

@@ -151,11 +151,12 @@ async function openDesktop(
 ): Promise<OpenedSession> {
   const d = deps.config.desktop;
   const desktops = pool(deps);
-  const w = await files.writer(req.runId);
-  const homeDir = homeOf(files, req.runId);
+  const { runId: taskId } = req;
+  const w = await files.writer(taskId);
+  const homeDir = homeOf(files, taskId);
   await fs.mkdir(homeDir, { recursive: true, mode: 0o700 });
   // With a shared store (S3), the home as the last step left it, whichever worker ran that step.
-  await restoreHome(files, req.runId, homeDir);
+  await restoreHome(files, taskId, homeDir);
   const screen = desktopScreen(input);
   const urlPolicy = taskUrlPolicy(deps.config, input);
   // Owned by the run: a desktop it still holds here (left by a lost activity) is closed first.
@@ -175,7 +176,7 @@ async function openDesktop(
       outputTailChars: d.outputTailChars,
       ...(deps.log ? { log: deps.log } : {}),
     },
-    { owner: req.runId },
+    { owner: taskId },
   );
   if (req.reason !== 'start') {
     const why =
@@ -195,7 +196,7 @@ async function openDesktop(
   const network =
     d.network === 'policy' ? `via proxy, URL policy: ${describeUrlPolicy(urlPolicy)}` : d.network ? 'host' : 'off';
   deps.log?.(
-    `desktop ${sessionId} opened for ${req.runId} (${req.reason}, generation ${req.generation}; ` +
+    `desktop ${sessionId} opened for ${taskId} (${req.reason}, generation ${req.generation}; ` +
       `${screen.width}×${screen.height}, network ${network})`,
   );
   return { sessionId, taskQueue: deps.sessionQueue, url: '', holdSeconds: deps.config.browser.holdWhileWaitingSeconds };
@@ -225,8 +226,9 @@ async function observeDesktop(deps: ActivityDeps, files: RunFiles, req: ObserveI
 
 /** One tool call of the step: recorded as its action (calls after the first) and its tool_output, exactly once. */
 async function actOnDesktop(deps: ActivityDeps, files: RunFiles, req: ActInput): Promise<ActResult> {
-  const w = await files.writer(req.runId);
-  const input = await files.input(req.runId);
+  const { runId: taskId } = req;
+  const w = await files.writer(taskId);
+  const input = await files.input(taskId);
   const k = req.call ?? 0;
   const stamp = { generation: req.generation, call: k };
   const ids = {
@@ -245,7 +247,7 @@ async function actOnDesktop(deps: ActivityDeps, files: RunFiles, req: ActInput):
       await w.appendEvent(actionEvent(req.step, callFields(call), stamp));
     }
     const result = await withActionSpan(
-      { environment: 'desktop', action: call.name, runId: req.runId, step: req.step },
+      { environment: 'desktop', action: call.name, taskId, step: req.step },
       () => withHeartbeat(() => runTool(session, call, { deps, input, req, w })),
       (done) => ({ error: done.error ?? null }),
     );
@@ -268,7 +270,7 @@ async function actOnDesktop(deps: ActivityDeps, files: RunFiles, req: ActInput):
   }
   if (req.final && !events.some((e) => e.id === ids.post)) {
     // The step's home, archived under the step before the step counts as done (its post observation).
-    await withHeartbeat(() => saveHome(files, req.runId, homeOf(files, req.runId), req.step));
+    await withHeartbeat(() => saveHome(files, taskId, homeOf(files, taskId), req.step));
     await withHeartbeat(async () => {
       const shot = await w.saveScreenshot(req.step, 'post', await session.screenshot(), req.generation);
       await w.appendEvent(

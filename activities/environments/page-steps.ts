@@ -97,7 +97,7 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
   // A browser records the element its action acts on, for the tool output's metadata (element-note.ts).
   const recordElement = 'page' in env ? elementRecorder(deps.config, env, { space, viewport: input.viewport }) : null;
   let element: ElementNote | undefined;
-  const traced = { environment: input.environment, action: action.action, runId: req.runId, step: req.step };
+  const traced = { environment: input.environment, action: action.action, taskId: req.runId, step: req.step };
   const result = await withActionSpan(
     { ...traced, url: env.url() },
     () =>

@@ -15,34 +15,34 @@ import type { HeldRequest, JournalLine, JournalStart } from '../../src/browser/r
 import type { RunStore } from '../../src/trajectory/store';
 import type { ActivityDeps, RunFiles } from '../support';
 
-const key = (runId: string) => `${runId}/${REQUEST_JOURNAL_FILE}`;
+const key = (taskId: string) => `${taskId}/${REQUEST_JOURNAL_FILE}`;
 
-export async function readJournal(store: RunStore, runId: string): Promise<JournalLine[]> {
-  return parseJournal((await store.readText(key(runId))) ?? '');
+export async function readJournal(store: RunStore, taskId: string): Promise<JournalLine[]> {
+  return parseJournal((await store.readText(key(taskId))) ?? '');
 }
 
 /** A journal for a session of the run opening now, with the entries in doubt the run store holds. */
-export async function openJournal(deps: ActivityDeps, files: RunFiles, runId: string): Promise<RequestJournal> {
+export async function openJournal(deps: ActivityDeps, files: RunFiles, taskId: string): Promise<RequestJournal> {
   const { store } = files;
   const secrets = knownSecretValues(deps.config.secrets ?? {}, process.env);
   return new RequestJournal({
-    append: (line) => store.appendLine(key(runId), JSON.stringify(line)),
-    read: () => readJournal(store, runId),
-    inDoubt: inDoubt(await readJournal(store, runId)),
+    append: (line) => store.appendLine(key(taskId), JSON.stringify(line)),
+    read: () => readJournal(store, taskId),
+    inDoubt: inDoubt(await readJournal(store, taskId)),
     allowResend: deps.config.browser.resendInDoubt,
     beforeSend: deps.config.browser.journalBeforeSend,
     redact: (text) => redactSecrets(text, secrets),
     idPrefix: randomUUID().slice(0, 8),
-    onError: (err) => deps.log?.(`${runId}: the request journal could not be written: ${String(err)}`),
+    onError: (err) => deps.log?.(`${taskId}: the request journal could not be written: ${String(err)}`),
   });
 }
 
 /** A reply to the runtime's question settles the requests whose resend was held back: they may be sent again. */
-export async function resolveHeldRequests(store: RunStore, runId: string): Promise<number> {
-  const held = heldBack(await readJournal(store, runId));
+export async function resolveHeldRequests(store: RunStore, taskId: string): Promise<number> {
+  const held = heldBack(await readJournal(store, taskId));
   const at = new Date().toISOString();
   for (const entry of held) {
-    await store.appendLine(key(runId), JSON.stringify({ kind: 'resolved', id: entry.id, at, how: 'user_replied' }));
+    await store.appendLine(key(taskId), JSON.stringify({ kind: 'resolved', id: entry.id, at, how: 'user_replied' }));
   }
   return held.length;
 }

@@ -28,16 +28,16 @@ export async function holdForReply(
   req: HoldSessionInput,
   { seconds, save, what, log }: HoldOptions,
 ): Promise<HoldSessionResult> {
-  const { runId, sessionId } = req;
+  const { runId: taskId, sessionId } = req;
   await save();
   const held =
     seconds > 0 &&
     pool.has(sessionId) &&
     pool.hold(sessionId, seconds * 1000, async (why) => {
-      log?.(`session ${sessionId} of ${runId}: hold ended (${why}); saving its ${what} and closing it`);
+      log?.(`session ${sessionId} of ${taskId}: hold ended (${why}); saving its ${what} and closing it`);
       await save(why);
     });
   if (!held) await pool.close(sessionId);
-  else log?.(`session ${sessionId} of ${runId} held for a reply (up to ${seconds} s)`);
+  else log?.(`session ${sessionId} of ${taskId} held for a reply (up to ${seconds} s)`);
   return { held };
 }

@@ -173,11 +173,11 @@ export function judgeEndpoint(
   own: { endpoint?: string; baseUrl?: string; model?: string } | null,
   settings: JudgeSettings | undefined,
   ref: TaskSetRef,
-  taskId: string,
+  setTaskId: string,
 ): ModelEndpoint {
   const name = own?.endpoint ?? settings?.endpoint ?? (config.models.judge ? 'judge' : 'default');
   const rawUrl = own?.baseUrl ?? settings?.baseUrl;
-  const baseUrl = rawUrl ? substituteSites(rawUrl, ref.sites ?? {}, `task ${taskId}`) : undefined;
+  const baseUrl = rawUrl ? substituteSites(rawUrl, ref.sites ?? {}, `task ${setTaskId}`) : undefined;
   return resolveModelEndpoint(
     { name, baseUrl, model: own?.model ?? settings?.model },
     { models: config.models, overrides: config.modelOverrides, keys: config.modelKeys },

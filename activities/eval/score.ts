@@ -21,8 +21,8 @@ export function createScoreActivity(
   reader: TaskReader,
 ): Pick<EvalActivities, 'scoreEvalRun'> {
   /** The run's final_page.json (its probe results), or null when it has none or it cannot be read. */
-  async function finalPageOf(runId: string): Promise<FinalPageRecord | null> {
-    const text = await files.store.readText(`${runId}/${FINAL_PAGE_FILE}`);
+  async function finalPageOf(taskId: string): Promise<FinalPageRecord | null> {
+    const text = await files.store.readText(`${taskId}/${FINAL_PAGE_FILE}`);
     if (text === undefined) return null;
     try {
       const record = JSON.parse(text) as FinalPageRecord;

@@ -7,7 +7,7 @@ import type { EvalActivities, EvalTaskSpec, SpecOptions, TaskSetRef } from '../.
 import { nonRetryable } from '../support';
 import type { TaskReader } from './task-reader';
 
-/** The task-input fields of a task (its run id is added by the workflow); a field no task input accepts is an error. */
+/** The task-input fields of a task (the workflow adds its task id); a field no task input accepts is an error. */
 export function taskSpec(task: EvalTask, index: number, ref: TaskSetRef, opts: SpecOptions): EvalTaskSpec {
   const sites = ref.sites ?? {};
   const where = `task ${task.id}`;

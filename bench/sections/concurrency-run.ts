@@ -205,7 +205,7 @@ export async function runLevel(b: Bench, n: number, script: string, run: number)
   const began = Date.now();
   const stamp = Date.now().toString(36);
   const handles = await Promise.all(
-    Array.from({ length: n }, (_, i) => b.startTask({ runId: `conc${n}-${stamp}-${i + 1}`, script })),
+    Array.from({ length: n }, (_, i) => b.startTask({ taskId: `conc${n}-${stamp}-${i + 1}`, script })),
   );
   const settled = await outcomes(handles, 60_000 + n * 8_000);
   const wallMs = Date.now() - began;

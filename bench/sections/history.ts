@@ -75,7 +75,7 @@ export async function benchHistory(b: Bench): Promise<SectionOutput> {
       steps: LONG_STEPS,
       result: long.result,
       runs: long.runs.map((r) => ({
-        runId: r.runId,
+        runId: r.temporalRunId,
         events: r.events.length,
         bytes: r.bytes,
         continuedAs: r.continuedAs,

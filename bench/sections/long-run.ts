@@ -10,7 +10,7 @@ import { staticEntries, writeScript } from '../scripts';
 export const LONG_STEPS = 24;
 
 export interface LongRun {
-  runId: string;
+  taskId: string;
   result: TaskResult;
   runs: RunHistory[];
   /** For each run that continued as new: the last step it ran. */
@@ -34,15 +34,15 @@ export function longWorkflowRun(b: Bench): Promise<LongRun> {
 export async function runLongTask(b: Bench): Promise<LongRun> {
   const script = writeScript(b.scriptsDir, `static-${LONG_STEPS}`, staticEntries(LONG_STEPS));
   const { client } = await b.temporal();
-  const runId = `long-${Date.now().toString(36)}`;
-  b.log(`[bench] workflow: ${LONG_STEPS}-step task on the dev server (${runId})`);
+  const taskId = `long-${Date.now().toString(36)}`;
+  b.log(`[bench] workflow: ${LONG_STEPS}-step task on the dev server (${taskId})`);
   const began = Date.now();
-  const handle = await b.startTask({ runId, script });
+  const handle = await b.startTask({ taskId, script });
   const result = (await handle.result()) as TaskResult;
   const wallMs = Date.now() - began;
-  const runs = await fetchChain(client, runId, handle.firstExecutionRunId);
+  const runs = await fetchChain(client, taskId, handle.firstExecutionRunId);
   const continuedAfterSteps = runs
     .filter((r) => r.continuedAs)
     .map((r) => Math.max(...activityRecords(r.events).map((a) => a.step ?? 0)));
-  return { runId, result, runs, continuedAfterSteps, wallMs };
+  return { taskId, result, runs, continuedAfterSteps, wallMs };
 }

@@ -56,7 +56,7 @@ async function simulateDataPointRewrites(b: Bench, w: TrajectoryWriter): Promise
   b.log(`[bench] persistence: rewriting a growing data_point.json after each of ${STEPS} steps (simulation)`);
   const events = await w.events();
   const store = new LocalRunStore(b.runsDir);
-  const key = `${w.runId}-datapoint-sim/data_point.json`;
+  const key = `${w.taskId}-datapoint-sim/data_point.json`;
   const out: Rewrite[] = [];
   for (let step = 1; step <= STEPS; step++) {
     const upTo = events.filter((e) => {
@@ -130,13 +130,13 @@ interface LongRun {
 }
 
 async function startLongRun(b: Bench, shots: Buffer[]): Promise<LongRun> {
-  const runId = `persist-${Date.now().toString(36)}`;
-  const input = TaskInputSchema.parse({ runId, instruction: 'Benchmark: a long run.', maxSteps: STEPS });
+  const taskId = `persist-${Date.now().toString(36)}`;
+  const input = TaskInputSchema.parse({ runId: taskId, instruction: 'Benchmark: a long run.', maxSteps: STEPS });
   const { family, resized } = screenOf(input);
   const systemPrompt = buildSystemPrompt({ family: faraSpace('fara-1.5'), screen: resized });
-  const w = await TrajectoryWriter.create(b.runsDir, runId, { task_id: runId, instruction: input.instruction });
+  const w = await TrajectoryWriter.create(b.runsDir, taskId, { task_id: taskId, instruction: input.instruction });
   await w.appendEvent(taskMessage(input.instruction));
-  const dir = path.join(b.runsDir, runId);
+  const dir = path.join(b.runsDir, taskId);
   return { w, dir, eventsFile: path.join(dir, 'solver_log', 'events.jsonl'), shots, input, family, systemPrompt };
 }
 

@@ -77,11 +77,11 @@ export function stepTimes(events: readonly Event[]): StepTime[] {
     });
 }
 
-async function runTimes(b: Bench, id: string, firstRunId: string, result: TaskResult): Promise<RunTimes> {
+async function runTimes(b: Bench, id: string, firstTemporalRunId: string, result: TaskResult): Promise<RunTimes> {
   const { client } = await b.temporal();
   const { timer } = await b.model();
   const run = await readRunFromStore(new LocalRunStore(b.runsDir), id);
-  const records = (await fetchChain(client, id, firstRunId)).flatMap((r) => activityRecords(r.events));
+  const records = (await fetchChain(client, id, firstTemporalRunId)).flatMap((r) => activityRecords(r.events));
   const exec = (name: string) =>
     records
       .filter((r) => r.name === name && r.startedAt !== null && r.closedAt !== null)
@@ -99,15 +99,15 @@ async function runTimes(b: Bench, id: string, firstRunId: string, result: TaskRe
 
 async function record(b: Bench, name: string, delayMs: number): Promise<RunTimes> {
   const script = writeScript(b.scriptsDir, `replay-${delayMs}`, replayEntries(delayMs));
-  const runId = `${name}-${Date.now().toString(36)}`;
-  b.log(`[bench] replay: recording ${runId}${delayMs ? ` (model delay ${delayMs} ms per call)` : ''}`);
+  const taskId = `${name}-${Date.now().toString(36)}`;
+  b.log(`[bench] replay: recording ${taskId}${delayMs ? ` (model delay ${delayMs} ms per call)` : ''}`);
   const handle = await b.startTask({
-    runId,
+    taskId,
     script,
     instruction: 'Benchmark: search Lisbon, open the first hotel, scroll, answer.',
   });
   const result = (await handle.result()) as TaskResult;
-  return runTimes(b, runId, handle.firstExecutionRunId, result);
+  return runTimes(b, taskId, handle.firstExecutionRunId, result);
 }
 
 async function replay(b: Bench, recording: string): Promise<RunTimes> {
@@ -118,8 +118,8 @@ async function replay(b: Bench, recording: string): Promise<RunTimes> {
   b.log(`[bench] replay: replaying ${recording} as ${started.id}`);
   const handle = client.workflow.getHandle(started.id);
   const result = (await handle.result()) as TaskResult;
-  const { runId } = await handle.describe(); // a replay this short does not continue as new
-  const times = await runTimes(b, started.id, runId, result);
+  const { runId: temporalRunId } = await handle.describe(); // a replay this short does not continue as new
+  const times = await runTimes(b, started.id, temporalRunId, result);
   // The replay calls the model at the recording's base URL (its calls are filed under the recording's tag).
   return { ...times, modelCalls: timer.durations(recording).length - before };
 }

@@ -149,16 +149,16 @@ async function waitAskedAndReleased(b: Bench, handle: WorkflowHandle, kind: Wait
 
 async function replyOnce(b: Bench, script: string, rep: number, kind: WaitKind): Promise<ReplySample> {
   const { client } = await b.temporal();
-  const runId = `ask-${kind}-${Date.now().toString(36)}-${rep}`;
-  const handle = await b.startTask({ runId, script, instruction: 'Search hotels in the city I want.' });
+  const taskId = `ask-${kind}-${Date.now().toString(36)}-${rep}`;
+  const handle = await b.startTask({ taskId, script, instruction: 'Search hotels in the city I want.' });
   const waitedMs = await waitAskedAndReleased(b, handle, kind);
   const t0 = Date.now();
-  await replyToTask(client, runId, 'Lisbon, please');
+  await replyToTask(client, taskId, 'Lisbon, please');
   const updateMs = Date.now() - t0;
-  const shot = await eventTime(b.runDir(runId), /^step-0002-pre-g\d+$/, 120_000);
+  const shot = await eventTime(b.runDir(taskId), /^step-0002-pre-g\d+$/, 120_000);
   const result = (await handle.result()) as TaskResult;
   if (result.status !== 'complete') throw new Error(`ask task ended ${result.status}`);
-  const records = (await fetchChain(client, runId, handle.firstExecutionRunId)).flatMap((r) =>
+  const records = (await fetchChain(client, taskId, handle.firstExecutionRunId)).flatMap((r) =>
     activityRecords(r.events),
   );
   const took = (pick: (r: (typeof records)[number]) => boolean) => {
@@ -237,9 +237,9 @@ async function crashOnce(b: Bench): Promise<CrashSample> {
     'first',
   );
   await first.ready;
-  const runId = `crash-${Date.now().toString(36)}`;
-  const handle = await b.startTask({ runId, script }, queue);
-  const input = await b.taskInput({ runId, script });
+  const taskId = `crash-${Date.now().toString(36)}`;
+  const handle = await b.startTask({ taskId, script }, queue);
+  const input = await b.taskInput({ taskId, script });
   await eventually(() => fs.existsSync(marker), 90_000, `the worker to hold in observe of step ${CRASH_HOLD_STEP}`, 50);
   // kill -9 the worker; its Chromium (which would die with its pipe) is killed too, as on a lost machine.
   const browsers = first.child.pid ? chromiumPids(first.child.pid) : [];
@@ -258,11 +258,11 @@ async function crashOnce(b: Bench): Promise<CrashSample> {
   try {
     const tReady = await second.ready;
     const step = String(CRASH_HOLD_STEP).padStart(4, '0');
-    const restored = await eventTime(b.runDir(runId), new RegExp(`^step-${step}-restored-g[1-9]\\d*$`), 120_000);
-    const next = await eventTime(b.runDir(runId), new RegExp(`^step-${step}-pre-g[1-9]\\d*$`), 120_000);
+    const restored = await eventTime(b.runDir(taskId), new RegExp(`^step-${step}-restored-g[1-9]\\d*$`), 120_000);
+    const next = await eventTime(b.runDir(taskId), new RegExp(`^step-${step}-pre-g[1-9]\\d*$`), 120_000);
     const result = (await handle.result()) as TaskResult;
     if (result.status !== 'complete') throw new Error(`crash task ended ${result.status}`);
-    const runs = await fetchChain(client, runId, handle.firstExecutionRunId);
+    const runs = await fetchChain(client, taskId, handle.firstExecutionRunId);
     const lost = runs.flatMap((r) => activityRecords(r.events)).find((r) => r.outcome === 'timed_out');
     const workflowTaskTimeouts = runs.flatMap((r) => r.events).filter((e) => e.workflowTaskTimedOutEventAttributes);
     return {

@@ -164,8 +164,8 @@ async function phase(b: Bench, setup: ScaleOutSetup, workers: number): Promise<P
   const t0 = Date.now();
   const handles = await Promise.all(
     Array.from({ length: 2 * SESSIONS }, async (_, i) => {
-      const runId = `scale-${workers}w-${i}-${Date.now().toString(36)}`;
-      return startTask(setup.client, queue, await b.taskInput({ runId, script: setup.script }));
+      const taskId = `scale-${workers}w-${i}-${Date.now().toString(36)}`;
+      return startTask(setup.client, queue, await b.taskInput({ taskId, script: setup.script }));
     }),
   );
   const results = (await Promise.all(handles.map((h) => h.result()))) as TaskResult[];

@@ -62,11 +62,11 @@ async function inProcessRun(b: Bench, label: string): Promise<Detailed[]> {
   const { config, runtime } = await b.temporal();
   const { timer } = await b.model();
   const script = writeScript(b.scriptsDir, `static-${IN_PROCESS_STEPS}`, staticEntries(IN_PROCESS_STEPS));
-  const runId = `inproc-${label}-${Date.now().toString(36)}`;
+  const taskId = `inproc-${label}-${Date.now().toString(36)}`;
   b.log(`[bench] step (a), run ${label}: ${IN_PROCESS_STEPS}-step task in a plain in-process loop (same activities)`);
-  const a = await runInProcess(config, runtime.pool, await b.taskInput({ runId, script }));
+  const a = await runInProcess(config, runtime.pool, await b.taskInput({ taskId, script }));
   const starts = new Map(a.stepStarts.map((t, i) => [i + 1, t]));
-  return samplesFrom(starts, timer.durations(runId))
+  return samplesFrom(starts, timer.durations(taskId))
     .slice(0, a.steps - 1)
     .filter((s) => s.step > WARMUP_STEPS)
     .map((s) => ({ ...s, exec: a.activityMs[s.step - 1] as ActivityTimes, queueMs: 0 }));
@@ -108,7 +108,7 @@ async function stepRun(b: Bench, run: number): Promise<StepRun> {
   const long = run === 1 ? await longWorkflowRun(b) : await runLongTask(b);
   const a2 = await inProcessRun(b, `${run}.2`);
   const canSteps = new Set(long.continuedAfterSteps);
-  const allB = samplesFrom(stepStarts(long.runs), timer.durations(long.runId));
+  const allB = samplesFrom(stepStarts(long.runs), timer.durations(long.taskId));
   // A step that ended with continue-as-new is reported on its own, not mixed into the steady state.
   const records = long.runs.flatMap((r) => activityRecords(r.events));
   return {

@@ -12,7 +12,7 @@ import { loadTaskSet, TaskSetError } from '../../src/eval/task-set';
 import type { EvalTask } from '../../src/eval/task-set';
 import type { Config } from '../../src/runtime/config';
 import { readRunFromStore } from '../../src/trajectory/reader';
-import { isValidRunId } from '../../src/trajectory/layout';
+import { isValidTaskId } from '../../src/trajectory/layout';
 import type { RunStore } from '../../src/trajectory/store';
 import { branchesHtml, branchesLines, branchStats } from '../../src/viewer/branches';
 import type { BranchStats } from '../../src/viewer/branches';
@@ -23,7 +23,7 @@ import { UsageError } from '../args';
 
 /** Best of N's record in the store, or undefined when `id` names none. */
 export async function readBranches(store: RunStore, id: string): Promise<BranchesRecord | undefined> {
-  if (!isValidRunId(id)) return undefined;
+  if (!isValidTaskId(id)) return undefined;
   const text = await store.readText(`${id}/${BRANCHES_FILE}`).catch(() => undefined);
   if (text === undefined) return undefined;
   return JSON.parse(text) as BranchesRecord;
@@ -77,8 +77,8 @@ export async function viewBranches(config: Config, store: RunStore, record: Bran
     }
   }
   const file = path.resolve(out ?? path.join(config.runsDir, record.id, REPORT_FILE));
-  const rel = (runId: string) => path.relative(path.dirname(file), path.join(config.runsDir, runId, REPORT_FILE));
-  const html = branchesHtml(record, stats, shots, (runId) => (reports.has(runId) ? rel(runId) : null));
+  const rel = (taskId: string) => path.relative(path.dirname(file), path.join(config.runsDir, taskId, REPORT_FILE));
+  const html = branchesHtml(record, stats, shots, (taskId) => (reports.has(taskId) ? rel(taskId) : null));
   await fs.mkdir(path.dirname(file), { recursive: true });
   await fs.writeFile(file, html);
   return file;
@@ -87,7 +87,7 @@ export async function viewBranches(config: Config, store: RunStore, record: Bran
 /** The scoring part of `--checks FILE`: a JSON array of checks, or a task-set file (its only task, or `--task ID`). */
 export function checksFrom(
   file: string,
-  taskId: string | undefined,
+  setTaskId: string | undefined,
 ): Pick<BranchOptions, 'checks' | 'taskJudge' | 'referenceAnswer'> & { task: string | null } {
   let tasks: EvalTask[];
   try {
@@ -95,14 +95,15 @@ export function checksFrom(
   } catch (err) {
     const array = parseArray(file);
     if (array !== undefined) {
-      if (taskId !== undefined) throw new UsageError(`--task ${taskId}: ${file} is a list of checks, not a task set`);
+      if (setTaskId !== undefined)
+        throw new UsageError(`--task ${setTaskId}: ${file} is a list of checks, not a task set`);
       return { checks: array, task: null };
     }
     throw err instanceof TaskSetError ? new UsageError(`--checks: ${err.message}`) : err;
   }
-  const task = taskId === undefined ? tasks[0] : tasks.find((t) => t.id === taskId);
-  if (!task) throw new UsageError(`--checks: ${file} has no task '${taskId ?? ''}'`);
-  if (taskId === undefined && tasks.length > 1) {
+  const task = setTaskId === undefined ? tasks[0] : tasks.find((t) => t.id === setTaskId);
+  if (!task) throw new UsageError(`--checks: ${file} has no task '${setTaskId ?? ''}'`);
+  if (setTaskId === undefined && tasks.length > 1) {
     const ids = tasks.slice(0, 8).map((t) => t.id);
     throw new UsageError(
       `--checks: ${file} has ${tasks.length} tasks: name one with --task ID (${ids.join(', ')}${tasks.length > 8 ? ', …' : ''})`,

@@ -27,7 +27,7 @@ import type { Config } from '../../src/runtime/config';
 import { createWorkerRuntime, installWorkerLogging } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';
 import { familyFlag, intFlag, parse, UsageError } from '../args';
-import { newRunId, startTask, validateTaskInput } from '../../client/tasks';
+import { newTaskId, startTask, validateTaskInput } from '../../client/tasks';
 import { writeTrajectoryReport } from '../../src/viewer/report';
 import { followTask, promptLine, report } from './run';
 import { AgentClient } from '../../client/client';
@@ -343,7 +343,7 @@ async function runDemo(
   if (opts.desktop && !runtime.desktops) throw new DemoError('the worker has no desktop support (see the line above)');
 
   const input = validateTaskInput({
-    runId: newRunId().replace(/^task-/, opts.desktop ? 'demo-desktop-' : 'demo-'),
+    runId: newTaskId().replace(/^task-/, opts.desktop ? 'demo-desktop-' : 'demo-'),
     instruction,
     ...(opts.desktop
       ? { environment: 'desktop' as const, maxSteps: 20 }

@@ -27,7 +27,7 @@ export interface WrittenReports {
 
 export interface ReportOptions {
   outDir: string;
-  /** Where trajectory reports of runs in a shared store go: `<runsDir>/<runId>/report.html`, as `cua view` does. */
+  /** Where trajectory reports of runs in a shared store go: `<runsDir>/<taskId>/report.html`, as `cua view` does. */
   runsDir: string;
   /** The run store the runs are in (default: the folder store under `runsDir`). */
   store?: RunStore;
@@ -40,13 +40,13 @@ export interface ReportOptions {
  * The trajectory report of one run, or null when it has none: written beside its run folder in a folder store; a run
  * in a shared store (S3) is copied into a temp folder first and its report goes under `runsDir`.
  */
-async function trajectoryReport(store: RunStore, runId: string, runsDir: string): Promise<string | null> {
-  if (!(await store.exists(`${runId}/task.json`))) return null;
-  if (store instanceof LocalRunStore) return (await writeTrajectoryReport(path.join(store.rootDir, runId))).file;
+async function trajectoryReport(store: RunStore, taskId: string, runsDir: string): Promise<string | null> {
+  if (!(await store.exists(`${taskId}/task.json`))) return null;
+  if (store instanceof LocalRunStore) return (await writeTrajectoryReport(path.join(store.rootDir, taskId))).file;
   const temp = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'cua-eval-run-'));
   try {
-    await copyRun(store, runId, new LocalRunStore(temp));
-    return (await writeTrajectoryReport(path.join(temp, runId), path.join(runsDir, runId, REPORT_FILE))).file;
+    await copyRun(store, taskId, new LocalRunStore(temp));
+    return (await writeTrajectoryReport(path.join(temp, taskId), path.join(runsDir, taskId, REPORT_FILE))).file;
   } finally {
     await fs.promises.rm(temp, { recursive: true, force: true });
   }
@@ -61,8 +61,8 @@ async function modelCallsOf(
   const out = { made: 0, fromCache: 0, saved: 0, cache: cacheNameOf(options) };
   const usage = emptyUsage();
   for (const r of result.records) {
-    for (const runId of r.attempts.length ? r.attempts : [r.runId]) {
-      const run = await readRunFromStore(store, runId).catch(() => undefined);
+    for (const taskId of r.attempts.length ? r.attempts : [r.runId]) {
+      const run = await readRunFromStore(store, taskId).catch(() => undefined);
       if (!run) continue;
       const t = tallyOf(run.events);
       out.made += t.modelCalls;

@@ -8,7 +8,7 @@ import { cacheFlag, familyFlag, intFlag, parse, UsageError } from '../args';
 import { agentClientFor, parseTask } from '../../client/client';
 import type { NewTask } from '../../client/client';
 import { newTaskOf } from '../../client/new-task';
-import { modelWaitLine, newRunId, replyToTask, storeWaitLine } from '../../client/tasks';
+import { modelWaitLine, newTaskId, replyToTask, storeWaitLine } from '../../client/tasks';
 import { watchTask } from '../../client/watch';
 
 export const RUN_USAGE =
@@ -159,7 +159,7 @@ export async function runCommand(rawArgv: readonly string[]): Promise<number> {
     throw new UsageError('--ask-timeout must be a positive number of seconds');
   const task: NewTask = {
     ...newTaskOf({
-      id: values.id ?? newRunId(),
+      id: values.id ?? newTaskId(),
       instruction,
       environment: values.env,
       startUrl: values.url,

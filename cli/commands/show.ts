@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { readRun } from '../../src/trajectory/reader';
 import { readRunFromStore } from '../../src/trajectory/reader';
-import { isValidRunId } from '../../src/trajectory/layout';
+import { isValidTaskId } from '../../src/trajectory/layout';
 import { openRunStore } from '../../src/trajectory/open-store';
 import { LocalRunStore } from '../../src/trajectory/store';
 import type { RunStore } from '../../src/trajectory/store';
@@ -41,7 +41,7 @@ export function resolveRunFolder(idOrPath: string, runsDir: string): string {
 
 export interface ResolvedRun {
   store: RunStore;
-  runId: string;
+  taskId: string;
   /** Where it lives: a folder path, or an s3:// URL. */
   location: string;
   /** The folder, when the run is in a local one. */
@@ -53,10 +53,10 @@ export interface ResolvedRun {
  * looked up in the bucket; otherwise under `runsDir`.
  */
 export async function resolveRun(idOrPath: string, config: Pick<Config, 'store' | 'runsDir'>): Promise<ResolvedRun> {
-  if (config.store.kind === 's3' && isValidRunId(idOrPath) && !fs.existsSync(path.join(idOrPath, 'task.json'))) {
+  if (config.store.kind === 's3' && isValidTaskId(idOrPath) && !fs.existsSync(path.join(idOrPath, 'task.json'))) {
     const store = openRunStore(config);
     if (await store.exists(`${idOrPath}/task.json`)) {
-      return { store, runId: idOrPath, location: store.describe(idOrPath) };
+      return { store, taskId: idOrPath, location: store.describe(idOrPath) };
     }
     const local = path.join(config.runsDir, idOrPath);
     if (!fs.existsSync(path.join(local, 'task.json'))) {
@@ -64,13 +64,13 @@ export async function resolveRun(idOrPath: string, config: Pick<Config, 'store' 
     }
   }
   const folder = resolveRunFolder(idOrPath, config.runsDir);
-  const runId = path.basename(folder);
-  return { store: new LocalRunStore(path.dirname(folder)), runId, location: folder, folder };
+  const taskId = path.basename(folder);
+  return { store: new LocalRunStore(path.dirname(folder)), taskId, location: folder, folder };
 }
 
 /** Best of N's record when `id` names a parent (no run folder of its own, a branches.json in the store). */
 export async function bestOfIn(config: Config, id: string) {
-  if (!isValidRunId(id) || fs.existsSync(path.join(id, 'task.json'))) return undefined;
+  if (!isValidTaskId(id) || fs.existsSync(path.join(id, 'task.json'))) return undefined;
   let store: RunStore;
   try {
     store = openRunStore(config);
@@ -148,7 +148,7 @@ export async function showCommand(argv: readonly string[]): Promise<number> {
   const branches = await bestOfIn(config, idOrPath);
   if (branches) return (await showBranches(branches.store, branches.record, !!values.json), 0);
   const found = await resolveRun(idOrPath, config);
-  const run = await readRunFromStore(found.store, found.runId);
+  const run = await readRunFromStore(found.store, found.taskId);
   const dir = found.location;
   const rows = stepSummaries(run.events);
   const replay = replayView(run);

@@ -5,8 +5,8 @@ import { dollars, usageLine, usageTotals } from '../../src/trajectory/usage';
 import type { UsageTotals } from '../../src/trajectory/usage';
 import type { Config } from '../../src/runtime/config';
 import { loadConfig } from '../../src/runtime/config';
-import { RUN_STATUSES } from '../../src/contract/task';
-import type { RunStatus, TaskStatus } from '../../src/contract/task';
+import { TASK_STATES } from '../../src/contract/task';
+import type { TaskState, TaskStatus } from '../../src/contract/task';
 import { agentClientFor } from '../../client/client';
 import { budgetLine } from '../../src/agent/budget';
 import { one, parse, UsageError } from '../args';
@@ -95,7 +95,7 @@ async function usageIn(config: Config, id: string): Promise<UsageTotals | undefi
   }
 }
 
-export const LIST_USAGE = `npx cua list [--status ${RUN_STATUSES.join('|')}] [--limit N] [--sort cost] [--json] [--config FILE]`;
+export const LIST_USAGE = `npx cua list [--status ${TASK_STATES.join('|')}] [--limit N] [--sort cost] [--json] [--config FILE]`;
 export async function listCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(
     argv,
@@ -104,8 +104,8 @@ export async function listCommand(argv: readonly string[]): Promise<number> {
   );
   if (values.help) return (console.log(`usage: ${LIST_USAGE}`), 0);
   if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'\nusage: ${LIST_USAGE}`);
-  if (values.status && !(RUN_STATUSES as readonly string[]).includes(values.status)) {
-    throw new UsageError(`--status must be one of ${RUN_STATUSES.join(', ')}; got '${values.status}'`);
+  if (values.status && !(TASK_STATES as readonly string[]).includes(values.status)) {
+    throw new UsageError(`--status must be one of ${TASK_STATES.join(', ')}; got '${values.status}'`);
   }
   if (values.sort !== undefined && values.sort !== 'cost') {
     throw new UsageError(`--sort must be cost; got '${values.sort}'`);
@@ -113,7 +113,7 @@ export async function listCommand(argv: readonly string[]): Promise<number> {
   const limit = values.limit ? Number(values.limit) : 50;
   const agent = await agentClientFor(loadConfig({ file: values.config }));
   const rows = await agent.list({
-    ...(values.status ? { status: values.status as RunStatus } : {}),
+    ...(values.status ? { status: values.status as TaskState } : {}),
     ...(values.sort ? { sort: 'cost' as const } : {}),
     limit,
   });

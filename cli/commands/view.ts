@@ -33,9 +33,9 @@ export async function viewCommand(argv: readonly string[]): Promise<number> {
   }
   const temp = await fs.mkdtemp(path.join(os.tmpdir(), 'cua-view-'));
   try {
-    await copyRun(run.store, run.runId, new LocalRunStore(temp));
-    const out = values.out ?? path.join(config.runsDir, run.runId, REPORT_FILE);
-    console.log((await writeTrajectoryReport(path.join(temp, run.runId), out)).file);
+    await copyRun(run.store, run.taskId, new LocalRunStore(temp));
+    const out = values.out ?? path.join(config.runsDir, run.taskId, REPORT_FILE);
+    console.log((await writeTrajectoryReport(path.join(temp, run.taskId), out)).file);
   } finally {
     await fs.rm(temp, { recursive: true, force: true });
   }

@@ -32,12 +32,14 @@ export const FAILURE_TYPES = {
   EnvironmentUnavailableError: 'browser',
   // The task's input and the files it names
   InvalidTaskInput: 'input',
+  /** InvalidTaskIdError's name: wire name, kept (recorded histories carry it). */
   InvalidRunIdError: 'input',
   PromptFileError: 'input',
   ModelOverrideRefused: 'input',
   InvalidAction: 'input',
   // The run folder
   RunFolderError: 'run_folder',
+  /** RunFolderNotFoundError's name: wire name, kept (recorded histories carry it). */
   RunNotFoundError: 'run_folder',
   HistoryError: 'run_folder',
   TrajectoryError: 'run_folder',

@@ -62,7 +62,7 @@ export type OpenSessionOptions = {
   /** This session's URL policy (already narrowed for its task); default: the pool's. */
   urlPolicy?: UrlPolicy;
   /**
-   * Who the session is for (a run id). A task holds one session at a time, so opening one for an owner first closes
+   * Who the session is for (a task id). A task holds one session at a time, so opening one for an owner first closes
    * any this pool still holds for it: one a lost activity left behind (a missed heartbeat, a retried open).
    */
   owner?: string;

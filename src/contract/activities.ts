@@ -1,6 +1,6 @@
 // Inputs and outputs of the activities. Small on purpose: they travel through workflow history
 // (ids, paths and short strings only, never screenshot bytes).
-import type { EndReason, RunStatus, TaskInput } from './task';
+import type { EndReason, TaskState, TaskInput } from './task';
 
 export interface SessionRef {
   sessionId: string;
@@ -12,6 +12,7 @@ export interface SessionRef {
 }
 
 export interface OpenSessionInput {
+  /** The task id; wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
   runId: string;
   generation: number;
   /** Restore storage state and URL saved in the run folder (after a release or a lost worker). */
@@ -51,6 +52,7 @@ export interface OpenSessionResult {
 }
 
 export interface StepRef {
+  /** The task id; wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
   runId: string;
   step: number;
   generation: number;
@@ -124,6 +126,7 @@ export interface ActResult {
 }
 
 export interface ReleaseInput {
+  /** The task id; wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
   runId: string;
   sessionId: string;
   /** Save storage state + URL to the run folder so a later session can restore it. */
@@ -137,6 +140,7 @@ export interface ReleaseInput {
 
 /** Keep the session alive while its task waits for a reply (its page or home saved first), or take it back after one. */
 export interface HoldSessionInput {
+  /** The task id; wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
   runId: string;
   sessionId: string;
 }
@@ -153,6 +157,7 @@ export interface ReclaimSessionResult {
 
 /** A takeover (`cua takeover`): a person drives the session's browser under a lease the workflow names. */
 export interface TakeoverRef {
+  /** The task id; wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
   runId: string;
   sessionId: string;
   /** One path segment: 1 to 128 letters, digits, '.', '_' or '-'. The same id again is the same lease. */
@@ -193,6 +198,7 @@ export interface EndTakeoverResult {
 }
 
 export interface RecordReplyInput {
+  /** The task id; wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
   runId: string;
   questionId: string;
   text: string;
@@ -205,6 +211,7 @@ export interface RecordReplyInput {
 
 /** A control's trace in the run folder (activities/run.ts recordControl). */
 export interface RecordControlInput {
+  /** The task id; wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
   runId: string;
   /** The step the model reads a message or note with (the next one), or the step the task stopped after. */
   step: number;
@@ -226,6 +233,7 @@ export interface RecordControlInput {
 
 /** A follow-up task in a finished task's run: its instruction, recorded after the run's last step. */
 export interface StartFollowUpInput {
+  /** The task id; wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
   runId: string;
   text: string;
 }
@@ -250,8 +258,9 @@ export interface StartAdoptResult extends StartRunResult {
 }
 
 export interface FinalizeInput {
+  /** The task id; wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
   runId: string;
-  status: RunStatus;
+  status: TaskState;
   answer: string | null;
   reason: string | null;
   /** Absent in histories recorded before end reasons existed. */
@@ -282,6 +291,7 @@ export interface WorkerBudget {
 
 /** Two screenshots of a run (paths in its folder) compared: their distance, 0 (the same) to 1. */
 export interface ScreenDistanceInput {
+  /** The task id; wire name, kept so recorded histories replay and activities scheduled before an upgrade still run. */
   runId: string;
   a: string;
   b: string;
@@ -300,7 +310,7 @@ export interface NotifyInput {
   /** This notification's own id (its child workflow's id): the same on every retry, so a receiver can drop repeats. */
   deliveryId: string;
   taskId: string;
-  status: RunStatus;
+  status: TaskState;
   step: number;
   instruction: string;
   question?: { id: string; text: string };
@@ -325,7 +335,7 @@ export interface TaskActivities {
   /** Creates the run folder; says which events the worker's webhook wants (undefined: no webhook, or before it said). */
   startRun(input: TaskInput): Promise<StartRunResult | undefined>;
   /** Marks the run as waiting for the user (a pause in the run folder). */
-  pause(req: { runId: string; question: string }): Promise<void>;
+  pause(req: { /** The task id; wire name. */ runId: string; question: string }): Promise<void>;
   recordReply(req: RecordReplyInput): Promise<void>;
   finalize(req: FinalizeInput): Promise<FinalizeResult>;
   recordControl(req: RecordControlInput): Promise<void>;

@@ -6,8 +6,8 @@ import { z } from 'zod';
 import { END_REASONS } from './end-reason';
 import { DEFAULT_TASK_QUEUE } from './queues';
 import type { EndReason } from './end-reason';
-import { RUN_STATUSES } from './run-status';
-import type { RunStatus } from './run-status';
+import { TASK_STATES } from './task-state';
+import type { TaskState } from './task-state';
 import { checkUrl, narrow, TaskUrlPolicySchema, WIDEST_URL_POLICY } from './url-policy';
 
 export const AGENT_WORKFLOW = 'agentTask';
@@ -20,8 +20,8 @@ export const ENVIRONMENT_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 /** The desktop's screen when the task names none (the seed's sandbox size). */
 export const DEFAULT_DESKTOP_SCREEN = { width: 1280, height: 800 } as const;
 
-export { DEFAULT_TASK_QUEUE, END_REASONS, RUN_STATUSES };
-export type { EndReason, RunStatus };
+export { DEFAULT_TASK_QUEUE, END_REASONS, TASK_STATES };
+export type { EndReason, TaskState };
 
 /** How many final-page probes a task may ask for, and how long each may be (src/agent/final-page.ts). */
 export const MAX_PROBES = 16;
@@ -45,9 +45,13 @@ export const ModelChoiceSchema = z.strictObject({
 });
 
 const TaskInputFields = z.strictObject({
+  /**
+   * The task id (its Temporal workflow id and its run folder's name); wire name, kept so recorded histories replay
+   * and activities scheduled before an upgrade still run.
+   */
   runId: z
     .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'run id: letters, digits, dot, dash, underscore (max 128)'),
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'task id: letters, digits, dot, dash, underscore (max 128)'),
   instruction: z.string().trim().min(1, 'instruction must not be empty'),
   /**
    * A follow-up task (`cua continue`): this run goes on in the run folder of the task's earlier run (same id), after
@@ -55,12 +59,13 @@ const TaskInputFields = z.strictObject({
    */
   followUp: z.string().trim().min(1, 'a follow-up must not be empty').max(10_000).optional(),
   /**
-   * A fork (`cua fork`): this task's run folder starts with steps 1…`step` of run `runId` (marked inherited), its
+   * A fork (`cua fork`): this task's run folder starts with steps 1…`step` of task `runId` (marked inherited), its
    * page (or desktop home) as that step left it, and decides step `step`+1 anew; `hint` is recorded as that step's
    * retry feedback. The source run is never changed.
    */
   forkOf: z
     .strictObject({
+      /** The source task's id; wire name, kept so recorded histories replay. */
       runId: z.string().min(1).max(128),
       step: z.number().int().min(1),
       hint: z.string().trim().min(1, 'a hint must not be empty').max(10_000).optional(),
@@ -75,7 +80,7 @@ const TaskInputFields = z.strictObject({
     })
     .optional(),
   /**
-   * A replay (`cua replay`): this task runs the actions recorded in run `runId` again, step by step, each one only
+   * A replay (`cua replay`): this task runs the actions recorded by task `runId` again, step by step, each one only
    * after the live page is checked against the recording (URL, the element the action hit, the screenshot's
    * distance); a step that does not match goes to the model (or, `strict`, ends the task with end reason
    * `replay_diverged`), and the model decides every step from there. `maxDistance`: the largest screenshot distance
@@ -85,6 +90,7 @@ const TaskInputFields = z.strictObject({
    */
   replayOf: z
     .strictObject({
+      /** The recorded task's id; wire name, kept so recorded histories replay. */
       runId: z.string().min(1).max(128),
       strict: z.boolean().optional(),
       maxDistance: z.number().min(0).max(1).optional(),
@@ -254,8 +260,9 @@ export interface PendingQuestion {
 }
 
 export interface TaskStatus {
+  /** The task id; wire name (the status query's answer), kept so other clients and recorded histories still read it. */
   runId: string;
-  status: RunStatus;
+  status: TaskState;
   step: number;
   maxSteps: number;
   question: PendingQuestion | null;
@@ -319,7 +326,7 @@ export interface StepSummary {
 }
 
 export interface TaskResult {
-  status: RunStatus;
+  status: TaskState;
   /** Machine-readable reason beside `status` and `error` (see src/contract/end-reason.ts). */
   endReason: EndReason;
   answer: string | null;
@@ -337,7 +344,7 @@ export interface ReplyInput {
 export interface ControlAccepted {
   accepted: true;
   step: number;
-  status: RunStatus;
+  status: TaskState;
 }
 
 export interface SayInput {

@@ -19,6 +19,9 @@ export interface EnvironmentSession extends ActionTarget {
 }
 
 export interface EnvironmentOpenRequest {
+  /** The task's id (its run folder's name). */
+  taskId: string;
+  /** @deprecated use taskId (the same id; kept so environments written against `durable-cua/worker` still work). */
   runId: string;
   /** The task's start URL, or, when the session is re-opened (after a question, a lost worker), where it was. */
   url: string | null;
@@ -74,7 +77,7 @@ export function environmentRegistry(
 
 /** The sessions of custom environments a worker process holds, by session id (closed together when it stops). */
 export class CustomSessions {
-  readonly byId = new Map<string, { runId: string; session: EnvironmentSession }>();
+  readonly byId = new Map<string, { taskId: string; session: EnvironmentSession }>();
 
   async closeAll(): Promise<void> {
     const held = [...this.byId.values()];

@@ -31,10 +31,14 @@ export interface BranchTask {
 export interface BranchesInput {
   /** The parent's workflow id (also the folder of its record in the run store). */
   id: string;
+  /**
+   * The source task's id and the step forked at. `runId`: wire name (workflow input, branches.json, the query), kept
+   * so recorded histories replay and records still read.
+   */
   source: { runId: string; step: number };
   /** The forks' instruction (the source's, unless the forks were given another). */
   instruction: string;
-  /** One fork input per branch, in branch order (each with its own run id and `forkOf`). */
+  /** One fork input per branch, in branch order (each with its own task id and `forkOf`). */
   branches: TaskInputArgs[];
   task: BranchTask;
   /** The judge's kind and endpoint (as `cua eval --judge…`); absent: `auto`. */
@@ -49,6 +53,7 @@ export type BranchState = 'running' | 'scoring' | 'done' | 'cancelled';
 export interface BranchRecord {
   /** 1…K. */
   index: number;
+  /** The branch's task id; wire name (branches.json, the query), kept so records still read. */
   runId: string;
   model: string | null;
   hint: string | null;
@@ -65,12 +70,13 @@ export interface BranchRecord {
 /** The parent's record (branches.json) and its result. */
 export interface BranchesRecord {
   id: string;
+  /** As BranchesInput.source (`runId`: wire name). */
   source: { runId: string; step: number };
   instruction: string;
   cancelRest: boolean;
   state: 'running' | 'done';
   branches: BranchRecord[];
-  /** The winner's run id once one is known (the best score, then the fewest steps, then the first branch). */
+  /** The winner's task id once one is known (the best score, then the fewest steps, then the first branch). */
   winner: string | null;
   /** Why this one won, or why none did. */
   verdict: string;

@@ -50,9 +50,10 @@ export interface EvaluationInput {
   continueAsNewAfter?: number;
 }
 
-/** What the page activity hands the workflow per task: the task's id and its run's input (without the run id). */
+/** What the page activity hands the workflow per task: its id in the task set and its input (without a task id). */
 export interface EvalTaskSpec {
   index: number;
+  /** The task's id in the task set (not a task id: each attempt has its own, attemptTaskId); wire name. */
   taskId: string;
   input: Omit<TaskInputArgs, 'runId'>;
 }
@@ -111,6 +112,7 @@ export interface JudgeRecord {
 /** One trial of one task, once it is settled. */
 export interface EvalRecord {
   index: number;
+  /** The task's id in the task set (not a task id: `runId` is the attempt's); wire name (histories, results files). */
   taskId: string;
   trial: number;
   /** `scored`: the agent ran to its own end; `aborted`: environment errors past the retries (not in the denominator). */
@@ -121,9 +123,9 @@ export interface EvalRecord {
   steps: number;
   answer: string | null;
   reasoning: string;
-  /** The run that counts (the last attempt). */
+  /** The task id of the attempt that counts (the last); wire name, kept so histories and results files still read. */
   runId: string;
-  /** Every attempt's run id, in order (earlier ones ended in environment errors). */
+  /** Every attempt's task id, in order (earlier ones ended in environment errors). */
   attempts: string[];
   site: string | null;
   level: string | null;
@@ -157,9 +159,9 @@ export interface EvaluationResult {
   records: EvalRecord[];
 }
 
-/** A task run's id (also its run folder): `<evalId>-<taskId>-t<trial>-a<attempt>`. */
-export function attemptRunId(evalId: string, taskId: string, trial: number, attempt: number): string {
-  return `${evalId}-${taskId}-t${trial}-a${attempt}`;
+/** An attempt's task id (also its run folder's name): `<evalId>-<setTaskId>-t<trial>-a<attempt>`. */
+export function attemptTaskId(evalId: string, setTaskId: string, trial: number, attempt: number): string {
+  return `${evalId}-${setTaskId}-t${trial}-a${attempt}`;
 }
 
 export function outcomeOfResult(result: TaskResult): AttemptOutcome {
@@ -169,6 +171,7 @@ export function outcomeOfResult(result: TaskResult): AttemptOutcome {
 export interface ScoreRunInput {
   taskSet: TaskSetRef;
   index: number;
+  /** The attempt's task id; wire name, kept so activities scheduled before an upgrade still run. */
   runId: string;
   outcome: AttemptOutcome;
   /** The evaluation's judge settings (to tell whether this task is judged). */
@@ -188,6 +191,7 @@ export interface ScoreRunResult {
 export interface JudgeRunInput {
   taskSet: TaskSetRef;
   index: number;
+  /** The attempt's task id; wire name, kept so activities scheduled before an upgrade still run. */
   runId: string;
   outcome: AttemptOutcome;
   kind: Exclude<JudgeKind, 'none'>;

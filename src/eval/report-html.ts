@@ -6,9 +6,9 @@ import type { EvalResultsFile, Rate } from './results';
 
 export interface ReportLinks {
   /** The trajectory report of a run (a relative path or URL), or null when there is none. */
-  trajectory(runId: string): string | null;
+  trajectory(taskId: string): string | null;
   /** The run's workflow in the Temporal UI, or null without a UI address. */
-  temporal(runId: string): string | null;
+  temporal(taskId: string): string | null;
 }
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -16,6 +16,7 @@ export interface Rate {
 }
 
 export interface TaskSummary {
+  /** The task's id in the task set (not a task id: its trials' `runId`s are); wire name (results files, `--json`). */
   taskId: string;
   site: string | null;
   level: string | null;
@@ -111,11 +112,11 @@ export function summarizeTasks(records: EvalRecord[]): TaskSummary[] {
   for (const r of [...records].sort((a, b) => a.index - b.index || a.trial - b.trial)) {
     byTask.set(r.taskId, [...(byTask.get(r.taskId) ?? []), r]);
   }
-  return [...byTask.entries()].map(([taskId, trials]) => {
+  return [...byTask.entries()].map(([setTaskId, trials]) => {
     const scored = trials.filter(hasScore);
     const first = trials.find((t) => t.outcome === 'scored') ?? trials[0];
     return {
-      taskId,
+      taskId: setTaskId,
       site: first?.site ?? null,
       level: first?.level ?? null,
       tags: first?.tags ?? [],
@@ -166,6 +167,7 @@ export function summarize(records: EvalRecord[], budgets: number[] = DEFAULT_STE
 }
 
 export interface Flip {
+  /** The task's id in the task set; wire name (`--json`). */
   taskId: string;
   before: boolean | null;
   after: boolean | null;
@@ -177,6 +179,10 @@ export function compareResults(a: EvalResultsFile, b: EvalResultsFile): Flip[] {
   const after = new Map(b.tasks.map((t) => [t.taskId, t.passAtK]));
   const ids = [...new Set([...before.keys(), ...after.keys()])].sort();
   return ids
-    .map((taskId) => ({ taskId, before: before.get(taskId) ?? null, after: after.get(taskId) ?? null }))
+    .map((setTaskId) => ({
+      taskId: setTaskId,
+      before: before.get(setTaskId) ?? null,
+      after: after.get(setTaskId) ?? null,
+    }))
     .filter((f) => f.before !== f.after);
 }

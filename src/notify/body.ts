@@ -1,7 +1,7 @@
 // The JSON body of a webhook notification, built from what the workflow knows (NotifyInput). Pure. Field names are
 // snake_case like the run folder's files; a field that does not apply to the event is left out.
 import type { NotifyEvent, NotifyInput } from '../contract/activities';
-import type { EndReason, RunStatus } from '../contract/task';
+import type { EndReason, TaskState } from '../contract/task';
 
 /** The instruction is cut to this many characters (the run folder has it whole). */
 export const INSTRUCTION_CHARS = 200;
@@ -11,7 +11,7 @@ export interface WebhookBody {
   /** The same on every retry of this notification: a receiver drops a repeat by it. */
   delivery_id: string;
   task_id: string;
-  status: RunStatus;
+  status: TaskState;
   step: number;
   /** The pending question (event waiting), its id, and the command that replies to it. */
   question?: string;
@@ -25,7 +25,7 @@ export interface WebhookBody {
   instruction: string;
 }
 
-/** The command that replies to the question, to paste into a shell (run ids are shell-safe: letters, digits, . _ -). */
+/** The command that replies to the question, to paste into a shell (task ids are shell-safe: letters, digits, . _ -). */
 export function replyCommand(taskId: string, questionId: string): string {
   return `npx cua reply ${taskId} "<your reply>" --question ${questionId}`;
 }

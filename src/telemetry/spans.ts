@@ -104,7 +104,7 @@ export interface ActionSpanInfo {
   environment: string;
   /** The action's (or desktop tool's) name: left_click, visit_url, run_command, … */
   action: string;
-  runId: string;
+  taskId: string;
   step: number;
   /** The page's URL before the action (browser and page-like environments). */
   url?: string;
@@ -142,7 +142,7 @@ export function withActionSpan<T>(
   const attributes: Attributes = {
     'cua.environment': info.environment,
     'cua.action': info.action,
-    'cua.run_id': info.runId,
+    'cua.run_id': info.taskId,
     'cua.step': info.step,
     ...(info.url ? { 'url.full': withoutCredentials(info.url) } : {}),
   };

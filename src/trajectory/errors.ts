@@ -15,17 +15,25 @@ export class RunExistsError extends TrajectoryError {
   }
 }
 
-/** `open` / `readRun` found no task.json: not a run folder. */
-export class RunNotFoundError extends TrajectoryError {
+/**
+ * `open` / `readRun` found no task.json: not a run folder. Its `name` (the failure type activities fail with) stays
+ * 'RunNotFoundError': wire name, kept so recorded histories replay and workers of either version agree.
+ */
+export class RunFolderNotFoundError extends TrajectoryError {
+  override readonly name = 'RunNotFoundError';
   constructor(readonly file: string) {
     super(`not a run folder: ${file} is missing`);
   }
 }
 
-/** A run id that is not a single safe path segment. */
-export class InvalidRunIdError extends TrajectoryError {
-  constructor(readonly runId: string) {
-    super(`invalid run id ${JSON.stringify(runId)}: use letters, digits, '.', '_' or '-' (not '.' or '..')`);
+/**
+ * A task id that is not a single safe path segment (the run folder's name). Its `name` (the failure type) stays
+ * 'InvalidRunIdError': wire name, kept so recorded histories replay and workers of either version agree.
+ */
+export class InvalidTaskIdError extends TrajectoryError {
+  override readonly name = 'InvalidRunIdError';
+  constructor(readonly taskId: string) {
+    super(`invalid task id ${JSON.stringify(taskId)}: use letters, digits, '.', '_' or '-' (not '.' or '..')`);
   }
 }
 

@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 
-import { FolderNotAdoptableError, RunNotFoundError, TrajectoryError } from './errors';
+import { FolderNotAdoptableError, RunFolderNotFoundError, TrajectoryError } from './errors';
 import { pendingQuestion, streamProblem, stepsOf, withOurIds } from './fara-events';
 import { EVENTS_FILE, METADATA_FILE, STATUS_FILE, TASK_FILE, VERIFICATION_FILE } from './layout';
 import { readRun } from './reader';
@@ -49,7 +49,7 @@ export async function readAdoptableFolder(folder: string): Promise<AdoptableFold
   try {
     run = await readRun(dir);
   } catch (err) {
-    if (err instanceof RunNotFoundError) refuse(folder, `no ${TASK_FILE}: not a run folder Fara wrote`);
+    if (err instanceof RunFolderNotFoundError) refuse(folder, `no ${TASK_FILE}: not a run folder Fara wrote`);
     if (err instanceof TrajectoryError) refuse(folder, err.message);
     throw err;
   }
@@ -102,7 +102,7 @@ const inside = (file: string) =>
   file !== '' && !path.posix.isAbsolute(file) && !path.posix.normalize(file).startsWith('..');
 
 /**
- * Copies the folder into `store` as run `runId`: task.json (`metadata.adopted_from` added), metadata.json (its
+ * Copies the folder into `store` as run `taskId`: task.json (`metadata.adopted_from` added), metadata.json (its
  * `run_id` ours, the original's kept in `stats.adopted_from`), status.json, the events with our ids, the
  * verification results and every screenshot (those the events name and the folder's other `screenshot_*.png`, e.g.
  * the start page's copy). `key` names the record of where it came from (`imported_from` for a recording `cua replay`
@@ -113,14 +113,14 @@ const inside = (file: string) =>
 export async function importAdoptedFolder(
   folder: AdoptableFolder,
   store: RunStore,
-  runId: string,
+  taskId: string,
   key: 'adopted_from' | 'imported_from' = 'adopted_from',
 ): Promise<string[]> {
   const { run, dir } = folder;
   const adoptedFrom = { folder: dir, run_id: run.metadata.run_id, status: run.fileStatus, steps: folder.steps };
   const copied: string[] = [];
   const write = async (file: string, data: string | Uint8Array) => {
-    await store.writeAtomic(`${runId}/${file}`, data);
+    await store.writeAtomic(`${taskId}/${file}`, data);
     copied.push(file);
   };
   const shots = new Set(
@@ -140,7 +140,7 @@ export async function importAdoptedFolder(
   await write(EVENTS_FILE, folder.events.map((e) => `${JSON.stringify(e)}\n`).join(''));
   await write(STATUS_FILE, pretty({ status: run.fileStatus, outcome: run.outcome }));
   const stats = { ...run.metadata.stats, [key]: adoptedFrom };
-  await write(METADATA_FILE, pretty({ ...run.metadata, run_id: runId, stats }));
+  await write(METADATA_FILE, pretty({ ...run.metadata, run_id: taskId, stats }));
   await write(TASK_FILE, pretty({ ...run.task, metadata: { ...run.task.metadata, [key]: adoptedFrom } }));
   return copied;
 }
@@ -157,7 +157,7 @@ export async function readRecordedFolder(folder: string): Promise<AdoptableFolde
   try {
     run = await readRun(dir);
   } catch (err) {
-    if (err instanceof RunNotFoundError) refuse(folder, `no ${TASK_FILE}: not a run folder`);
+    if (err instanceof RunFolderNotFoundError) refuse(folder, `no ${TASK_FILE}: not a run folder`);
     if (err instanceof TrajectoryError) refuse(folder, err.message);
     throw err;
   }

@@ -4,10 +4,10 @@ export {
   ConsecutiveActionsError,
   EventIdConflictError,
   InvalidRecordError,
-  InvalidRunIdError,
+  InvalidTaskIdError,
   LockTimeoutError,
   RunExistsError,
-  RunNotFoundError,
+  RunFolderNotFoundError,
   RunStoreUnavailableError,
   TrajectoryError,
   UnknownActionIdError,
@@ -35,7 +35,7 @@ export {
   STATUS_FILE,
   TASK_FILE,
   VERIFICATION_FILE,
-  isValidRunId,
+  isValidTaskId,
   screenshotName,
 } from './layout';
 export type { ScreenshotPhase } from './layout';

@@ -23,9 +23,9 @@ export function screenshotName(step: number, phase: ScreenshotPhase, generation 
   return `screenshot_${step}${tag}_${phase}.png`;
 }
 
-/** A run id is one folder name under runsDir: no separators, no NUL, not `.`/`..`, at most 128 characters. */
+/** A task id is one folder name under runsDir: no separators, no NUL, not `.`/`..`, at most 128 characters. */
 const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
-export function isValidRunId(runId: string): boolean {
-  return RUN_ID.test(runId) && runId !== '.' && runId !== '..';
+export function isValidTaskId(taskId: string): boolean {
+  return RUN_ID.test(taskId) && taskId !== '.' && taskId !== '..';
 }

@@ -65,12 +65,12 @@ export function openRunStore(
 }
 
 /**
- * Copy run `runId` from one store into another (e.g. from S3 into a local folder for the HTML report), as run `toId`
+ * Copy run `taskId` from one store into another (e.g. from S3 into a local folder for the HTML report), as run `toId`
  * there (default: the same id): its files, `events.jsonl` rebuilt in stream order, and every screenshot its events
  * name. Returns the copied files' names.
  */
-export async function copyRun(from: RunStore, runId: string, to: RunStore, toId = runId): Promise<string[]> {
-  const events = await loadEvents(from, runId);
+export async function copyRun(from: RunStore, taskId: string, to: RunStore, toId = taskId): Promise<string[]> {
+  const events = await loadEvents(from, taskId);
   const shots = events.flatMap((e) =>
     e.type === 'observation' && e.observation_type === 'environment' && e.screenshot_path ? [e.screenshot_path] : [],
   );
@@ -87,7 +87,7 @@ export async function copyRun(from: RunStore, runId: string, to: RunStore, toId 
   for (const file of [...files, ...new Set(shots)]) {
     // A screenshot path that climbs out of the run is not followed (the folder store refuses it, and so do we).
     if (path.posix.normalize(file).startsWith('..') || path.posix.isAbsolute(file)) continue;
-    const bytes = await from.readBytes(`${runId}/${file}`);
+    const bytes = await from.readBytes(`${taskId}/${file}`);
     if (bytes === undefined) continue;
     await to.writeAtomic(`${toId}/${file}`, bytes);
     copied.push(file);

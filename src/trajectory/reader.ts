@@ -1,6 +1,6 @@
 // Reading a run folder back: task, events, status, verification and metadata, each checked against the schema.
 //
-// Damage policy: a missing task.json means "not a run" (RunNotFoundError); a damaged small JSON file or a damaged
+// Damage policy: a missing task.json means "not a run" (RunFolderNotFoundError); a damaged small JSON file or a damaged
 // complete line of a .jsonl file is CorruptFileError naming the file (and line). A torn last line of a .jsonl file
 // (a crash mid-append) is dropped and reported in `warnings`, not fatal: everything before it is intact. Missing
 // status.json / metadata.json (a crash right after task.json was created) read as defaults, with a warning.
@@ -8,7 +8,7 @@ import * as path from 'node:path';
 
 import { z } from 'zod';
 
-import { RunNotFoundError } from './errors';
+import { RunFolderNotFoundError } from './errors';
 import { parseJsonl } from './jsonl';
 import {
   DATA_POINT_FILE,
@@ -28,7 +28,7 @@ import {
   TaskSchema,
   VerificationResultSchema,
 } from './schema';
-import type { RunStatus } from '../contract/run-status';
+import type { TaskState } from '../contract/task-state';
 import { agreesWith, fileEndReason, fromFileStatus } from './status';
 import type { RunStore } from './store';
 import { LocalRunStore } from './store';
@@ -42,7 +42,7 @@ export interface ReadWarning {
 
 export interface StatusSnapshot {
   /** Our precise status (from the `run_status` extra when present). */
-  status: RunStatus;
+  status: TaskState;
   /** The value in the file (`aborted` for failed / cancelled). */
   fileStatus: SolverStatus;
   outcome: Outcome | null;
@@ -55,7 +55,7 @@ export interface StatusSnapshot {
 }
 
 export interface RunRecord extends StatusSnapshot {
-  runId: string;
+  taskId: string;
   /** Where the run lives (a folder path for a local store). */
   location: string;
   task: Task;
@@ -68,30 +68,30 @@ export interface RunRecord extends StatusSnapshot {
 
 const RunStateSchema = z.record(z.string(), z.unknown());
 
-const key = (runId: string, file: string) => `${runId}/${file}`;
+const key = (taskId: string, file: string) => `${taskId}/${file}`;
 
-async function readJsonFile(store: RunStore, runId: string, file: string): Promise<unknown> {
-  const k = key(runId, file);
+async function readJsonFile(store: RunStore, taskId: string, file: string): Promise<unknown> {
+  const k = key(taskId, file);
   const text = await store.readText(k);
   return text === undefined ? undefined : parseJsonText(text, store.describe(k));
 }
 
-export async function loadTask(store: RunStore, runId: string): Promise<Task> {
-  const value = await readJsonFile(store, runId, TASK_FILE);
-  if (value === undefined) throw new RunNotFoundError(store.describe(key(runId, TASK_FILE)));
-  return parseStored(TaskSchema, value, store.describe(key(runId, TASK_FILE)));
+export async function loadTask(store: RunStore, taskId: string): Promise<Task> {
+  const value = await readJsonFile(store, taskId, TASK_FILE);
+  if (value === undefined) throw new RunFolderNotFoundError(store.describe(key(taskId, TASK_FILE)));
+  return parseStored(TaskSchema, value, store.describe(key(taskId, TASK_FILE)));
 }
 
 /** Parsed lines of a .jsonl file, with a torn tail reported in `warnings`. */
 async function loadJsonl<T extends z.ZodType>(
   store: RunStore,
-  runId: string,
+  taskId: string,
   file: string,
   schema: T,
   warnings: ReadWarning[],
 ): Promise<{ line: number; value: z.output<T> }[]> {
-  const described = store.describe(key(runId, file));
-  const text = await store.readText(key(runId, file));
+  const described = store.describe(key(taskId, file));
+  const text = await store.readText(key(taskId, file));
   if (text === undefined) return [];
   const parsed = parseJsonl(text, described);
   if (parsed.torn) {
@@ -102,12 +102,16 @@ async function loadJsonl<T extends z.ZodType>(
 }
 
 /** The event stream. An id seen twice (two writers racing) keeps its first occurrence, with a warning. */
-export async function loadEvents(store: RunStore, runId: string, warnings: ReadWarning[] = []): Promise<Event[]> {
+export async function loadEvents(store: RunStore, taskId: string, warnings: ReadWarning[] = []): Promise<Event[]> {
   const seen = new Set<string>();
   const events: Event[] = [];
-  for (const { line, value } of await loadJsonl(store, runId, EVENTS_FILE, EventSchema, warnings)) {
+  for (const { line, value } of await loadJsonl(store, taskId, EVENTS_FILE, EventSchema, warnings)) {
     if (seen.has(value.id)) {
-      warnings.push({ file: store.describe(key(runId, EVENTS_FILE)), line, message: `duplicate event id ${value.id}` });
+      warnings.push({
+        file: store.describe(key(taskId, EVENTS_FILE)),
+        line,
+        message: `duplicate event id ${value.id}`,
+      });
       continue;
     }
     seen.add(value.id);
@@ -125,12 +129,12 @@ export function uniqueVerifierName(name: string, taken: ReadonlySet<string>): st
 /** verification.jsonl as the data point's map, keyed by verifier name (repeated names get `_1`, `_2`, …). */
 export async function loadVerification(
   store: RunStore,
-  runId: string,
+  taskId: string,
   warnings: ReadWarning[] = [],
 ): Promise<Record<string, VerificationResult>> {
   const map: Record<string, VerificationResult> = {};
   const taken = new Set<string>();
-  for (const { value } of await loadJsonl(store, runId, VERIFICATION_FILE, VerificationResultSchema, warnings)) {
+  for (const { value } of await loadJsonl(store, taskId, VERIFICATION_FILE, VerificationResultSchema, warnings)) {
     const name = uniqueVerifierName(value.verifier_name, taken);
     taken.add(name);
     map[name] = { ...value, verifier_name: name };
@@ -180,52 +184,52 @@ function snapshotOf(fileStatus: SolverStatus, outcome: Outcome | null, extras: S
  */
 export async function loadStatus(
   store: RunStore,
-  runId: string,
+  taskId: string,
   warnings: ReadWarning[] = [],
   metadata?: DataPointMetadata,
 ): Promise<StatusSnapshot> {
-  const described = store.describe(key(runId, STATUS_FILE));
-  const value = await readJsonFile(store, runId, STATUS_FILE);
+  const described = store.describe(key(taskId, STATUS_FILE));
+  const value = await readJsonFile(store, taskId, STATUS_FILE);
   if (value === undefined) {
     warnings.push({ file: described, message: 'missing; read as running' });
     return { status: 'running', fileStatus: 'running', outcome: null };
   }
   const file = parseStored(StatusFileSchema, value, described);
   if (file['run_status'] !== undefined) return snapshotOf(file.status, file.outcome, extrasIn(file, 'updated_at'));
-  const { stats } = metadata ?? (await loadMetadata(store, runId));
+  const { stats } = metadata ?? (await loadMetadata(store, taskId));
   return snapshotOf(file.status, file.outcome, extrasIn(stats, 'status_updated_at'));
 }
 
 export async function loadMetadata(
   store: RunStore,
-  runId: string,
+  taskId: string,
   warnings: ReadWarning[] = [],
 ): Promise<DataPointMetadata> {
-  const described = store.describe(key(runId, METADATA_FILE));
-  const value = await readJsonFile(store, runId, METADATA_FILE);
+  const described = store.describe(key(taskId, METADATA_FILE));
+  const value = await readJsonFile(store, taskId, METADATA_FILE);
   if (value === undefined) {
     warnings.push({ file: described, message: 'missing; read as empty metadata' });
-    return DataPointMetadataSchema.parse({ run_id: runId });
+    return DataPointMetadataSchema.parse({ run_id: taskId });
   }
   return parseStored(DataPointMetadataSchema, value, described);
 }
 
-export async function loadRunState(store: RunStore, runId: string): Promise<Record<string, unknown>> {
-  const value = await readJsonFile(store, runId, RUN_STATE_FILE);
-  return value === undefined ? {} : parseStored(RunStateSchema, value, store.describe(key(runId, RUN_STATE_FILE)));
+export async function loadRunState(store: RunStore, taskId: string): Promise<Record<string, unknown>> {
+  const value = await readJsonFile(store, taskId, RUN_STATE_FILE);
+  return value === undefined ? {} : parseStored(RunStateSchema, value, store.describe(key(taskId, RUN_STATE_FILE)));
 }
 
-export async function readRunFromStore(store: RunStore, runId: string): Promise<RunRecord> {
+export async function readRunFromStore(store: RunStore, taskId: string): Promise<RunRecord> {
   const warnings: ReadWarning[] = [];
-  const task = await loadTask(store, runId);
-  const events = await loadEvents(store, runId, warnings);
-  const metadata = await loadMetadata(store, runId, warnings);
-  const status = await loadStatus(store, runId, warnings, metadata);
-  const verification = await loadVerification(store, runId, warnings);
-  const runState = await loadRunState(store, runId);
+  const task = await loadTask(store, taskId);
+  const events = await loadEvents(store, taskId, warnings);
+  const metadata = await loadMetadata(store, taskId, warnings);
+  const status = await loadStatus(store, taskId, warnings, metadata);
+  const verification = await loadVerification(store, taskId, warnings);
+  const runState = await loadRunState(store, taskId);
   return {
-    runId,
-    location: store.describe(runId),
+    taskId,
+    location: store.describe(taskId),
     task,
     events,
     ...status,
@@ -246,9 +250,9 @@ export function readRun(dir: string): Promise<RunRecord> {
 export async function readDataPoint(dir: string): Promise<DataPoint | undefined> {
   const resolved = path.resolve(dir);
   const store = new LocalRunStore(path.dirname(resolved));
-  const runId = path.basename(resolved);
-  const value = await readJsonFile(store, runId, DATA_POINT_FILE);
+  const taskId = path.basename(resolved);
+  const value = await readJsonFile(store, taskId, DATA_POINT_FILE);
   return value === undefined
     ? undefined
-    : parseStored(DataPointSchema, value, store.describe(key(runId, DATA_POINT_FILE)));
+    : parseStored(DataPointSchema, value, store.describe(key(taskId, DATA_POINT_FILE)));
 }

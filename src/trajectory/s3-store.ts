@@ -1,9 +1,9 @@
 // A RunStore in an S3-compatible bucket (AWS S3, MinIO, `rclone serve s3`), so workers on several machines share
-// run folders. Every run file is an object under `<prefix>/<runId>/…`, with one exception: an append-only `.jsonl`
+// run folders. Every run file is an object under `<prefix>/<taskId>/…`, with one exception: an append-only `.jsonl`
 // file (events, verification results) is a folder of objects, one per line, which S3 can do without read-modify-write:
 //
-//   <prefix>/<runId>/solver_log/events/000000007-step-0003-post-g0.json   one event (the line, no '\n')
-//   <prefix>/<runId>/solver_log/events.seq/000000007                      the claim on sequence 7 (body: the id)
+//   <prefix>/<taskId>/solver_log/events/000000007-step-0003-post-g0.json   one event (the line, no '\n')
+//   <prefix>/<taskId>/solver_log/events.seq/000000007                      the claim on sequence 7 (body: the id)
 //
 // Order: event ids do not sort in stream order (within a step action < post < pre; `user-…` after every `step-…`),
 // so each line carries a per-log sequence in its key, zero-padded so a listing returns the stream in order; readers

@@ -1,9 +1,9 @@
-// How each run status (src/contract/run-status.ts) is written into the Fara files' SolverStatus, and read back.
-import { isRunStatus } from '../contract/run-status';
-import type { RunStatus } from '../contract/run-status';
+// How each run status (src/contract/task-state.ts) is written into the Fara files' SolverStatus, and read back.
+import { isTaskState } from '../contract/task-state';
+import type { TaskState } from '../contract/task-state';
 import type { SolverStatus } from './schema';
 
-const FILE_STATUS: Record<RunStatus, SolverStatus> = {
+const FILE_STATUS: Record<TaskState, SolverStatus> = {
   running: 'running',
   complete: 'complete',
   waiting_for_user: 'waiting_for_user',
@@ -19,12 +19,12 @@ const FILE_STATUS: Record<RunStatus, SolverStatus> = {
  * The value written to status.json / data_point.json: `failed` and `cancelled` become `aborted`, `paused` and
  * `taken_over` `running` (the precise value is kept in metadata.stats.run_status).
  */
-export function toFileStatus(status: RunStatus): SolverStatus {
+export function toFileStatus(status: TaskState): SolverStatus {
   return FILE_STATUS[status];
 }
 
 /** How a file status reads when we know nothing more precise (a foreign writer, or extras lost in a rewrite). */
-const FROM_FILE: Record<SolverStatus, RunStatus> = {
+const FROM_FILE: Record<SolverStatus, TaskState> = {
   running: 'running',
   complete: 'complete',
   waiting_for_user: 'waiting_for_user',
@@ -37,13 +37,13 @@ const FROM_FILE: Record<SolverStatus, RunStatus> = {
  * Our status from a status.json: the precise `run_status` extra when we wrote it and it agrees with the file value,
  * else the file value (`aborted` and the Fara-1.5 reader's `timed_out`, which we never write, read as `failed`).
  */
-export function fromFileStatus(fileStatus: SolverStatus, runStatus?: unknown): RunStatus {
+export function fromFileStatus(fileStatus: SolverStatus, runStatus?: unknown): TaskState {
   return agreesWith(runStatus, fileStatus) ? runStatus : FROM_FILE[fileStatus];
 }
 
 /** True when `runStatus` is one of ours and is written as `fileStatus`: the two describe the same state. */
-export function agreesWith(runStatus: unknown, fileStatus: SolverStatus): runStatus is RunStatus {
-  return isRunStatus(runStatus) && toFileStatus(runStatus) === fileStatus;
+export function agreesWith(runStatus: unknown, fileStatus: SolverStatus): runStatus is TaskState {
+  return isTaskState(runStatus) && toFileStatus(runStatus) === fileStatus;
 }
 
 /** The end reason a file status implies by itself: `timed_out` for a run the original timed out, else none. */

@@ -8,7 +8,7 @@
 import {
   ConsecutiveActionsError,
   EventIdConflictError,
-  InvalidRunIdError,
+  InvalidTaskIdError,
   RunExistsError,
   UnknownActionIdError,
 } from './errors';
@@ -22,7 +22,7 @@ import {
   STATUS_FILE,
   TASK_FILE,
   VERIFICATION_FILE,
-  isValidRunId,
+  isValidTaskId,
   screenshotName,
 } from './layout';
 import {
@@ -45,8 +45,8 @@ import type {
   VerificationResultInput,
 } from './schema';
 import { DataPointSchema, EventSchema, OutcomeSchema, TaskSchema, VerificationResultSchema } from './schema';
-import { isTerminal } from '../contract/run-status';
-import type { RunStatus } from '../contract/run-status';
+import { isTerminal } from '../contract/task-state';
+import type { TaskState } from '../contract/task-state';
 import { toFileStatus } from './status';
 import type { RunStore } from './store';
 import { LocalRunStore } from './store';
@@ -70,8 +70,8 @@ function toStore(root: RunsRoot): RunStore {
   return typeof root === 'string' ? new LocalRunStore(root) : root;
 }
 
-function checkRunId(runId: string): void {
-  if (!isValidRunId(runId)) throw new InvalidRunIdError(runId);
+function checkTaskId(taskId: string): void {
+  if (!isValidTaskId(taskId)) throw new InvalidTaskIdError(taskId);
 }
 
 function isJson(text: string): boolean {
@@ -112,7 +112,7 @@ export class TrajectoryWriter {
 
   private constructor(
     readonly store: RunStore,
-    readonly runId: string,
+    readonly taskId: string,
     readonly task: Task,
     private readonly now: () => Date,
   ) {}
@@ -120,27 +120,27 @@ export class TrajectoryWriter {
   /** Start a new run folder. Refuses (RunExistsError) when task.json is already there: resume with `open`. */
   static async create(
     root: RunsRoot,
-    runId: string,
+    taskId: string,
     task: TaskInput,
     options: WriterOptions = {},
   ): Promise<TrajectoryWriter> {
-    checkRunId(runId);
+    checkTaskId(taskId);
     const store = toStore(root);
     const parsed = parseInput(TaskSchema, task, 'task');
-    const taskKey = `${runId}/${TASK_FILE}`;
+    const taskKey = `${taskId}/${TASK_FILE}`;
     if (!(await store.createExclusive(taskKey, pretty(parsed)))) throw new RunExistsError(store.describe(taskKey));
-    const writer = new TrajectoryWriter(store, runId, parsed, options.now ?? (() => new Date()));
-    await writer.writeMetadata({ stats: {}, run_id: runId, created_at: writer.now().toISOString() });
+    const writer = new TrajectoryWriter(store, taskId, parsed, options.now ?? (() => new Date()));
+    await writer.writeMetadata({ stats: {}, run_id: taskId, created_at: writer.now().toISOString() });
     await writer.writeStatus('running', null);
     return writer;
   }
 
-  /** Resume an existing run folder (RunNotFoundError without task.json, CorruptFileError when it is damaged). */
-  static async open(root: RunsRoot, runId: string, options: WriterOptions = {}): Promise<TrajectoryWriter> {
-    checkRunId(runId);
+  /** Resume an existing run folder (RunFolderNotFoundError without task.json, CorruptFileError when it is damaged). */
+  static async open(root: RunsRoot, taskId: string, options: WriterOptions = {}): Promise<TrajectoryWriter> {
+    checkTaskId(taskId);
     const store = toStore(root);
-    const task = await loadTask(store, runId);
-    const writer = new TrajectoryWriter(store, runId, task, options.now ?? (() => new Date()));
+    const task = await loadTask(store, taskId);
+    const writer = new TrajectoryWriter(store, taskId, task, options.now ?? (() => new Date()));
     await writer.completeCreation();
     await store.withLock(writer.key(EVENTS_FILE), () => writer.catchUp());
     return writer;
@@ -149,24 +149,24 @@ export class TrajectoryWriter {
   /** `open` when the folder has a task.json, else `create` (also when another process creates it first). */
   static async openOrCreate(
     root: RunsRoot,
-    runId: string,
+    taskId: string,
     task: TaskInput,
     options: WriterOptions = {},
   ): Promise<{ writer: TrajectoryWriter; resumed: boolean }> {
     const store = toStore(root);
-    if (!(await store.exists(`${runId}/${TASK_FILE}`))) {
+    if (!(await store.exists(`${taskId}/${TASK_FILE}`))) {
       try {
-        return { writer: await TrajectoryWriter.create(store, runId, task, options), resumed: false };
+        return { writer: await TrajectoryWriter.create(store, taskId, task, options), resumed: false };
       } catch (error) {
         if (!(error instanceof RunExistsError)) throw error;
       }
     }
-    return { writer: await TrajectoryWriter.open(store, runId, options), resumed: true };
+    return { writer: await TrajectoryWriter.open(store, taskId, options), resumed: true };
   }
 
   /** Where the run lives (the folder path for a local store). */
   get location(): string {
-    return this.store.describe(this.runId);
+    return this.store.describe(this.taskId);
   }
 
   /**
@@ -199,7 +199,7 @@ export class TrajectoryWriter {
 
   /** All events, read from the store. */
   events(): Promise<Event[]> {
-    return loadEvents(this.store, this.runId);
+    return loadEvents(this.store, this.taskId);
   }
 
   /**
@@ -212,12 +212,12 @@ export class TrajectoryWriter {
    * metadata.stats (`run_status`, `end_reason`, `end_detail`, `status_updated_at`), where the reader falls back to it.
    */
   async writeStatus(
-    status: RunStatus,
+    status: TaskState,
     outcome?: Outcome | string | null,
     reason?: string,
     endReason?: string,
   ): Promise<void> {
-    const next = outcome === undefined ? (await loadStatus(this.store, this.runId)).outcome : toOutcome(outcome);
+    const next = outcome === undefined ? (await loadStatus(this.store, this.taskId)).outcome : toOutcome(outcome);
     const extras = {
       run_status: status,
       end_reason: isTerminal(status) ? (endReason ?? status) : undefined,
@@ -239,7 +239,7 @@ export class TrajectoryWriter {
   }
 
   readRunState(): Promise<Record<string, unknown>> {
-    return loadRunState(this.store, this.runId);
+    return loadRunState(this.store, this.taskId);
   }
 
   /**
@@ -255,7 +255,7 @@ export class TrajectoryWriter {
         const { completeBytes, rest } = splitComplete(bytes);
         if (rest.length > 0) await repairTail(this.store, key, completeBytes, rest);
       }
-      const taken = new Set(Object.keys(await loadVerification(this.store, this.runId)));
+      const taken = new Set(Object.keys(await loadVerification(this.store, this.taskId)));
       const name = uniqueVerifierName(parsed.verifier_name, taken);
       await this.store.appendLine(key, JSON.stringify({ ...parsed, verifier_name: name }));
       return name;
@@ -268,9 +268,9 @@ export class TrajectoryWriter {
    */
   async writeDataPoint(): Promise<DataPoint> {
     const events = await this.events();
-    const metadata = await loadMetadata(this.store, this.runId);
-    const status = await loadStatus(this.store, this.runId, [], metadata);
-    const verification = await loadVerification(this.store, this.runId);
+    const metadata = await loadMetadata(this.store, this.taskId);
+    const status = await loadStatus(this.store, this.taskId, [], metadata);
+    const verification = await loadVerification(this.store, this.taskId);
     const stats = {
       ...metadata.stats,
       num_events: events.length,
@@ -299,13 +299,13 @@ export class TrajectoryWriter {
   }
 
   private key(file: string): string {
-    return `${this.runId}/${file}`;
+    return `${this.taskId}/${file}`;
   }
 
   /** A crash right after task.json was created leaves no metadata / status: write the defaults. */
   private async completeCreation(): Promise<void> {
     if (!(await this.store.exists(this.key(METADATA_FILE)))) {
-      await this.writeMetadata({ stats: {}, run_id: this.runId, created_at: this.now().toISOString() });
+      await this.writeMetadata({ stats: {}, run_id: this.taskId, created_at: this.now().toISOString() });
     }
     if (!(await this.store.exists(this.key(STATUS_FILE)))) await this.writeStatus('running', null);
   }
@@ -317,7 +317,7 @@ export class TrajectoryWriter {
   /** Merge keys into metadata.stats (undefined removes a key); rewrites only when something changed. */
   private async updateStats(patch: Record<string, unknown>): Promise<void> {
     await this.store.withLock(this.key(METADATA_FILE), async () => {
-      const metadata = await loadMetadata(this.store, this.runId);
+      const metadata = await loadMetadata(this.store, this.taskId);
       const stats: Record<string, unknown> = { ...metadata.stats };
       for (const [name, value] of Object.entries(patch)) {
         if (value === undefined) delete stats[name];

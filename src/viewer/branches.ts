@@ -91,7 +91,7 @@ export function branchesHtml(
   record: BranchesRecord,
   stats: ReadonlyMap<string, BranchStats>,
   shots: ReadonlyMap<string, string>,
-  reportHref: (runId: string) => string | null,
+  reportHref: (taskId: string) => string | null,
 ): string {
   const e = escapeHtml;
   const rows = record.branches

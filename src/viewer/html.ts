@@ -66,7 +66,7 @@ function replayLine(view: TrajectoryView): string {
 }
 
 function header(view: TrajectoryView): string {
-  const facts = [['Run', view.runId], ...settings(view)];
+  const facts = [['Run', view.taskId], ...settings(view)];
   const superseded = view.steps.reduce((n, s) => n + s.supersededDecisions.length, 0);
   if (superseded) facts.push(['Superseded decisions', `${superseded} (worker lost mid-step; effect unknown)`]);
   return (
@@ -99,7 +99,7 @@ function footer(view: TrajectoryView): string {
 
 /** The whole page. `images` maps a run-relative screenshot path to its data: URI. */
 export function renderTrajectoryHtml(view: TrajectoryView, images: ReadonlyMap<string, string>): string {
-  const title = `Trajectory ${view.runId} · ${view.status}`;
+  const title = `Trajectory ${view.taskId} · ${view.status}`;
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8">',

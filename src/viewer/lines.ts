@@ -14,7 +14,7 @@ export function subCallLine(call: ToolSubCall): string {
 }
 
 /**
- * A replay run's line, `replay of <run id>: N replayed, N healed, N decided`; a cached run's,
+ * A replay run's line, `replay of <task id>: N replayed, N healed, N decided`; a cached run's,
  * `cache <name>: N from the cache, N healed, N decided`.
  */
 export function replaySummary(replay: ViewReplay): string {

@@ -35,7 +35,7 @@ export function buildTrajectoryView(run: ViewInput, sizeOf: (screenshot: string)
   const steps = groupDecisions(joinStepCalls(decisionViews(ctx, run.events, actionSteps)));
   const tail = all.at(-1);
   return {
-    runId: run.runId,
+    taskId: run.taskId,
     instruction,
     environment,
     screen,

@@ -77,8 +77,8 @@ export async function renderTrajectoryReport(runFolder: string): Promise<{ html:
 
 /**
  * Write the trajectory report of `runFolder` to `outFile` (default `<runFolder>/report.html`).
- * Throws RunNotFoundError / CorruptFileError for a missing or damaged run, ReportWriteError when the file cannot be
- * written.
+ * Throws RunFolderNotFoundError / CorruptFileError for a missing or damaged run, ReportWriteError when the file
+ * cannot be written.
  */
 export async function writeTrajectoryReport(runFolder: string, outFile?: string): Promise<ReportResult> {
   const { html, steps } = await renderTrajectoryReport(runFolder);

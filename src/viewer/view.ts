@@ -83,7 +83,7 @@ export interface ViewStep extends ViewDecision {
 }
 
 export interface TrajectoryView {
-  runId: string;
+  taskId: string;
   instruction: string;
   environment: EnvironmentName;
   /** The desktop's screen size in pixels (markers' coordinate space); null for the browser. */
@@ -120,7 +120,7 @@ export interface ViewReplay {
 
 export type ViewInput = Pick<
   RunRecord,
-  | 'runId'
+  | 'taskId'
   | 'task'
   | 'events'
   | 'status'

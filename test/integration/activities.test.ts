@@ -46,18 +46,18 @@ afterAll(async () => {
 
 describe('activities run twice (retries) write once', () => {
   it('startRun, observe, decide and act are idempotent; a stop step is recorded once too', async () => {
-    const runId = 'acts-1';
+    const taskId = 'acts-1';
     const input = TaskInputSchema.parse({
-      runId,
+      runId: taskId,
       instruction: 'Click the search box.',
       startUrl: `${site.url}/`,
       model: { baseUrl: model.url, model: 'click-then-finish' },
     });
     await acts.startRun(input);
     await acts.startRun(input);
-    const session = await acts.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const session = await acts.openSession({ runId: taskId, generation: 0, restore: false, reason: 'start', step: 1 });
     expect(session.taskQueue).toBe('q-test');
-    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    const ref = { runId: taskId, step: 1, generation: 0, sessionId: session.sessionId };
 
     const obs1 = await acts.observe(ref);
     const obs2 = await acts.observe(ref);
@@ -80,7 +80,7 @@ describe('activities run twice (retries) write once', () => {
     expect(stop1).toMatchObject({ kind: 'terminate', text: 'clicked' });
     expect(stop2).toEqual(stop1);
 
-    const run = await readRun(path.join(runsDir, runId));
+    const run = await readRun(path.join(runsDir, taskId));
     const ids = run.events.map((e) => e.id);
     expect(ids).toEqual([
       'user-0000-task-g0',
@@ -94,7 +94,7 @@ describe('activities run twice (retries) write once', () => {
       'step-0002-tool-g0',
       'step-0002-post-g0',
     ]);
-    const dir = path.join(runsDir, runId);
+    const dir = path.join(runsDir, taskId);
     // The start page is step 1's first capture, as screenshot_0_pre.png and its copy screenshot_0_post.png.
     expect(run.events[1]).toMatchObject({
       action_id: null,
@@ -108,22 +108,22 @@ describe('activities run twice (retries) write once', () => {
     expect(fs.readFileSync(path.join(dir, 'screenshot_2_post.png'))).toEqual(
       fs.readFileSync(path.join(dir, 'screenshot_2_pre.png')),
     );
-    await acts.releaseSession({ runId, sessionId: session.sessionId, save: false });
+    await acts.releaseSession({ runId: taskId, sessionId: session.sessionId, save: false });
     expect(pool.size).toBe(0);
   }, 120_000);
 
   it('a model endpoint that is not configured is a clear, non-retryable error', async () => {
-    const runId = 'acts-2';
-    const input = TaskInputSchema.parse({ runId, instruction: 'x', startUrl: `${site.url}/` });
+    const taskId = 'acts-2';
+    const input = TaskInputSchema.parse({ runId: taskId, instruction: 'x', startUrl: `${site.url}/` });
     await acts.startRun(input);
-    const session = await acts.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
-    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    const session = await acts.openSession({ runId: taskId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const ref = { runId: taskId, step: 1, generation: 0, sessionId: session.sessionId };
     await acts.observe(ref);
     await expect(acts.decide(ref)).rejects.toMatchObject({
       nonRetryable: true,
       message: expect.stringMatching(/no model endpoint 'default' configured/),
     });
-    await acts.releaseSession({ runId, sessionId: session.sessionId, save: false });
+    await acts.releaseSession({ runId: taskId, sessionId: session.sessionId, save: false });
   }, 60_000);
 
   it("uses the endpoint's prompt file (placeholders filled) instead of our prompt", async () => {
@@ -136,46 +136,52 @@ describe('activities run twice (retries) write once', () => {
       }),
     });
     const custom = createActivities({ config, pool, sessionQueue: 'q-test' });
-    const runId = 'acts-3';
-    await custom.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl: `${site.url}/` }));
-    const session = await custom.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
-    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    const taskId = 'acts-3';
+    await custom.startRun(TaskInputSchema.parse({ runId: taskId, instruction: 'x', startUrl: `${site.url}/` }));
+    const session = await custom.openSession({
+      runId: taskId,
+      generation: 0,
+      restore: false,
+      reason: 'start',
+      step: 1,
+    });
+    const ref = { runId: taskId, step: 1, generation: 0, sessionId: session.sessionId };
     await custom.observe(ref);
     const before = model.requests.length;
     await custom.decide(ref);
     const request = model.requests[before];
     expect(request?.allText).toContain('CUSTOM PROMPT for a 1000x1000 screen.');
     expect(request?.allText).toContain('"name": "computer_use"');
-    await custom.releaseSession({ runId, sessionId: session.sessionId, save: false });
+    await custom.releaseSession({ runId: taskId, sessionId: session.sessionId, save: false });
   }, 60_000);
 });
 
 describe('what decide sends the model', () => {
   /** Activities of a worker whose default endpoint is the scripted model with these settings. */
-  const withEndpoint = (runId: string, endpoint: Record<string, unknown>) => {
+  const withEndpoint = (taskId: string, endpoint: Record<string, unknown>) => {
     const config = loadConfig({
       env: { CUA_RUNS_DIR: runsDir },
-      file: writeJson(path.join(runsDir, `${runId}.config.json`), {
+      file: writeJson(path.join(runsDir, `${taskId}.config.json`), {
         models: { default: { baseUrl: model.url, model: 'click-then-finish', ...endpoint } },
       }),
     });
     return createActivities({ config, pool, sessionQueue: 'q-test' });
   };
-  const task = (runId: string, extra: Record<string, unknown> = {}) =>
-    TaskInputSchema.parse({ runId, instruction: 'Click the search box.', startUrl: `${site.url}/`, ...extra });
+  const task = (taskId: string, extra: Record<string, unknown> = {}) =>
+    TaskInputSchema.parse({ runId: taskId, instruction: 'Click the search box.', startUrl: `${site.url}/`, ...extra });
 
   /** Decides steps 1 and 2 of a click-then-finish run with the given endpoint settings; the two requests. */
-  const twoSteps = async (runId: string, endpoint: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
-    const own = withEndpoint(runId, endpoint);
-    await own.startRun(task(runId, extra));
-    const session = await own.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
-    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+  const twoSteps = async (taskId: string, endpoint: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+    const own = withEndpoint(taskId, endpoint);
+    await own.startRun(task(taskId, extra));
+    const session = await own.openSession({ runId: taskId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const ref = { runId: taskId, step: 1, generation: 0, sessionId: session.sessionId };
     const before = model.requests.length;
     await own.observe(ref);
     const decided = await own.decide(ref);
     await own.act({ ...ref, action: decided.action, next: { step: 2, captchaWaitMs: 0 } });
     await own.decide({ ...ref, step: 2 });
-    await own.releaseSession({ runId, sessionId: session.sessionId, save: false });
+    await own.releaseSession({ runId: taskId, sessionId: session.sessionId, save: false });
     return model.requests.slice(before);
   };
 
@@ -209,8 +215,8 @@ describe('what decide sends the model', () => {
   ])(
     'the system prompt opens with the identity chosen: %s',
     async (_name, endpoint, extra, opening) => {
-      const runId = `acts-identity-${Math.random().toString(36).slice(2, 8)}`;
-      const [first] = await twoSteps(runId, endpoint, extra);
+      const taskId = `acts-identity-${Math.random().toString(36).slice(2, 8)}`;
+      const [first] = await twoSteps(taskId, endpoint, extra);
       expect(first?.allText.startsWith(opening)).toBe(true);
       expect(first?.allText.includes('Qwen3-VL-8B-Instruct')).toBe(opening !== CUSTOM);
     },
@@ -218,9 +224,9 @@ describe('what decide sends the model', () => {
   );
 
   it("a task its endpoint's identity does not fit is refused when it starts (InvalidTaskInput)", async () => {
-    const runId = 'acts-identity-refused';
-    const own = withEndpoint(runId, { identity: 'fara_7b' });
-    const err = await own.startRun(task(runId)).then(
+    const taskId = 'acts-identity-refused';
+    const own = withEndpoint(taskId, { identity: 'fara_7b' });
+    const err = await own.startRun(task(taskId)).then(
       () => null,
       (e: unknown) => e as ApplicationFailure,
     );
@@ -244,8 +250,8 @@ describe('what decide sends the model', () => {
   ])(
     'a task with %s is refused when it starts (InvalidTaskInput)',
     async (_what, extra, message) => {
-      const runId = `acts-family-${Math.random().toString(36).slice(2, 8)}`;
-      const err = await acts.startRun(task(runId, extra)).then(
+      const taskId = `acts-family-${Math.random().toString(36).slice(2, 8)}`;
+      const err = await acts.startRun(task(taskId, extra)).then(
         () => null,
         (e: unknown) => e as ApplicationFailure,
       );
@@ -273,19 +279,19 @@ describe("a prompt file's action list (the prompt is the whitelist)", () => {
 
   it("an action the prompt leaves out is an invalid output the model is told about; the event's tools are the prompt's", async () => {
     const own = createActivities({ config: configWith({ promptFile: narrowed() }), pool, sessionQueue: 'q-test' });
-    const runId = 'acts-narrow-1';
-    await own.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl: `${site.url}/` }));
-    const session = await own.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
-    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    const taskId = 'acts-narrow-1';
+    await own.startRun(TaskInputSchema.parse({ runId: taskId, instruction: 'x', startUrl: `${site.url}/` }));
+    const session = await own.openSession({ runId: taskId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const ref = { runId: taskId, step: 1, generation: 0, sessionId: session.sessionId };
     await own.observe(ref);
     const decided = await own.decide(ref); // the script clicks: left_click, which the prompt does not offer
-    await own.releaseSession({ runId, sessionId: session.sessionId, save: false });
+    await own.releaseSession({ runId: taskId, sessionId: session.sessionId, save: false });
     expect(decided).toMatchObject({
       kind: 'invalid',
       actionName: 'left_click',
       text: '"left_click" is not an available action. No action was taken. Use one of: scroll, terminate.',
     });
-    const action = (await readRun(path.join(runsDir, runId))).events.find((e) => e.type === 'action');
+    const action = (await readRun(path.join(runsDir, taskId))).events.find((e) => e.type === 'action');
     expect(action?.type === 'action' && action.agent_state.tools_available).toEqual(['scroll', 'terminate']);
   }, 60_000);
 
@@ -345,23 +351,25 @@ describe('read_page_answer_question: its model sub-call', () => {
   afterAll(() => pages?.close());
 
   /** Runs step 1 (the read) of a read-page run on /long with this worker config; the sub-call request and result. */
-  const readStep = async (runId: string, extra: Record<string, unknown>) => {
+  const readStep = async (taskId: string, extra: Record<string, unknown>) => {
     const config = loadConfig({
       env: { CUA_RUNS_DIR: runsDir },
-      file: writeJson(path.join(runsDir, `${runId}.config.json`), {
+      file: writeJson(path.join(runsDir, `${taskId}.config.json`), {
         models: { default: { baseUrl: model.url, model: 'read-page' } },
         ...extra,
       }),
     });
     const own = createActivities({ config, pool, sessionQueue: 'q-test' });
-    await own.startRun(TaskInputSchema.parse({ runId, instruction: 'What is listed?', startUrl: pages.url('/long') }));
-    const session = await own.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
-    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    await own.startRun(
+      TaskInputSchema.parse({ runId: taskId, instruction: 'What is listed?', startUrl: pages.url('/long') }),
+    );
+    const session = await own.openSession({ runId: taskId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const ref = { runId: taskId, step: 1, generation: 0, sessionId: session.sessionId };
     await own.observe(ref);
     const decided = await own.decide(ref);
     const before = model.requests.length;
     const acted = await own.act({ ...ref, action: decided.action });
-    await own.releaseSession({ runId, sessionId: session.sessionId, save: false });
+    await own.releaseSession({ runId: taskId, sessionId: session.sessionId, save: false });
     return { sub: model.requests.slice(before).find((r) => r.subcall), acted };
   };
 
@@ -406,20 +414,28 @@ describe('read_page_answer_question: its model sub-call', () => {
       }),
     });
     const own = createActivities({ config, pool, sessionQueue: 'q-test' });
-    const runId = 'acts-read-lost';
-    await own.startRun(TaskInputSchema.parse({ runId, instruction: 'What is listed?', startUrl: pages.url('/long') }));
-    const session = await own.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
-    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    const taskId = 'acts-read-lost';
+    await own.startRun(
+      TaskInputSchema.parse({ runId: taskId, instruction: 'What is listed?', startUrl: pages.url('/long') }),
+    );
+    const session = await own.openSession({ runId: taskId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const ref = { runId: taskId, step: 1, generation: 0, sessionId: session.sessionId };
     await own.observe(ref);
     const asked = model.requests.length;
     const decided = await own.decide(ref);
     expect(await own.decide(ref)).toEqual(decided); // from the deferred record
     expect(model.requests.length - asked).toBe(1);
     // The worker is lost before act: the next session opens in generation 1.
-    await own.releaseSession({ runId, sessionId: session.sessionId, save: false });
-    const again = await own.openSession({ runId, generation: 1, restore: true, reason: 'worker_lost', step: 1 });
-    await own.releaseSession({ runId, sessionId: again.sessionId, save: false });
-    const ids = (await readRun(path.join(runsDir, runId))).events.map((e) => e.id);
+    await own.releaseSession({ runId: taskId, sessionId: session.sessionId, save: false });
+    const again = await own.openSession({
+      runId: taskId,
+      generation: 1,
+      restore: true,
+      reason: 'worker_lost',
+      step: 1,
+    });
+    await own.releaseSession({ runId: taskId, sessionId: again.sessionId, save: false });
+    const ids = (await readRun(path.join(runsDir, taskId))).events.map((e) => e.id);
     expect(ids).toEqual([
       'user-0000-task-g0',
       'step-0000-pre-g0',
@@ -443,21 +459,21 @@ function writeJson(file: string, value: unknown): string {
 }
 
 describe("a step's last act observes the next step (one round trip fewer)", () => {
-  const folded = async (runId: string, startUrl: string) => {
+  const folded = async (taskId: string, startUrl: string) => {
     const scripted = { baseUrl: model.url, model: 'click-then-finish' };
-    await acts.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl, model: scripted }));
-    const session = await acts.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
-    const ref = { runId, step: 1, generation: 0, sessionId: session.sessionId };
+    await acts.startRun(TaskInputSchema.parse({ runId: taskId, instruction: 'x', startUrl, model: scripted }));
+    const session = await acts.openSession({ runId: taskId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const ref = { runId: taskId, step: 1, generation: 0, sessionId: session.sessionId };
     await acts.observe(ref);
     const decided = await acts.decide(ref);
     const acted = await acts.act({ ...ref, action: decided.action, next: { step: 2, captchaWaitMs: 0 } });
-    const dir = path.join(runsDir, runId);
+    const dir = path.join(runsDir, taskId);
     const post = fs.readFileSync(path.join(dir, 'screenshot_1_post.png'));
     const pre = fs.readFileSync(path.join(dir, 'screenshot_2_pre.png'));
     // The next step's observe (a retry, or the next run after continue-as-new) finds what act recorded.
     const observed = await acts.observe({ ...ref, step: 2 });
     const ids = (await readRun(dir)).events.map((e) => e.id);
-    await acts.releaseSession({ runId, sessionId: session.sessionId, save: false });
+    await acts.releaseSession({ runId: taskId, sessionId: session.sessionId, save: false });
     return { acted, post, pre, observed, ids };
   };
 
@@ -480,14 +496,14 @@ describe("a step's last act observes the next step (one round trip fewer)", () =
 describe('openSession: a full pool is waited out, other errors become final', () => {
   const attemptAt = (attempt: number) => new MockActivityEnvironment({ attempt });
   const openWith = async (brokenPool: BrowserPool, attempt: number) => {
-    const runId = `acts-open-${attempt}-${Math.random().toString(36).slice(2, 6)}`;
+    const taskId = `acts-open-${attempt}-${Math.random().toString(36).slice(2, 6)}`;
     const broken = createActivities({
       config: loadConfig({ env: { CUA_RUNS_DIR: runsDir } }),
       pool: brokenPool,
       sessionQueue: 'q-test',
     });
-    await broken.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl: `${site.url}/` }));
-    const req = { runId, generation: 0, restore: false, reason: 'start' as const, step: 1 };
+    await broken.startRun(TaskInputSchema.parse({ runId: taskId, instruction: 'x', startUrl: `${site.url}/` }));
+    const req = { runId: taskId, generation: 0, restore: false, reason: 'start' as const, step: 1 };
     return attemptAt(attempt)
       .run(broken.openSession, req)
       .then(

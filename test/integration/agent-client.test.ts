@@ -142,7 +142,7 @@ describe('the agent client', () => {
       [{ instruction: '' }, /^invalid task: instruction: instruction must not be empty$/],
       [{ instruction: 'x', maxSteps: 0 }, /^invalid task: maxSteps: /],
       [{ instruction: 'x', startUrl: 'javascript:alert(1)' }, /^invalid task: startUrl: /],
-      [{ instruction: 'x', id: 'has spaces' }, /^invalid task: runId: run id: letters, digits/],
+      [{ instruction: 'x', id: 'has spaces' }, /^invalid task: runId: task id: letters, digits/],
     ];
     for (const [input, pattern] of cases) {
       const err = await refusal(agent.start(input));

@@ -172,7 +172,7 @@ describe('CLI flags: exit 2 and one line naming the problem', () => {
 
 describe('workflow input sent straight to the workflow: InvalidTaskInput naming the field, nothing created', () => {
   it.each([
-    ['a run id that climbs out of runsDir', { runId: '../escape', instruction: 'x' }, /runId/],
+    ['a task id that climbs out of runsDir', { runId: '../escape', instruction: 'x' }, /runId/],
     ['an empty instruction', { runId: 'bad-empty', instruction: '  ' }, /instruction/],
     ['a field the workflow does not know', { runId: 'bad-extra', instruction: 'x', evil: 1 }, /evil|Unrecognized/],
     ['a step budget of a billion', { runId: 'bad-steps', instruction: 'x', maxSteps: 1e9 }, /maxSteps/],
@@ -225,7 +225,7 @@ describe('workflow input sent straight to the workflow: InvalidTaskInput naming 
   const temporalCli = (args: string[]) =>
     promisify(execFile)(temporalCliPath(), [...args, '--address', h.server.address], { cwd: ROOT });
 
-  it('the plain temporal CLI: a hostile run id is refused with the same one-line error', async () => {
+  it('the plain temporal CLI: a hostile task id is refused with the same one-line error', async () => {
     const id = `bad-cli-${Date.now().toString(36)}`;
     await temporalCli([
       'workflow',

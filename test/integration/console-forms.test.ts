@@ -126,7 +126,7 @@ describe('start a task from the form', () => {
     const totals = usageTotals(run.events);
     expect(totals).toMatchObject({ calls: 6, unpricedCalls: 0 }); // 5 decisions and read_page's question
     expect(totals.costUsd).toBeGreaterThan(0);
-    const { runId, ...input } = await firstInput(h.client, started);
+    const { runId: taskId, ...input } = await firstInput(h.client, started);
     const { runId: _id, ...asRun } = parseTask(
       newTaskOf({
         instruction: 'Find the nightly price of the first hotel in Lisbon.',
@@ -135,7 +135,7 @@ describe('start a task from the form', () => {
         endpoint: 'scripted',
       }),
     );
-    expect(runId).toBe(started);
+    expect(taskId).toBe(started);
     expect(input).toEqual(asRun);
     expect(input).toMatchObject({ environment: 'browser', model: { endpoint: 'scripted' }, maxSteps: 12 });
 

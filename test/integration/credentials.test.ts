@@ -97,8 +97,8 @@ function start(queue: string, model: Omit<NonNullable<TaskInputArgs['model']>, '
 }
 
 /** Every file of a run folder as text (screenshots skipped). */
-function runFolderText(runId: string): string {
-  const dir = h.runDir(runId);
+function runFolderText(taskId: string): string {
+  const dir = h.runDir(taskId);
   const files = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => !f.endsWith('.png'));
   return files
     .map((f) => path.join(dir, f))
@@ -234,17 +234,17 @@ describe('secrets are typed only on their hosts, and recorded only as placeholde
 
   it('types the value on its host, refuses another host, and records only the placeholder', async () => {
     const handle = await start(`${h.config.taskQueue}-secrets`, { baseUrl: h.model.url, model: 'type-secret' });
-    const runId = handle.workflowId;
+    const taskId = handle.workflowId;
     const result = (await handle.result()) as TaskResult;
     expect(result).toMatchObject({ status: 'complete', answer: 'typed', steps: 4 });
 
     // The browser got the real value; the refused secret typed nothing.
-    expect(typed.get(`${runId}#2`)).toBe(SITE_PASSWORD);
-    expect(typed.get(`${runId}#3`)).toBe(SITE_PASSWORD);
+    expect(typed.get(`${taskId}#2`)).toBe(SITE_PASSWORD);
+    expect(typed.get(`${taskId}#3`)).toBe(SITE_PASSWORD);
 
     // The run folder: the placeholder and the refusal, never a value.
     const refusal = `Refused to type secret BANK_PIN: this page's host (${new URL(h.site.url).host}) is not one it may be typed on.`;
-    const folder = runFolderText(runId);
+    const folder = runFolderText(taskId);
     expect(folder).toContain("I typed '{{secret:SITE_PASSWORD}}'.");
     expect(folder).toContain(refusal);
     expect(folder).not.toContain(SITE_PASSWORD);

@@ -28,7 +28,7 @@ let browser: Browser;
 let runtime: WorkerRuntime;
 let running: Promise<void>;
 const calls: string[] = [];
-let opened: { runId: string; url: string | null; restore: boolean; screen: { width: number; height: number } }[] = [];
+let opened: { taskId: string; url: string | null; restore: boolean; screen: { width: number; height: number } }[] = [];
 let closed = 0;
 
 /**
@@ -41,7 +41,7 @@ function rawPageEnv(name: string, fault?: { at: number; error: () => Error; ever
   return {
     name,
     async open(req) {
-      opened.push({ runId: req.runId, url: req.url, restore: req.restore, screen: req.screen });
+      opened.push({ taskId: req.taskId, url: req.url, restore: req.restore, screen: req.screen });
       const losing = fault !== undefined && (++sessionsOpened === 1 || fault.every === true);
       let shots = 0;
       const context = await browser.newContext({ viewport: req.screen });
@@ -174,8 +174,8 @@ describe('an environment of the application’s own (createAgentWorker environme
     expect(calls[0]).toMatch(/^click \d+,\d+$/);
     expect(calls[1]).toBe('type Lisbon ⏎');
     expect(opened).toEqual([
-      { runId: task.runId, url: `${h.site.url}/`, restore: false, screen: { width: 1440, height: 900 } },
-      { runId: task.runId, url: `${h.site.url}/`, restore: true, screen: { width: 1440, height: 900 } },
+      { taskId: task.runId, url: `${h.site.url}/`, restore: false, screen: { width: 1440, height: 900 } },
+      { taskId: task.runId, url: `${h.site.url}/`, restore: true, screen: { width: 1440, height: 900 } },
     ]);
     expect(closed).toBe(2);
     // Recorded as a browser run is: pre and post screenshots, the tool outputs, the page context it gave.

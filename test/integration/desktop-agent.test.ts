@@ -42,10 +42,10 @@ function start(scriptName: string, args: Partial<TaskInputArgs> = {}) {
   return startDesktopTask(to, scriptName, args);
 }
 
-const events = async (runId: string): Promise<Event[]> => (await readRun(h.runDir(runId))).events;
-const homeFile = (runId: string, name: string) => path.join(h.runDir(runId), 'home', name);
-const toolOutputs = async (runId: string) =>
-  (await events(runId)).flatMap((e) =>
+const events = async (taskId: string): Promise<Event[]> => (await readRun(h.runDir(taskId))).events;
+const homeFile = (taskId: string, name: string) => path.join(h.runDir(taskId), 'home', name);
+const toolOutputs = async (taskId: string) =>
+  (await events(taskId)).flatMap((e) =>
     e.type === 'observation' && e.observation_type === 'tool_output' && e.action_id ? [e] : [],
   );
 
@@ -118,11 +118,11 @@ describe('the desktop agent', () => {
     await replyToTask(h.client, handle.workflowId, 'lighthouse', waiting.question?.id);
     const result = (await handle.result()) as TaskResult;
     expect(result).toMatchObject({ status: 'complete', endReason: 'complete', answer: 'note.txt holds lighthouse' });
-    const runId = handle.workflowId;
+    const taskId = handle.workflowId;
 
     // Typed into the real xterm, and read back by a command in the same step.
-    expect(fs.readFileSync(homeFile(runId, 'typed.txt'), 'utf8')).toBe('typed-by-agent\n');
-    const outputs = await toolOutputs(runId);
+    expect(fs.readFileSync(homeFile(taskId, 'typed.txt'), 'utf8')).toBe('typed-by-agent\n');
+    const outputs = await toolOutputs(taskId);
     expect(outputs[1]?.output).toContain('typed-by-agent');
     // The unknown tool became the seed agent's observation (seed 004 §1.6).
     expect(outputs[2]?.error).toBe('Function not implemented.');
@@ -131,14 +131,18 @@ describe('the desktop agent', () => {
     expect(outputs[3]?.output).toContain('No such file');
     expect(outputs[3]?.output).toContain('no-network');
     expect(connections).toBe(0);
-    await eventually(async () => fs.existsSync(homeFile(runId, 'leaked.txt')), 10_000, 'the xterm to write leaked.txt');
-    const leaked = fs.readFileSync(homeFile(runId, 'leaked.txt'), 'utf8');
+    await eventually(
+      async () => fs.existsSync(homeFile(taskId, 'leaked.txt')),
+      10_000,
+      'the xterm to write leaked.txt',
+    );
+    const leaked = fs.readFileSync(homeFile(taskId, 'leaked.txt'), 'utf8');
     expect(leaked).not.toContain(SECRET);
     expect(leaked).toContain('No such file');
-    expect(fs.readFileSync(homeFile(runId, 'note.txt'), 'utf8')).toBe('lighthouse');
+    expect(fs.readFileSync(homeFile(taskId, 'note.txt'), 'utf8')).toBe('lighthouse');
 
     // The run folder: one action + tool_output per call, alternating; screenshots per step; valid in our reader.
-    const all = await events(runId);
+    const all = await events(taskId);
     const actionIds = all.filter((e) => e.type === 'action').map((e) => e.id);
     expect(actionIds).toEqual([
       'step-0001-action-g0',
@@ -151,8 +155,8 @@ describe('the desktop agent', () => {
       'step-0004-action-g1',
       'step-0004-action-g1-c1',
     ]);
-    expect((await readRun(h.runDir(runId))).warnings).toEqual([]);
-    const shots = fs.readdirSync(h.runDir(runId)).filter((f) => f.endsWith('.png'));
+    expect((await readRun(h.runDir(taskId))).warnings).toEqual([]);
+    const shots = fs.readdirSync(h.runDir(taskId)).filter((f) => f.endsWith('.png'));
     expect(shots).toEqual(
       expect.arrayContaining([
         'screenshot_0_pre.png',
@@ -221,7 +225,7 @@ describe('the desktop agent', () => {
     ]);
     // Replace the grounding reply with the button's real centre once the dialog is up (the script is read per request).
     const handle = await start(name);
-    const runId = handle.workflowId;
+    const taskId = handle.workflowId;
     const point = await eventually(async () => buttonCentre(), 60_000, 'the xmessage window');
     script(name, [
       ...JSON.parse(fs.readFileSync(path.join(scriptsDir, `${name}.json`), 'utf8')).entries.slice(0, 1),
@@ -234,7 +238,7 @@ describe('the desktop agent', () => {
     ]);
     const result = (await handle.result()) as TaskResult;
     expect(result.status).toBe('complete');
-    const outputs = await toolOutputs(runId);
+    const outputs = await toolOutputs(taskId);
     expect(outputs.find((o) => o.output.startsWith('Clicked'))?.output).toContain(`(${point.x}, ${point.y})`);
     expect(outputs.at(-2)?.output).toContain('Proceed');
     const grounding = model.requests.filter((r) => r.script === name && r.call === 'ground');
@@ -244,7 +248,7 @@ describe('the desktop agent', () => {
 
     // Every model call counts in the task's usage (issue 30): each step's describe and action calls, and the
     // grounding call, recorded with the click's tool output (its action was recorded before the call was made).
-    const { events } = await readRun(h.runDir(runId));
+    const { events } = await readRun(h.runDir(taskId));
     const clicked = events.find(
       (e) => e.type === 'observation' && e.observation_type === 'tool_output' && e.output.startsWith('Clicked'),
     );
@@ -293,16 +297,16 @@ describe('a desktop task on a worker killed with kill -9', () => {
     try {
       const result = (await handle.result()) as TaskResult;
       expect(result).toMatchObject({ status: 'complete', answer: 'kept' });
-      const runId = handle.workflowId;
-      expect(fs.readFileSync(homeFile(runId, 'kept.txt'), 'utf8')).toBe('kept\n');
-      const all = await events(runId);
+      const taskId = handle.workflowId;
+      expect(fs.readFileSync(homeFile(taskId, 'kept.txt'), 'utf8')).toBe('kept\n');
+      const all = await events(taskId);
       const restored = all.find(
         (e) =>
           e.type === 'observation' && e.observation_type === 'tool_output' && e.metadata?.note === 'session_restored',
       );
       expect(restored && 'output' in restored ? restored.output : '').toMatch(/windows and background processes/);
       // Step 2 was re-observed and re-decided in generation 1, and its command read the file the first sandbox wrote.
-      const reread = (await toolOutputs(runId)).find((o) => o.action_id === 'step-0002-action-g1');
+      const reread = (await toolOutputs(taskId)).find((o) => o.action_id === 'step-0002-action-g1');
       expect(reread?.output).toContain('kept');
       expect(new Set(all.map((e) => e.id)).size).toBe(all.length);
     } finally {

@@ -73,14 +73,14 @@ async function scheduled(handle: WorkflowHandle): Promise<{ name: string; input:
   });
 }
 
-const events = async (runId: string): Promise<Event[]> => (await readRun(h.runDir(runId))).events;
+const events = async (taskId: string): Promise<Event[]> => (await readRun(h.runDir(taskId))).events;
 /** The windows line of a step's pre observation ("Windows: xterm | held-window"). */
-async function windowsBefore(runId: string, step: number): Promise<string> {
-  const pre = (await events(runId)).find((e) => e.id === `step-${String(step).padStart(4, '0')}-pre-g0`);
+async function windowsBefore(taskId: string, step: number): Promise<string> {
+  const pre = (await events(taskId)).find((e) => e.id === `step-${String(step).padStart(4, '0')}-pre-g0`);
   return pre?.type === 'observation' && pre.observation_type === 'environment' ? String(pre.page_info) : '';
 }
-const restoredNotes = async (runId: string) =>
-  (await events(runId)).filter(
+const restoredNotes = async (taskId: string) =>
+  (await events(taskId)).filter(
     (e) => e.type === 'observation' && e.observation_type === 'tool_output' && e.metadata?.note === 'session_restored',
   );
 
@@ -94,7 +94,7 @@ describe.skipIf(!support.ok)('a question holds the live desktop', () => {
     const [heldId] = h.worker?.desktops?.sessionIds() ?? [];
     await replyToTask(h.client, handle.workflowId, 'quick');
     expect((await handle.result()) as TaskResult).toMatchObject({ status: 'complete', answer: 'done quick' });
-    const runId = handle.workflowId;
+    const taskId = handle.workflowId;
 
     const activities = await scheduled(handle);
     expect(activities.filter((a) => a.name === 'openSession')).toHaveLength(1);
@@ -103,10 +103,10 @@ describe.skipIf(!support.ok)('a question holds the live desktop', () => {
     const acted = new Set(activities.filter((a) => a.name === 'act').map((a) => a.input.sessionId));
     expect([...acted]).toEqual([heldId]);
     // The window opened before the question is still open after the reply; nothing was restored.
-    expect(await windowsBefore(runId, 2)).toContain(WINDOW);
-    expect(await windowsBefore(runId, 3)).toContain(WINDOW);
-    expect(await restoredNotes(runId)).toEqual([]);
-    expect(logLines.some((l) => l.includes(runId) && l.includes('hold ended'))).toBe(false);
+    expect(await windowsBefore(taskId, 2)).toContain(WINDOW);
+    expect(await windowsBefore(taskId, 3)).toContain(WINDOW);
+    expect(await restoredNotes(taskId)).toEqual([]);
+    expect(logLines.some((l) => l.includes(taskId) && l.includes('hold ended'))).toBe(false);
     await eventually(async () => h.worker?.desktops?.size === 0, 10_000, 'the desktop to be released at the end');
   }, 180_000);
 
@@ -119,10 +119,10 @@ describe.skipIf(!support.ok)('a question holds the live desktop', () => {
       [run('cat one.txt late.txt'), stop],
     ]);
     const handle = await start(name);
-    const runId = handle.workflowId;
+    const taskId = handle.workflowId;
     await untilWaiting(handle, 90_000);
     await eventually(
-      async () => logLines.some((l) => l.includes(runId) && l.includes('hold ended (expired)')),
+      async () => logLines.some((l) => l.includes(taskId) && l.includes('hold ended (expired)')),
       30_000,
       'the hold to end',
     );
@@ -130,7 +130,7 @@ describe.skipIf(!support.ok)('a question holds the live desktop', () => {
     // Then the hold's end archived the home as the question's step left it, late.txt included.
     const saved = await eventually(
       async () => {
-        const at = await filesAt(runId, 2);
+        const at = await filesAt(taskId, 2);
         return at.files.includes('late.txt') && at;
       },
       10_000,
@@ -142,14 +142,14 @@ describe.skipIf(!support.ok)('a question holds the live desktop', () => {
     expect((await handle.result()) as TaskResult).toMatchObject({ status: 'complete', answer: 'done late' });
     const activities = await scheduled(handle);
     expect(activities.filter((a) => a.name === 'openSession')).toHaveLength(2);
-    expect(await restoredNotes(runId)).toHaveLength(1);
+    expect(await restoredNotes(taskId)).toHaveLength(1);
     // A new X session: the window is gone, the files are there.
-    const output = (await events(runId)).find((e) => e.id === 'step-0003-tool-g1');
+    const output = (await events(taskId)).find((e) => e.id === 'step-0003-tool-g1');
     expect(output?.type === 'observation' && output.observation_type === 'tool_output' ? output.output : '').toMatch(
       /one\s+late/,
     );
-    expect(await windowsBefore(runId, 2)).toContain(WINDOW);
-    const pre3 = (await events(runId)).find((e) => e.id === 'step-0003-pre-g1');
+    expect(await windowsBefore(taskId, 2)).toContain(WINDOW);
+    const pre3 = (await events(taskId)).find((e) => e.id === 'step-0003-pre-g1');
     expect(pre3?.type === 'observation' && pre3.observation_type === 'environment' ? pre3.page_info : '').not.toContain(
       WINDOW,
     );
@@ -167,22 +167,22 @@ describe.skipIf(!support.ok)("a desktop run's home archives", () => {
     ]);
     const handle = await start(name);
     expect((await handle.result()) as TaskResult).toMatchObject({ status: 'complete' });
-    const runId = handle.workflowId;
-    const record = (await new LocalRunStore(h.config.runsDir).readText(`${runId}/checkpoints/home-latest.json`)) ?? '';
+    const taskId = handle.workflowId;
+    const record = (await new LocalRunStore(h.config.runsDir).readText(`${taskId}/checkpoints/home-latest.json`)) ?? '';
     expect(JSON.parse(record)).toMatchObject({ step: 3, steps: [1, 3] });
-    expect(await filesAt(runId, 1)).toEqual({ step: 1, files: ['a.txt'] });
-    expect(await filesAt(runId, 2)).toEqual({ step: 1, files: ['a.txt'] });
-    expect(await filesAt(runId, 4)).toEqual({ step: 3, files: ['b.txt'] });
+    expect(await filesAt(taskId, 1)).toEqual({ step: 1, files: ['a.txt'] });
+    expect(await filesAt(taskId, 2)).toEqual({ step: 1, files: ['a.txt'] });
+    expect(await filesAt(taskId, 4)).toEqual({ step: 3, files: ['b.txt'] });
   }, 180_000);
 });
 
 /** The archive for a step of the run (the largest archived step ≤ it) and the files it unpacks to (dot files aside). */
-async function filesAt(runId: string, step: number): Promise<{ step?: number; files: string[] }> {
+async function filesAt(taskId: string, step: number): Promise<{ step?: number; files: string[] }> {
   const store = new LocalRunStore(h.config.runsDir);
-  const archive = await homeArchiveAt(store, runId, step);
+  const archive = await homeArchiveAt(store, taskId, step);
   if (!archive) return { files: [] };
-  const dir = fs.mkdtempSync(path.join(h.dir, `${runId}-at-${step}-`));
-  await unpackHome(store, `${runId}/${archive.file}`, dir);
+  const dir = fs.mkdtempSync(path.join(h.dir, `${taskId}-at-${step}-`));
+  await unpackHome(store, `${taskId}/${archive.file}`, dir);
   return {
     step: archive.step,
     files: fs

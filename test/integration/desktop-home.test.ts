@@ -48,33 +48,33 @@ function change(home: string, files: Record<string, string | null>): void {
 }
 
 describe('home archives per step, in the folder store', () => {
-  const runId = 'run-steps';
+  const taskId = 'run-steps';
   let files: RunFiles;
   let home: string;
 
   beforeAll(async () => {
     files = new RunFiles(path.join(tmp, 'runs'));
-    home = path.join(files.dir(runId), 'home');
+    home = path.join(files.dir(taskId), 'home');
     fs.mkdirSync(home, { recursive: true });
     // Steps 1, 3 and 4 change the home; step 2 does not (no archive for it).
     change(home, { 'a.txt': 'one' });
-    expect(await saveHome(files, runId, home, 1)).toBe(true);
-    expect(await saveHome(files, runId, home, 2)).toBe(false);
+    expect(await saveHome(files, taskId, home, 1)).toBe(true);
+    expect(await saveHome(files, taskId, home, 2)).toBe(false);
     change(home, { 'b/c.txt': 'three', 'a.txt': null });
-    expect(await saveHome(files, runId, home, 3)).toBe(true);
+    expect(await saveHome(files, taskId, home, 3)).toBe(true);
     change(home, { 'a.txt': 'four' });
-    expect(await saveHome(files, runId, home, 4)).toBe(true);
+    expect(await saveHome(files, taskId, home, 4)).toBe(true);
   });
 
   it('keeps an archive for each step that changed the home, and a record naming the newest', () => {
-    const checkpoints = fs.readdirSync(path.join(files.dir(runId), 'checkpoints')).sort();
+    const checkpoints = fs.readdirSync(path.join(files.dir(taskId), 'checkpoints')).sort();
     expect(checkpoints).toEqual([
       'home-latest.json',
       'home-step-0001.tar.gz',
       'home-step-0003.tar.gz',
       'home-step-0004.tar.gz',
     ]);
-    const record: unknown = JSON.parse(fs.readFileSync(path.join(files.dir(runId), HOME_ARCHIVES_RECORD), 'utf8'));
+    const record: unknown = JSON.parse(fs.readFileSync(path.join(files.dir(taskId), HOME_ARCHIVES_RECORD), 'utf8'));
     expect(record).toEqual({ step: 4, file: 'checkpoints/home-step-0004.tar.gz', steps: [1, 3, 4] });
   });
 
@@ -86,18 +86,18 @@ describe('home archives per step, in the folder store', () => {
     [4, 4, { 'a.txt': 'four', 'b/c.txt': 'three' }],
     [9, 4, { 'a.txt': 'four', 'b/c.txt': 'three' }],
   ])('step %i: the archive of step %s, with that step’s files', async (step, archived, expected) => {
-    const found = await homeArchiveAt(files.store, runId, step);
+    const found = await homeArchiveAt(files.store, taskId, step);
     expect(found?.step).toBe(archived);
     if (!found) return;
     expect(found.file).toBe(homeArchiveFile(found.step));
     const into = path.join(tmp, `fork-${step}`);
-    expect(await unpackHome(files.store, `${runId}/${found.file}`, into)).toBe(true);
+    expect(await unpackHome(files.store, `${taskId}/${found.file}`, into)).toBe(true);
     expect(contents(into)).toEqual(expected);
   });
 
   it('a run without archives has none for any step; the folder store is never unpacked on open', async () => {
     expect(await homeArchiveAt(files.store, 'run-none', 5)).toBeUndefined();
-    expect(await restoreHome(files, runId, home)).toBe(false);
+    expect(await restoreHome(files, taskId, home)).toBe(false);
   });
 });
 

@@ -6,7 +6,7 @@ import { startTask, validateTaskInput } from '../../client/tasks';
 import type { TaskInputArgs } from '../../src/contract/task';
 import { FAST_TIMING } from './harness';
 
-/** Where a test's desktop tasks go: the client, the task queue, the scripted model's URL, and a run id prefix. */
+/** Where a test's desktop tasks go: the client, the task queue, the scripted model's URL, and a task id prefix. */
 export type DesktopTasks = { client: Client; taskQueue: string; modelUrl: string; prefix: string };
 
 let counter = 0;

@@ -103,12 +103,12 @@ describe('payload encryption (dev server with UI, codec server, real Chromium)',
   });
 
   let workflowId = '';
-  let runId = '';
+  let temporalRunId = '';
 
   it('keeps the instruction, question, reply, step summaries and answer out of the raw history', async () => {
     const handle = await h.start({ script: 'ask-city', instruction: INSTRUCTION });
     workflowId = handle.workflowId;
-    runId = handle.firstExecutionRunId;
+    temporalRunId = handle.firstExecutionRunId;
     const waiting = await untilWaiting(handle);
     expect(waiting.question?.text).toBe(QUESTION); // the client decrypts what the worker encrypted
     expect(await (await handle.describe()).staticSummary()).toBe(INSTRUCTION);
@@ -169,7 +169,7 @@ describe('payload encryption (dev server with UI, codec server, real Chromium)',
       await page.waitForSelector(`[data-testid="${testId}"][aria-selected="true"]`, { timeout: UI_TIMEOUT });
     };
     try {
-      await page.goto(`${ui}/namespaces/default/workflows/${workflowId}/${runId}/history`);
+      await page.goto(`${ui}/namespaces/default/workflows/${workflowId}/${temporalRunId}/history`);
       // The input and result panels, decoded; the newest events (descending) carry the later step summaries.
       await shown(page.getByText(INSTRUCTION));
       await shown(page.getByText(ANSWER));

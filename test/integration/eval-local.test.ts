@@ -55,8 +55,8 @@ describe('cua eval on the shipped task set', () => {
     const run = await readRun(h.runDir(byId.get('demo-booking')!.runId));
     expect(run.verification.eval_rules).toMatchObject({ result_type: 'base', score: 1, verifier_name: 'eval_rules' });
     // page_js checks read the last page as the run left it: evaluated in its browser before the release.
-    const pageCheck = async (taskId: string) => {
-      const checks = (await readRun(h.runDir(byId.get(taskId)!.runId))).verification.eval_rules?.metadata.checks as {
+    const pageCheck = async (setTaskId: string) => {
+      const checks = (await readRun(h.runDir(byId.get(setTaskId)!.runId))).verification.eval_rules?.metadata.checks as {
         check: string;
         passed: boolean;
         detail: string;

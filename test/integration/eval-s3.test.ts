@@ -114,14 +114,14 @@ describe('cua eval with the S3 run store', () => {
     });
 
     const html = fs.readFileSync(path.join(out, 'report.html'), 'utf8');
-    for (const [taskId, { runId }] of runs) {
+    for (const [setTaskId, { runId: taskId }] of runs) {
       // One object per verdict under the run's prefix in the bucket (the judged task: the rules' null, the judge's 1).
-      const objects = fs.readdirSync(path.join(s3.dir, bucket, PREFIX, runId, 'verification'));
-      expect(objects, taskId).toHaveLength(taskId.startsWith('judged-') ? 2 : 1);
-      expect(fs.existsSync(path.join(h.runDir(runId), 'verification.jsonl')), taskId).toBe(false);
+      const objects = fs.readdirSync(path.join(s3.dir, bucket, PREFIX, taskId, 'verification'));
+      expect(objects, setTaskId).toHaveLength(setTaskId.startsWith('judged-') ? 2 : 1);
+      expect(fs.existsSync(path.join(h.runDir(taskId), 'verification.jsonl')), setTaskId).toBe(false);
       // The trajectory report, from the run copied out of the bucket.
-      expect(html).toContain(`${runId}/report.html"`);
-      expect(fs.readFileSync(path.join(h.runDir(runId), 'report.html'), 'utf8')).toContain('data:image/webp;base64,');
+      expect(html).toContain(`${taskId}/report.html"`);
+      expect(fs.readFileSync(path.join(h.runDir(taskId), 'report.html'), 'utf8')).toContain('data:image/webp;base64,');
     }
     const verification = async (id: string) => (await readRunFromStore(store, runs.get(id)!.runId)).verification;
     expect((await verification('fx-lisbon-price')).eval_rules).toMatchObject({ score: 1 });

@@ -196,15 +196,15 @@ const TAMPERED: [string, (dir: string) => void, RegExp][] = [
 describe('the run folder in a reader written from FORMAT.md alone (pydantic)', () => {
   let h: Harness;
   useHarness((x) => (h = x));
-  let runId: string;
+  let taskId: string;
   let results: Map<string, ReaderResult>;
   const copies = (name: string) => path.join(h.dir, 'format-reader', name);
 
   beforeAll(async () => {
     requirePydantic(); // before the task runs: a missing pydantic fails at once, saying what to run
     const handle = await h.start({ script: 'ask-city', instruction: 'Search hotels in the city I want.' });
-    runId = handle.workflowId;
-    const dir = h.runDir(runId);
+    taskId = handle.workflowId;
+    const dir = h.runDir(taskId);
     expect((await untilWaiting(handle)).question?.text).toBe(QUESTION);
     const snapshot = () => readJson(path.join(dir, 'data_point.json'));
     await eventually(
@@ -213,10 +213,10 @@ describe('the run folder in a reader written from FORMAT.md alone (pydantic)', (
       'the pause snapshot',
     );
     fs.cpSync(dir, copies('waiting'), { recursive: true });
-    await replyToTask(h.client, runId, 'Lisbon');
+    await replyToTask(h.client, taskId, 'Lisbon');
     expect((await handle.result()) as TaskResult).toMatchObject({ status: 'complete', answer: ANSWER });
     // Verdicts as an evaluation records them: appended, then the snapshot written again.
-    const w = await TrajectoryWriter.open(h.config.runsDir, runId);
+    const w = await TrajectoryWriter.open(h.config.runsDir, taskId);
     await w.appendVerification({ verifier_name: 'eval_rules', result_type: 'base', score: 1, reasoning: 'all met' });
     await w.appendVerification({ verifier_name: 'webjudge', result_type: 'web_judge', score: null, reasoning: null });
     await w.writeDataPoint();
@@ -245,12 +245,12 @@ describe('the run folder in a reader written from FORMAT.md alone (pydantic)', (
   };
 
   it('loads the finished run: the task, the start page, the reply, each step and the verdicts', () => {
-    const { ok, errors, summary } = resultOf(h.runDir(runId));
+    const { ok, errors, summary } = resultOf(h.runDir(taskId));
     expect(errors).toEqual([]);
     expect(ok).toBe(true);
     expect(summary).toMatchObject({
-      task_id: runId,
-      run_id: runId,
+      task_id: taskId,
+      run_id: taskId,
       status: 'complete',
       outcome: ANSWER,
       message_types: ['task', 'critical_point_response'],

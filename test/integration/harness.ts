@@ -66,7 +66,7 @@ export interface Harness {
   start(
     args: Partial<TaskInputArgs> & { script: string; instruction?: string },
   ): Promise<WorkflowHandleWithFirstExecutionRunId>;
-  runDir(runId: string): string;
+  runDir(taskId: string): string;
   /** Stops the dev server and starts it again on the same port and SQLite file (running `whileDown` in between). */
   restartServer(whileDown?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
@@ -159,7 +159,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       });
       return startTask(client, config.taskQueue, input);
     },
-    runDir: (runId) => path.join(config.runsDir, runId),
+    runDir: (taskId) => path.join(config.runsDir, taskId),
     async restartServer(whileDown) {
       await h.server.stop();
       await whileDown?.();

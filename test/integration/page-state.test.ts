@@ -277,56 +277,67 @@ describe("the browser driver's saved pages (activities, no Temporal server)", ()
     await model?.close();
   });
 
-  const files = (runId: string, dir = 'checkpoints') => fs.readdirSync(path.join(runsDir, runId, dir)).sort();
-  const json = (runId: string, file: string) =>
-    JSON.parse(fs.readFileSync(path.join(runsDir, runId, file), 'utf8')) as Record<string, unknown>;
+  const files = (taskId: string, dir = 'checkpoints') => fs.readdirSync(path.join(runsDir, taskId, dir)).sort();
+  const json = (taskId: string, file: string) =>
+    JSON.parse(fs.readFileSync(path.join(runsDir, taskId, file), 'utf8')) as Record<string, unknown>;
 
   it('checkpoints every act; a new worker after a lost one restores the last step, and its note says what came back', async () => {
-    const runId = 'page-ckpt-1';
+    const taskId = 'page-ckpt-1';
     const acts = activities();
     const model_ = { baseUrl: model.url, model: 'never-ends' };
     await acts.startRun(
-      TaskInputSchema.parse({ runId, instruction: 'x', startUrl: server.url('/pages/page-state.html'), model: model_ }),
+      TaskInputSchema.parse({
+        runId: taskId,
+        instruction: 'x',
+        startUrl: server.url('/pages/page-state.html'),
+        model: model_,
+      }),
     );
-    const session = await acts.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const session = await acts.openSession({ runId: taskId, generation: 0, restore: false, reason: 'start', step: 1 });
     const page = pool.get(session.sessionId).page;
     const step = async (n: number) => {
-      const ref = { runId, step: n, generation: 0, sessionId: session.sessionId };
+      const ref = { runId: taskId, step: n, generation: 0, sessionId: session.sessionId };
       await acts.observe(ref);
       const decided = await acts.decide(ref);
       await acts.act({ ...ref, action: decided.action });
     };
     await page.evaluate(() => sessionStorage.setItem('cart', '3 lemons'));
     await step(1);
-    expect(files(runId).filter((f) => f.startsWith('storage-'))).toHaveLength(1);
+    expect(files(taskId).filter((f) => f.startsWith('storage-'))).toHaveLength(1);
     await step(2); // nothing in storage changed: no second blob
-    expect(files(runId).filter((f) => f.startsWith('storage-'))).toHaveLength(1);
+    expect(files(taskId).filter((f) => f.startsWith('storage-'))).toHaveLength(1);
     await page.fill('#name', 'Ada Lovelace');
     await page.fill('#pw', 'hunter2-password');
     await page.evaluate(() => (document.cookie = 'basket=kettle; path=/'));
     await step(3);
-    expect(files(runId)).toEqual([
+    expect(files(taskId)).toEqual([
       'latest.json',
       'step-0001.json',
       'step-0002.json',
       'step-0003.json',
-      ...files(runId).filter((f) => f.startsWith('storage-')),
+      ...files(taskId).filter((f) => f.startsWith('storage-')),
     ]);
-    expect(files(runId).filter((f) => f.startsWith('storage-'))).toHaveLength(2);
-    expect(json(runId, 'checkpoints/latest.json')).toMatchObject({ step: 3, file: 'checkpoints/step-0003.json' });
-    const saved = fs.readFileSync(path.join(runsDir, runId, 'checkpoints/step-0003.json'), 'utf8');
+    expect(files(taskId).filter((f) => f.startsWith('storage-'))).toHaveLength(2);
+    expect(json(taskId, 'checkpoints/latest.json')).toMatchObject({ step: 3, file: 'checkpoints/step-0003.json' });
+    const saved = fs.readFileSync(path.join(runsDir, taskId, 'checkpoints/step-0003.json'), 'utf8');
     expect(saved).toContain('Ada Lovelace');
     expect(saved).not.toContain('hunter2-password');
 
     // Another worker process (nothing in memory) re-opens after the lost one: the page after step 3.
     const other = activities();
-    const reopened = await other.openSession({ runId, generation: 1, restore: true, reason: 'worker_lost', step: 4 });
+    const reopened = await other.openSession({
+      runId: taskId,
+      generation: 1,
+      restore: true,
+      reason: 'worker_lost',
+      step: 4,
+    });
     const restored = pool.get(reopened.sessionId).page;
     expect(await restored.inputValue('#name')).toBe('Ada Lovelace');
     expect(await restored.inputValue('#pw')).toBe('');
     expect(await restored.textContent('#cart')).toBe('3 lemons');
     expect(await restored.evaluate(() => document.cookie)).toContain('basket=kettle');
-    const note = (await readRun(path.join(runsDir, runId))).events.find((e) => e.id === 'step-0004-restored-g1');
+    const note = (await readRun(path.join(runsDir, taskId))).events.find((e) => e.id === 'step-0004-restored-g1');
     expect(note?.metadata).toMatchObject({
       note: 'session_restored',
       restored_from: 'the checkpoint after step 3',
@@ -334,25 +345,25 @@ describe("the browser driver's saved pages (activities, no Temporal server)", ()
       not_restored: [...NEVER_RESTORED],
       blanked: ['#pw'],
     });
-    await other.releaseSession({ runId, sessionId: reopened.sessionId, save: false });
+    await other.releaseSession({ runId: taskId, sessionId: reopened.sessionId, save: false });
   }, 120_000);
 
   it('fill, then ask: the reply re-opens on the page as it was left, the typed value still there', async () => {
-    const runId = 'page-ask-1';
+    const taskId = 'page-ask-1';
     const acts = activities();
     const startUrl = server.url('/pages/page-state.html');
-    await acts.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl }));
-    const session = await acts.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
+    await acts.startRun(TaskInputSchema.parse({ runId: taskId, instruction: 'x', startUrl }));
+    const session = await acts.openSession({ runId: taskId, generation: 0, restore: false, reason: 'start', step: 1 });
     const page = pool.get(session.sessionId).page;
     await page.fill('input[name="qty"]', '12');
     await page.evaluate(() => document.getElementById('panel')?.scrollTo(0, 120));
-    await acts.releaseSession({ runId, sessionId: session.sessionId, save: true }); // the task asks
+    await acts.releaseSession({ runId: taskId, sessionId: session.sessionId, save: true }); // the task asks
     expect(pool.has(session.sessionId)).toBe(false);
-    const reopened = await acts.openSession({ runId, generation: 1, restore: true, reason: 'reply', step: 2 });
+    const reopened = await acts.openSession({ runId: taskId, generation: 1, restore: true, reason: 'reply', step: 2 });
     const restored = pool.get(reopened.sessionId).page;
     expect(await restored.inputValue('input[name="qty"]')).toBe('12');
     expect(await restored.evaluate(() => document.getElementById('panel')?.scrollTop)).toBe(120);
-    await acts.releaseSession({ runId, sessionId: reopened.sessionId, save: false });
+    await acts.releaseSession({ runId: taskId, sessionId: reopened.sessionId, save: false });
   }, 60_000);
 
   it("back past the restored tab's history loads the recorded earlier pages by GET, newest first, and says so", async () => {
@@ -378,12 +389,17 @@ describe("the browser driver's saved pages (activities, no Temporal server)", ()
       server.url('/walk/c'),
       server.url('/pages/target.html'),
     ];
-    const runId = 'page-back-1';
+    const taskId = 'page-back-1';
     const acts = activities();
-    await acts.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl: A }));
-    const first = await acts.openSession({ runId, generation: 0, restore: false, reason: 'start', step: 1 });
-    const writer = await TrajectoryWriter.open(runsDir, runId);
-    const ref = (step: number, sessionId: string, generation: number) => ({ runId, step, generation, sessionId });
+    await acts.startRun(TaskInputSchema.parse({ runId: taskId, instruction: 'x', startUrl: A }));
+    const first = await acts.openSession({ runId: taskId, generation: 0, restore: false, reason: 'start', step: 1 });
+    const writer = await TrajectoryWriter.open(runsDir, taskId);
+    const ref = (step: number, sessionId: string, generation: number) => ({
+      runId: taskId,
+      step,
+      generation,
+      sessionId,
+    });
     /** The step's decided action (recorded as decide records it), then carried out by act. */
     const act = async (step: number, sessionId: string, generation: number, action: Record<string, unknown>) => {
       const name = String(action.action);
@@ -398,9 +414,9 @@ describe("the browser driver's saved pages (activities, no Temporal server)", ()
     await act(1, first.sessionId, 0, { action: 'wait', time: 0 }); // at B
     await acts.observe(ref(2, first.sessionId, 0));
     await act(2, first.sessionId, 0, { action: 'visit_url', url: C }); // at C
-    await acts.releaseSession({ runId, sessionId: first.sessionId, save: true }); // the task asks
+    await acts.releaseSession({ runId: taskId, sessionId: first.sessionId, save: true }); // the task asks
 
-    const reopened = await acts.openSession({ runId, generation: 1, restore: true, reason: 'reply', step: 3 });
+    const reopened = await acts.openSession({ runId: taskId, generation: 1, restore: true, reason: 'reply', step: 3 });
     const restored = pool.get(reopened.sessionId).page;
     expect(restored.url()).toBe(C);
     const back = (step: number, action: Record<string, unknown> = { action: 'history_back' }) =>
@@ -425,14 +441,14 @@ describe("the browser driver's saved pages (activities, no Temporal server)", ()
     const toA = await back(6, { action: 'key', keys: ['Alt', 'ArrowLeft'] });
     expect(toA.url).toBe(A);
     expect(toA.textObservation).toBe(`I pressed Alt+ArrowLeft. ${note(A)}`);
-    await acts.releaseSession({ runId, sessionId: reopened.sessionId, save: false });
+    await acts.releaseSession({ runId: taskId, sessionId: reopened.sessionId, save: false });
   }, 120_000);
 
   it('a browser_state.json saved before pages were (bare storage state) still restores', async () => {
-    const runId = 'page-legacy-1';
+    const taskId = 'page-legacy-1';
     const acts = activities();
     const startUrl = server.url('/pages/page-state.html');
-    await acts.startRun(TaskInputSchema.parse({ runId, instruction: 'x', startUrl }));
+    await acts.startRun(TaskInputSchema.parse({ runId: taskId, instruction: 'x', startUrl }));
     const origin = server.origin;
     const legacy = {
       cookies: [
@@ -449,13 +465,13 @@ describe("the browser driver's saved pages (activities, no Temporal server)", ()
       ],
       origins: [{ origin, localStorage: [{ name: 'theme', value: 'sepia' }] }],
     };
-    fs.writeFileSync(path.join(runsDir, runId, 'browser_state.json'), JSON.stringify(legacy));
-    const session = await acts.openSession({ runId, generation: 1, restore: true, reason: 'reply', step: 2 });
+    fs.writeFileSync(path.join(runsDir, taskId, 'browser_state.json'), JSON.stringify(legacy));
+    const session = await acts.openSession({ runId: taskId, generation: 1, restore: true, reason: 'reply', step: 2 });
     const page = pool.get(session.sessionId).page;
     expect(await page.evaluate(() => document.cookie)).toContain('old=yes');
     expect(page.url()).toBe(startUrl);
-    await acts.releaseSession({ runId, sessionId: session.sessionId, save: true });
+    await acts.releaseSession({ runId: taskId, sessionId: session.sessionId, save: true });
     // The release at a question saves the whole page, in the same file.
-    expect(json(runId, 'browser_state.json')).toMatchObject({ format: 'cua-page-state/1', url: startUrl });
+    expect(json(taskId, 'browser_state.json')).toMatchObject({ format: 'cua-page-state/1', url: startUrl });
   }, 60_000);
 });

@@ -88,10 +88,10 @@ describe('an S3 run store that goes away for 30 s mid-task', () => {
   it('is waited out: the task completes, and the bucket holds every event once and nothing else', async () => {
     expect(h.config.store.kind).toBe('s3');
     const handle = await h.start({ script: 'book-lisbon' });
-    const runId = handle.workflowId;
+    const taskId = handle.workflowId;
 
     const wait: StoreWait = await eventually(
-      async () => (await viewTask(h.client, runId)).waitingForStore ?? undefined,
+      async () => (await viewTask(h.client, taskId)).waitingForStore ?? undefined,
       90_000,
       'a store wait',
     );
@@ -102,7 +102,7 @@ describe('an S3 run store that goes away for 30 s mid-task', () => {
     // Down for the outage's length, the task still running and still waiting all along.
     await eventually(
       async () => {
-        const view = await viewTask(h.client, runId);
+        const view = await viewTask(h.client, taskId);
         expect(view.workflowStatus).toBe('RUNNING');
         expect(view.waitingForStore?.kind).toBe('unreachable');
         return Date.now() - downAt >= OUTAGE_MS || undefined;
@@ -116,7 +116,7 @@ describe('an S3 run store that goes away for 30 s mid-task', () => {
     expect(result).toMatchObject({ status: 'complete', steps: 5, answer: 'Harbor View Lisbon costs €120 per night.' });
     expect(actsAtStep3).toBe(1); // the click ran once; only its records were written again
 
-    const run = await readRunFromStore(openRunStore(h.config), runId);
+    const run = await readRunFromStore(openRunStore(h.config), taskId);
     const ids = run.events.map((e) => e.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(run.events.filter((e) => e.type === 'action')).toHaveLength(5);
@@ -129,7 +129,7 @@ describe('an S3 run store that goes away for 30 s mid-task', () => {
       credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
     });
     try {
-      const root = `${PREFIX}/${runId}/`;
+      const root = `${PREFIX}/${taskId}/`;
       const keys = (await listBucket(client, root)).map((k) => k.slice(root.length));
       // One object per event, named by its sequence and id: none twice, none missing, none that is no event.
       const lines = keys.flatMap((k) => {

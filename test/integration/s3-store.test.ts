@@ -14,7 +14,7 @@ import { homeArchiveFile, restoreHome, saveHome } from '../../activities/environ
 import { RunFiles } from '../../activities/support';
 import { startS3Server } from '../../src/infra/rclone';
 import type { S3Server } from '../../src/infra/rclone';
-import { ConsecutiveActionsError, RunNotFoundError, RunStoreUnavailableError } from '../../src/trajectory/errors';
+import { ConsecutiveActionsError, RunFolderNotFoundError, RunStoreUnavailableError } from '../../src/trajectory/errors';
 import {
   actionEvent,
   postObservation,
@@ -163,7 +163,7 @@ describe.each(stores)('the run store contract: %s', (_kind, make) => {
     expect(Object.keys(run.verification)).toEqual(['judge', 'judge_1']);
     expect(dataPoint.solver_log?.events).toHaveLength(10);
     expect((await twin().readBytes('run-1/screenshot_1_pre.png'))?.toString()).toBe('png-1');
-    await expect(TrajectoryWriter.open(store, 'no-such-run')).rejects.toThrow(RunNotFoundError);
+    await expect(TrajectoryWriter.open(store, 'no-such-run')).rejects.toThrow(RunFolderNotFoundError);
   });
 });
 
@@ -344,25 +344,25 @@ describe('a task end to end with the S3 store', () => {
     const handle = await h.start({ script: 'book-lisbon' });
     const result = (await handle.result()) as TaskResult;
     expect(result).toMatchObject({ status: 'complete', steps: 5 });
-    const runId = handle.workflowId;
+    const taskId = handle.workflowId;
 
     // Nothing of the run's record went to the local folder: the events are objects in the bucket.
-    expect(fs.existsSync(path.join(h.runDir(runId), 'solver_log'))).toBe(false);
-    const objects = path.join(s3.dir, 'runs', 'cua/runs', runId);
+    expect(fs.existsSync(path.join(h.runDir(taskId), 'solver_log'))).toBe(false);
+    const objects = path.join(s3.dir, 'runs', 'cua/runs', taskId);
     expect(fs.readdirSync(path.join(objects, 'solver_log/events')).length).toBeGreaterThan(20);
     expect(fs.existsSync(path.join(objects, 'screenshot_5_post.png'))).toBe(true);
     expect(fs.existsSync(path.join(objects, 'data_point.json'))).toBe(true);
 
-    const run = await readRunFromStore(openRunStore(h.config), runId);
+    const run = await readRunFromStore(openRunStore(h.config), taskId);
     expect(run.status).toBe('complete');
     expect(run.outcome?.answer).toBe(result.answer);
     const ids = run.events.map((e) => e.id);
     expect(new Set(ids).size).toBe(ids.length);
 
-    const shown = await cuaShow([runId, '--json', '--config', configFile]);
+    const shown = await cuaShow([taskId, '--json', '--config', configFile]);
     expect(shown.code, shown.stderr).toBe(0);
     const json = JSON.parse(shown.stdout) as { dir: string; status: string; steps: unknown[] };
-    expect(json.dir).toBe(`s3://runs/cua/runs/${runId}`);
+    expect(json.dir).toBe(`s3://runs/cua/runs/${taskId}`);
     expect(json.status).toBe('complete');
     expect(json.steps).toEqual(JSON.parse(JSON.stringify(stepSummaries(run.events))));
     expect(json.steps.map((s) => (s as { action_name: string }).action_name)).toEqual([
@@ -373,10 +373,10 @@ describe('a task end to end with the S3 store', () => {
       'terminate',
     ]);
 
-    const viewed = await cuaShow(['view', runId, '--config', configFile].slice(1), 'view');
+    const viewed = await cuaShow(['view', taskId, '--config', configFile].slice(1), 'view');
     expect(viewed.code, viewed.stderr).toBe(0);
     const report = viewed.stdout.trim();
-    expect(report).toBe(path.join(h.config.runsDir, runId, 'report.html'));
+    expect(report).toBe(path.join(h.config.runsDir, taskId, 'report.html'));
     expect(fs.readFileSync(report, 'utf8')).toContain('data:image/webp;base64,');
   });
 

@@ -62,8 +62,8 @@ export function startScripted(
 }
 
 /** Every file of a run folder as text (screenshots skipped). */
-export function runFolderText(h: Harness, runId: string): string {
-  const dir = h.runDir(runId);
+export function runFolderText(h: Harness, taskId: string): string {
+  const dir = h.runDir(taskId);
   const files = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => !f.endsWith('.png'));
   return files
     .map((f) => path.join(dir, f))

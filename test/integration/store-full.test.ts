@@ -140,9 +140,9 @@ describe.skipIf(noTmpfs !== null)('a run folder whose disk fills up mid-task', (
     return { config, pool: () => runtime.pool.size };
   }
 
-  function start(config: Config, runId: string) {
+  function start(config: Config, taskId: string) {
     const input = validateTaskInput({
-      runId,
+      runId: taskId,
       instruction: 'Find the nightly price of the first hotel in Lisbon.',
       startUrl: `${h.site.url}/`,
       timing: FAST_TIMING,
@@ -151,12 +151,12 @@ describe.skipIf(noTmpfs !== null)('a run folder whose disk fills up mid-task', (
     return startTask(h.client, config.taskQueue, input);
   }
 
-  const untilStoreWait = (runId: string) =>
-    eventually(async () => (await viewTask(h.client, runId)).waitingForStore ?? undefined, 90_000, 'a store wait');
+  const untilStoreWait = (taskId: string) =>
+    eventually(async () => (await viewTask(h.client, taskId)).waitingForStore ?? undefined, 90_000, 'a store wait');
 
   it('waits, saying the store is full, and completes once space is freed, every event once', async () => {
     const runsDir = mountTmpfs(TMPFS_SIZE);
-    const runId = `full-wait-${Date.now().toString(36)}`;
+    const taskId = `full-wait-${Date.now().toString(36)}`;
     let filler: string | undefined;
     let actsAtStep3 = 0;
     const logs: string[] = [];
@@ -165,15 +165,15 @@ describe.skipIf(noTmpfs !== null)('a run folder whose disk fills up mid-task', (
       30,
       async (point, req) => {
         // Step 3's act has clicked the first hotel: the disk fills before anything of it is recorded.
-        if (point !== 'act' || req.runId !== runId || req.step !== 3) return;
+        if (point !== 'act' || req.runId !== taskId || req.step !== 3) return;
         actsAtStep3++;
         filler = fill(runsDir);
       },
       logs,
     );
-    const handle = await start(config, runId);
+    const handle = await start(config, taskId);
 
-    const wait: StoreWait = await untilStoreWait(runId);
+    const wait: StoreWait = await untilStoreWait(taskId);
     expect(wait.kind).toBe('full');
     expect(wait.lastError).toMatch(/^ENOSPC: no space left on device/);
     expect(Date.parse(wait.until) - Date.parse(wait.since)).toBe(30 * 60_000);
@@ -186,7 +186,7 @@ describe.skipIf(noTmpfs !== null)('a run folder whose disk fills up mid-task', (
     // It keeps waiting well past its heartbeat timeout (3 s) and a few retries, still running.
     await eventually(
       async () => {
-        const view = await viewTask(h.client, runId);
+        const view = await viewTask(h.client, taskId);
         expect(view.workflowStatus).toBe('RUNNING');
         return (view.waitingForStore && Date.now() - Date.parse(view.waitingForStore.since) > 8_000) || undefined;
       },
@@ -197,9 +197,9 @@ describe.skipIf(noTmpfs !== null)('a run folder whose disk fills up mid-task', (
     fs.rmSync(filler ?? '');
     const result = (await handle.result()) as TaskResult;
     expect(result).toMatchObject({ status: 'complete', steps: 5, answer: 'Harbor View Lisbon costs €120 per night.' });
-    expect((await viewTask(h.client, runId)).waitingForStore).toBeNull();
+    expect((await viewTask(h.client, taskId)).waitingForStore).toBeNull();
 
-    const runDir = path.join(runsDir, runId);
+    const runDir = path.join(runsDir, taskId);
     const events = eventsOf(runDir);
     expect(events.filter((e) => e.type === 'action')).toHaveLength(5);
     // The click ran once: one tool output for step 3, and the session was never lost and reopened.
@@ -221,20 +221,20 @@ describe.skipIf(noTmpfs !== null)('a run folder whose disk fills up mid-task', (
 
   it('ends run_folder with a one-line reason after a short store.faultWaitMinutes when space is never freed', async () => {
     const runsDir = mountTmpfs(TMPFS_SIZE);
-    const runId = `full-gives-up-${Date.now().toString(36)}`;
+    const taskId = `full-gives-up-${Date.now().toString(36)}`;
     let filler: string | undefined;
     const logs: string[] = [];
     const { config, pool } = await startWorker(
       runsDir,
       0.2,
       async (point, req) => {
-        if (point === 'act' && req.runId === runId && req.step === 2) filler = fill(runsDir);
+        if (point === 'act' && req.runId === taskId && req.step === 2) filler = fill(runsDir);
       },
       logs,
     );
     const started = Date.now();
-    const handle = await start(config, runId);
-    expect((await untilStoreWait(runId)).kind).toBe('full');
+    const handle = await start(config, taskId);
+    expect((await untilStoreWait(taskId)).kind).toBe('full');
 
     const result = failedResult(await failureOf(handle.result()));
     const elapsed = (Date.now() - started) / 1000;
@@ -244,13 +244,13 @@ describe.skipIf(noTmpfs !== null)('a run folder whose disk fills up mid-task', (
     );
     expect(result?.error).not.toContain('\n');
     expect(elapsed).toBeLessThan(90);
-    const view = await viewTask(h.client, runId);
+    const view = await viewTask(h.client, taskId);
     expect(view.result).toMatchObject({ endReason: 'run_folder' });
     expect(pool()).toBe(0); // the browser was closed all the same
 
     // What was recorded before the disk filled is intact; the step that met it left nothing half-written.
     fs.rmSync(filler ?? '');
-    const runDir = path.join(runsDir, runId);
+    const runDir = path.join(runsDir, taskId);
     const events = eventsOf(runDir);
     expect(events.some((e) => e.id === 'step-0001-post-g0')).toBe(true);
     expect(events.some((e) => e.id.startsWith('step-0002-tool'))).toBe(false);
@@ -261,23 +261,23 @@ describe.skipIf(noTmpfs !== null)('a run folder whose disk fills up mid-task', (
 
   it('a task cancelled while it waits ends at once, cancelled, its browser closed', async () => {
     const runsDir = mountTmpfs(TMPFS_SIZE);
-    const runId = `full-cancel-${Date.now().toString(36)}`;
+    const taskId = `full-cancel-${Date.now().toString(36)}`;
     let filler: string | undefined;
     const logs: string[] = [];
     const { config, pool } = await startWorker(
       runsDir,
       30,
       async (point, req) => {
-        if (point === 'act' && req.runId === runId && req.step === 2) filler = fill(runsDir);
+        if (point === 'act' && req.runId === taskId && req.step === 2) filler = fill(runsDir);
       },
       logs,
     );
-    await start(config, runId);
-    expect((await untilStoreWait(runId)).kind).toBe('full');
+    await start(config, taskId);
+    expect((await untilStoreWait(taskId)).kind).toBe('full');
     const asked = Date.now();
-    await cancelTask(h.client, runId);
+    await cancelTask(h.client, taskId);
     expect(Date.now() - asked).toBeLessThan(20_000); // not the 30 minutes the store wait allows
-    const view = await viewTask(h.client, runId);
+    const view = await viewTask(h.client, taskId);
     expect(view.workflowStatus).toBe('CANCELLED');
     expect(view.result).toMatchObject({ status: 'cancelled', endReason: 'cancelled' });
     expect(pool()).toBe(0);
@@ -287,7 +287,7 @@ describe.skipIf(noTmpfs !== null)('a run folder whose disk fills up mid-task', (
       30_000,
       'the act',
     );
-    const runDir = path.join(runsDir, runId);
+    const runDir = path.join(runsDir, taskId);
     const before = eventsOf(runDir).map((e) => e.id);
     fs.rmSync(filler ?? '');
     expect(before.some((id) => id.startsWith('step-0002-tool'))).toBe(false);

@@ -70,9 +70,9 @@ async function screenshotPng(step: number): Promise<Buffer> {
     .toBuffer();
 }
 
-async function buildHandmadeRun(root: string, runId: string): Promise<string> {
-  const w = await TrajectoryWriter.create(root, runId, {
-    task_id: runId,
+async function buildHandmadeRun(root: string, taskId: string): Promise<string> {
+  const w = await TrajectoryWriter.create(root, taskId, {
+    task_id: taskId,
     instruction: 'Drag the slider, scroll around, click the button.',
     environment_config: { start_url: 'http://127.0.0.1/', viewport: VIEWPORT },
     metadata: { profile: 'fara-1.5' },

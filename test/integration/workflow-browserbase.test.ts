@@ -43,8 +43,8 @@ afterAll(async () => {
 });
 
 /** Every file of a run folder, as text. */
-function runFolderText(runId: string): string {
-  const dir = h.runDir(runId);
+function runFolderText(taskId: string): string {
+  const dir = h.runDir(taskId);
   return (fs.readdirSync(dir, { recursive: true }) as string[])
     .map((f) => path.join(dir, f))
     .filter((f) => fs.statSync(f).isFile())

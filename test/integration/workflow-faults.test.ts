@@ -22,8 +22,8 @@ useHarness((x) => (h = x));
 const requestsAt = (script: string, index: number) =>
   h.model.requests.filter((r) => r.script === script && r.index === index && !r.subcall);
 
-const statusFile = (runId: string) =>
-  JSON.parse(fs.readFileSync(path.join(h.runDir(runId), 'solver_log/status.json'), 'utf8')) as Record<string, unknown>;
+const statusFile = (taskId: string) =>
+  JSON.parse(fs.readFileSync(path.join(h.runDir(taskId), 'solver_log/status.json'), 'utf8')) as Record<string, unknown>;
 
 interface FailureLink {
   name: string;

@@ -11,11 +11,20 @@ import type { EvalRecord } from '../../src/eval/records';
 
 const FIX = path.resolve(__dirname, '../fixtures/eval');
 
-function record(taskId: string, score: number): EvalRecord {
-  const runId = `e-${taskId}-t0-a1`;
+function record(setTaskId: string, score: number): EvalRecord {
+  const taskId = `e-${setTaskId}-t0-a1`;
   return {
-    ...{ index: 0, taskId, trial: 0, outcome: 'scored', endReason: 'complete', score, steps: 3, answer: null },
-    ...{ reasoning: '', runId, attempts: [runId], site: null, level: null, tags: [] },
+    ...{
+      index: 0,
+      taskId: setTaskId,
+      trial: 0,
+      outcome: 'scored',
+      endReason: 'complete',
+      score,
+      steps: 3,
+      answer: null,
+    },
+    ...{ reasoning: '', runId: taskId, attempts: [taskId], site: null, level: null, tags: [] },
   };
 }
 

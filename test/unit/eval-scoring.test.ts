@@ -120,15 +120,15 @@ describe('rule checks', () => {
 });
 
 function rec(
-  taskId: string,
+  setTaskId: string,
   trial: number,
   outcome: 'scored' | 'aborted',
   score: number | null,
   steps = 5,
 ): EvalRecord {
   return {
-    index: Number(taskId.slice(1)),
-    taskId,
+    index: Number(setTaskId.slice(1)),
+    taskId: setTaskId,
     trial,
     outcome,
     endReason: outcome === 'scored' ? 'complete' : 'browser',
@@ -136,9 +136,9 @@ function rec(
     steps,
     answer: null,
     reasoning: '',
-    runId: `e-${taskId}-t${trial}-a1`,
-    attempts: [`e-${taskId}-t${trial}-a1`],
-    site: taskId === 't1' ? 'demo' : 'fixture',
+    runId: `e-${setTaskId}-t${trial}-a1`,
+    attempts: [`e-${setTaskId}-t${trial}-a1`],
+    site: setTaskId === 't1' ? 'demo' : 'fixture',
     level: 'easy',
     tags: ['x'],
   };

@@ -52,7 +52,7 @@ function replayEvents(): Event[] {
 
 function record(events: Event[], metadata: Record<string, unknown>): RunRecord {
   return {
-    runId: 'task-replay-1',
+    taskId: 'task-replay-1',
     location: '/tmp/task-replay-1',
     task: TaskSchema.parse({
       task_id: 'task-replay-1',

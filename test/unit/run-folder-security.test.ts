@@ -1,10 +1,10 @@
-// Specification of the run folder's own protections: owner-only permissions on everything it writes, and run ids
+// Specification of the run folder's own protections: owner-only permissions on everything it writes, and task ids
 // that can never name a path outside runsDir (checked by the task input schema and again by the writer).
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidRunIdError } from '../../src/trajectory/errors';
+import { InvalidTaskIdError } from '../../src/trajectory/errors';
 import { actionEvent, preObservation, taskMessage, toolOutput } from '../../src/trajectory/events';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
 import { TaskInputSchema } from '../../src/contract/task';
@@ -62,7 +62,7 @@ describe('run folder permissions', () => {
   });
 });
 
-describe('run ids cannot leave runsDir', () => {
+describe('task ids cannot leave runsDir', () => {
   const hostile = [
     ['..', 'the parent folder'],
     ['.', 'runsDir itself'],
@@ -78,21 +78,21 @@ describe('run ids cannot leave runsDir', () => {
     ['run\nid', 'a newline'],
   ] as const;
 
-  it.each(hostile)('the task input refuses %j (%s)', (runId) => {
-    const parsed = TaskInputSchema.safeParse({ runId, instruction: 'x' });
+  it.each(hostile)('the task input refuses %j (%s)', (taskId) => {
+    const parsed = TaskInputSchema.safeParse({ runId: taskId, instruction: 'x' });
     expect(parsed.success).toBe(false);
   });
 
-  it.each(hostile)('the writer refuses %j (%s) and writes nothing', async (runId) => {
-    await expect(TrajectoryWriter.create(root, runId, task)).rejects.toThrow(InvalidRunIdError);
-    await expect(TrajectoryWriter.open(root, runId)).rejects.toThrow(InvalidRunIdError);
+  it.each(hostile)('the writer refuses %j (%s) and writes nothing', async (taskId) => {
+    await expect(TrajectoryWriter.create(root, taskId, task)).rejects.toThrow(InvalidTaskIdError);
+    await expect(TrajectoryWriter.open(root, taskId)).rejects.toThrow(InvalidTaskIdError);
     expect(await fs.readdir(root)).toEqual([]);
   });
 
   it('accepts an ordinary id of 128 characters', async () => {
-    const runId = `a${'b'.repeat(127)}`;
-    expect(TaskInputSchema.safeParse({ runId, instruction: 'x' }).success).toBe(true);
-    await TrajectoryWriter.create(root, runId, task);
-    expect(await fs.readdir(root)).toEqual([runId]);
+    const taskId = `a${'b'.repeat(127)}`;
+    expect(TaskInputSchema.safeParse({ runId: taskId, instruction: 'x' }).success).toBe(true);
+    await TrajectoryWriter.create(root, taskId, task);
+    expect(await fs.readdir(root)).toEqual([taskId]);
   });
 });

@@ -153,7 +153,7 @@ describe('a folder with the start page reads as one without it', () => {
 
   it('the HTML report (cua view) shows the same steps with or without it', () => {
     const record = (events: Event[]): RunRecord => ({
-      runId: 'run-1',
+      taskId: 'run-1',
       location: '/tmp/run-1',
       task: TaskSchema.parse({
         task_id: 'run-1',

@@ -6,11 +6,11 @@ import * as path from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { CorruptFileError, RunNotFoundError } from '../../src/trajectory/errors';
+import { CorruptFileError, RunFolderNotFoundError } from '../../src/trajectory/errors';
 import { preObservation, taskMessage } from '../../src/trajectory/events';
 import { readRun } from '../../src/trajectory/reader';
 import type { SolverStatus } from '../../src/trajectory/schema';
-import type { RunStatus } from '../../src/contract/run-status';
+import type { TaskState } from '../../src/contract/task-state';
 import { stepSummaries } from '../../src/trajectory/steps';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
 
@@ -76,8 +76,8 @@ describe('readRun', () => {
     ]);
   });
 
-  it('is RunNotFoundError without task.json', async () => {
-    await expect(readRun(path.join(root, 'nothing'))).rejects.toThrow(RunNotFoundError);
+  it('is RunFolderNotFoundError without task.json', async () => {
+    await expect(readRun(path.join(root, 'nothing'))).rejects.toThrow(RunFolderNotFoundError);
   });
 
   it('tolerates and reports a torn last line of events.jsonl', async () => {
@@ -148,7 +148,7 @@ describe('readRun', () => {
     expect(run.endDetail).toBeUndefined();
   });
 
-  it.each<[RunStatus, string | undefined, SolverStatus]>([
+  it.each<[TaskState, string | undefined, SolverStatus]>([
     ['cancelled', undefined, 'aborted'],
     ['failed', 'invalid_replies', 'aborted'],
     ['max_rounds', undefined, 'max_rounds'],

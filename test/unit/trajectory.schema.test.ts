@@ -11,8 +11,8 @@ import {
   TaskSchema,
   VerificationResultSchema,
 } from '../../src/trajectory/schema';
-import { RUN_STATUSES } from '../../src/contract/run-status';
-import type { RunStatus } from '../../src/contract/run-status';
+import { TASK_STATES } from '../../src/contract/task-state';
+import type { TaskState } from '../../src/contract/task-state';
 import { fileEndReason, fromFileStatus, toFileStatus } from '../../src/trajectory/status';
 
 const environment = {
@@ -161,7 +161,7 @@ describe('task, verification, status and data point schemas', () => {
 });
 
 describe('statuses', () => {
-  it.each<[RunStatus, string]>([
+  it.each<[TaskState, string]>([
     ['running', 'running'],
     ['complete', 'complete'],
     ['waiting_for_user', 'waiting_for_user'],
@@ -182,7 +182,7 @@ describe('statuses', () => {
     expect(fromFileStatus('timed_out')).toBe('failed');
     expect(fromFileStatus('timed_out', 'failed')).toBe('failed');
     expect(fileEndReason('timed_out')).toBe('timed_out');
-    expect(RUN_STATUSES.map(toFileStatus)).not.toContain('timed_out');
+    expect(TASK_STATES.map(toFileStatus)).not.toContain('timed_out');
   });
 
   it.each(['running', 'complete', 'aborted', 'waiting_for_user', 'max_rounds'] as const)(

@@ -11,15 +11,16 @@ import {
   CorruptFileError,
   EventIdConflictError,
   InvalidRecordError,
-  InvalidRunIdError,
+  InvalidTaskIdError,
   RunExistsError,
-  RunNotFoundError,
+  RunFolderNotFoundError,
   UnknownActionIdError,
 } from '../../src/trajectory/errors';
 import { actionEvent, postObservation, preObservation, taskMessage, toolOutput } from '../../src/trajectory/events';
 import { readDataPoint, readRun } from '../../src/trajectory/reader';
-import type { RunStatus } from '../../src/contract/run-status';
+import type { TaskState } from '../../src/contract/task-state';
 import { TrajectoryWriter } from '../../src/trajectory/writer';
+import { FAILURE_TYPES } from '../../src/agent/failure-types';
 
 const task = { task_id: 'task-1', instruction: 'Find the opening hours' };
 const T = '2026-07-20T10:00:00.000Z';
@@ -33,10 +34,10 @@ afterEach(async () => {
   await fs.rm(root, { recursive: true, force: true });
 });
 
-const runDir = (runId = 'run-1') => path.join(root, runId);
+const runDir = (taskId = 'run-1') => path.join(root, taskId);
 const readJson = async (file: string): Promise<unknown> => JSON.parse(await fs.readFile(file, 'utf8'));
-const eventLines = async (runId = 'run-1') =>
-  (await fs.readFile(path.join(runDir(runId), 'solver_log/events.jsonl'), 'utf8')).split('\n').filter(Boolean);
+const eventLines = async (taskId = 'run-1') =>
+  (await fs.readFile(path.join(runDir(taskId), 'solver_log/events.jsonl'), 'utf8')).split('\n').filter(Boolean);
 
 /** Every file under dir, relative, sorted. */
 async function listFiles(dir: string): Promise<string[]> {
@@ -107,9 +108,19 @@ describe('create and open', () => {
     expect((await TrajectoryWriter.openOrCreate(root, 'run-1', task)).resumed).toBe(true);
   });
 
-  it('open without task.json is RunNotFoundError naming the file', async () => {
-    await expect(TrajectoryWriter.open(root, 'missing')).rejects.toThrow(RunNotFoundError);
+  it('open without task.json is RunFolderNotFoundError naming the file', async () => {
+    await expect(TrajectoryWriter.open(root, 'missing')).rejects.toThrow(RunFolderNotFoundError);
     await expect(TrajectoryWriter.open(root, 'missing')).rejects.toThrow(/missing[/\\]task\.json/);
+  });
+
+  it('the run-folder errors keep the failure types in histories (RunNotFoundError, InvalidRunIdError)', async () => {
+    const missing = await TrajectoryWriter.open(root, 'missing').catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(RunFolderNotFoundError);
+    expect((missing as Error).name).toBe('RunNotFoundError');
+    const invalid = await TrajectoryWriter.open(root, '..').catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(InvalidTaskIdError);
+    expect((invalid as Error).name).toBe('InvalidRunIdError');
+    expect(FAILURE_TYPES).toMatchObject({ RunNotFoundError: 'run_folder', InvalidRunIdError: 'input' });
   });
 
   it('open with a damaged task.json is CorruptFileError naming the file', async () => {
@@ -127,8 +138,8 @@ describe('create and open', () => {
     expect(await listFiles(runDir())).toEqual(['metadata.json', 'solver_log/status.json', 'task.json']);
   });
 
-  it.each(['', '.', '..', 'a/b', 'a\\b', 'run 1'])('rejects run id %j', async (runId) => {
-    await expect(TrajectoryWriter.create(root, runId, task)).rejects.toThrow(InvalidRunIdError);
+  it.each(['', '.', '..', 'a/b', 'a\\b', 'run 1'])('rejects task id %j', async (taskId) => {
+    await expect(TrajectoryWriter.create(root, taskId, task)).rejects.toThrow(InvalidTaskIdError);
   });
 
   it('rejects an invalid task before writing anything', async () => {
@@ -253,7 +264,7 @@ describe('small files', () => {
 });
 
 describe('writeStatus', () => {
-  it.each<[RunStatus, string]>([
+  it.each<[TaskState, string]>([
     ['complete', 'complete'],
     ['max_rounds', 'max_rounds'],
     ['failed', 'aborted'],
@@ -285,7 +296,7 @@ describe('writeStatus', () => {
     expect(run.metadata.stats).toEqual({ run_status: 'running', status_updated_at: T });
   });
 
-  it.each<[RunStatus, string]>([
+  it.each<[TaskState, string]>([
     ['failed', 'invalid_replies'],
     ['failed', 'model_endpoint'],
     ['failed', 'browser'],
@@ -306,7 +317,7 @@ describe('writeStatus', () => {
     expect(await readRun(runDir())).toMatchObject({ status, endReason, endDetail: 'detail' });
   });
 
-  it.each<RunStatus>(['running', 'waiting_for_user'])('a run that goes on (%s) has no end reason', async (status) => {
+  it.each<TaskState>(['running', 'waiting_for_user'])('a run that goes on (%s) has no end reason', async (status) => {
     const writer = await TrajectoryWriter.create(root, 'run-1', task);
     await writer.writeStatus(status, null, undefined, 'browser');
     const file = await readJson(path.join(runDir(), 'solver_log/status.json'));

@@ -192,7 +192,7 @@ function events(): Event[] {
 
 function record(evs: Event[]): RunRecord {
   return {
-    runId: 'run-1',
+    taskId: 'run-1',
     location: '/tmp/run-1',
     task: TaskSchema.parse({
       task_id: 'run-1',

@@ -10,7 +10,7 @@ import { activityProxies } from '../activity-proxies';
 import type { ActivityProxies } from '../activity-proxies';
 import { StepClock } from '../metrics';
 import { LIMITS_PATCH } from '../task-limits';
-import type { CarriedState, TaskState } from '../task-state';
+import type { CarriedState, AgentTask } from '../task-state';
 
 /**
  * Patch id: a browser step's last act also takes the next step's pre observation (one round trip fewer per step),
@@ -49,7 +49,7 @@ export interface TaskContext {
   /** What crosses continue-as-new. */
   readonly state: CarriedState;
   /** Status, question, reply, controls, steps table: what queries and handlers see. */
-  readonly task: TaskState;
+  readonly task: AgentTask;
   readonly proxies: ActivityProxies;
   /** This run continues an earlier one as new (its state is the task's carried state). */
   readonly continued: boolean;
@@ -60,7 +60,7 @@ export interface TaskContext {
   clock: StepClock;
 }
 
-export function taskContext(task: TaskState, continued: boolean): TaskContext {
+export function taskContext(task: AgentTask, continued: boolean): TaskContext {
   const input = task.input;
   const state = task.carried;
   const browser = input.environment === 'browser';

@@ -9,7 +9,7 @@ import {
   log,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { EndReason, RunStatus, TaskResult } from '../../src/contract/task';
+import type { EndReason, TaskState, TaskResult } from '../../src/contract/task';
 import type { LoopFacts, Stop } from '../agent-stops';
 import { endReasonOf, isStoreFailure } from '../failures';
 import { notifyEnd } from '../notify';
@@ -49,7 +49,7 @@ export class Ending {
   }
 
   /** Records the task's end in its run folder (and publishes its status). */
-  private async finalize(final: RunStatus, why: EndReason, reason: string | null): Promise<void> {
+  private async finalize(final: TaskState, why: EndReason, reason: string | null): Promise<void> {
     const { task, input, state, proxies } = this.ctx;
     task.status = final;
     task.endReason = why;
