@@ -32,6 +32,7 @@ import type {
   StartFollowUpInput,
   StartFollowUpResult,
   StartRunResult,
+  TaskActivities,
 } from '../src/contract/activities';
 
 export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
@@ -56,7 +57,7 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
     },
 
     /** Marks the run as waiting for the user and writes a data_point.json snapshot (a pause). */
-    async pause(req: { runId: string; question: string }): Promise<void> {
+    async pause(req: Parameters<TaskActivities['pause']>[0]): Promise<void> {
       const w = await files.writer(req.runId);
       await w.writeStatus('waiting_for_user', req.question);
       await w.writeDataPoint();

@@ -9,7 +9,7 @@ export const SESSION_COOKIE = 'cua_console';
 export const CSRF_HEADER = 'x-csrf-token';
 /** A session lasts this long after its last request. */
 export const SESSION_IDLE_MS = 12 * 3600_000;
-const MAX_SESSIONS = 1000;
+const SESSION_LIMIT = 1000;
 
 /** The console cannot start with this access setting (one line, for the terminal). */
 export class ConsoleAccessError extends Error {
@@ -54,7 +54,7 @@ export class Sessions {
   private readonly byId = new Map<string, Session>();
 
   create(now = Date.now()): Session {
-    if (this.byId.size >= MAX_SESSIONS) {
+    if (this.byId.size >= SESSION_LIMIT) {
       const oldest = [...this.byId.values()].sort((a, b) => a.lastSeen - b.lastSeen)[0];
       if (oldest) this.byId.delete(oldest.id);
     }

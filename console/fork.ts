@@ -2,6 +2,7 @@
 // the source's run folder is checked first through the run store, so a step it did not finish or saved no page for
 // is refused in one line before anything starts. Best of N is scored by a judge (the console takes no check files).
 import type { AgentClient } from '../client/client';
+import type { TaskDetail } from './data';
 import { InvalidTaskInputError } from '../client/client';
 import { checkForkSource } from '../client/fork';
 import { JUDGE_KINDS } from '../src/eval/judge';
@@ -34,7 +35,7 @@ export async function forkFromForm(
   store: () => RunStore,
   source: string,
   form: ForkForm,
-): Promise<{ id: string; forkOf: { runId: string; step: number } }> {
+): Promise<{ id: string; forkOf: NonNullable<TaskDetail['forkOf']> }> {
   const step = wholeNumber('step', form.step);
   const hint = text(form.hint);
   await checkForkSource(store, source, step);

@@ -32,7 +32,7 @@ export function workflowInterceptorModules(config: Pick<Config, 'telemetry'>): s
 function stepAttributes(args: readonly unknown[]): Record<string, string | number> {
   const req = args[0];
   if (typeof req !== 'object' || req === null) return {};
-  const { runId: taskId, step } = req as { runId?: unknown; step?: unknown };
+  const { runId: taskId, step } = req as { /** wire name */ runId?: unknown; step?: unknown };
   return {
     ...(typeof taskId === 'string' ? { 'cua.run_id': taskId } : {}),
     ...(typeof step === 'number' ? { 'cua.step': step } : {}),

@@ -11,6 +11,7 @@ import type {
   PendingQuestion,
   TaskState,
   TakeoverLease,
+  TaskInput,
   TaskStatus,
 } from '../src/contract/task';
 import { isTerminal } from '../src/contract/task-state';
@@ -18,7 +19,7 @@ import { handbackUpdate, pauseUpdate, resumeUpdate, sayUpdate, takeoverUpdate } 
 
 /** What the controls read of the task (AgentTask, without importing it). */
 export interface ControlledTask {
-  readonly input: { runId: string; environment: string };
+  readonly input: Pick<TaskInput, 'runId' | 'environment'>;
   readonly carried: { step: number };
   status: TaskState;
   question: PendingQuestion | null;

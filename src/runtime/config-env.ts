@@ -10,16 +10,16 @@ import { tracesEnvOverride } from '../telemetry/config';
  * over the file's `slots` or `maxSessions`. Both set and different is a ConfigError.
  */
 function slotsEnvOverride(browser: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
-  const { CUA_SLOTS: slots, CUA_MAX_SESSIONS: maxSessions } = env;
-  if (slots && maxSessions && slots !== maxSessions) {
-    throw new ConfigError(`CUA_SLOTS=${slots} and CUA_MAX_SESSIONS=${maxSessions} (its other name) differ: set one`);
+  const { CUA_SLOTS: slots, CUA_MAX_SESSIONS: oldName } = env;
+  if (slots && oldName && slots !== oldName) {
+    throw new ConfigError(`CUA_SLOTS=${slots} and CUA_MAX_SESSIONS=${oldName} (its other name) differ: set one`);
   }
-  if (!slots && !maxSessions) return;
+  if (!slots && !oldName) return;
   delete browser.slots;
   delete browser.maxSessions;
   // The key named as the variable was, so a bad value's error names the key that matches it.
   if (slots) browser.slots = Number(slots);
-  else browser.maxSessions = Number(maxSessions);
+  else browser.maxSessions = Number(oldName);
 }
 
 /** Environment overrides, applied on top of the file. */

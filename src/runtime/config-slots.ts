@@ -3,16 +3,16 @@
 import type { z } from 'zod';
 
 /** A section as written: either key, or both when they agree. */
-type SlotKeys = { slots?: number | undefined; maxSessions?: number | undefined };
+type SlotKeys = { slots?: number | undefined; /** wire name */ maxSessions?: number | undefined };
 
 /** Refuses a section that gives both keys with different numbers. */
 export function checkSlotKeys(section: SlotKeys, ctx: z.RefinementCtx): void {
-  const { slots, maxSessions } = section;
-  if (slots === undefined || maxSessions === undefined || slots === maxSessions) return;
+  const { slots, maxSessions: oldName } = section;
+  if (slots === undefined || oldName === undefined || slots === oldName) return;
   ctx.addIssue({
     code: 'custom',
     path: ['slots'],
-    message: `is ${slots} but maxSessions (its other name) is ${maxSessions}; give one of them`,
+    message: `is ${slots} but maxSessions (its other name) is ${oldName}; give one of them`,
   });
 }
 
@@ -21,6 +21,6 @@ export function oneSlotsField<T extends SlotKeys, F extends number | undefined>(
   section: T,
   fallback: F,
 ): Omit<T, 'slots' | 'maxSessions'> & { slots: number | F } {
-  const { slots, maxSessions, ...rest } = section;
-  return { ...rest, slots: slots ?? maxSessions ?? fallback };
+  const { slots, maxSessions: oldName, ...rest } = section;
+  return { ...rest, slots: slots ?? oldName ?? fallback };
 }

@@ -24,8 +24,8 @@ export function screenshotName(step: number, phase: ScreenshotPhase, generation 
 }
 
 /** A task id is one folder name under runsDir: no separators, no NUL, not `.`/`..`, at most 128 characters. */
-const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const TASK_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 export function isValidTaskId(taskId: string): boolean {
-  return RUN_ID.test(taskId) && taskId !== '.' && taskId !== '..';
+  return TASK_ID.test(taskId) && taskId !== '.' && taskId !== '..';
 }

@@ -148,7 +148,7 @@ function optionalString(value: unknown): string | undefined {
 
 /** Our extras, as status.json holds them or as metadata.stats mirrors them (writer.ts). */
 interface StatusExtras {
-  runStatus: unknown;
+  state: unknown;
   endReason: string | undefined;
   endDetail: string | undefined;
   updatedAt: string | undefined;
@@ -157,7 +157,7 @@ interface StatusExtras {
 /** The extras in status.json (`updatedAtKey` = `updated_at`) or in metadata.stats (`status_updated_at`). */
 function extrasIn(record: Record<string, unknown>, updatedAtKey: 'updated_at' | 'status_updated_at'): StatusExtras {
   return {
-    runStatus: record['run_status'],
+    state: record['run_status'],
     endReason: optionalString(record['end_reason']),
     endDetail: optionalString(record['end_detail']),
     updatedAt: optionalString(record[updatedAtKey]),
@@ -169,8 +169,8 @@ function extrasIn(record: Record<string, unknown>, updatedAtKey: 'updated_at' | 
  * the file value: extras from before another writer changed the status say nothing about the status it wrote.
  */
 function snapshotOf(fileStatus: SolverStatus, outcome: Outcome | null, extras: StatusExtras): StatusSnapshot {
-  const snapshot: StatusSnapshot = { status: fromFileStatus(fileStatus, extras.runStatus), fileStatus, outcome };
-  const agrees = agreesWith(extras.runStatus, fileStatus);
+  const snapshot: StatusSnapshot = { status: fromFileStatus(fileStatus, extras.state), fileStatus, outcome };
+  const agrees = agreesWith(extras.state, fileStatus);
   const endReason = agrees ? extras.endReason : fileEndReason(fileStatus);
   if (endReason !== undefined) snapshot.endReason = endReason;
   if (agrees && extras.endDetail !== undefined) snapshot.endDetail = extras.endDetail;

@@ -37,13 +37,13 @@ const FROM_FILE: Record<SolverStatus, TaskState> = {
  * Our status from a status.json: the precise `run_status` extra when we wrote it and it agrees with the file value,
  * else the file value (`aborted` and the Fara-1.5 reader's `timed_out`, which we never write, read as `failed`).
  */
-export function fromFileStatus(fileStatus: SolverStatus, runStatus?: unknown): TaskState {
-  return agreesWith(runStatus, fileStatus) ? runStatus : FROM_FILE[fileStatus];
+export function fromFileStatus(fileStatus: SolverStatus, state?: unknown): TaskState {
+  return agreesWith(state, fileStatus) ? state : FROM_FILE[fileStatus];
 }
 
-/** True when `runStatus` is one of ours and is written as `fileStatus`: the two describe the same state. */
-export function agreesWith(runStatus: unknown, fileStatus: SolverStatus): runStatus is TaskState {
-  return isTaskState(runStatus) && toFileStatus(runStatus) === fileStatus;
+/** True when `state` is one of ours and is written as `fileStatus`: the two describe the same state. */
+export function agreesWith(state: unknown, fileStatus: SolverStatus): state is TaskState {
+  return isTaskState(state) && toFileStatus(state) === fileStatus;
 }
 
 /** The end reason a file status implies by itself: `timed_out` for a run the original timed out, else none. */
