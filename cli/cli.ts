@@ -65,14 +65,14 @@ const COMMANDS: Record<string, Command> = {
   },
   reply: { run: replyCommand, usage: REPLY_USAGE, about: "reply to a waiting task's question" },
   status: { run: statusCommand, usage: STATUS_USAGE, about: 'show where a task is' },
-  list: { run: listCommand, usage: LIST_USAGE, about: 'list tasks (filter by status)' },
+  list: { run: listCommand, usage: LIST_USAGE, about: 'list tasks (filter by state)' },
   pause: { run: pauseCommand, usage: PAUSE_USAGE, about: 'pause a task after its step (its page held, then saved)' },
   resume: { run: resumeCommand, usage: RESUME_USAGE, about: 'resume a paused task where it stopped' },
   say: { run: sayCommand, usage: SAY_USAGE, about: 'tell a running task something; the model reads it next step' },
   continue: {
     run: continueCommand,
     usage: CONTINUE_USAGE,
-    about: 'give a finished task a follow-up task (same run, page and history)',
+    about: 'give a finished task a follow-up task (same run folder, page and history)',
   },
   fork: {
     run: forkCommand,
@@ -82,7 +82,7 @@ const COMMANDS: Record<string, Command> = {
   replay: {
     run: replayCommand,
     usage: REPLAY_USAGE,
-    about: "run a recorded run's actions again, without the model while the page matches",
+    about: "run a recorded task's actions again, without the model while the page matches",
   },
   adopt: {
     run: adoptCommand,
@@ -101,8 +101,8 @@ const COMMANDS: Record<string, Command> = {
     usage: EVAL_USAGE,
     about: 'run a task set as a durable evaluation, score it, write reports; `eval compare A B`',
   },
-  show: { run: showCommand, usage: SHOW_USAGE, about: "print a run's step table from its run folder" },
-  view: { run: viewCommand, usage: VIEW_USAGE, about: "write a run's trajectory as one HTML page with markers" },
+  show: { run: showCommand, usage: SHOW_USAGE, about: "print a task's step table from its run folder" },
+  view: { run: viewCommand, usage: VIEW_USAGE, about: "write a task's trajectory as one HTML page with markers" },
   console: {
     run: consoleCommand,
     usage: CONSOLE_USAGE,
