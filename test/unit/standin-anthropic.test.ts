@@ -552,6 +552,15 @@ describe('the request check', () => {
     expect(check(build(), expectations).problems).toEqual(problems);
   });
 
+  it.each([
+    ['text (the docs)', { text: 'shift' }],
+    ['key (the quickstart 20250124 handler)', { key: 'shift' }],
+  ])('a click modifier echoed in the history as %s passes', (_, modifier) => {
+    const r = betaRequest();
+    messagesOf(r)[1]!.content[1]!.input = { action: 'left_click', coordinate: [1, 2], ...modifier };
+    expect(check(r).problems).toEqual([]);
+  });
+
   it('a failed last action (is_error) may come back without an image', () => {
     const r = betaRequest();
     lastContent(r)[0] = { type: 'tool_result', tool_use_id: 'toolu_a', is_error: true, content: 'unknown action' };
