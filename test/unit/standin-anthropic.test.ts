@@ -20,7 +20,7 @@ import {
   type ZoomAction,
 } from '../../src/scripted/providers/anthropic-messages';
 import { imageSize } from '../../src/scripted/providers/anthropic-messages-request';
-import type { ScreenAction } from '../../src/scripted/providers/turn';
+import type { ScreenAction } from '../../src/scripted/providers/output';
 
 /** A PNG's signature and IHDR chunk: all the stand-in reads of a screenshot. */
 function png(width: number, height: number): string {

@@ -17,7 +17,7 @@ import {
   toGeminiGrid,
 } from '../../src/scripted/providers/gemini-generate';
 import type { GeminiResponseContext, GeminiExpect } from '../../src/scripted/providers/gemini-generate';
-import type { ScreenAction, StandInTurn } from '../../src/scripted/providers/turn';
+import type { ScreenAction, StandInOutput } from '../../src/scripted/providers/output';
 
 /** A PNG header (signature + IHDR) of the given size: all the reader needs. */
 function pngOf(width: number, height: number): string {
@@ -40,7 +40,7 @@ const SHOT = pngOf(1280, 800);
 const SIZE = { width: 1280, height: 800 };
 const KEY = { 'x-goog-api-key': 'fake-key' };
 const TOOL = { computer_use: { environment: 'ENVIRONMENT_BROWSER' } };
-const turn = (actions: ScreenAction[], extra: Partial<StandInTurn> = {}): StandInTurn => ({
+const output = (actions: ScreenAction[], extra: Partial<StandInOutput> = {}): StandInOutput => ({
   thoughts: '',
   actions,
   ...extra,
@@ -73,7 +73,7 @@ describe('the 0–999 grid', () => {
   });
 
   it('uses the 1440×900 reference screen when the request carried no screenshot', () => {
-    const body = geminiResponse(turn([{ kind: 'click', button: 'left', count: 1, x: 720, y: 450 }]), {
+    const body = geminiResponse(output([{ kind: 'click', button: 'left', count: 1, x: 720, y: 450 }]), {
       screenshot: null,
       functionSet: '2.5',
     });
@@ -118,7 +118,7 @@ describe('the 2.5 function set', () => {
     ['navigate', { kind: 'navigate', url: URL_ }, [['navigate', { url: URL_ }]]],
     ['back', { kind: 'back' }, [['go_back', {}]]],
   ])('%s', (_name, action, calls) => {
-    const body = geminiResponse(turn([action]), set25);
+    const body = geminiResponse(output([action]), set25);
     expect(callsOf(body)).toEqual(calls);
     expect(body.candidates?.[0]?.finishReason).toBe('STOP');
     expect(body.candidates?.[0]?.content?.role).toBe('model');
@@ -132,7 +132,7 @@ describe('the 2.5 function set', () => {
     ['a screenshot', { kind: 'screenshot' }],
     ['a three-point drag', { kind: 'drag', path: [P, P, P] }],
   ])('cannot say %s: a GeminiStandInError', (_name, action) => {
-    expect(() => geminiResponse(turn([action]), set25)).toThrow(GeminiStandInError);
+    expect(() => geminiResponse(output([action]), set25)).toThrow(GeminiStandInError);
   });
 });
 
@@ -186,13 +186,13 @@ describe('the 3.x function set', () => {
     ['back', { kind: 'back' }, [['go_back', {}]]],
     ['screenshot', { kind: 'screenshot' }, [['take_screenshot', {}]]],
   ])('%s', (_name, action, calls) => {
-    const body = geminiResponse(turn([action], { thoughts: 'Doing it.' }), set3);
+    const body = geminiResponse(output([action], { thoughts: 'Doing it.' }), set3);
     expect(callsOf(body)).toEqual(calls.map(([name, args]) => [name, { ...args, intent: 'Doing it.' }]));
   });
 
   it('the reference spelling: scroll magnitude on the grid, drag_and_drop with destination_x/y', () => {
     const ctx: GeminiResponseContext = { ...set3, spelling: 'reference' };
-    const body = geminiResponse(turn([scroll(0, 400), { kind: 'drag', path: [P, Q] }]), ctx);
+    const body = geminiResponse(output([scroll(0, 400), { kind: 'drag', path: [P, Q] }]), ctx);
     expect(callsOf(body)).toEqual([
       ['scroll', { ...G, direction: 'down', magnitude: 500, intent: 'scroll' }],
       ['drag_and_drop', { ...G, ...D, intent: 'drag and drop' }],
@@ -200,63 +200,63 @@ describe('the 3.x function set', () => {
   });
 
   it('without thoughts, the intent names the function', () => {
-    expect(callsOf(geminiResponse(turn([{ kind: 'back' }]), set3))).toEqual([['go_back', { intent: 'go back' }]]);
+    expect(callsOf(geminiResponse(output([{ kind: 'back' }]), set3))).toEqual([['go_back', { intent: 'go back' }]]);
   });
 });
 
-describe('a turn', () => {
+describe('an output', () => {
   const batch: ScreenAction[] = [click('left', 1), { kind: 'type', text: 'Lisbon', at: P, pressEnter: true }];
 
   it('batches several actions as several functionCall parts after the thoughts’ text part', () => {
-    const body = geminiResponse(turn(batch, { thoughts: 'Search for Lisbon.' }), set25);
+    const body = geminiResponse(output(batch, { thoughts: 'Search for Lisbon.' }), set25);
     const parts = body.candidates?.[0]?.content?.parts ?? [];
     expect(parts[0]).toEqual({ text: 'Search for Lisbon.' });
     expect(parts.slice(1).map((p) => p.functionCall?.name)).toEqual(['click_at', 'type_text_at']);
   });
 
   it('gives calls ids only when asked', () => {
-    const plain = geminiResponse(turn(batch), set25);
+    const plain = geminiResponse(output(batch), set25);
     expect(plain.candidates?.[0]?.content?.parts?.some((p) => p.functionCall?.id)).toBe(false);
-    const withIds = geminiResponse(turn(batch), { ...set25, callIds: true, responseId: 'r7' });
+    const withIds = geminiResponse(output(batch), { ...set25, callIds: true, responseId: 'r7' });
     expect(withIds.candidates?.[0]?.content?.parts?.map((p) => p.functionCall?.id)).toEqual(['r7-1', 'r7-2']);
   });
 
   it('puts a safety check on the first call as args.safety_decision', () => {
     const check = { code: 'sensitive_domain', message: 'This submits a payment. Continue?' };
     for (const ctx of [set25, set3]) {
-      const [first, second] = callsOf(geminiResponse(turn(batch, { safetyCheck: check }), ctx));
+      const [first, second] = callsOf(geminiResponse(output(batch, { safetyCheck: check }), ctx));
       expect(first?.[1].safety_decision).toEqual({ decision: 'require_confirmation', explanation: check.message });
       expect(second?.[1]).not.toHaveProperty('safety_decision');
     }
-    expect(() => geminiResponse(turn([], { safetyCheck: check }), set25)).toThrow(GeminiStandInError);
+    expect(() => geminiResponse(output([], { safetyCheck: check }), set25)).toThrow(GeminiStandInError);
   });
 
   it('is one text part with finishReason STOP when it has no actions', () => {
-    const body = geminiResponse(turn([], { thoughts: 'Done.', final: { kind: 'answer', text: 'Booked.' } }), set3);
+    const body = geminiResponse(output([], { thoughts: 'Done.', final: { kind: 'answer', text: 'Booked.' } }), set3);
     expect(body.candidates?.[0]?.content?.parts).toEqual([{ text: 'Done.' }, { text: 'Booked.' }]);
     expect(body.candidates?.[0]?.finishReason).toBe(FinishReason.STOP);
   });
 
   it('malformed-function-call: finishReason MALFORMED_FUNCTION_CALL and no function call', () => {
-    const body = geminiResponse(turn(batch, { malformed: 'malformed-function-call' }), set25);
+    const body = geminiResponse(output(batch, { malformed: 'malformed-function-call' }), set25);
     expect(body.candidates?.[0]?.finishReason).toBe('MALFORMED_FUNCTION_CALL');
     expect(body.candidates?.[0]?.finishMessage).toMatch(/Malformed function call/);
     expect(callsOf(body)).toEqual([]);
   });
 
   it('unknown-action: a function name outside the set, first', () => {
-    expect(callsOf(geminiResponse(turn(batch, { malformed: 'unknown-action' }), set25))[0]?.[0]).toBe(
+    expect(callsOf(geminiResponse(output(batch, { malformed: 'unknown-action' }), set25))[0]?.[0]).toBe(
       'double_click_at',
     );
-    expect(callsOf(geminiResponse(turn(batch, { malformed: 'unknown-action' }), set3))[0]?.[0]).toBe('click_at');
+    expect(callsOf(geminiResponse(output(batch, { malformed: 'unknown-action' }), set3))[0]?.[0]).toBe('click_at');
   });
 
   it.each(['missing-coordinate', 'off-screen'] as const)('%s is not a kind Gemini sends: an error', (malformed) => {
-    expect(() => geminiResponse(turn(batch, { malformed }), set25)).toThrow(/does not send/);
+    expect(() => geminiResponse(output(batch, { malformed }), set25)).toThrow(/does not send/);
   });
 
   it('reports usage as usageMetadata', () => {
-    const body = geminiResponse(turn(batch, { usage: { input: 1200, output: 40, cachedInput: 1000 } }), set25);
+    const body = geminiResponse(output(batch, { usage: { input: 1200, output: 40, cachedInput: 1000 } }), set25);
     expect(body.usageMetadata).toEqual({
       promptTokenCount: 1200,
       candidatesTokenCount: 40,
@@ -267,7 +267,7 @@ describe('a turn', () => {
 
   it('refuses a function the request excluded', () => {
     const ctx = { ...set25, excludedFunctions: ['drag_and_drop'] };
-    expect(() => geminiResponse(turn([{ kind: 'drag', path: [P, P] }]), ctx)).toThrow(/excluded drag_and_drop/);
+    expect(() => geminiResponse(output([{ kind: 'drag', path: [P, P] }]), ctx)).toThrow(/excluded drag_and_drop/);
   });
 
   it('picks the function set from the model name', () => {
@@ -284,7 +284,7 @@ describe('a turn', () => {
 const image = (data = SHOT) => ({ inlineData: { mimeType: 'image/png', data } });
 const firstUser: Content = { role: 'user', parts: [{ text: 'Book a room in Lisbon.' }, image()] };
 const SAFETY = { safety_decision: { decision: 'require_confirmation', explanation: 'ok?' } };
-const modelTurn = (safety = false, name = 'click_at'): Content => ({
+const modelContent = (safety = false, name = 'click_at'): Content => ({
   role: 'model',
   parts: [{ functionCall: { name, args: { x: 1, y: 2, ...(safety ? SAFETY : {}) } } }],
 });
@@ -298,7 +298,7 @@ describe('the request reader', () => {
   it('passes a well-formed first request and a follow-up, and reads the newest screenshot', () => {
     expect(readGeminiRequest(KEY, body([firstUser]))).toMatchObject({ problems: [], screenshot: SIZE });
     const next = answer({ url: 'https://a.test' }, [image(pngOf(1440, 900))]);
-    const facts = readGeminiRequest(KEY, body([firstUser, modelTurn(), next]));
+    const facts = readGeminiRequest(KEY, body([firstUser, modelContent(), next]));
     expect(facts).toMatchObject({ problems: [], screenshot: { width: 1440, height: 900 }, acknowledged: [] });
     expect(facts.environment).toBe('ENVIRONMENT_BROWSER');
   });
@@ -317,16 +317,20 @@ describe('the request reader', () => {
       ],
     };
     const tools = [{ computerUse: { environment: 'ENVIRONMENT_DESKTOP', excludedPredefinedFunctions: ['search'] } }];
-    const facts = readGeminiRequest(KEY, body([firstUser, modelTurn(true), snake], tools), {
+    const facts = readGeminiRequest(KEY, body([firstUser, modelContent(true), snake], tools), {
       safetyAcknowledgement: true,
     });
     expect(facts).toMatchObject({ problems: [], acknowledged: ['click_at'], excludedFunctions: ['search'] });
   });
 
   it.each([true, 'true'])('reads safety_acknowledgement %o as acknowledged', (ack) => {
-    const facts = readGeminiRequest(KEY, body([firstUser, modelTurn(true), answer({ safety_acknowledgement: ack })]), {
-      safetyAcknowledgement: true,
-    });
+    const facts = readGeminiRequest(
+      KEY,
+      body([firstUser, modelContent(true), answer({ safety_acknowledgement: ack })]),
+      {
+        safetyAcknowledgement: true,
+      },
+    );
     expect(facts).toMatchObject({ problems: [], acknowledged: ['click_at'] });
   });
 
@@ -337,7 +341,7 @@ describe('the request reader', () => {
   });
 
   const ack: GeminiExpect = { safetyAcknowledgement: true };
-  const after = (user: unknown, model = modelTurn()) => body([firstUser, model, user]);
+  const after = (user: unknown, model = modelContent()) => body([firstUser, model, user]);
   const responseOnly = (fr: Record<string, unknown>) => ({ role: 'user', parts: [{ functionResponse: fr }] });
   const jpegPart = { inlineData: { mimeType: 'image/jpeg', data: jpegOf(9, 9) } };
   // [case, request body, the problem line's start, what is expected, headers (default: the key)]
@@ -351,7 +355,7 @@ describe('the request reader', () => {
     ['a wrong environment', body([firstUser], [{ computer_use: { environment: 'browser' } }]), 'computer_use env'],
     ['no contents', body([]), 'no contents'],
     ['a wrong role', body([{ ...firstUser, role: 'assistant' }]), 'contents[0] has role assistant'],
-    ['the model last', body([firstUser, modelTurn()]), 'the last content is the model’s'],
+    ['the model last', body([firstUser, modelContent()]), 'the last content is the model’s'],
     ['no screenshot', body([{ role: 'user', parts: [{ text: 'hi' }] }]), 'the request carries no screenshot'],
     ['no image', body([{ role: 'user', parts: [image('aGVsbG8=')] }]), 'the newest screenshot (image/png) is neither'],
     ['a call unanswered', after({ role: 'user', parts: [{ text: 'go' }] }), '1 function call(s) answered by 0'],
@@ -371,10 +375,10 @@ describe('the request reader', () => {
       'functionResponse for click_at carries no screenshot (parts[].inlineData image/png)',
     ],
     ['a JPEG in it', after(answer({ url: 'u' }, [jpegPart])), 'functionResponse for click_at carries no screenshot'],
-    ['no ack when expected', after(answer(), modelTurn(true)), 'pending safety decision on click_at not ack', ack],
+    ['no ack when expected', after(answer(), modelContent(true)), 'pending safety decision on click_at not ack', ack],
     [
       'an ack that is neither true nor "true"',
-      after(answer({ safety_acknowledgement: 'yes' }), modelTurn(true)),
+      after(answer({ safety_acknowledgement: 'yes' }), modelContent(true)),
       'safety_acknowledgement for click_at is "yes", not true or "true"',
     ],
     [
@@ -408,9 +412,9 @@ describe('the official @google/genai client against the stand-in', () => {
   let server: http.Server;
   let baseUrl = '';
   const seen: Seen[] = [];
-  /** What the next request answers: a turn, the function set and the expectation the reader checks. */
-  let script: { turn: StandInTurn; functionSet: '2.5' | '3'; expect?: GeminiExpect } = {
-    turn: turn([]),
+  /** What the next request answers: an output, the function set and the expectation the reader checks. */
+  let script: { out: StandInOutput; functionSet: '2.5' | '3'; expect?: GeminiExpect } = {
+    out: output([]),
     functionSet: '2.5',
   };
 
@@ -425,7 +429,7 @@ describe('the official @google/genai client against the stand-in', () => {
         );
         const facts = readGeminiRequest(headers, body, script.expect);
         seen.push({ url: req.url ?? '', key: headers['x-goog-api-key'], body, problems: facts.problems });
-        const reply = geminiResponse(script.turn, { screenshot: facts.screenshot, functionSet: script.functionSet });
+        const reply = geminiResponse(script.out, { screenshot: facts.screenshot, functionSet: script.functionSet });
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(reply));
       });
@@ -442,7 +446,7 @@ describe('the official @google/genai client against the stand-in', () => {
     const check = { code: 'sensitive_domain', message: 'Submit the booking?' };
     script = {
       functionSet: '2.5',
-      turn: turn([click('left', 1), { kind: 'type', text: 'Lisbon', at: P, pressEnter: true }], {
+      out: output([click('left', 1), { kind: 'type', text: 'Lisbon', at: P, pressEnter: true }], {
         thoughts: 'Search.',
         safetyCheck: check,
         usage: { input: 900, output: 30 },
@@ -465,16 +469,16 @@ describe('the official @google/genai client against the stand-in', () => {
     expect(response.usageMetadata?.promptTokenCount).toBe(900);
   });
 
-  it('3.x: the acknowledged follow-up passes the reader; a text-only turn parses as text', async () => {
+  it('3.x: the acknowledged follow-up passes the reader; a text-only output parses as text', async () => {
     script = {
       functionSet: '3',
-      turn: turn([], { final: { kind: 'answer', text: 'Booked.' } }),
+      out: output([], { final: { kind: 'answer', text: 'Booked.' } }),
       expect: { safetyAcknowledgement: true },
     };
     const result = answer({ url: URL_, safety_acknowledgement: 'true' }, [image(pngOf(1440, 900))], 'click');
     const response = await client().models.generateContent({
       model: 'gemini-3.5-flash',
-      contents: [firstUser, modelTurn(true, 'click'), result],
+      contents: [firstUser, modelContent(true, 'click'), result],
       config,
     });
     expect(seen.at(-1)?.problems).toEqual([]);
@@ -483,7 +487,7 @@ describe('the official @google/genai client against the stand-in', () => {
   });
 
   it('parses MALFORMED_FUNCTION_CALL with no function calls', async () => {
-    script = { functionSet: '3', turn: turn([{ kind: 'back' }], { malformed: 'malformed-function-call' }) };
+    script = { functionSet: '3', out: output([{ kind: 'back' }], { malformed: 'malformed-function-call' }) };
     const response = await client().models.generateContent({
       model: 'gemini-3.5-flash',
       contents: [firstUser],

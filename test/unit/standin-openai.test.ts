@@ -25,7 +25,7 @@ import type {
   OpenAiRequestFacts,
   OpenAiResponseContext,
 } from '../../src/scripted/providers/openai-responses';
-import type { ScreenAction, StandInTurn } from '../../src/scripted/providers/turn';
+import type { ScreenAction, StandInOutput } from '../../src/scripted/providers/output';
 
 /** A base64 PNG data URL whose header says w×h (the reader reads only the IHDR chunk). */
 function png(w: number, h: number): string {
@@ -52,12 +52,12 @@ const PREVIEW: OpenAiResponseContext = {
   display: { width: 1024, height: 768 },
   sequence: 4,
 };
-const act = (actions: ScreenAction[], more: Partial<StandInTurn> = {}): StandInTurn => ({
+const act = (actions: ScreenAction[], more: Partial<StandInOutput> = {}): StandInOutput => ({
   thoughts: '',
   actions,
   ...more,
 });
-const body = (t: StandInTurn, ctx: OpenAiResponseContext = GA): Response => openAiResponse(t, ctx) as Response;
+const body = (t: StandInOutput, ctx: OpenAiResponseContext = GA): Response => openAiResponse(t, ctx) as Response;
 const callOf = (r: Response): ResponseComputerToolCall => {
   const call = r.output.find((o) => o.type === 'computer_call');
   if (!call || call.type !== 'computer_call') throw new Error('no computer_call');
@@ -484,7 +484,7 @@ describe('the official openai client (responses.create) against the stand-in', (
   let server: http.Server;
   let client: OpenAI;
   const seen: Array<{ method?: string; url?: string; facts: OpenAiRequestFacts }> = [];
-  const script: StandInTurn[] = [];
+  const script: StandInOutput[] = [];
   const expectations: OpenAiRequestExpectations[] = [];
 
   beforeAll(async () => {
@@ -505,7 +505,7 @@ describe('the official openai client (responses.create) against the stand-in', (
           sequence: n + 1,
         };
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(openAiResponse(script[n] as StandInTurn, ctx)));
+        res.end(JSON.stringify(openAiResponse(script[n] as StandInOutput, ctx)));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,10 +1,10 @@
 // The request half of the Anthropic Messages API stand-in (anthropic-messages.ts re-exports it): checks a
-// `POST /v1/messages` request against the documented format (../shared/PROVIDERS.md §2 and the types of
+// `POST /v1/messages` request against the documented format (docs/provider-formats.md and the types of
 // @anthropic-ai/sdk 1.17.0, never our adapters), one line per problem, and reads the newest screenshot's size from its
 // bytes. Split from anthropic-messages.ts only to keep each file under 500 lines.
 import { COMPUTER_MEMBER_NAME_VALUES } from '@anthropic-ai/sdk/resources/messages';
 import type { AnthropicBeta } from '@anthropic-ai/sdk/resources/beta/beta';
-import type { StandInRequestFacts } from './turn';
+import type { StandInRequestFacts } from './output';
 
 /** The computer tools this stand-in speaks (computer_20241022, Sonnet 3.5's, it does not). */
 export const ANTHROPIC_COMPUTER_TOOLS = [
@@ -18,7 +18,7 @@ export const COMPUTER_TOOLSET = 'computer_toolset_20260801';
 /** The `toolset_name` every toolset tool_use carries and every tool_result must echo. */
 export const TOOLSET_NAME = 'computer';
 
-/** The `anthropic-beta` value each beta tool needs (PROVIDERS.md §2, beta headers). */
+/** The `anthropic-beta` value each beta tool needs (docs/provider-formats.md, beta headers). */
 export const COMPUTER_BETA_HEADERS: Record<AnthropicBetaComputerTool, AnthropicBeta> = {
   computer_20250124: 'computer-use-2025-01-24',
   computer_20251124: 'computer-use-2025-11-24',
@@ -26,7 +26,7 @@ export const COMPUTER_BETA_HEADERS: Record<AnthropicBetaComputerTool, AnthropicB
 
 /** Fields a toolset entry must not carry: the API answers `invalid_request_error`. */
 const NOT_TOOLSET_FIELDS = ['name', 'display_width_px', 'display_height_px', 'display_number', 'enable_zoom'];
-/** Image limits (PROVIDERS.md §2): the toolset's models reject, not downscale, images over these. */
+/** Image limits (docs/provider-formats.md): the toolset's models reject, not downscale, images over these. */
 const TOOLSET_LONG_EDGE = 2576;
 const TOOLSET_VISUAL_TOKENS = 4784;
 /** With more than this many images in a request, each side must be ≤ MANY_IMAGES_SIDE. */

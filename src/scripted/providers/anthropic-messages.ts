@@ -2,7 +2,7 @@
 // model output, and the check of a request against the documented format. It speaks the beta computer tools
 // `computer_20250124` and `computer_20251124` (zoom; coordinates in the tool's display_width_px × display_height_px)
 // and the GA `computer_toolset_20260801` (no beta header; one tool_use per action, named after it, with
-// `toolset_name: "computer"`; coordinates in screenshot pixels). Written from ../shared/PROVIDERS.md §2 and the
+// `toolset_name: "computer"`; coordinates in screenshot pixels). Written from docs/provider-formats.md and the
 // types of @anthropic-ai/sdk 1.17.0, never from our adapters. Anthropic has no confirmation field: a question (and a
 // provider check, which Anthropic's model raises in plain text) is a text-only message with stop_reason end_turn.
 import type {
@@ -19,7 +19,7 @@ import type {
   BetaToolUseBlock,
   BetaUsage,
 } from '@anthropic-ai/sdk/resources/beta/messages';
-import type { ScreenAction, ScreenPoint, StandInTurn } from './turn';
+import type { ScreenAction, ScreenPoint, StandInOutput } from './output';
 
 import { COMPUTER_TOOLSET, TOOLSET_NAME } from './anthropic-messages-request';
 import type { AnthropicComputerTool, AnthropicRequestFacts, Size } from './anthropic-messages-request';
@@ -46,15 +46,15 @@ export const UNKNOWN_ACTION = 'click';
 /** How far past the right edge an `off-screen` output's point lands, in the provider's coordinate space. */
 export const OFF_SCREEN_MARGIN = 40;
 
-/** Zoom, which turn.ts's ScreenAction lacks (computer_20251124, the toolset): a region in screenshot pixels. */
+/** Zoom, which output.ts's ScreenAction lacks (computer_20251124, the toolset): a region in screenshot pixels. */
 export interface ZoomAction {
   kind: 'zoom';
   from: ScreenPoint;
   to: ScreenPoint;
 }
 
-/** A StandInTurn whose actions may also zoom (every StandInTurn is one). */
-export interface AnthropicScriptedOutput extends Omit<StandInTurn, 'actions'> {
+/** A StandInOutput whose actions may also zoom (every StandInOutput is one). */
+export interface AnthropicScriptedOutput extends Omit<StandInOutput, 'actions'> {
   actions: Array<ScreenAction | ZoomAction>;
 }
 

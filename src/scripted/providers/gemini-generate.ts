@@ -1,15 +1,15 @@
 // The Gemini stand-in's two pure halves, for `POST /v1beta/models/{model}:generateContent` with the `computer_use`
 // tool: readGeminiRequest checks a request against the documented format and reads its newest screenshot's size;
-// geminiResponse turns a provider-neutral StandInTurn into the response body, with the coordinates on Gemini's
+// geminiResponse turns a provider-neutral StandInOutput into the response body, with the coordinates on Gemini's
 // normalized 0–999 grid, one functionCall part per action, and a safety decision in the call's args. Written from
-// ../shared/PROVIDERS.md §3 and the `@google/genai` types (2.32.0), never from our adapters.
+// docs/provider-formats.md and the `@google/genai` types (2.32.0), never from our adapters.
 // Casing: the REST docs write snake_case (`computer_use`, `function_response`, `inline_data`), the SDK sends
 // camelCase (`computerUse`, `functionResponse`, `inlineData`); the API takes both, so the reader accepts both for
 // every field. The response is camelCase, as the API sends it and the SDK reads it.
 import { FinishReason } from '@google/genai';
 import type { Candidate, FunctionCall, GenerateContentResponse, Part } from '@google/genai';
 import { pngSize } from '../../desktop/screenshot';
-import type { ScreenAction, ScreenPoint, StandInRequestFacts, StandInTurn } from './turn';
+import type { ScreenAction, ScreenPoint, StandInRequestFacts, StandInOutput } from './output';
 
 /** The URL path the stand-in answers (the SDK sends `/v1beta/models/{model}:generateContent`). */
 export const GEMINI_PATH = /^\/v1beta\/models\/([^/:?]+):generateContent(?:\?.*)?$/;
@@ -27,7 +27,7 @@ export type GeminiFunctionSet = '2.5' | '3';
 
 /**
  * The function set a model name implies: `gemini-2*` and the `computer-use-preview` models speak '2.5', every other
- * model '3'. PROVIDERS.md leaves gemini-3-flash-preview and gemini-3.1-pro-preview open (the reference repo drives
+ * model '3'. the sources leave gemini-3-flash-preview and gemini-3.1-pro-preview open (the reference repo drives
  * them with the 2.5 set, the docs group them with 3.x): a caller that knows better passes the set explicitly.
  */
 export function geminiFunctionSetForModel(model: string): GeminiFunctionSet {
@@ -196,7 +196,7 @@ function newestImage(contents: Json[]): { mime: string; data: string } | undefin
 /**
  * Checks a generateContent request against the documented computer-use format and reads its newest screenshot.
  * `expect.safetyAcknowledgement`: the person confirmed the last turn's safety decision, so the functionResponse of
- * the call that asked must carry `response.safety_acknowledgement` (true or "true"; PROVIDERS.md: both are seen).
+ * the call that asked must carry `response.safety_acknowledgement` (true or "true"; docs/provider-formats.md: both are seen).
  */
 export function readGeminiRequest(
   headers: Record<string, string | undefined>,
@@ -250,7 +250,7 @@ export interface GeminiResponseContext {
   screenshot: { width: number; height: number } | null;
   functionSet: GeminiFunctionSet;
   /**
-   * The 3.x set's argument names where the sources disagree (PROVIDERS.md §3): 'docs' (default) sends
+   * The 3.x set's argument names where the sources disagree (docs/provider-formats.md): 'docs' (default) sends
    * `scroll{…, magnitude_in_pixels}` and `drag_and_drop{start_x, start_y, end_x, end_y}`; 'reference' (the
    * computer-use-preview repo) sends `scroll{…, magnitude}` on the 0–999 grid and `drag_and_drop{x, y,
    * destination_x, destination_y}`. The 2.5 set has one spelling.
@@ -266,7 +266,7 @@ export interface GeminiResponseContext {
   callIds?: boolean;
 }
 
-/** A StandInTurn the chosen function set cannot express (a scripting error, not a model error). */
+/** A StandInOutput the chosen function set cannot express (a scripting error, not a model error). */
 export class GeminiStandInError extends Error {
   override name = 'GeminiStandInError';
 }
@@ -280,7 +280,7 @@ export type GeminiResponseBody = Pick<
 type Call = { name: string; args: Record<string, unknown> };
 type Grid = (point: ScreenPoint) => { x: number; y: number };
 
-/** Screenshot pixels to the 0–999 grid (the inverse of PROVIDERS.md's `px = x/1000*width`), clamped. */
+/** Screenshot pixels to the 0–999 grid (the inverse of docs/provider-formats.md's `px = x/1000*width`), clamped. */
 export function toGeminiGrid(point: ScreenPoint, size: { width: number; height: number }): { x: number; y: number } {
   const norm = (v: number, extent: number) => Math.min(999, Math.max(0, Math.round((v / extent) * 1000)));
   return { x: norm(point.x, size.width), y: norm(point.y, size.height) };
@@ -406,38 +406,38 @@ function calls3(a: ScreenAction, grid: Grid, size: { width: number; height: numb
 }
 
 /** The turn's actions as calls in the chosen set, with the malformed kind and the safety decision applied. */
-function turnCalls(turn: StandInTurn, ctx: GeminiResponseContext): Call[] {
+function outputCalls(out: StandInOutput, ctx: GeminiResponseContext): Call[] {
   const size = ctx.screenshot ?? GEMINI_REFERENCE_SCREEN;
   const grid: Grid = (p) => toGeminiGrid(p, size);
   const spelling = ctx.spelling ?? 'docs';
-  const calls = turn.actions.flatMap((a) =>
+  const calls = out.actions.flatMap((a) =>
     ctx.functionSet === '2.5' ? calls25(a, grid, size) : calls3(a, grid, size, spelling),
   );
   if (ctx.functionSet === '3') {
-    const intent = turn.thoughts.trim();
+    const intent = out.thoughts.trim();
     for (const call of calls) call.args = { ...call.args, intent: intent || call.name.replace(/_/g, ' ') };
   }
   const blocked = calls.find((c) => ctx.excludedFunctions?.includes(c.name));
   if (blocked) throw new GeminiStandInError(`the request excluded ${blocked.name}, which this turn needs`);
-  if (turn.malformed === 'unknown-action') {
+  if (out.malformed === 'unknown-action') {
     // A name from neither set, shaped like the set's own (a model mixing sets sends such names).
     calls.unshift({ name: ctx.functionSet === '2.5' ? 'double_click_at' : 'click_at', args: grid({ x: 0, y: 0 }) });
   }
-  if (turn.safetyCheck) {
+  if (out.safetyCheck) {
     const first = calls[0];
     if (!first) throw new GeminiStandInError('a safety check needs an action to sit on');
     first.args = {
       ...first.args,
-      safety_decision: { decision: 'require_confirmation', explanation: turn.safetyCheck.message },
+      safety_decision: { decision: 'require_confirmation', explanation: out.safetyCheck.message },
     };
   }
   return calls;
 }
 
-/** The candidate of one turn: text parts and functionCall parts, or a MALFORMED_FUNCTION_CALL with no call. */
-function candidateOf(turn: StandInTurn, ctx: GeminiResponseContext, responseId: string): Candidate {
-  if (turn.malformed === 'malformed-function-call') {
-    const parts: Part[] = turn.thoughts ? [{ text: turn.thoughts }] : [];
+/** The candidate of one out: text parts and functionCall parts, or a MALFORMED_FUNCTION_CALL with no call. */
+function candidateOf(out: StandInOutput, ctx: GeminiResponseContext, responseId: string): Candidate {
+  if (out.malformed === 'malformed-function-call') {
+    const parts: Part[] = out.thoughts ? [{ text: out.thoughts }] : [];
     return {
       ...(parts.length ? { content: { role: 'model', parts } } : {}),
       finishReason: FinishReason.MALFORMED_FUNCTION_CALL,
@@ -445,13 +445,13 @@ function candidateOf(turn: StandInTurn, ctx: GeminiResponseContext, responseId: 
       index: 0,
     };
   }
-  if (turn.malformed === 'missing-coordinate' || turn.malformed === 'off-screen') {
+  if (out.malformed === 'missing-coordinate' || out.malformed === 'off-screen') {
     throw new GeminiStandInError(
-      `Gemini does not send a ${turn.malformed} call (its malformed kinds: malformed-function-call, unknown-action)`,
+      `Gemini does not send a ${out.malformed} call (its malformed kinds: malformed-function-call, unknown-action)`,
     );
   }
-  const calls = turnCalls(turn, ctx);
-  const texts = [turn.thoughts, calls.length === 0 ? turn.final?.text : undefined].filter((t): t is string => !!t);
+  const calls = outputCalls(out, ctx);
+  const texts = [out.thoughts, calls.length === 0 ? out.final?.text : undefined].filter((t): t is string => !!t);
   const parts: Part[] = [
     ...texts.map((text) => ({ text })),
     ...calls.map((call, n): Part => {
@@ -465,17 +465,17 @@ function candidateOf(turn: StandInTurn, ctx: GeminiResponseContext, responseId: 
 }
 
 /**
- * The generateContent response body for one turn. Several actions are several functionCall parts of one candidate
+ * The generateContent response body for one out. Several actions are several functionCall parts of one candidate
  * (Gemini batches); an action the set lacks as one call becomes several where it can (3.x: held keys as key_down /
  * key_up around the click, a click before `type`, a multi-point drag as mouse_down / move / mouse_up) and throws
  * GeminiStandInError where it cannot (2.5: right and double clicks, typing without a point, a screenshot).
  * Text-only turns are one text part (the thoughts, then the final text), finishReason STOP.
  */
-export function geminiResponse(turn: StandInTurn, ctx: GeminiResponseContext): GeminiResponseBody {
+export function geminiResponse(out: StandInOutput, ctx: GeminiResponseContext): GeminiResponseBody {
   const responseId = ctx.responseId ?? 'standin-response';
-  const usage = turn.usage ?? { input: 0, output: 0 };
+  const usage = out.usage ?? { input: 0, output: 0 };
   return {
-    candidates: [candidateOf(turn, ctx, responseId)],
+    candidates: [candidateOf(out, ctx, responseId)],
     usageMetadata: {
       promptTokenCount: usage.input,
       candidatesTokenCount: usage.output,

@@ -1,6 +1,6 @@
 // The OpenAI Responses API stand-in (`POST /v1/responses`), its two pure halves: `readOpenAiRequest` checks a request
-// against the documented format (../shared/PROVIDERS.md §1 and the `openai` SDK's types) and reads the newest
-// screenshot's size; `openAiResponse` turns a scripted StandInTurn into the response body, for the GA `computer` tool
+// against the documented format (docs/provider-formats.md and the `openai` SDK's types) and reads the newest
+// screenshot's size; `openAiResponse` turns a scripted StandInOutput into the response body, for the GA `computer` tool
 // (one computer_call, batched `actions[]`, screenshot pixels) and the preview `computer_use_preview` tool (one
 // `action` per computer_call, in the display_width×display_height space). Written from the docs and the SDK's types,
 // never from our adapters (src/families/), so an adapter bug cannot hide behind it.
@@ -13,7 +13,7 @@ import type {
   ResponseReasoningItem,
   ResponseUsage,
 } from 'openai/resources/responses/responses';
-import type { ScreenAction, ScreenPoint, StandInRequestFacts, StandInTurn } from './turn';
+import type { ScreenAction, ScreenPoint, StandInRequestFacts, StandInOutput } from './output';
 
 export type OpenAiComputerTool = 'computer' | 'computer_use_preview';
 export interface Size {
@@ -88,7 +88,7 @@ export function expandForOpenAi(actions: readonly ScreenAction[]): ScreenAction[
  * consecutive responses: this splits a turn into one turn per native action (thoughts and the safety check on the
  * first, the final text and usage on the last). The server plays them as consecutive entries.
  */
-export function splitForPreview(scripted: StandInTurn): StandInTurn[] {
+export function splitForPreview(scripted: StandInOutput): StandInOutput[] {
   const actions = expandForOpenAi(scripted.actions);
   if (actions.length <= 1) return [scripted];
   return actions.map((a, i) => ({
@@ -144,7 +144,7 @@ function nativeAction(a: ScreenAction, map: (p: ScreenPoint) => ScreenPoint): Co
   }
 }
 
-function usageOf(usage: StandInTurn['usage']): ResponseUsage | undefined {
+function usageOf(usage: StandInOutput['usage']): ResponseUsage | undefined {
   if (!usage) return undefined;
   return {
     input_tokens: usage.input,
@@ -176,7 +176,7 @@ function messageItem(text: string, ctx: OpenAiResponseContext): ResponseOutputMe
 }
 
 /** The computer_call items: one with `actions[]` (GA), or one with `action` (preview, which cannot batch). */
-function computerCalls(scripted: StandInTurn, ctx: OpenAiResponseContext): ResponseComputerToolCall[] {
+function computerCalls(scripted: StandInOutput, ctx: OpenAiResponseContext): ResponseComputerToolCall[] {
   const actions = expandForOpenAi(scripted.actions).map((a) => nativeAction(a, toNativeSpace(ctx)));
   const checks: ResponseComputerToolCall.PendingSafetyCheck[] = scripted.safetyCheck
     ? [{ id: `cs_${pad(ctx.sequence)}`, code: scripted.safetyCheck.code, message: scripted.safetyCheck.message }]
@@ -191,7 +191,7 @@ function computerCalls(scripted: StandInTurn, ctx: OpenAiResponseContext): Respo
 }
 
 /** The typed body: reasoning (when the turn has thoughts), then the computer_call, or a message for a text turn. */
-function typedResponse(scripted: StandInTurn, ctx: OpenAiResponseContext): OpenAiResponseBody {
+function typedResponse(scripted: StandInOutput, ctx: OpenAiResponseContext): OpenAiResponseBody {
   const output: ResponseOutputItem[] = [];
   const text = scripted.final?.text;
   if (scripted.actions.length > 0) {
@@ -238,7 +238,7 @@ function previewTool(ctx: OpenAiResponseContext): Response['tools'][number] {
  * Breaks the first action the way OpenAI really does (issue 41): `unknown-action` renames its type to one OpenAI's set
  * lacks (`triple_click`), keeping its point; `missing-coordinate` drops `y` from the first pointer action.
  */
-function malform(body: OpenAiResponseBody, kind: NonNullable<StandInTurn['malformed']>): unknown {
+function malform(body: OpenAiResponseBody, kind: NonNullable<StandInOutput['malformed']>): unknown {
   const wire = JSON.parse(JSON.stringify(body)) as { output: Array<Record<string, unknown>> };
   const call = wire.output.find((o) => o.type === 'computer_call');
   const actions = (call?.actions ?? (call?.action ? [call.action] : [])) as Array<Record<string, unknown>>;
@@ -259,7 +259,7 @@ function malform(body: OpenAiResponseBody, kind: NonNullable<StandInTurn['malfor
 }
 
 /** The response body for one scripted turn (see the module comment); typed by the SDK unless deliberately malformed. */
-export function openAiResponse(scripted: StandInTurn, ctx: OpenAiResponseContext): unknown {
+export function openAiResponse(scripted: StandInOutput, ctx: OpenAiResponseContext): unknown {
   const body = typedResponse(scripted, ctx);
   return scripted.malformed ? malform(body, scripted.malformed) : body;
 }
@@ -339,7 +339,7 @@ function readTool(body: Item, problems: string[]): { tool: OpenAiComputerTool | 
 function imagesOf(item: Item, problems: string[]): Item[] {
   if (item.type === 'computer_call_output') {
     const out = isRecord(item.output) ? item.output : {};
-    // computer_screenshot is the SDK's; input_image is the 2025 sample app's (PROVIDERS.md: UNVERIFIED, both accepted).
+    // computer_screenshot is the SDK's; input_image is the 2025 sample app's (docs/provider-formats.md: UNVERIFIED, both accepted).
     if (out.type !== 'computer_screenshot' && out.type !== 'input_image') {
       problems.push(`computer_call_output ${String(item.call_id)}: output type is not computer_screenshot`);
     }

@@ -1,8 +1,8 @@
-// What a provider stand-in says in one model turn, before it is put in that provider's wire format: the scripted
+// What a provider stand-in outputs for one model call, before it is put in that provider's wire format: the scripted
 // model's thoughts and actions, in screenshot pixels (the screenshot the request carried), neutral to every provider.
-// Each stand-in (openai-responses.ts, anthropic-messages.ts, gemini-generate.ts) turns a StandInTurn into its
+// Each stand-in (openai-responses.ts, anthropic-messages.ts, gemini-generate.ts) puts a StandInOutput into its
 // provider's response body, in the provider's own coordinate space, batching and safety protocol, written from
-// ../shared/PROVIDERS.md and the provider SDK's types, never from our adapters (src/families/).
+// docs/provider-formats.md and the provider SDK's types, never from our adapters (src/families/).
 
 /** A point in the screenshot the request carried, in its pixels (0,0 top left). */
 export interface ScreenPoint {
@@ -23,7 +23,7 @@ export type ScreenAction =
   | { kind: 'back' }
   | { kind: 'screenshot' };
 
-/** The provider's confirmation request on the turn's first action (OpenAI's pending safety check, Gemini's). */
+/** The provider's confirmation request on the output's first action (OpenAI's pending safety check, Gemini's). */
 export interface StandInSafetyCheck {
   /** OpenAI's check code (`malicious_instructions`, `irrelevant_domain`, `sensitive_domain`). */
   code: string;
@@ -38,12 +38,12 @@ export type StandInMalformed =
   | 'off-screen' // a point outside the screenshot
   | 'malformed-function-call'; // Gemini's finishReason MALFORMED_FUNCTION_CALL
 
-export interface StandInTurn {
+export interface StandInOutput {
   /** The model's text before its actions (its reasoning shown to the user); may be empty. */
   thoughts: string;
-  /** Actions in order; several are one batch (one provider turn). Empty: a text-only turn (the task's end or a question). */
+  /** Actions in order; several are one batch (one model call). Empty: a text-only output (the task's end or a question). */
   actions: ScreenAction[];
-  /** A text-only turn's meaning: the final answer, or a question to the person (Anthropic asks in plain text). */
+  /** A text-only output's meaning: the final answer, or a question to the person (Anthropic asks in plain text). */
   final?: { kind: 'answer' | 'question'; text: string };
   safetyCheck?: StandInSafetyCheck;
   malformed?: StandInMalformed;
