@@ -167,12 +167,20 @@ function attemptOutput(file: string, from: number): string {
 
 /**
  * Why a start failed, in one line: the server's own `Error: …` line (it may be followed by the warnings of its
- * services stopping), or else its last three lines.
+ * services stopping); else its first logged error (`level=ERROR msg="…" error="…"`, as when a port was taken and
+ * a Go panic's stack follows it); else its last three lines.
  */
 export function startFailureReason(output: string): string {
   const lines = output.trim().split('\n');
   const error = lines.filter((l) => l.startsWith('Error:')).at(-1);
-  return error ?? lines.slice(-3).join(' | ');
+  if (error !== undefined) return error;
+  const logged = lines.find((l) => / level=ERROR /.test(l));
+  if (logged !== undefined) {
+    const field = (name: string) => new RegExp(`${name}="((?:[^"\\\\]|\\\\.)*)"`).exec(logged)?.[1];
+    const [msg, err] = [field('msg'), field('error')];
+    if (msg !== undefined) return err === undefined ? msg : `${msg}: ${err}`;
+  }
+  return lines.slice(-3).join(' | ');
 }
 
 /** The dev server accepts connections a moment before its namespace is ready. */

@@ -8,7 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { startDevServer, freePort, waitForNamespace } from '../../src/infra/devserver';
+import { DevServerError, startDevServer, freePort, waitForNamespace } from '../../src/infra/devserver';
 import type { DevServer } from '../../src/infra/devserver';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
@@ -87,20 +87,39 @@ export interface HarnessOptions {
   log?: (line: string) => void;
 }
 
+/**
+ * Starts a dev server on free ports. A port another process took between the pick and the server's bind (seen when
+ * other test files start servers at the same time) is picked again, twice at most; any other failure is final.
+ */
+async function startOnFreePorts(
+  start: (port: number, uiPort: number) => Promise<DevServer>,
+): Promise<{ server: DevServer; port: number; uiPort: number }> {
+  for (let attempt = 0; ; attempt++) {
+    const [port, uiPort] = [await freePort(), await freePort()];
+    try {
+      return { server: await start(port, uiPort), port, uiPort };
+    } catch (err) {
+      if (attempt >= 2 || !(err instanceof DevServerError) || !/address already in use/.test(err.message)) throw err;
+      console.warn(`${err.message}; starting the Temporal dev server again on other ports`);
+    }
+  }
+}
+
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-it-'));
-  const port = await freePort();
   const dbFile = path.join(dir, 'temporal.sqlite');
-  const display = opts.ui
-    ? { headless: false, uiPort: await freePort(), uiCodecEndpoint: opts.uiCodecEndpoint }
-    : { headless: true };
-  const server = await startDevServer({
-    dbFile,
-    port,
-    ...display,
-    output: path.join(dir, 'server.log'),
-    onRetry: (l) => console.warn(l),
-  });
+  const displayOn = (uiPort: number) =>
+    opts.ui ? { headless: false, uiPort, uiCodecEndpoint: opts.uiCodecEndpoint } : { headless: true };
+  const { server, port, uiPort } = await startOnFreePorts((p, ui) =>
+    startDevServer({
+      dbFile,
+      port: p,
+      ...displayOn(ui),
+      output: path.join(dir, 'server.log'),
+      onRetry: (l) => console.warn(l),
+    }),
+  );
+  const display = displayOn(uiPort);
   const config = loadConfig({
     env: {
       TEMPORAL_ADDRESS: server.address,

@@ -17,6 +17,24 @@ describe('startFailureReason', () => {
     );
   });
 
+  it('picks the first logged error when a panic follows it (a port taken between the pick and the bind)', () => {
+    const output = [
+      'time=2026-12-06T05:22:24.112 level=ERROR msg="Failed to start gRPC listener" error="listen tcp 127.0.0.1:36643: bind: address already in use" service=frontend address=127.0.0.1:36643',
+      'panic: runtime error: invalid memory address or nil pointer dereference',
+      '[signal SIGSEGV: segmentation violation code=0x1 addr=0x20 pc=0x2bb0889]',
+      '',
+      'goroutine 1 [running]:',
+      'main.main()',
+      '\t/home/runner/work/cli/cli/cmd/temporal/main.go:18 +0x8e',
+    ].join('\n');
+    expect(startFailureReason(output)).toBe(
+      'Failed to start gRPC listener: listen tcp 127.0.0.1:36643: bind: address already in use',
+    );
+    expect(startFailureReason('time=x level=ERROR msg="Failed \\"quoted\\" thing" service=a\nlast')).toBe(
+      'Failed \\"quoted\\" thing',
+    );
+  });
+
   it('falls back to the last three lines, joined, when there is no Error line', () => {
     expect(startFailureReason('one\ntwo\nthree\nfour\n')).toBe('two | three | four');
     expect(startFailureReason('')).toBe('');
