@@ -61,7 +61,8 @@ export function familyFlag(values: { profile?: string | undefined; family?: stri
     throw new UsageError(`--family '${values.family}' and --profile '${values.profile}' differ: give one`);
   }
   if (name !== undefined && !isFamilyName(name)) {
-    throw new UsageError(`--profile must be ${familyNames().join(' or ')}, got '${name}'`);
+    const flag = values.family !== undefined ? '--family' : '--profile';
+    throw new UsageError(`${flag} must be ${familyNames().join(' or ')}, got '${name}'`);
   }
   return name;
 }

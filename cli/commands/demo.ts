@@ -207,7 +207,10 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const port = intFlag(values.port, 'port') ?? 7233;
   const uiPort = intFlag(values['ui-port'], 'ui-port') ?? 8233;
   const desktop = !!values.desktop;
-  if (desktop && family) throw new UsageError('--profile is for the browser demo (model families)');
+  if (desktop && family) {
+    const flag = values.family !== undefined ? '--family' : '--profile';
+    throw new UsageError(`${flag} is for the browser demo (model families)`);
+  }
   const reply = replyFlag?.trim() ?? (desktop ? DESKTOP_DEFAULT_REPLY : DEFAULT_REPLY);
   const unattended = !!values.yes || !process.stdin.isTTY;
   if (!values.yes && unattended) say('stdin is not a terminal: the question gets an automatic reply (as --yes)');
