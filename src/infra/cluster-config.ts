@@ -2,10 +2,9 @@
 // static config (PostgreSQL for both stores, every service on 127.0.0.1) and the dynamic config switching on what our
 // workflows use.
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { ClusterError, DB_USER } from './cluster-postgres';
-import { freePort } from './devserver';
+import { canListen, freePort } from './devserver';
 
 export interface Ports {
   frontend: number;
@@ -14,15 +13,6 @@ export interface Ports {
   matching: number;
   worker: number;
   membership: [number, number, number, number];
-}
-
-/** Whether 127.0.0.1:port can be listened on now. */
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
 }
 
 /**

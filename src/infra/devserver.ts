@@ -52,7 +52,30 @@ export function canConnect(host: string, port: number, timeoutMs = 500): Promise
   });
 }
 
+/**
+ * Where free ports are looked for: below Linux's default ephemeral range (32768–60999). The kernel hands out that
+ * range to every outgoing connection and to each port a program asks for as "any" — as the dev server does for its
+ * own internal services, in every test file at once. A port picked there could be taken by another dev server's
+ * internal service a moment later (seen: that server then panicked after it had started).
+ */
+export const FREE_PORT_RANGE = { from: 20_000, to: 32_767 } as const;
+
+/** Whether `port` can be listened on at 127.0.0.1 now (closed again at once). */
+export function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/** A port free at 127.0.0.1 now, picked at random in FREE_PORT_RANGE (any free port after 50 taken tries). */
 export async function freePort(): Promise<number> {
+  const { from, to } = FREE_PORT_RANGE;
+  for (let i = 0; i < 50; i++) {
+    const port = from + Math.floor(Math.random() * (to - from + 1));
+    if (await canListen(port)) return port;
+  }
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);

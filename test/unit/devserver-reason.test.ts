@@ -1,6 +1,8 @@
 // Why a dev server start failed, in one line: its own `Error:` line, also when its services' warnings follow it.
+// And the free ports tests start servers on: below the kernel's ephemeral range, free when picked.
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { startFailureReason } from '../../src/infra/devserver';
+import { FREE_PORT_RANGE, freePort, startFailureReason } from '../../src/infra/devserver';
 
 describe('startFailureReason', () => {
   it("picks the server's Error line out of the warnings printed after it (as a CI run's log had it)", () => {
@@ -38,5 +40,21 @@ describe('startFailureReason', () => {
   it('falls back to the last three lines, joined, when there is no Error line', () => {
     expect(startFailureReason('one\ntwo\nthree\nfour\n')).toBe('two | three | four');
     expect(startFailureReason('')).toBe('');
+  });
+});
+
+describe('freePort', () => {
+  it('picks a port below the ephemeral range that can be listened on', async () => {
+    const ports = await Promise.all([freePort(), freePort(), freePort()]);
+    for (const port of ports) {
+      expect(port).toBeGreaterThanOrEqual(FREE_PORT_RANGE.from);
+      expect(port).toBeLessThanOrEqual(FREE_PORT_RANGE.to);
+      const srv = net.createServer();
+      await new Promise<void>((resolve, reject) => {
+        srv.once('error', reject);
+        srv.listen(port, '127.0.0.1', () => resolve());
+      });
+      await new Promise<void>((resolve) => srv.close(() => resolve()));
+    }
   });
 });
