@@ -5,6 +5,7 @@
 import { COMPUTER_MEMBER_NAME_VALUES } from '@anthropic-ai/sdk/resources/messages';
 import type { AnthropicBeta } from '@anthropic-ai/sdk/resources/beta/beta';
 import type { StandInRequestFacts } from './output';
+import { readImageHeader } from './image-size';
 
 /** The computer tools this stand-in speaks (computer_20241022, Sonnet 3.5's, it does not). */
 export const ANTHROPIC_COMPUTER_TOOLS = [
@@ -75,26 +76,8 @@ const blocksOf = (m: Json | undefined): Json[] =>
 const toolUsesOf = (m: Json | undefined): Json[] => blocksOf(m).filter((b) => b.type === 'tool_use');
 const isPositiveInt = (x: unknown): boolean => typeof x === 'number' && Number.isInteger(x) && x > 0;
 
-/** Width and height from a PNG's IHDR or a JPEG's SOF marker; null for anything else. */
-export function imageSize(bytes: Buffer): (Size & { mediaType: 'image/png' | 'image/jpeg' }) | null {
-  if (bytes.length >= 24 && bytes.readUInt32BE(0) === 0x89504e47 && bytes.toString('ascii', 12, 16) === 'IHDR') {
-    return { mediaType: 'image/png', width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
-  }
-  if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) return null;
-  for (let i = 2; i + 9 < bytes.length;) {
-    if (bytes[i] !== 0xff) return null;
-    const marker = bytes[i + 1] ?? 0;
-    if (marker === 0xff) {
-      i += 1;
-      continue;
-    }
-    const isFrame = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
-    if (isFrame)
-      return { mediaType: 'image/jpeg', height: bytes.readUInt16BE(i + 5), width: bytes.readUInt16BE(i + 7) };
-    i += 2 + bytes.readUInt16BE(i + 2);
-  }
-  return null;
-}
+/** Width, height and type of a PNG or JPEG, from its header (the stand-ins' one reader); null for anything else. */
+export const imageSize = readImageHeader;
 
 interface ToolFacts {
   tool: AnthropicComputerTool | null;

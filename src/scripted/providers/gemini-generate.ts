@@ -8,8 +8,8 @@
 // every field. The response is camelCase, as the API sends it and the SDK reads it.
 import { FinishReason } from '@google/genai';
 import type { Candidate, FunctionCall, GenerateContentResponse, Part } from '@google/genai';
-import { pngSize } from '../../desktop/screenshot';
 import type { ScreenAction, ScreenPoint, StandInRequestFacts, StandInOutput } from './output';
+import { readImageHeader } from './image-size';
 
 /** The URL path the stand-in answers (the SDK sends `/v1beta/models/{model}:generateContent`). */
 export const GEMINI_PATH = /^\/v1beta\/models\/([^/:?]+):generateContent(?:\?.*)?$/;
@@ -71,22 +71,10 @@ function objects(value: unknown): Json[] {
   return Array.isArray(value) ? value.filter(isObject) : [];
 }
 
-function jpegSize(bytes: Buffer): { width: number; height: number } | undefined {
-  if (bytes.length < 4 || bytes[0] !== 0xff || bytes[1] !== 0xd8) return undefined;
-  let at = 2;
-  while (at + 9 < bytes.length && bytes[at] === 0xff) {
-    const marker = bytes[at + 1] ?? 0;
-    const isFrame = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
-    if (isFrame) return { height: bytes.readUInt16BE(at + 5), width: bytes.readUInt16BE(at + 7) };
-    at += 2 + bytes.readUInt16BE(at + 2);
-  }
-  return undefined;
-}
-
 /** The size of a base64 PNG or JPEG, from its header; undefined when it is neither. */
 export function imageSize(base64: string): { width: number; height: number } | undefined {
-  const bytes = Buffer.from(base64, 'base64');
-  return pngSize(bytes) ?? jpegSize(bytes);
+  const header = readImageHeader(Buffer.from(base64, 'base64'));
+  return header ? { width: header.width, height: header.height } : undefined;
 }
 
 /** An image part's `inlineData`: its MIME type and base64 data. */

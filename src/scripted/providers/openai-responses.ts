@@ -14,6 +14,7 @@ import type {
   ResponseUsage,
 } from 'openai/resources/responses/responses';
 import type { ScreenAction, ScreenPoint, StandInRequestFacts, StandInOutput } from './output';
+import { readImageHeader } from './image-size';
 
 export type OpenAiComputerTool = 'computer' | 'computer_use_preview';
 export interface Size {
@@ -358,27 +359,8 @@ function imagesOf(item: Item, problems: string[]): Item[] {
 export function imageSizeOf(dataUrl: string): Size | null {
   const m = /^data:image\/[\w.+-]+;base64,(.*)$/s.exec(dataUrl);
   if (!m?.[1]) return null;
-  const bytes = Buffer.from(m[1], 'base64');
-  return pngSize(bytes) ?? jpegSize(bytes);
-}
-
-function pngSize(b: Buffer): Size | null {
-  if (b.length < 24 || b.readUInt32BE(0) !== 0x89504e47 || b.toString('latin1', 12, 16) !== 'IHDR') return null;
-  return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
-}
-
-function jpegSize(b: Buffer): Size | null {
-  if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8) return null;
-  for (let i = 2; i + 9 < b.length;) {
-    if (b[i] !== 0xff) return null;
-    const marker = b[i + 1] as number;
-    if (marker === 0xff) i += 1;
-    else if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd8)) i += 2;
-    else if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker)) {
-      return { height: b.readUInt16BE(i + 5), width: b.readUInt16BE(i + 7) };
-    } else i += 2 + b.readUInt16BE(i + 2);
-  }
-  return null;
+  const header = readImageHeader(Buffer.from(m[1], 'base64'));
+  return header ? { width: header.width, height: header.height } : null;
 }
 
 function screenshotSize(image: Item | undefined, problems: string[]): Size | null {
