@@ -91,6 +91,15 @@ function rawResponse(action: Extract<Event, { type: 'action' }>): string {
   return typeof first?.raw_response === 'string' ? first.raw_response : '';
 }
 
+/** Metadata key on an action event: the model call's batch it belongs to (src/agent/batch.ts). */
+export const BATCH_KEY = 'batch';
+
+/** Whether a step's action was the next action of an earlier step's model call (no call of its own). */
+function continuesCall(action: Extract<Event, { type: 'action' }>): boolean {
+  const batch = (action.metadata as Record<string, unknown> | undefined)?.[BATCH_KEY] as { continues?: unknown };
+  return batch?.continues === true;
+}
+
 function askedQuestion(action: Extract<Event, { type: 'action' }>): string {
   const question = (action.content.arguments as { question?: unknown } | undefined)?.question;
   return typeof question === 'string' ? question : '';
@@ -162,7 +171,11 @@ export function historyForStep(events: readonly Event[], step: number, generatio
     const action = ev && ev.action.size ? latest(ev.action) : undefined;
     if (!ev || !action) throw new HistoryError(`step ${s} has no recorded action`);
     history.push(observed(s, ev.pre.get(action[0]) ?? latest(ev.pre)?.[1]));
-    history.push({ kind: 'assistant', text: rawResponse(action[1]) });
+    history.push(
+      continuesCall(action[1])
+        ? { kind: 'assistant', text: '', continues: true }
+        : { kind: 'assistant', text: rawResponse(action[1]) },
+    );
   }
   const current = steps.get(step)?.pre.get(generation);
   if (!current) throw new HistoryError(`step ${step} has no observation for session generation ${generation}`);

@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import type { AgentAction } from '../actions/schemas';
 import type { ScreenSize } from '../actions/tool-schema';
-import type { ChatMessage, CompleteOptions } from '../model/client';
+import type { ChatMessage, CompleteOptions, ModelEndpoint, NativeCompletion } from '../model/client';
 import type { HistoryEntry, ImageLoader } from '../model/context';
 import type { ModelOutputError } from '../model/errors';
 import { outputAsText } from '../model/parse';
@@ -36,12 +36,18 @@ export interface RequestInput {
   tokenBudget: number | undefined;
 }
 
-/** One step's request: the chat, the native tools (if the family calls tools natively), the actions it may use. */
+/**
+ * One step's request: the chat, the native tools (if the family calls tools natively), the actions it may use. A
+ * family that speaks its provider's own API puts the provider's request body in `native` (and may leave `messages`
+ * empty); its `call` sends it.
+ */
 export interface FamilyRequest {
   messages: ChatMessage[];
   tools?: CompleteOptions['tools'];
   /** The action names the model is allowed this step (recorded as agent_state.tools_available). */
   allowed: readonly string[];
+  /** The provider's request body (a native family's: Responses, Messages, generateContent). */
+  native?: unknown;
 }
 
 /** What reading an output needs besides the output. */
@@ -83,10 +89,22 @@ export interface ModelFamily {
   readonly coordinateSpace: 'norm1000' | 'resized-pixels';
   /** The smart_resize factor of its vision encoder: what size of screenshot it is sent. */
   readonly resizeFactor: number;
+  /**
+   * The most pixels a screenshot it is sent may have (a provider's limit, e.g. Anthropic's ≈1.15 MP): a larger
+   * viewport's screenshot is scaled down, its aspect kept. Absent: smart_resize's own bound.
+   */
+  readonly maxPixels?: number;
   /** The coordinate space its numbers live in, given the resized screenshot size. */
   displaySize(resized: ScreenSize): ScreenSize;
   /** The step's request: system prompt, tools, screenshots and history within the context budget. */
   request(input: RequestInput): Promise<FamilyRequest>;
+  /**
+   * Sends the request to a provider's own API (not OpenAI chat completions) with that provider's SDK, from the
+   * request's `native` body, and returns the response (`native`: the body as the provider sent it, which `read`
+   * reads and `outputText` records). Absent: the request goes as an OpenAI chat completion (ModelClient.complete).
+   * The endpoint's key goes to the endpoint's base URL only; `signal` cancels the call.
+   */
+  call?(request: FamilyRequest, endpoint: ModelEndpoint, signal: AbortSignal): Promise<NativeCompletion>;
   /**
    * The output as one text, as recorded and sent back in later requests; absent: native tool calls written out as
    * `<tool_call>` blocks after the text, as Fara writes them (outputTextOf).

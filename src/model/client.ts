@@ -62,6 +62,8 @@ export type ChatCompletionTool = OpenAI.Chat.Completions.ChatCompletionTool;
 export interface Completion {
   /** The message content ('' when the endpoint sent none, e.g. with native tool calls only). */
   text: string;
+  /** A provider's own response body (a native family's call: Responses, Messages, generateContent). */
+  native?: unknown;
   /** Native function calls (`message.tool_calls`), when the endpoint returned them (vLLM with a tool parser). */
   toolCalls?: { name: string; arguments: string }[];
   reasoning: string | null;
@@ -100,6 +102,20 @@ export class ModelTimeoutError extends ModelUnavailableError {
   }
 }
 
+/**
+ * What a native family's call returns (src/families/family.ts `call`): the completion, its usage as the provider
+ * reported it (the client adds the cost), the provider's response body in `native`, and the response's model and id.
+ */
+export interface NativeCompletion extends Omit<Completion, 'usage' | 'native'> {
+  native: unknown;
+  usage: Omit<CallUsage, 'cost_usd'>;
+  responseModel?: string;
+  responseId?: string;
+}
+
+/** A call made with a provider's own SDK: the endpoint (URL, model, key) and the signal that cancels it. */
+export type NativeCall = (endpoint: ModelEndpoint, signal: AbortSignal) => Promise<NativeCompletion>;
+
 export interface CompleteOptions {
   signal?: AbortSignal;
   headers?: Record<string, string>;
@@ -130,12 +146,37 @@ export class ModelClient {
    * traced as a `chat <model>` span (src/telemetry/spans.ts) when tracing is on.
    */
   async complete(messages: ChatMessage[], opts: CompleteOptions = {}): Promise<Completion> {
+    return this.measured(() => this.completeOnce(messages, opts));
+  }
+
+  /**
+   * One call through a provider's own SDK (a native family's `call`), under the same rules as `complete`: the call's
+   * time limit beside the caller's signal, failures classified (a 4xx other than 408 and 429 is the request's fault,
+   * anything else worth retrying), the cost from the endpoint's price, metrics and the span.
+   */
+  async completeNative(call: NativeCall, opts: Pick<CompleteOptions, 'signal'> = {}): Promise<Completion> {
+    return this.measured(() =>
+      this.limited(opts.signal, async (signal) => {
+        const { responseModel, responseId, usage, ...rest } = await call(this.endpoint, signal);
+        const priced = this.endpoint.price ? { ...usage, cost_usd: costOf(usage, this.endpoint.price) } : usage;
+        return {
+          completion: { ...rest, usage: priced },
+          ...(responseModel ? { responseModel } : {}),
+          ...(responseId ? { responseId } : {}),
+        };
+      }),
+    );
+  }
+
+  private async measured(
+    once: () => Promise<{ completion: Completion; responseModel?: string; responseId?: string }>,
+  ): Promise<Completion> {
     const started = performance.now();
     const { baseUrl, model, temperature, maxTokens } = this.endpoint;
     try {
       const traced = await withModelCallSpan(
         { baseUrl, model, temperature: temperature ?? 0, ...(maxTokens ? { maxTokens } : {}) },
-        () => this.completeOnce(messages, opts),
+        once,
         ({ completion: { finishReason, usage }, responseModel, responseId }) => ({
           responseModel,
           responseId,
@@ -157,20 +198,31 @@ export class ModelClient {
     }
   }
 
-  private async completeOnce(
-    messages: ChatMessage[],
-    opts: CompleteOptions,
-  ): Promise<{ completion: Completion; responseModel?: string; responseId?: string }> {
-    let response: OpenAI.Chat.Completions.ChatCompletion;
-    // The call's own limit, from the request to the last byte of the answer, beside the caller's cancellation.
+  /** Runs `send` under the call's own time limit beside the caller's signal; its failures classified. */
+  private async limited<T>(caller: AbortSignal | undefined, send: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const limit = new AbortController();
     const timer = setTimeout(
       () => limit.abort(new ModelTimeoutError(this.endpoint, this.timeoutMs())),
       this.timeoutMs(),
     );
-    const signal = opts.signal ? AbortSignal.any([opts.signal, limit.signal]) : limit.signal;
+    const signal = caller ? AbortSignal.any([caller, limit.signal]) : limit.signal;
     try {
-      response = await this.client.chat.completions.create(
+      return await send(signal);
+    } catch (err) {
+      if (limit.signal.aborted && !caller?.aborted) throw limit.signal.reason as ModelTimeoutError;
+      throw classify(err, this.endpoint);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async completeOnce(
+    messages: ChatMessage[],
+    opts: CompleteOptions,
+  ): Promise<{ completion: Completion; responseModel?: string; responseId?: string }> {
+    // The call's own limit, from the request to the last byte of the answer, beside the caller's cancellation.
+    const response = await this.limited(opts.signal, (signal) =>
+      this.client.chat.completions.create(
         {
           model: this.endpoint.model,
           messages,
@@ -180,13 +232,8 @@ export class ModelClient {
           ...(opts.toolChoice ? { tool_choice: opts.toolChoice } : {}),
         },
         { signal, headers: opts.headers },
-      );
-    } catch (err) {
-      if (limit.signal.aborted && !opts.signal?.aborted) throw limit.signal.reason as ModelTimeoutError;
-      throw classify(err, this.endpoint);
-    } finally {
-      clearTimeout(timer);
-    }
+      ),
+    );
     const choice = response.choices?.[0];
     if (!choice) throw new ModelUnavailableError(`model ${this.endpoint.model} returned no choices`);
     const message = choice.message as {
@@ -255,16 +302,27 @@ function argumentsText(value: unknown): string {
   return value === undefined || value === null ? '' : JSON.stringify(value);
 }
 
+/** The HTTP status an SDK's error carries (OpenAI's, Anthropic's and Google's API errors all have `status`). */
+function statusOf(err: unknown): number | undefined {
+  if (err instanceof OpenAI.APIError) return err.status;
+  const status = (err as { status?: unknown } | null)?.status;
+  return err instanceof Error && typeof status === 'number' ? status : undefined;
+}
+
 function classify(err: unknown, endpoint: ModelEndpoint): Error {
-  if (err instanceof OpenAI.APIError && typeof err.status === 'number' && err.status >= 400 && err.status < 500) {
-    // 408 (timeout) and 429 (rate limit) are transient; the rest of the 4xx class is the request's fault.
-    if (err.status !== 408 && err.status !== 429) {
-      return new ModelRequestError(
-        `model endpoint ${endpoint.baseUrl} rejected the request (${err.status}): ${err.message}`,
-        err.status,
-        { cause: err },
-      );
-    }
+  // Already classified (a native family's call may say itself that its request cannot be sent).
+  if (err instanceof ModelRequestError || err instanceof ModelUnavailableError) return err;
+  const status = statusOf(err);
+  // 408 (timeout) and 429 (rate limit) are transient; the rest of the 4xx class is the request's fault.
+  if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) {
+    const detail = err instanceof Error ? err.message : String(err);
+    return new ModelRequestError(
+      `model endpoint ${endpoint.baseUrl} rejected the request (${status}): ${detail}`,
+      status,
+      {
+        cause: err,
+      },
+    );
   }
   const detail = err instanceof Error ? err.message : String(err);
   return new ModelUnavailableError(`model endpoint ${endpoint.baseUrl} failed: ${detail}`, { cause: err });

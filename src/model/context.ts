@@ -26,7 +26,8 @@ export type ImageLoader = (ref: ImageRef) => Promise<string>;
  * - observation: one step's input: the screenshot the model saw, the page URL, and the text
  *   observation left by the previous action (e.g. read_page_answer_question's answer, a failed
  *   visit_url). `userReply` may be set directly instead of using a user_reply entry.
- * - assistant: the model's output for a step, verbatim (thoughts + `<tool_call>` block).
+ * - assistant: the model's output for a step, verbatim (thoughts + `<tool_call>` block; a native family's: the
+ *   provider's response as JSON), or `continues`: the step carried out the next action of an earlier output.
  * The last observation is the current step. A step message without a screenshot does not count
  * toward `maxImages` and is never dropped by it (as in the original).
  */
@@ -40,7 +41,11 @@ export const historyEntrySchema = z.discriminatedUnion('kind', [
     textObservation: z.string().optional(),
     userReply: z.string().optional(),
   }),
-  z.strictObject({ kind: z.literal('assistant'), text: z.string() }),
+  /**
+   * `continues`: an action of an earlier step's model call (a provider's batch, or actions a provider's check held
+   * until the person confirmed) carried out without a call of its own; its `text` is empty.
+   */
+  z.strictObject({ kind: z.literal('assistant'), text: z.string(), continues: z.literal(true).optional() }),
 ]);
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 

@@ -32,10 +32,20 @@ export interface NativeToolCall {
   arguments: string;
 }
 
-/** A model output: its text, and the native tool calls when the endpoint returned any. */
+/**
+ * A model output: its text, and the native tool calls when the endpoint returned any; from a provider's own API (a
+ * native family's call), the response body as the provider sent it.
+ */
 export interface ModelOutput {
   text: string;
   toolCalls?: readonly NativeToolCall[];
+  native?: unknown;
+}
+
+/** One action of a model call's batch: ours, and the provider's own action it was read from. */
+export interface BatchedAction {
+  action: AgentAction;
+  native?: unknown;
 }
 
 /** How an output was read, beyond the canonical form; kept in the action event's metadata. */
@@ -66,6 +76,19 @@ export interface ParsedOutput {
   parseError?: { name: string; message: string };
   /** How the output was read (absent for a terminate-on-parse-error). */
   notes?: ReadNotes;
+  /** The provider's own action `action` was read from (a native family's), recorded beside ours. */
+  native?: unknown;
+  /**
+   * The rest of the model call's actions (a provider's batch: OpenAI's `actions[]`, Anthropic's several tool_use
+   * blocks), carried out as the next steps, each with its own observation, without another model call.
+   */
+  then?: readonly BatchedAction[];
+  /**
+   * A provider's confirmation request (OpenAI's pending safety check, Gemini's require_confirmation): `action` is
+   * then the question to the person (ask_user_question with the provider's message), and the call's actions wait in
+   * `then` until the person confirms; `native` is what the family needs to acknowledge it (kept in the record).
+   */
+  check?: { message: string; native?: unknown };
 }
 
 export interface ParseOptions {
