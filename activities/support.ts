@@ -270,7 +270,10 @@ export async function recordedPre(w: TrajectoryWriter, step: StepRef): Promise<O
 /** The task's model family and the size its screenshots are resized to. */
 export function screenOf(input: TaskInput) {
   const family = familyOf(input.profile);
-  const { width, height } = smartResize(input.viewport.height, input.viewport.width, { factor: family.resizeFactor });
+  const { width, height } = smartResize(input.viewport.height, input.viewport.width, {
+    factor: family.resizeFactor,
+    ...(family.maxPixels ? { maxPixels: family.maxPixels } : {}),
+  });
   return { family, resized: { width, height } };
 }
 

@@ -31,8 +31,13 @@ import type { DecideResult, StepRef } from '../../src/contract/activities';
 const RESIZED_CACHE_SIZE = 64;
 const resizedCache = new Map<string, string>();
 
-async function resizedDataUrl(file: string, factor: number, read: () => Promise<Buffer | undefined>): Promise<string> {
-  const key = `${file}#${factor}`;
+async function resizedDataUrl(
+  file: string,
+  family: Pick<ModelFamily, 'resizeFactor' | 'maxPixels'>,
+  read: () => Promise<Buffer | undefined>,
+): Promise<string> {
+  const factor = family.resizeFactor;
+  const key = `${file}#${factor}#${family.maxPixels ?? ''}`;
   const hit = resizedCache.get(key);
   if (hit !== undefined) {
     resizedCache.delete(key); // most recently used goes last
@@ -41,7 +46,7 @@ async function resizedDataUrl(file: string, factor: number, read: () => Promise<
   }
   const png = await read();
   if (png === undefined) throw new Error(`screenshot ${file} is missing from the run store`);
-  const shot = await resizeScreenshot(png, factor);
+  const shot = await resizeScreenshot(png, factor, family.maxPixels ? { maxPixels: family.maxPixels } : {});
   const url = toDataUrl(shot.data, shot.mime);
   resizedCache.set(key, url);
   if (resizedCache.size > RESIZED_CACHE_SIZE) resizedCache.delete(resizedCache.keys().next().value as string);
@@ -183,9 +188,7 @@ async function requestOf(s: BrowserStep): Promise<FamilyRequest> {
     return await family.request({
       history: historyForStep(events, req.step, req.generation),
       loadImage: (ref) =>
-        resizedDataUrl(files.store.describe(`${req.runId}/${ref}`), family.resizeFactor, () =>
-          files.readBytes(req.runId, ref),
-        ),
+        resizedDataUrl(files.store.describe(`${req.runId}/${ref}`), family, () => files.readBytes(req.runId, ref)),
       screen: resized,
       endpoint: deps.config.models[input.model.endpoint],
       identity: input.identity,

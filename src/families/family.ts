@@ -18,6 +18,8 @@ export interface EndpointPromptSettings {
   promptFile?: string | undefined;
   /** The sentence after each screenshot, replacing the family's own. */
   stepPrompt?: string | undefined;
+  /** The provider's computer-use tool (`models.<name>.tool`), for a family with several (`tools`). */
+  tool?: string | undefined;
 }
 
 /** What the family needs to build one step's request. */
@@ -94,6 +96,8 @@ export interface ModelFamily {
    * viewport's screenshot is scaled down, its aspect kept. Absent: smart_resize's own bound.
    */
   readonly maxPixels?: number;
+  /** The provider's computer-use tools it speaks, when several (`models.<name>.tool` picks one); absent: one. */
+  readonly tools?: readonly string[];
   /** The coordinate space its numbers live in, given the resized screenshot size. */
   displaySize(resized: ScreenSize): ScreenSize;
   /** The step's request: system prompt, tools, screenshots and history within the context budget. */

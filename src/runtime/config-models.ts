@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { identityError } from '../model/identities';
 import { isFaraName } from '../actions/fara';
-import { familyNames, isFamilyName, UnknownFamilyError } from '../families/registry';
+import { familyNames, familyOf, isFamilyName, UnknownFamilyError } from '../families/registry';
 import { MAX_MODEL_TIMEOUT_SECONDS } from '../model/timeouts';
 
 export const EndpointSchema = z
@@ -46,6 +46,12 @@ export const EndpointSchema = z
      */
     profile: z.string().min(1).optional(),
     family: z.string().min(1).optional(),
+    /**
+     * The provider's computer-use tool the endpoint's model speaks, for a family with several (openai-computer:
+     * `computer`, `computer_use_preview`; anthropic-computer: `computer_20250124`, `computer_20251124`,
+     * `computer_toolset_20260801`; gemini-computer: `2.5`, `3`). Absent: the family picks by the model's name.
+     */
+    tool: z.string().min(1).optional(),
   })
   .superRefine((endpoint, ctx) => {
     const { profile, family } = endpoint;
@@ -56,6 +62,13 @@ export const EndpointSchema = z
     if (name !== undefined && !isFamilyName(name)) {
       const message = new UnknownFamilyError(name, familyNames()).message;
       ctx.addIssue({ code: 'custom', path: [family !== undefined ? 'family' : 'profile'], message });
+    }
+    const tools = name !== undefined && isFamilyName(name) ? familyOf(name).tools : undefined;
+    if (endpoint.tool !== undefined && !tools?.includes(endpoint.tool)) {
+      const message = tools
+        ? `is ${endpoint.tool}; family ${name} speaks ${tools.join(', ')}`
+        : `is for a family with several computer-use tools; ${name ?? 'fara-1.5'} has one`;
+      ctx.addIssue({ code: 'custom', path: ['tool'], message });
     }
     if (endpoint.identity === undefined || (name !== undefined && !isFaraName(name))) return;
     const error = identityError(endpoint.identity, { family: name, custom: true });
