@@ -15,7 +15,7 @@ import type { DesktopPool } from '../src/desktop';
 import type { CustomEnvironment, CustomSessions } from '../src/environments/plugin';
 import { smartResize } from '../src/image/smart-resize';
 import { ModelClient, ModelRequestError } from '../src/model/client';
-import type { ChatMessage, CompleteOptions } from '../src/model/client';
+import type { ChatMessage, CompleteOptions, NativeCall } from '../src/model/client';
 import { ModelEndpointMissing, ModelOverrideRefused, resolveModelEndpoint } from '../src/model/endpoint-policy';
 import { TrajectoryWriter } from '../src/trajectory/writer';
 import { RunStoreUnavailableError } from '../src/trajectory/errors';
@@ -336,6 +336,16 @@ export function secretResolver(
 }
 
 /** One model call with heartbeats; a request the endpoint refused (400-class) is not retried. */
+/** A native family's call (its provider's own API, through the endpoint's client): heartbeating, cancellable. */
+export async function callNative(client: ModelClient, call: NativeCall) {
+  try {
+    return await withHeartbeat(() => client.completeNative(call, { signal: activitySignal() }));
+  } catch (err) {
+    if (err instanceof ModelRequestError) nonRetryable(err);
+    throw err;
+  }
+}
+
 export async function callModel(
   client: ModelClient,
   messages: ChatMessage[],

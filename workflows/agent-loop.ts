@@ -152,7 +152,10 @@ export class AgentLoop {
       return 'finished';
     }
     // Calls after a question are not run: the model decides again with the user's reply.
-    if (call.kind === 'ask') return (await this.questions.ask(call.text ?? '')) ? null : 'no_reply';
+    if (call.kind === 'ask') {
+      const asker = { by: 'model' as const, providerCheck: call.question === 'provider_check' };
+      return (await this.questions.ask(call.text ?? '', asker)) ? null : 'no_reply';
+    }
     return undefined;
   }
 }

@@ -20,7 +20,9 @@ import { eventId } from '../../src/trajectory/ids';
 import type { Event } from '../../src/trajectory/schema';
 import type { TrajectoryWriter } from '../../src/trajectory/writer';
 import { forTheRecord, recordDecision, recordedAction, recordStopStep } from '../step-records';
-import { callModel, debugLog, endpointFor, nonRetryable, screenOf, withHeartbeat } from '../support';
+import { callModel, callNative, debugLog, endpointFor, nonRetryable, screenOf, withHeartbeat } from '../support';
+import { batchMetadata, batchOf, batchStep, continuedMetadata } from '../../src/agent/batch';
+import type { BatchStep } from '../../src/agent/batch';
 import type { ActivityDeps, RunFiles } from '../support';
 import type { DecideResult, StepRef } from '../../src/contract/activities';
 /**
@@ -91,9 +93,11 @@ export async function decideBrowser(
   const events = await w.events();
   const recorded = await recordedAction(w, events, actionId);
   // A retry after the action was recorded: answer from the record, never ask the model again.
+  const step: BrowserStep = { deps, files, req, input, w, events, family, resized };
+  const batched = recorded ? null : batchStep(events, req.step, req.generation);
   const decision = recorded
     ? decisionFromRecord(recorded, family)
-    : await askModel({ deps, files, req, input, w, events, family, resized });
+    : ((batched && (await continueBatch(step, batched))) ?? (await askModel(step)));
   if (decision.kind !== 'act') await recordStopStep(w, req, decision, events);
   return decision;
 }
@@ -104,8 +108,16 @@ async function askModel(s: BrowserStep): Promise<DecideResult> {
   const request = await requestOf(s);
   await withHeartbeat(async () => deps.checkpoint?.('decide', req));
   const tools = request.tools ? { tools: request.tools } : {};
-  const completion = await callModel(endpointFor(deps.config, input), request.messages, undefined, tools);
-  const output = { text: completion.text, ...(completion.toolCalls ? { toolCalls: completion.toolCalls } : {}) };
+  const client = endpointFor(deps.config, input);
+  const call = family.call?.bind(family);
+  const completion = call
+    ? await callNative(client, (endpoint, signal) => call(request, endpoint, signal))
+    : await callModel(client, request.messages, undefined, tools);
+  const output = {
+    text: completion.text,
+    ...(completion.toolCalls ? { toolCalls: completion.toolCalls } : {}),
+    ...(completion.native !== undefined ? { native: completion.native } : {}),
+  };
   const recorded: RecordedOutput = {
     completion,
     rawText: forTheRecord(outputTextOf(family, output)),
@@ -171,11 +183,52 @@ async function recordAction(s: BrowserStep, parsed: ParsedOutput, output: Record
     completion: output.completion,
     rawText: output.rawText,
   });
-  const event = actionEvent(req.step, fields, { generation: req.generation, metadata: readAs });
+  const metadata = { ...readAs, ...batchMetadata(parsed) };
+  const event = actionEvent(req.step, fields, { generation: req.generation, metadata });
   // An action whose tool calls a model is recorded by act, with that call (tool_sub_calls).
   await recordDecision(w, event);
-  return decisionOf(s.family, parsed.action, fields.content.arguments ?? {});
+  return decisionOf(s.family, parsed.action, fields.content.arguments ?? {}, parsed.check !== undefined);
 }
+
+/**
+ * A step that carries out the next action of the step before's model call (a batch, or actions a provider's check
+ * held until the person confirmed): recorded without a call of its own (an empty llm_conversation: the call and its
+ * usage are the first step's). Undefined when the recorded action no longer reads as one of the family's (the model
+ * then decides the step).
+ */
+async function continueBatch(s: BrowserStep, batched: BatchStep): Promise<DecideResult | undefined> {
+  const { req, w, events, family } = s;
+  const read = family.actionSchema.safeParse({ thoughts: '', ...batched.next.action });
+  if (!read.success) return undefined;
+  const action = read.data;
+  const thoughts = typeof action.thoughts === 'string' ? action.thoughts : '';
+  const fields = decisionFields({
+    action,
+    thoughts,
+    family,
+    facts: memorizedFacts(events),
+    completion: NO_CALL,
+  });
+  const metadata = continuedMetadata(batched.next, batched.rest, batched.confirmed);
+  const event = actionEvent(
+    req.step,
+    { ...fields, llm_conversation: { messages: [] } },
+    {
+      generation: req.generation,
+      metadata,
+    },
+  );
+  await recordDecision(w, event);
+  return decisionOf(family, action, fields.content.arguments ?? {}, false);
+}
+
+/** The completion of a step that made no model call (it continues an earlier step's call). */
+const NO_CALL: Completion = {
+  text: '',
+  reasoning: null,
+  finishReason: null,
+  usage: { prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0 },
+};
 
 /**
  * The step's request, built by the family from the run folder's history: its screenshots come through the run store
@@ -235,7 +288,12 @@ function invalidDecision(event: Extract<Event, { type: 'action' }>, error: strin
   };
 }
 
-function decisionOf(family: ModelFamily, action: AgentAction, args: Record<string, unknown>): DecideResult {
+function decisionOf(
+  family: ModelFamily,
+  action: AgentAction,
+  args: Record<string, unknown>,
+  providerCheck: boolean,
+): DecideResult {
   const { thoughts, ...rest } = args as { thoughts?: string };
   const { kind, text } = family.outcome(action);
   return {
@@ -245,6 +303,7 @@ function decisionOf(family: ModelFamily, action: AgentAction, args: Record<strin
     summary: summarizeAction(action),
     kind,
     text,
+    ...(providerCheck && kind === 'ask' ? { question: 'provider_check' as const } : {}),
   };
 }
 
@@ -255,5 +314,5 @@ export function decisionFromRecord(recorded: Extract<Event, { type: 'action' }>,
   if (invalid) return invalidDecision(recorded, typeof invalid.error === 'string' ? invalid.error : 'invalid output');
   const { thoughts: _t, ...recordedArgs } = recorded.content.arguments as Record<string, unknown>;
   const action = family.actionSchema.parse({ action: recorded.content.action, ...recordedArgs });
-  return decisionOf(family, action, recorded.content.arguments);
+  return decisionOf(family, action, recorded.content.arguments, batchOf(recorded)?.check !== undefined);
 }

@@ -76,6 +76,8 @@ export interface DecideCall {
   kind: 'act' | 'terminate' | 'ask' | 'invalid';
   /** terminate → the answer; ask → the question; invalid → the one-line error the model reads next step. */
   text: string | null;
+  /** An `ask` that is a provider's check (its confirmation request) rather than the model's own question. */
+  question?: 'provider_check';
 }
 
 /**

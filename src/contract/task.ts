@@ -251,10 +251,20 @@ export type TaskInput = z.infer<typeof TaskInputSchema>;
 /** What a pending runtime question accepts (the reply validator refuses anything else; src/agent/budget.ts). */
 export type LimitQuestion = { kind: 'budget'; budget: BudgetKind; limit: number; raiseBy: number } | { kind: 'loop' };
 
+/**
+ * Who asks a question, and why: the model asks the person (`model`), the runtime asks whether to resend a request in
+ * doubt (`in_doubt`), a provider asks the person to confirm an action (`provider_check`: OpenAI's pending safety
+ * check, Gemini's require_confirmation; yes carries the held actions out), or a budget or a loop stops the task.
+ */
+export const QUESTION_KINDS = ['model', 'in_doubt', 'provider_check', 'budget', 'loop'] as const;
+export type QuestionKind = (typeof QUESTION_KINDS)[number];
+
 export interface PendingQuestion {
   id: string;
   text: string;
   step: number;
+  /** Who asks, and why (absent in histories recorded before kinds existed: read as `model`, or by `expects`). */
+  kind?: QuestionKind;
   /** The runtime's question about a budget or a loop: the replies it accepts (src/agent/budget.ts). */
   expects?: LimitQuestion;
 }

@@ -5,14 +5,22 @@
 import { condition, setCurrentDetails } from '@temporalio/workflow';
 import type { LimitQuestion } from '../../src/contract/task';
 import { autoReplyText } from '../../src/agent/reply';
-import type { PendingQuestion, ReplyInput } from '../../src/contract/task';
+import type { PendingQuestion, QuestionKind, ReplyInput } from '../../src/contract/task';
 import { notifyWaiting } from '../notify';
 import type { TaskContext } from './context';
 import type { DecisionSource } from './decisions';
 import type { Sessions } from './sessions';
 
 /** Who asks: the model (default), the runtime about a held-back resend, or a limit (with the reply it expects). */
-export type Asker = { by: 'model' } | { by: 'runtime' } | { by: 'limit'; expects: LimitQuestion; call: number };
+export type Asker =
+  { by: 'model'; providerCheck?: boolean } | { by: 'runtime' } | { by: 'limit'; expects: LimitQuestion; call: number };
+
+/** The question's kind, as the status shows it. */
+function kindOf(asker: Asker): QuestionKind {
+  if (asker.by === 'limit') return asker.expects.kind;
+  if (asker.by === 'runtime') return 'in_doubt';
+  return asker.providerCheck ? 'provider_check' : 'model';
+}
 
 export class Questions {
   /** The text of the last reply the task recorded. */
@@ -66,6 +74,8 @@ export class Questions {
   private autoReply(asker: Asker): string | undefined {
     const unattended = autoReplyText(this.ctx.input.autoReply);
     if (asker.by === 'limit') return unattended === undefined ? undefined : 'stop';
+    // A provider asked for a person's confirmation: a standing approval is nobody's, so only a recorded reply answers.
+    if (asker.by === 'model' && asker.providerCheck) return this.decisions.takeRecordedReply() ?? undefined;
     return this.decisions.takeRecordedReply() ?? unattended;
   }
 
@@ -92,6 +102,7 @@ export class Questions {
       id: `q${state.questionCount}`,
       text,
       step: state.step,
+      kind: kindOf(asker),
       ...(asker.by === 'limit' ? { expects: asker.expects } : {}),
     };
     task.question = question;
