@@ -27,6 +27,7 @@ import type { Config } from '../../src/runtime/config';
 import { createWorkerRuntime, installWorkerLogging } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';
 import { familyFlag, intFlag, parse, UsageError } from '../args';
+import { familyOf } from '../../src/families/registry';
 import { newTaskId, startTask, validateTaskInput } from '../../client/tasks';
 import { writeTrajectoryReport } from '../../src/viewer/report';
 import { followTask, promptLine, report } from './run';
@@ -40,8 +41,9 @@ import type { ConsoleServer } from '../../console/server';
 import { openRunStore } from '../../src/trajectory/open-store';
 
 export const DEMO_USAGE =
-  'npx cua demo [--desktop] [--yes] [--reply TEXT] [--model-base-url URL --model NAME] [--family fara-1.5|fara-7b]\n' +
-  '       [--port 7233] [--ui-port 8233] [--config FILE]';
+  'npx cua demo [--desktop] [--yes] [--reply TEXT] [--model-base-url URL --model NAME] [--family NAME]\n' +
+  '       [--port 7233] [--ui-port 8233] [--config FILE]\n' +
+  '       families: fara-1.5 (default), fara-7b, openai-computer, anthropic-computer, gemini-computer';
 
 export const DEMO_SCRIPTS_DIR = path.join(PROJECT_ROOT, 'demo', 'scripts');
 export const DEMO_SCRIPT = 'tidewater-booking';
@@ -281,6 +283,64 @@ export function demoWorkerConfig(config: Config, consolePort: number, uiUrl: str
   return withControlPlane(denyConsole(config, '127.0.0.1', consolePort), uiUrl ? [uiUrl] : []);
 }
 
+/** The key the demo gives the worker for a provider's stand-in (it checks that a key is sent, not which). */
+const STAND_IN_KEY = 'stand-in-key-not-secret';
+
+/** The config with its default endpoint on a provider's stand-in, for a family that speaks that provider's API. */
+export function withStandInEndpoint(config: Config, to: { baseUrl: string; model: string; family: string }): Config {
+  const endpoint = { baseUrl: to.baseUrl, model: to.model, apiKey: STAND_IN_KEY, profile: to.family };
+  return { ...config, models: { ...config.models, default: endpoint } };
+}
+
+type DemoModel = { endpoint: string; baseUrl?: string; model?: string };
+
+/**
+ * The demo task's model: a real one (the config's default endpoint, or the flags'), or the scripted stand-in, in the
+ * wire format of the family's provider when the family speaks a provider's own API.
+ */
+async function demoModel(
+  started: Started,
+  config: Config,
+  opts: {
+    realModel: boolean;
+    desktop: boolean;
+    values: { 'model-base-url'?: string; model?: string; profile?: string };
+  },
+  script: string,
+): Promise<{ config: Config; model: DemoModel }> {
+  let model: DemoModel;
+  if (opts.realModel) {
+    const endpoint = config.models.default;
+    model = {
+      endpoint: 'default',
+      ...(opts.values['model-base-url'] ? { baseUrl: opts.values['model-base-url'] } : {}),
+      ...(opts.values.model ? { model: opts.values.model } : {}),
+    };
+    say(`model: ${opts.values.model ?? endpoint?.model} at ${opts.values['model-base-url'] ?? endpoint?.baseUrl}`);
+  } else {
+    started.model = await startScriptedModelServer({ scriptsDir: DEMO_SCRIPTS_DIR });
+    const family = opts.values.profile;
+    if (family !== undefined && familyOf(family).call) {
+      // A family that speaks its provider's own API: the stand-in speaks it too, on the server's root, and checks a
+      // key is sent the provider's way; the key is the worker's (config), as a real provider's would be.
+      const root = started.model.url.replace(/\/v1$/, '');
+      config = withStandInEndpoint(config, { baseUrl: root, model: script, family });
+      model = { endpoint: 'default' };
+      say(`model: the SCRIPTED STAND-IN of the ${family} API (a test double replaying demo/scripts/${script}.json in`);
+      say(`       that provider's wire format), not a real model; no request leaves this machine;`);
+    } else {
+      model = { endpoint: 'default', baseUrl: started.model.url, model: script };
+      say(`model: the SCRIPTED STAND-IN (a test double replaying demo/scripts/${script}.json), not a real model;`);
+    }
+    say(
+      `       drive the same demo with a real one: npx cua demo${opts.desktop ? ' --desktop' : ''} ` +
+        '--model-base-url http://host:8000/v1 --model NAME',
+    );
+  }
+
+  return { config, model };
+}
+
 async function runDemo(
   started: Started,
   opts: {
@@ -320,24 +380,9 @@ async function runDemo(
     started.site = await startDemoSite();
     say(`demo site "Tidewater Travel": ${started.site.url}/`);
   }
-  let model: { endpoint: string; baseUrl?: string; model?: string };
-  if (opts.realModel) {
-    const endpoint = config.models.default;
-    model = {
-      endpoint: 'default',
-      ...(opts.values['model-base-url'] ? { baseUrl: opts.values['model-base-url'] } : {}),
-      ...(opts.values.model ? { model: opts.values.model } : {}),
-    };
-    say(`model: ${opts.values.model ?? endpoint?.model} at ${opts.values['model-base-url'] ?? endpoint?.baseUrl}`);
-  } else {
-    started.model = await startScriptedModelServer({ scriptsDir: DEMO_SCRIPTS_DIR });
-    model = { endpoint: 'default', baseUrl: started.model.url, model: script };
-    say(`model: the SCRIPTED STAND-IN (a test double replaying demo/scripts/${script}.json), not a real model;`);
-    say(
-      `       drive the same demo with a real one: npx cua demo${opts.desktop ? ' --desktop' : ''} ` +
-        '--model-base-url http://host:8000/v1 --model NAME',
-    );
-  }
+  const chosen = await demoModel(started, config, opts, script);
+  config = chosen.config;
+  const model = chosen.model;
 
   say('starting a worker (bundling the workflow code takes a few seconds)');
   installWorkerLogging('ERROR');

@@ -23,6 +23,12 @@ function slotsEnvOverride(browser: Record<string, unknown>, env: NodeJS.ProcessE
 }
 
 /** Environment overrides, applied on top of the file. */
+/** The environment variables that hold a provider's key, for the families that speak that provider's API. */
+const PROVIDER_KEY_VARIABLES: Record<string, string[]> = {
+  'anthropic-computer': ['ANTHROPIC_API_KEY'],
+  'gemini-computer': ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+};
+
 export function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown> {
   const out = structuredClone(raw) as Record<string, Record<string, unknown>>;
   const section = (k: string) => (out[k] ??= {}) as Record<string, unknown>;
@@ -58,15 +64,25 @@ export function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEn
     }
     section('browser').pageProbes = on;
   }
-  if (env.CUA_MODEL_BASE_URL || env.CUA_MODEL) {
+  if (env.CUA_MODEL_BASE_URL || env.CUA_MODEL || env.CUA_MODEL_FAMILY) {
     const models = section('models') as Record<string, Record<string, unknown>>;
     const current = (models.default ??= {});
     if (env.CUA_MODEL_BASE_URL) current.baseUrl = env.CUA_MODEL_BASE_URL;
     if (env.CUA_MODEL) current.model = env.CUA_MODEL;
+    if (env.CUA_MODEL_FAMILY) {
+      delete current.profile;
+      current.family = env.CUA_MODEL_FAMILY;
+    }
   }
   const models = section('models') as Record<string, Record<string, unknown>>;
   if (models.default && env.CUA_MODEL_API_KEY) models.default.apiKey = env.CUA_MODEL_API_KEY;
-  else if (models.default && env.OPENAI_API_KEY) models.default.apiKey ??= env.OPENAI_API_KEY;
+  else if (models.default) {
+    // The provider's own variable, for the family that speaks its API (OpenAI's for any other: the endpoints are
+    // OpenAI-compatible). A key in the file wins.
+    const family = models.default.family ?? models.default.profile;
+    const key = PROVIDER_KEY_VARIABLES[String(family)]?.map((name) => env[name]).find(Boolean) ?? env.OPENAI_API_KEY;
+    if (key) models.default.apiKey ??= key;
+  }
   const encryption = encryptionEnvOverride(out.encryption, env, (m) => new ConfigError(m));
   if (encryption) (out as Record<string, unknown>).encryption = encryption;
   const notifications = notificationsEnvOverride(out.notifications, env);

@@ -9,8 +9,7 @@
 // own action, observation and marker, all markers drawn on the step's screenshot. Desktop points are screen pixels
 // (the tool output's resolved point), scaled to the screenshot; the browser's model-coordinate mapping is not used.
 import { stepUsageLine, usageTotals } from '../trajectory/usage';
-import { faraSpace } from '../families/fara-common/spaces';
-import type { FaraName } from '../actions/fara';
+import { familyOf } from '../families/registry';
 import { summarizeAction } from '../agent/summary';
 import type { CoordinateSpace, Viewport } from '../coords/viewport';
 import { modelToViewport } from '../coords/viewport';
@@ -43,14 +42,22 @@ export function displayValue(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-function summaryOf(action: Action, profile: FaraName): string {
+function summaryOf(action: Action, profile: string): string {
   const { thoughts: _t, ...args } = action.content.arguments;
   const candidate = { ...args, action: action.content.action };
-  for (const name of [profile, profile === 'fara-1.5' ? 'fara-7b' : 'fara-1.5'] as const) {
-    const parsed = faraSpace(name).actionSchema.safeParse(candidate);
+  for (const name of new Set([profile, 'fara-1.5', 'fara-7b'])) {
+    const parsed = familyOf(name).actionSchema.safeParse({ thoughts: '', ...candidate });
     if (parsed.success) return summarizeAction(parsed.data);
   }
   return action.action_name;
+}
+
+/** The provider's own action a native family's step was read from (`metadata.native_action`), as one line. */
+function nativeActionOf(action: Action): string {
+  const native = (action.metadata as Record<string, unknown> | undefined)?.['native_action'];
+  if (native === undefined) return '';
+  const text = JSON.stringify(native) ?? '';
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
 }
 
 export function userMessagesOf(observations: readonly Observation[], instruction: string): ViewUserMessage[] {
@@ -71,7 +78,7 @@ const isSessionRestore = (step: Step) =>
   step.pre.some((o) => o.observation_type === 'tool_output' && o.metadata['note'] === 'session_restored');
 
 export interface DecisionContext {
-  profile: FaraName;
+  profile: string;
   space: CoordinateSpace;
   viewport: Viewport;
   /** The desktop's screen (desktop runs), null for the browser. */
@@ -151,6 +158,7 @@ function decisionView(
     superseded: summary.superseded,
     invalid: summary.invalid,
     actionName: action.action_name,
+    nativeAction: nativeActionOf(action),
     args: argList(action.content.arguments),
     thoughts: summary.thoughts,
     url: summary.url,

@@ -41,7 +41,7 @@ function outcome(view: TrajectoryView, id: string): string {
   );
 }
 
-/** The run's settings: the browser's start page, model profile and viewport, or the desktop's screen. */
+/** The run's settings: the browser's start page, model family and viewport, or the desktop's screen. */
 function settings(view: TrajectoryView): string[][] {
   if (view.screen) {
     const calls = view.steps.reduce((n, s) => n + s.calls.length, 0);
@@ -54,7 +54,7 @@ function settings(view: TrajectoryView): string[][] {
   }
   return [
     ['Start URL', view.startUrl || '(none)'],
-    ['Model profile', view.profile],
+    ['Model family', view.profile],
     ['Viewport', `${view.viewport.width}×${view.viewport.height}`],
     ['Steps', String(view.steps.length)],
     ['Model usage', view.usage],

@@ -6,8 +6,7 @@
 // A drag starts wherever the pointer was left: the viewer follows the pointer from step to step to draw it.
 // A desktop call's target is in screen pixels (the tool output's resolved point), scaled to the screenshot.
 import { z } from 'zod';
-import { faraSpace } from '../families/fara-common/spaces';
-import type { FaraName } from '../actions/fara';
+import { familyOf } from '../families/registry';
 import type { CoordinateSpace, Viewport } from '../coords/viewport';
 import { NORM1000, modelToViewport, resizedPixelsSpace, scaleScroll } from '../coords/viewport';
 import { smartResize } from '../image/smart-resize';
@@ -120,11 +119,14 @@ export function pointerAfter(marker: Marker | null, before: Point | null): Point
   return before;
 }
 
-/** The coordinate space the profile's model speaks for this viewport. */
-export function spaceOf(profile: FaraName, viewport: Viewport): CoordinateSpace {
-  const p = faraSpace(profile);
+/** The coordinate space the family's model speaks for this viewport (as the dispatcher converts it). */
+export function spaceOf(profile: string, viewport: Viewport): CoordinateSpace {
+  const p = familyOf(profile);
   if (p.coordinateSpace === 'norm1000') return NORM1000;
-  const resized = smartResize(viewport.height, viewport.width, { factor: p.resizeFactor });
+  const resized = smartResize(viewport.height, viewport.width, {
+    factor: p.resizeFactor,
+    ...(p.maxPixels ? { maxPixels: p.maxPixels } : {}),
+  });
   return resizedPixelsSpace(resized.width, resized.height);
 }
 

@@ -1,8 +1,7 @@
 // What a run was set up with, as the view reads it from task.json and the run state: the model profile, the
 // viewport, and the run a replay run replays (with its steps' tally).
 import { z } from 'zod';
-import { isFaraName } from '../actions/fara';
-import type { FaraName } from '../actions/fara';
+import { isFamilyName } from '../families/registry';
 import type { Viewport } from '../coords/viewport';
 import { tallyOf } from '../replay/summary';
 import type { ViewInput, ViewReplay } from './view';
@@ -15,10 +14,13 @@ export function recordOf(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
-/** The run's model profile: task.json metadata, else the run state's input, else Fara-1.5 (the default). */
-export function profileOf(run: Pick<ViewInput, 'task' | 'runState'>): FaraName {
+/**
+ * The run's model family (`profile`, its wire name): task.json metadata, else the run state's input, else Fara-1.5
+ * (the default); a family no process here registered reads as Fara-1.5.
+ */
+export function profileOf(run: Pick<ViewInput, 'task' | 'runState'>): string {
   const candidates = [run.task.metadata['profile'], recordOf(run.runState['input'])['profile']];
-  const found = candidates.find((c): c is FaraName => typeof c === 'string' && isFaraName(c));
+  const found = candidates.find((c): c is string => typeof c === 'string' && isFamilyName(c));
   return found ?? 'fara-1.5';
 }
 

@@ -129,6 +129,7 @@ function decisionBody(step: ViewDecision, images: ReadonlyMap<string, string>): 
       ? block('Invalid output: no action was taken', pre(step.invalid, 'error'), 'invalid-output')
       : '',
     ...decisionText(step),
+    step.nativeAction ? block("The provider's action", pre(step.nativeAction), 'native-action') : '',
   ];
   return `<div class="body">${screenshot(step, images)}<div class="text">${parts.join('')}</div></div>`;
 }

@@ -2,7 +2,6 @@
 // decisions it superseded), each with the marker to draw on its screenshot. Built by model.ts, drawn by html.ts,
 // printed by `cua show`, served by the console.
 import type { Viewport } from '../coords/viewport';
-import type { FaraName } from '../actions/fara';
 import type { RunRecord } from '../trajectory/reader';
 import type { ToolSubCall, UserMessageType } from '../trajectory/schema';
 import type { ReplayMark } from '../trajectory/steps';
@@ -47,6 +46,8 @@ export interface ViewDecision {
   actionName: string;
   /** One line, e.g. `left_click (500, 200)`; a desktop step of several calls names its tools, `click + type_text`. */
   summary: string;
+  /** The provider's own action it was read from (a native family's step, e.g. OpenAI's `click`), as JSON; else ''. */
+  nativeAction: string;
   /** The action's arguments (thoughts left out), as display text (a desktop step: its first call's). */
   args: { name: string; value: string }[];
   thoughts: string;
@@ -89,7 +90,8 @@ export interface TrajectoryView {
   /** The desktop's screen size in pixels (markers' coordinate space); null for the browser. */
   screen: Size | null;
   startUrl: string;
-  profile: FaraName;
+  /** The model family (`profile`, its wire name). */
+  profile: string;
   viewport: Viewport;
   status: string;
   endReason: string;

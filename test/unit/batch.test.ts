@@ -18,6 +18,7 @@ import { eventId } from '../../src/trajectory/ids';
 import type { Event } from '../../src/trajectory/schema';
 
 const T = { timestamp: '2026-12-06T08:00:00Z' };
+const ZERO = { prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0 };
 const click = (x: number): AgentAction => ({ action: 'left_click', thoughts: '', coordinate: [x, 10] });
 const typed: AgentAction = { action: 'type', thoughts: '', text: 'Lisbon' };
 const aid = (step: number, g = 0) => eventId({ step, kind: 'action', generation: g });
@@ -40,7 +41,7 @@ function act(step: number, action: AgentAction, metadata: Record<string, unknown
         messages:
           metadata.batch && (metadata.batch as { continues?: true }).continues
             ? []
-            : [{ raw_response: `{"call":${step}}` }],
+            : [{ raw_response: `{"call":${step}}`, reasoning: '', finish_reason: '', usage: ZERO }],
       },
     },
     { ...T, generation: g, metadata },

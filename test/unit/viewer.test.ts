@@ -586,7 +586,7 @@ describe('a desktop run', () => {
     expect(facts).toContain('<dt>Screen</dt><dd>1280×800</dd>');
     expect(facts).toContain('<dt>Steps</dt><dd>4</dd>');
     expect(facts).toContain('<dt>Tool calls</dt><dd>7</dd>');
-    for (const row of ['Start URL', 'Model profile', 'Viewport']) expect(facts).not.toContain(row);
+    for (const row of ['Start URL', 'Model family', 'Viewport']) expect(facts).not.toContain(row);
     // A browser run keeps its rows.
     const browser = factsOf(
       renderTrajectoryHtml(
