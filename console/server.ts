@@ -60,6 +60,8 @@ export interface ConsoleOptions {
   pollMs?: number;
   /** The model endpoint names the start form offers (the config's `models`). */
   endpoints?: readonly string[];
+  /** The family each endpoint declares (config `models.<name>.family`): a task started on it speaks that family. */
+  families?: Readonly<Record<string, string>>;
   /** Secret values to show only as placeholders (console/secrets.ts knownSecrets). */
   secrets?: readonly KnownSecret[];
 }
@@ -340,7 +342,7 @@ function addControls(app: FastifyInstance, ctx: Ctx): void {
   control('handback', (id, body) => opts.agent.handback(id, handbackInput(body)));
   control('fork', (id, body) => forkFromForm(opts.agent, ctx.runStore, id, body));
   control('best-of', (id, body) => bestOfFromForm(opts.agent, ctx.runStore, id, body));
-  post('/api/tasks', (body) => startFromForm(opts.agent, opts.endpoints ?? [], body));
+  post('/api/tasks', (body) => startFromForm(opts.agent, opts.endpoints ?? [], body, opts.families));
 }
 
 /** Takes the reply over for server-sent events; a comment every 15 s keeps proxies from closing it. */

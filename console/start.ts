@@ -24,6 +24,7 @@ export async function startFromForm(
   agent: AgentClient,
   endpoints: readonly string[],
   form: StartForm,
+  families: Readonly<Record<string, string>> = {},
 ): Promise<{ id: string }> {
   const endpoint = text(form.endpoint) || 'default';
   const known = endpoints.length ? endpoints : ['default'];
@@ -38,14 +39,17 @@ export async function startFromForm(
   if (maxSteps !== undefined && !Number.isInteger(maxSteps)) {
     throw new InvalidTaskInputError('maxSteps', `must be a whole number; got '${steps}'`);
   }
-  const { id } = await agent.start(
-    newTaskOf({
+  const family = families[endpoint];
+  const { id } = await agent.start({
+    ...newTaskOf({
       instruction: text(form.instruction),
       environment: text(form.environment) || undefined,
       startUrl: text(form.startUrl) || undefined,
       maxSteps,
       endpoint,
     }),
-  );
+    // A desktop task has no family; a browser task speaks its endpoint's.
+    ...(family && text(form.environment) !== 'desktop' ? { family } : {}),
+  });
   return { id };
 }

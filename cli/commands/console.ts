@@ -9,6 +9,7 @@ import { knownSecrets } from '../../console/secrets';
 import { DEFAULT_CONSOLE_PORT, startConsole } from '../../console/server';
 import type { AgentClient } from '../../client/client';
 import { loadConfig } from '../../src/runtime/config';
+import { endpointFamilies } from '../../src/runtime/config-models';
 import { untilReachable } from '../../src/runtime/connect';
 import type { Config } from '../../src/runtime/config';
 import { openRunStore, storeWhere } from '../../src/trajectory/open-store';
@@ -62,6 +63,7 @@ export async function consoleCommand(argv: readonly string[]): Promise<number> {
     temporalUiUrl: temporalUiUrlFor(config, values['temporal-ui']),
     namespace: config.temporal.namespace,
     endpoints: Object.keys(config.models),
+    families: endpointFamilies(config.models),
     secrets: knownSecrets(config),
   });
   const ui = temporalUiUrlFor(config, values['temporal-ui']);

@@ -23,6 +23,7 @@ import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import { dataConverterFor } from '../../src/codec/data-converter';
 import { loadConfig } from '../../src/runtime/config';
+import { endpointFamilies } from '../../src/runtime/config-models';
 import type { Config } from '../../src/runtime/config';
 import { createWorkerRuntime, installWorkerLogging } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';
@@ -269,6 +270,7 @@ async function demoConsole(started: Started, client: Client, config: Config, uiU
     temporalUiUrl: uiUrl,
     namespace: config.temporal.namespace,
     endpoints: Object.keys(config.models),
+    families: endpointFamilies(config.models),
     secrets: knownSecrets(config),
   });
   say(`web console: ${started.console.link}`);

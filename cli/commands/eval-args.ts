@@ -4,14 +4,14 @@ import { JUDGE_KINDS } from '../../src/eval/judge';
 import type { JudgeSettings } from '../../src/eval/judge';
 import { TASK_SET_FORMATS } from '../../src/eval/task-set';
 import type { TaskFilter, TaskSetFormat } from '../../src/eval/task-set';
-import { intFlag, parse, UsageError } from '../args';
+import { familyFlag, intFlag, parse, UsageError } from '../args';
 
 export const EVAL_USAGE =
   'npx cua eval <tasks.jsonl|store:KEY> [--concurrency N] [--trials K] [--out DIR] [--filter ID-PATTERN] [--tag TAG]\n' +
   '       [--level LEVEL] [--first N] [--format local|webvoyager|mind2web] [--answers FILE|store:KEY] [--id EVAL-ID]\n' +
   '       [--max-retries N] [--max-steps N] [--model-base-url URL] [--model NAME] [--site NAME=URL]…\n' +
   '       [--judge auto|webjudge|rubric|none] [--judge-base-url URL] [--judge-model NAME] [--judge-endpoint NAME]\n' +
-  '       [--cache NAME] [--scripted DIR] [--embedded] [--ui-url URL] [--detach] [--config FILE]\n' +
+  '       [--family NAME] [--cache NAME] [--scripted DIR] [--embedded] [--ui-url URL] [--detach] [--config FILE]\n' +
   '       npx cua eval compare <A/eval-results.json> <B/eval-results.json>';
 
 const OPTIONS = {
@@ -39,6 +39,8 @@ const OPTIONS = {
   'ui-url': { type: 'string' },
   detach: { type: 'boolean' },
   cache: { type: 'string' },
+  family: { type: 'string' },
+  profile: { type: 'string' },
   config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -54,6 +56,8 @@ export interface EvalArgs {
   judge: JudgeSettings | undefined;
   /** The --site URLs; those of the services this command starts for the other placeholders are added as they start. */
   sites: Record<string, string>;
+  /** The tasks' model family (`--family`); absent: the default endpoint's declared one, else each task's own. */
+  family?: string;
 }
 
 function siteFlags(values: string[] | undefined): Record<string, string> {
@@ -85,7 +89,8 @@ export function parseEvalArgs(argv: readonly string[]): EvalArgs | null {
   };
   const judge = judgeFlags(values);
   const sites = siteFlags(values.site);
-  return { values, file, format, filter, judge, sites };
+  const family = familyFlag(values);
+  return { values, file, format, filter, judge, sites, ...(family ? { family } : {}) };
 }
 
 /** The `--judge…` flags as the evaluation's judge settings (undefined: none given, the default `auto`). */

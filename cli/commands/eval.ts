@@ -25,6 +25,7 @@ import type { LoadedSet, Surroundings } from './eval-set';
 import { startFixtureSite } from '../../demo/fixture-site';
 import { startDemoSite } from '../../demo/site';
 import { dataDir } from '../../src/infra/paths';
+import { endpointFamilies } from '../../src/runtime/config-models';
 import type { Config } from '../../src/runtime/config';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import { pageProbesOf, sitePlaceholders } from '../../src/eval/task-set';
@@ -116,7 +117,8 @@ export async function evalCommand(argv: readonly string[], deps: EvalCommandDeps
   try {
     const config = env.config();
     await serveBundledSites(set, args.sites, started, print);
-    const plan: EvalPlan = { args, set, config, input: evaluationInput(args, set, deps) };
+    const family = args.family ?? endpointFamilies(config.models)['default'];
+    const plan: EvalPlan = { args, set, config, input: evaluationInput(args, set, deps, family) };
     const client = await connect(plan, deps, started, print);
     warnAboutWorkers(plan, started.backend, print);
     const handle = await startEvaluation(client, plan, print);
@@ -157,7 +159,12 @@ async function serveBundledSites(
 }
 
 /** The evaluation workflow's input, from the flags (the sites as served by now) and the tests' hooks. */
-function evaluationInput(args: EvalArgs, set: LoadedSet, deps: EvalCommandDeps): EvalPlan['input'] {
+function evaluationInput(
+  args: EvalArgs,
+  set: LoadedSet,
+  deps: EvalCommandDeps,
+  family: string | undefined,
+): EvalPlan['input'] {
   const { values, format, filter, judge, sites } = args;
   const { taskSet, answers } = set;
   const evalId = values.id ?? newEvalId();
@@ -172,10 +179,11 @@ function evaluationInput(args: EvalArgs, set: LoadedSet, deps: EvalCommandDeps):
       ? { model: { baseUrl: values['model-base-url'], model: values.model } }
       : {}),
     ...(values['max-steps'] ? { maxSteps: intFlag(values['max-steps'], 'max-steps') } : {}),
-    ...(deps.taskDefaults || values.cache !== undefined
+    ...(deps.taskDefaults || values.cache !== undefined || family
       ? {
           taskDefaults: {
             ...deps.taskDefaults,
+            ...(family ? { profile: family } : {}),
             ...(values.cache !== undefined ? { cache: { name: cacheFlag(values.cache, undefined) } } : {}),
           },
         }

@@ -3,6 +3,7 @@ import readline from 'node:readline';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { ENVIRONMENT_NAME } from '../../src/contract/task';
 import { loadConfig } from '../../src/runtime/config';
+import { endpointFamilies } from '../../src/runtime/config-models';
 import type { StepSummary, TaskResult, TaskStatus } from '../../src/contract/task';
 import { cacheFlag, familyFlag, intFlag, parse, UsageError } from '../args';
 import { agentClientFor, parseTask } from '../../client/client';
@@ -12,7 +13,7 @@ import { modelWaitLine, newTaskId, replyToTask, storeWaitLine } from '../../clie
 import { watchTask } from '../../client/watch';
 
 export const RUN_USAGE =
-  'npx cua run "<instruction>" [--env browser|desktop|NAME] [--url URL] [--max-steps N] [--family fara-1.5|fara-7b]\n' +
+  'npx cua run "<instruction>" [--env browser|desktop|NAME] [--url URL] [--max-steps N] [--family NAME]\n' +
   '       [--identity NAME] [--id ID] [--cache NAME] [--detach] [--json]\n' +
   '       [--model-base-url URL] [--model NAME] [--auto-reply [TEXT]] [--ask-timeout SECONDS] [--images-kept N]\n' +
   '       [--token-budget N] [--max-invalid-outputs N] [--terminate-on-parse-error] [--config FILE]\n' +
@@ -157,6 +158,8 @@ export async function runCommand(rawArgv: readonly string[]): Promise<number> {
   const askTimeout = values['ask-timeout'] === undefined ? undefined : Number(values['ask-timeout']);
   if (askTimeout !== undefined && !(askTimeout > 0))
     throw new UsageError('--ask-timeout must be a positive number of seconds');
+  // No family named: the endpoint's declared one (models.default.family), as the worker checks it.
+  const taskFamily = family ?? (values.env === 'desktop' ? undefined : endpointFamilies(config.models)['default']);
   const task: NewTask = {
     ...newTaskOf({
       id: values.id ?? newTaskId(),
@@ -167,7 +170,7 @@ export async function runCommand(rawArgv: readonly string[]): Promise<number> {
       baseUrl: values['model-base-url'],
       model: values.model,
     }),
-    ...(family ? { profile: family } : {}),
+    ...(taskFamily ? { profile: taskFamily } : {}),
     ...(values.identity !== undefined ? { identity: values.identity } : {}),
     ...(values.cache !== undefined ? { cache: { name: cacheFlag(values.cache, values.env) } } : {}),
     ...(bare.bare ? { autoReply: true } : values['auto-reply'] ? { autoReply: values['auto-reply'] } : {}),

@@ -77,6 +77,13 @@ export const EndpointSchema = z
   // One key in the config the worker uses: `profile` (the wire name).
   .transform(({ family, ...endpoint }) => (family === undefined ? endpoint : { ...endpoint, profile: family }));
 
+/** The family each endpoint declares (`models.<name>.family`), for the tasks started on it that name none. */
+export function endpointFamilies(models: Readonly<Record<string, { profile?: string | undefined }>>) {
+  return Object.fromEntries(
+    Object.entries(models).flatMap(([name, e]) => (e.profile === undefined ? [] : [[name, e.profile]])),
+  ) as Record<string, string>;
+}
+
 /** Per-task model overrides (`cua run --model-base-url/--model`); absent: allowed, to any URL (never with our keys). */
 export const ModelOverridesSchema = z.strictObject({
   allow: z.boolean().default(true),
