@@ -145,6 +145,7 @@ export class ProviderRoutes {
       played = scriptTurns(entries, {
         provider: wire.provider,
         oneActionPerTurn: c.oneActionPerTurn,
+        typeAtPointer: c.typeAtPointer,
         screen: c.screen,
         reply: c.reply,
       });

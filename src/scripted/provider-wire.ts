@@ -32,6 +32,8 @@ export interface WireCall {
   messageCount: number;
   /** OpenAI's preview tool: one action per model call. */
   oneActionPerTurn: boolean;
+  /** Typing needs a point (Gemini's 2.5 function set). */
+  typeAtPointer: boolean;
   /** Problems of the request against the turn before the one it asks for (its echo, its pending check). */
   againstPrevious(prev: ProviderTurn, prevIndex: number): string[];
   /** The response body for a turn (may throw on a turn the provider cannot express: a scripting error). */

@@ -32,6 +32,8 @@ export interface TurnOptions {
   oneActionPerTurn?: boolean;
   /** The request's newest screenshot: the points are in its pixels. */
   screen: Size;
+  /** Typing needs a point (Gemini's 2.5 set: type_text_at): typing without one types where the pointer last went. */
+  typeAtPointer?: boolean;
   /** The person's latest reply, for `{{reply}}` (absent: `{{reply}}` stays as written). */
   reply?: string;
 }
@@ -97,7 +99,8 @@ function faraAction(value: unknown, entry: number): AgentAction {
 type Played = { actions: ScreenAction[] } | { final: NonNullable<StandInOutput['final']> } | 'dropped';
 
 /** One Fara action in screenshot pixels; `cursor` (0–1000) is where the pointer last went, and is moved. */
-function play(a: AgentAction, screen: Size, cursor: { at: [number, number] }): Played {
+function play(a: AgentAction, opts: TurnOptions, cursor: { at: [number, number] }): Played {
+  const { screen } = opts;
   const px = ([x, y]: readonly [number, number]): ScreenPoint => ({
     x: (x * screen.width) / 1000,
     y: (y * screen.height) / 1000,
@@ -122,7 +125,8 @@ function play(a: AgentAction, screen: Size, cursor: { at: [number, number] }): P
       return { actions: [{ kind: 'drag', path: [from, pointer(a.coordinate)] }] };
     }
     case 'type': {
-      const at = a.coordinate ? { at: pointer(a.coordinate) } : {};
+      const point = a.coordinate ?? (opts.typeAtPointer ? cursor.at : undefined);
+      const at = point ? { at: pointer(point) } : {};
       return { actions: [{ kind: 'type', text: a.text, ...at, ...(a.press_enter ? { pressEnter: true } : {}) }] };
     }
     case 'key':
@@ -160,7 +164,7 @@ function entryOutput(
   let final: StandInOutput['final'];
   const all = [e.action, ...(e.then ?? [])].map((a) => faraAction(withReply(a, opts.reply), n));
   for (const a of all) {
-    const played = play(a, opts.screen, cursor);
+    const played = play(a, opts, cursor);
     if (played === 'dropped') dropped.push({ entry: n, action: a.action });
     else if ('final' in played) final = played.final;
     else actions.push(...played.actions);

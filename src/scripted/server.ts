@@ -40,7 +40,13 @@ export const DEFAULT_DESCRIBE_OUTPUT =
 export const NO_GROUND_OUTPUT = 'This scripted test model has no grounding output for this step.';
 
 export interface ScriptedModelServer {
+  /** The chat-completions base URL (`http://host:port/v1`). */
   url: string;
+  /**
+   * The server's root (`http://host:port`): the base URL for every provider family, whose SDKs append their own
+   * paths (`/responses`, `/v1/messages`, `/v1beta/models/…`); see provider-routes.ts.
+   */
+  root: string;
   port: number;
   requests: RecordedRequest[];
   close(): Promise<void>;
@@ -402,6 +408,7 @@ export async function startScriptedModelServer(opts: {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${opts.host ?? '127.0.0.1'}:${port}/v1`,
+    root: `http://${opts.host ?? '127.0.0.1'}:${port}`,
     port,
     requests: model.requests,
     close: () =>

@@ -65,6 +65,7 @@ function read(headers: Record<string, string | undefined>, _url: URL, body: unkn
     imageCount: images,
     messageCount: messages.length,
     oneActionPerTurn: false,
+    typeAtPointer: false,
     againstPrevious: (prev, prevIndex) => againstPrevious(messages, facts, prev, prevIndex),
     respond: (output: StandInOutput, index: number) =>
       anthropicResponse(output, { ...anthropicContext(facts, index), model: script }),

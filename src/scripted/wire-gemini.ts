@@ -87,6 +87,7 @@ function read(headers: Record<string, string | undefined>, url: URL, body: unkno
     imageCount: images,
     messageCount: contents.length,
     oneActionPerTurn: false,
+    typeAtPointer: geminiFunctionSetForModel(script) === '2.5',
     againstPrevious: (prev, prevIndex) => againstPrevious(contents, facts, prev, prevIndex),
     respond: (output: StandInOutput, index: number) => geminiResponse(output, ctx(index)),
     empty: (index: number) => ({ candidates: [], modelVersion: script, responseId: `standin-${index}` }),

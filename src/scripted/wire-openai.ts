@@ -52,9 +52,15 @@ function againstPrevious(items: Json[], facts: OpenAiRequestFacts, prev: Provide
   const [start, end] = runs[runs.length - 1] ?? [0, 0];
   const run = items.slice(start, end);
   const problems: string[] = [];
-  const called = run.some((i) => i.type === 'computer_call');
+  const call = run.find((i) => i.type === 'computer_call');
+  const called = call !== undefined;
   if (prev.output.actions.length > 0 && !called) {
     problems.push(`the last model turn replayed in input has no computer_call, but turn ${prevIndex + 1} sent one`);
+  }
+  if (call && call.call_id !== `call_${pad4(prevIndex)}`) {
+    problems.push(
+      `the last computer_call replayed is ${String(call.call_id)}, not call_${pad4(prevIndex)} of turn ${prevIndex + 1}`,
+    );
   }
   if (prev.output.actions.length === 0 && called) {
     problems.push(`the last model turn replayed in input has a computer_call, but turn ${prevIndex + 1} sent text`);
@@ -102,6 +108,7 @@ function read(headers: Record<string, string | undefined>, _url: URL, body: unkn
     imageCount: images,
     messageCount: items.length,
     oneActionPerTurn: facts.tool === 'computer_use_preview',
+    typeAtPointer: false,
     againstPrevious: (prev, prevIndex) => againstPrevious(items, facts, prev, prevIndex),
     respond: (output: StandInOutput, index: number) => openAiResponse(output, { ...ctx, sequence: index }),
     empty: (index: number) => ({

@@ -56,6 +56,15 @@ describe('one Fara action in screenshot pixels', () => {
     ]);
   });
 
+  it('types where the pointer last went when the provider needs a point for typing (Gemini 2.5)', () => {
+    const list = entries([
+      { action: { action: 'left_click', coordinate: [250, 500] } },
+      { action: { action: 'type', text: 'Lisbon' } },
+    ]);
+    const { turns } = scriptTurns(list, { provider: 'gemini', screen: SCREEN, typeAtPointer: true });
+    expect(turns[1]?.output.actions).toEqual([{ kind: 'type', text: 'Lisbon', at: { x: 320, y: 400 } }]);
+  });
+
   it('asks and answers in text only, with {{reply}} filled in', () => {
     const list = entries([
       { thoughts: 'ask', action: { action: 'ask_user_question', question: 'Whose name?' } },

@@ -49,6 +49,14 @@ const SMALL = [
   { thoughts: 'Type it.', action: { action: 'type', text: '{{reply}}', coordinate: [500, 100] } },
   { thoughts: 'Done.', action: { action: 'terminate', answer: 'Booked for {{reply}}.' } },
 ];
+const COUNTED = [
+  {
+    action: { action: 'left_click', coordinate: [1, 1] },
+    usage: { prompt_tokens: 100, completion_tokens: 20, cached_tokens: 30 },
+    faults: [{ empty: true }],
+  },
+  { action: { action: 'wait', time: 1 } },
+];
 const FAULTY = [{ action: { action: 'left_click', coordinate: [1, 1] }, faults: [{ status: 503, message: 'busy' }] }];
 
 let server: ScriptedModelServer;
@@ -59,9 +67,12 @@ beforeAll(async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scripted-providers-'));
   fs.writeFileSync(path.join(dir, 'small.json'), JSON.stringify(SMALL));
   fs.writeFileSync(path.join(dir, 'faulty.json'), JSON.stringify(FAULTY));
+  fs.writeFileSync(path.join(dir, 'counted.json'), JSON.stringify(COUNTED));
+  const demo = fs.readFileSync(path.join(__dirname, '../../demo/scripts/tidewater-booking.json'), 'utf8');
+  fs.writeFileSync(path.join(dir, 'gemini-2.5-computer-use-preview-10-2025.json'), demo);
   fs.copyFileSync(path.join(__dirname, '../../demo/scripts/tidewater-booking.json'), path.join(dir, 'tidewater.json'));
   server = await startScriptedModelServer({ scriptsDir: dir, log: (l) => logs.push(l) });
-  root = server.url.replace(/\/v1$/, '');
+  root = server.root;
 });
 afterAll(async () => server?.close());
 
@@ -452,5 +463,45 @@ describe('the Tidewater demo script through each route', () => {
           'entry 7 pause_and_memorize_fact',
       ),
     );
+  });
+});
+
+describe('usage and the empty fault, in each provider’s fields', () => {
+  it('the entry’s counts, else counts estimated from the request; an empty output first', async () => {
+    const o = new OpenAiConversation(new OpenAI({ apiKey: 'k', baseURL: root, maxRetries: 0 }), 'counted');
+    const a = new AnthropicConversation(new Anthropic({ apiKey: 'k', baseURL: root, maxRetries: 0 }), 'counted');
+    const g = new GeminiConversation(new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: root } }), 'counted');
+    expect((await o.call()).output).toEqual([]);
+    expect((await a.call()).content).toEqual([]);
+    expect((await g.call()).candidates).toEqual([]);
+    const [ro, ra, rg] = await Promise.all([o.call(), a.call(), g.call()]);
+    expect(ro.usage).toMatchObject({
+      input_tokens: 100,
+      output_tokens: 20,
+      input_tokens_details: { cached_tokens: 30 },
+    });
+    expect(ra.usage).toMatchObject({ input_tokens: 70, cache_read_input_tokens: 30, output_tokens: 20 });
+    expect(rg.usageMetadata).toMatchObject({ promptTokenCount: 100, candidatesTokenCount: 20 });
+    o.answer(ro);
+    a.answer(ra);
+    g.answer(rg);
+    const [eo, ea, eg] = await Promise.all([o.call(), a.call(), g.call()]);
+    // Estimated: the texts' characters over four and 258 per image (two screenshots here).
+    expect(eo.usage?.input_tokens).toBe(Math.ceil('Book a room.'.length / 4) + 2 * 258);
+    expect(ea.usage.input_tokens).toBe(Math.ceil('Book a room.'.length / 4) + 2 * 258);
+    expect(eg.usageMetadata?.promptTokenCount).toBe(Math.ceil('Book a room.'.length / 4) + 2 * 258);
+    expect(eg.usageMetadata?.candidatesTokenCount).toBeGreaterThan(0);
+  });
+
+  it('Gemini’s 2.5 function set, chosen by the model’s name, types at the pointer (the demo’s first steps)', async () => {
+    const model = 'gemini-2.5-computer-use-preview-10-2025';
+    const g = new GeminiConversation(new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: root } }), model);
+    const first = await g.call();
+    g.answer(first);
+    const second = await g.call();
+    expect([...calls(first), ...calls(second)]).toEqual([
+      { name: 'click_at', args: { x: 285, y: 293 } },
+      { name: 'type_text_at', args: { x: 285, y: 293, text: 'Lisbon', press_enter: true } },
+    ]);
   });
 });
