@@ -103,7 +103,12 @@ export class ProviderRoutes {
     }
     record.index = turn.entry;
     const prev = played.turns[c.turn - 1];
-    const problems = prev ? c.againstPrevious(prev, c.turn - 1) : [];
+    let problems: string[];
+    try {
+      problems = prev ? c.againstPrevious(prev, c.turn - 1) : [];
+    } catch (err) {
+      return fail(500, `script '${c.script}' entry ${(prev?.entry ?? 0) + 1}: ${(err as Error).message}`);
+    }
     if (problems.length > 0) {
       record.problems.push(...problems);
       return fail(400, `${wire.provider} request refused: ${problems.join('; ')}`);

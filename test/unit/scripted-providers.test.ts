@@ -57,6 +57,7 @@ const COUNTED = [
   },
   { action: { action: 'wait', time: 1 } },
 ];
+const HUNG = [{ action: { action: 'wait', time: 1 }, faults: [{ hang: true }], delay_ms: 50 }];
 const FAULTY = [{ action: { action: 'left_click', coordinate: [1, 1] }, faults: [{ status: 503, message: 'busy' }] }];
 
 let server: ScriptedModelServer;
@@ -68,6 +69,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, 'small.json'), JSON.stringify(SMALL));
   fs.writeFileSync(path.join(dir, 'faulty.json'), JSON.stringify(FAULTY));
   fs.writeFileSync(path.join(dir, 'counted.json'), JSON.stringify(COUNTED));
+  fs.writeFileSync(path.join(dir, 'hung.json'), JSON.stringify(HUNG));
   const demo = fs.readFileSync(path.join(__dirname, '../../demo/scripts/tidewater-booking.json'), 'utf8');
   fs.writeFileSync(path.join(dir, 'gemini-2.5-computer-use-preview-10-2025.json'), demo);
   fs.copyFileSync(path.join(__dirname, '../../demo/scripts/tidewater-booking.json'), path.join(dir, 'tidewater.json'));
@@ -200,7 +202,7 @@ describe('POST /responses (OpenAI)', () => {
     ]);
   });
 
-  it('a missing key is 401, a bad request 400 naming every problem, a fault in OpenAI’s error shape', async () => {
+  it('a missing key is 401, a bad request 400 naming every problem, a hang, a delay, a fault in OpenAI’s error shape', async () => {
     const raw = (body: object, headers: Record<string, string> = { authorization: 'Bearer k' }) =>
       fetch(`${root}/v1/responses`, {
         method: 'POST',
@@ -215,6 +217,14 @@ describe('POST /responses (OpenAI)', () => {
     expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(
       /no computer tool; previous_response_id is set/,
     );
+    const hung = new OpenAiConversation(
+      new OpenAI({ apiKey: 'k', baseURL: root, maxRetries: 0, timeout: 300 }),
+      'hung',
+    );
+    await expect(hung.call()).rejects.toThrow(/timed out/i);
+    const started = Date.now();
+    expect(computerCall(await hung.call())?.actions).toEqual([{ type: 'wait' }]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45); // delay_ms
     const c = new OpenAiConversation(client(), 'faulty');
     await expect(c.call()).rejects.toMatchObject({ status: 503, error: { message: 'busy', type: 'server_error' } });
     expect(computerCall(await c.call())?.actions).toEqual([{ type: 'click', button: 'left', x: 1, y: 1 }]);
