@@ -49,10 +49,41 @@ export const JudgeOutputsSchema = z.strictObject({
   rubric: z.string().optional(),
 });
 
+/** A Fara action in a script (its fields are checked when it is played: the chat route renders it as written). */
+const ScriptActionSchema = z.looseObject({ action: z.string().min(1) });
+
+/** The malformed outputs a provider stand-in can send (see providers/output.ts StandInMalformed). */
+export const MALFORMED_KINDS = [
+  'unknown-action',
+  'missing-coordinate',
+  'off-screen',
+  'malformed-function-call',
+] as const;
+
+/**
+ * Fields of an action entry that only the provider routes read (`/v1/responses`, `/v1/messages`, generateContent;
+ * see script-turns.ts); the chat-completions route ignores them.
+ */
+const providerFields = {
+  /** More actions in the same model call (a batch); a provider that cannot batch plays them as consecutive turns. */
+  then: z.array(ScriptActionSchema).optional(),
+  /**
+   * The provider's confirmation on this call (OpenAI `pending_safety_checks`, Gemini `safety_decision`); on
+   * Anthropic, which has none, a text-only question (the message) before the entry's action.
+   */
+  safety_check: z.strictObject({ code: z.string().min(1).optional(), message: z.string().min(1) }).optional(),
+  /**
+   * The model first answers this entry with a malformed output of the kind the provider really sends (`true`: the
+   * provider's usual kind), then, on the next call, with the entry's action: one extra turn before the entry's.
+   */
+  malformed: z.union([z.literal(true), z.enum(MALFORMED_KINDS)]).optional(),
+};
+
 export const ScriptEntrySchema = z.union([
   z.strictObject({
     thoughts: z.string().default(''),
-    action: z.looseObject({ action: z.string().min(1) }),
+    action: ScriptActionSchema,
+    ...providerFields,
     ...common,
   }),
   z.strictObject({ raw: z.string(), ...common }),

@@ -2,6 +2,8 @@
 // script files instead of a model. Stateless per request (the entry index is the number of assistant
 // messages already in the request), so it is deterministic across worker crashes and activity retries.
 // Never a default for real work: it only knows what its script says.
+// It also speaks the three providers' computer-use APIs (OpenAI Responses, Anthropic Messages, Gemini
+// generateContent) from the same scripts: see provider-routes.ts.
 // The desktop agent makes several calls per step (describe the screen, decide, ground clicks); it names the entry
 // and the kind of call in two headers, and the server answers from that entry's `describe`, `tool_calls` or `ground`.
 // An evaluation's LLM judge names its calls the same way (`key_points`, `relevance`, `verdict`, `rubric`) and is
@@ -14,6 +16,12 @@ import type { AgentAction } from '../actions/schemas';
 import { MEMORY_LABELS } from '../desktop/agent/memory';
 import { loadScript, ScriptError } from './script';
 import type { ScriptEntry, ScriptUsage } from './script';
+import { ProviderRoutes } from './provider-routes';
+import { JUDGE_CALL_KINDS, SCRIPTED_CALL_KINDS } from './recorded';
+import type { RecordedRequest, ScriptedCallKind } from './recorded';
+
+export { JUDGE_CALL_KINDS, SCRIPTED_CALL_KINDS } from './recorded';
+export type { RecordedRequest, ScriptedCallKind } from './recorded';
 
 /** Header a page-reading sub-call sends, carrying the main call's entry index (see activities). */
 export const SUBCALL_INDEX_HEADER = 'x-cua-subcall-index';
@@ -21,9 +29,6 @@ export const SUBCALL_INDEX_HEADER = 'x-cua-subcall-index';
 export const ENTRY_INDEX_HEADER = 'x-cua-entry';
 /** Header naming which of a desktop step's calls a request is (absent: an ordinary call, as before). */
 export const CALL_KIND_HEADER = 'x-cua-call';
-export const JUDGE_CALL_KINDS = ['key_points', 'relevance', 'verdict', 'rubric'] as const;
-export const SCRIPTED_CALL_KINDS = ['describe', 'action', 'ground', ...JUDGE_CALL_KINDS] as const;
-export type ScriptedCallKind = (typeof SCRIPTED_CALL_KINDS)[number];
 type JudgeCallKind = (typeof JUDGE_CALL_KINDS)[number];
 /** Header of a judge's relevance call: the 0-based position of the screenshot among those rated. */
 export const JUDGE_ITEM_HEADER = 'x-cua-item';
@@ -34,27 +39,14 @@ export const DEFAULT_DESCRIBE_OUTPUT =
 /** The ground output of an entry without `ground` (no point in it, so the click fails with an observation). */
 export const NO_GROUND_OUTPUT = 'This scripted test model has no grounding output for this step.';
 
-export interface RecordedRequest {
-  script: string;
-  index: number;
-  subcall: boolean;
-  /** The `x-cua-call` header, when the request had one. */
-  call?: ScriptedCallKind;
-  /** Names of the function tools offered in the request ([] when none). */
-  toolNames: string[];
-  /** The request's `tool_choice`, when it had a string one. */
-  toolChoice?: string;
-  imageCount: number;
-  messageCount: number;
-  /** Text of the last user message (what the model was told this step). */
-  lastUserText: string;
-  /** All text parts of all messages, joined, for assertions. */
-  allText: string;
-  at: number;
-}
-
 export interface ScriptedModelServer {
+  /** The chat-completions base URL (`http://host:port/v1`). */
   url: string;
+  /**
+   * The server's root (`http://host:port`): the base URL for every provider family, whose SDKs append their own
+   * paths (`/responses`, `/v1/messages`, `/v1beta/models/…`); see provider-routes.ts.
+   */
+  root: string;
   port: number;
   requests: RecordedRequest[];
   close(): Promise<void>;
@@ -312,16 +304,22 @@ class ScriptedModel {
   /** "script#index[#sub]" → requests seen (for faults). */
   private readonly seen = new Map<string, number>();
 
+  private readonly providers: ProviderRoutes;
+
   constructor(
     private readonly scriptsDir: string,
     private readonly log: (line: string) => void,
-  ) {}
+  ) {
+    this.providers = new ProviderRoutes(scriptsDir, log, this.requests, this.seen);
+  }
 
   async handle(req: http.IncomingMessage, res: http.ServerResponse, body: string): Promise<void> {
     if (req.method === 'GET' && req.url?.startsWith('/_requests')) return sendJson(res, 200, this.requests);
     if (req.method === 'GET' && req.url?.endsWith('/models')) {
       return sendJson(res, 200, { object: 'list', data: [] });
     }
+    const route = ProviderRoutes.route(req);
+    if (route) return this.providers.handle(req, res, route, body);
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       return sendError(res, 404, `scripted model: no route ${req.method} ${req.url}`);
     }
@@ -410,6 +408,7 @@ export async function startScriptedModelServer(opts: {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${opts.host ?? '127.0.0.1'}:${port}/v1`,
+    root: `http://${opts.host ?? '127.0.0.1'}:${port}`,
     port,
     requests: model.requests,
     close: () =>

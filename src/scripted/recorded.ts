@@ -1,0 +1,37 @@
+// A request the scripted model server answered, as recorded for tests' assertions (`GET /_requests`): the chat
+// route's fields, and the provider routes' (provider, turn, tool, problems, acknowledgements).
+import type { StandInProvider } from './script-turns';
+
+export const JUDGE_CALL_KINDS = ['key_points', 'relevance', 'verdict', 'rubric'] as const;
+export const SCRIPTED_CALL_KINDS = ['describe', 'action', 'ground', ...JUDGE_CALL_KINDS] as const;
+export type ScriptedCallKind = (typeof SCRIPTED_CALL_KINDS)[number];
+
+export interface RecordedRequest {
+  /** The provider route the request came by (absent: chat completions). */
+  provider?: StandInProvider;
+  script: string;
+  /** The 0-based script entry answered (a provider request refused before its turn was known: -1). */
+  index: number;
+  /** Provider routes: the model turn the request asks for, by the provider's counting rule (provider-routes.ts). */
+  turn?: number;
+  /** Provider routes: the computer tool declared (type with version; Gemini: `computer_use <environment>`). */
+  tool?: string;
+  /** Provider routes: the request's problems against the provider's format (empty when well formed). */
+  problems?: string[];
+  /** Provider routes: what the request acknowledged (OpenAI's check ids, Gemini's acknowledged calls). */
+  acknowledged?: string[];
+  subcall: boolean;
+  /** The `x-cua-call` header, when the request had one. */
+  call?: ScriptedCallKind;
+  /** Names of the function tools offered in the request ([] when none). */
+  toolNames: string[];
+  /** The request's `tool_choice`, when it had a string one. */
+  toolChoice?: string;
+  imageCount: number;
+  messageCount: number;
+  /** Text of the last user message (what the model was told this step). */
+  lastUserText: string;
+  /** All text parts of all messages, joined, for assertions. */
+  allText: string;
+  at: number;
+}
