@@ -6,9 +6,11 @@
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ANTHROPIC_COMPUTER_FAMILY } from '../../src/families/anthropic-computer/family';
+import { anthropicPrice } from '../../src/families/anthropic-computer/prices';
 import { OMITTED_SCREENSHOT } from '../../src/families/anthropic-computer/request';
 import { chooseTool, toolForModel } from '../../src/families/anthropic-computer/tools';
 import { familyOf } from '../../src/families/registry';
+import { smartResize } from '../../src/image/smart-resize';
 import type { HistoryEntry } from '../../src/model/context';
 import type { ModelOutputError } from '../../src/model/errors';
 import { InvalidActionArgumentsError, UnknownActionError } from '../../src/model/errors';
@@ -130,6 +132,28 @@ describe('the family', () => {
     ['tidewater-booking', 'computer_toolset_20260801'],
   ])('picks the tool of %s by its name', (model, tool) => {
     expect(toolForModel(model)).toBe(tool);
+  });
+
+  it('sends a 1440x900 page as a 1280x800 screenshot', () => {
+    expect(smartResize(900, 1440, { factor: family.resizeFactor, maxPixels: family.maxPixels })).toEqual({
+      height: 800,
+      width: 1280,
+    });
+  });
+
+  it.each([
+    ['claude-sonnet-4-5-20250929', { input: 3, output: 15, cachedInput: 0.3 }],
+    ['claude-sonnet-4-20250514', { input: 3, output: 15, cachedInput: 0.3 }],
+    ['claude-3-7-sonnet-20250219', { input: 3, output: 15, cachedInput: 0.3 }],
+    ['claude-opus-4-1', { input: 15, output: 75, cachedInput: 1.5 }],
+    ['claude-opus-4-5-20251101', { input: 5, output: 25, cachedInput: 0.5 }],
+    ['claude-opus-5-5', { input: 4, output: 20 }],
+    ['claude-sonnet-5', { input: 2, output: 10, cachedInput: 0.2 }],
+    ['claude-haiku-4-5', { input: 1, output: 5, cachedInput: 0.1 }],
+    ['claude-fable-5-1', { input: 10, output: 50, cachedInput: 0.25 }],
+    ['tidewater-booking', undefined],
+  ])('knows the price of %s', (model, price) => {
+    expect(anthropicPrice(model)).toEqual(price);
   });
 
   it("prefers the endpoint's tool to the name's", () => {
