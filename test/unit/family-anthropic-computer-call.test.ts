@@ -157,6 +157,21 @@ describe('the call through the SDK', () => {
     expect(refusing.seen).toHaveLength(1);
   });
 
+  it('sends temperature only to a model that takes it (up to Opus 4.6), and max tokens by default', async () => {
+    const { seen, url } = await standIn([...script, ...script]);
+    const request = await requestOf([task], 'computer_20250124');
+    const signal = AbortSignal.timeout(10_000);
+    await family.call!(request, endpointAt(url, { model: 'claude-sonnet-4-5', temperature: 0 }), signal);
+    await family.call!(
+      request,
+      endpointAt(url, { model: 'claude-opus-4-7', temperature: 0, maxTokens: undefined }),
+      signal,
+    );
+    expect(seen[0]?.body).toMatchObject({ model: 'claude-sonnet-4-5', temperature: 0 });
+    expect(seen[1]?.body).toMatchObject({ model: 'claude-opus-4-7', max_tokens: 16_384 });
+    expect(seen[1]?.body).not.toHaveProperty('temperature');
+  });
+
   it('takes base URLs with or without /v1', () => {
     expect(sdkBaseUrl('https://api.anthropic.com')).toBe('https://api.anthropic.com');
     expect(sdkBaseUrl('http://127.0.0.1:8080/v1/')).toBe('http://127.0.0.1:8080');

@@ -234,6 +234,26 @@ describe('reading the stand-in responses', () => {
     expect(parsed.then?.map((b) => (b.native as { name: string }).name)).toEqual(['type', 'key']);
   });
 
+  it('takes the thoughts from the thinking a message shows when it has no text', () => {
+    const native = {
+      content: [
+        { type: 'thinking', thinking: 'The form is below.', signature: 'sig' },
+        {
+          type: 'tool_use',
+          id: 'toolu_1',
+          name: 'left_click',
+          toolset_name: 'computer',
+          input: { coordinate: [5, 6] },
+        },
+      ],
+      stop_reason: 'tool_use',
+    };
+    const read = { screen: SCREEN, allowed: family.allowedActions, terminateOnParseError: false };
+    const parsed = family.read({ text: '', native }, read);
+    expect(parsed.thoughts).toBe('The form is below.');
+    expect(parsed.action).toEqual({ action: 'left_click', coordinate: [5, 6], thoughts: 'The form is below.' });
+  });
+
   it('reads a text-only answer as the end, a question (and a provider check, in plain text) as a question', () => {
     const answer = readOf(out([], { final: { kind: 'answer', text: 'Booked for Friday at 7.' } }));
     expect(answer.action).toEqual({ action: 'terminate', thoughts: '', answer: 'Booked for Friday at 7.' });

@@ -76,6 +76,15 @@ export function textOf(blocks: readonly Json[]): string {
     .trim();
 }
 
+/** The message's thinking, where it shows any (a summary; empty when the model's thinking is omitted). */
+export function thinkingOf(blocks: readonly Json[]): string {
+  return blocks
+    .filter((b) => b.type === 'thinking' && typeof b.thinking === 'string')
+    .map((b) => String(b.thinking))
+    .join('\n\n')
+    .trim();
+}
+
 export function toolUsesOf(blocks: readonly Json[]): ToolUse[] {
   return blocks.filter(
     (b): b is ToolUse => b.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string',

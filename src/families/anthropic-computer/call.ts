@@ -7,9 +7,10 @@ import type { MessageCreateParamsNonStreaming as BetaParams } from '@anthropic-a
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelEndpoint, NativeCompletion } from '../../model/client';
 import type { FamilyRequest } from '../family';
-import { blocksOf, textOf } from './actions';
+import { blocksOf, textOf, thinkingOf } from './actions';
 import type { AnthropicRequestBody } from './request';
-import { betaHeaderOf, toolOfBody } from './tools';
+import { DEFAULT_MODEL_TIMEOUT_SECONDS } from '../../model/timeouts';
+import { acceptsTemperature, betaHeaderOf, toolOfBody } from './tools';
 
 /** The SDK client that never looks for credentials beyond the key it is given (environment, profile files). */
 class EndpointClient extends Anthropic {
@@ -33,6 +34,9 @@ function clientFor(endpoint: ModelEndpoint): Anthropic {
     authToken: null,
     baseURL: sdkBaseUrl(endpoint.baseUrl),
     maxRetries: 0,
+    // The model client's limit (the signal) comes first; an explicit timeout also spares the SDK's refusal of a
+    // non-streaming call whose max_tokens it guesses would take longer than 10 minutes.
+    timeout: ((endpoint.timeoutSeconds ?? DEFAULT_MODEL_TIMEOUT_SECONDS) + 5) * 1000,
     // No key (a local endpoint): no Authorization header at all, rather than the SDK's search for one.
     ...(key === null ? { defaultHeaders: { Authorization: null } } : {}),
   });
@@ -56,10 +60,7 @@ interface MessageLike {
 /** The response as a completion. Anthropic's input_tokens leaves out cache reads and writes: the prompt adds them. */
 export function completionOf(message: MessageLike): NativeCompletion {
   const blocks = blocksOf(message.content);
-  const thinking = blocks
-    .filter((b) => b.type === 'thinking' && typeof b.thinking === 'string')
-    .map((b) => String(b.thinking))
-    .join('\n\n');
+  const thinking = thinkingOf(blocks);
   const u = message.usage;
   const cached = u.cache_read_input_tokens ?? 0;
   return {
@@ -78,7 +79,10 @@ export function completionOf(message: MessageLike): NativeCompletion {
   };
 }
 
-/** Sends the request's Messages body to the endpoint: its model, max tokens and temperature (at most 1 here). */
+/**
+ * Sends the request's Messages body to the endpoint: its model, max tokens, and temperature (at most 1 here) where the
+ * model takes one (tools.ts acceptsTemperature).
+ */
 export async function callMessages(
   request: FamilyRequest,
   endpoint: ModelEndpoint,
@@ -89,7 +93,9 @@ export async function callMessages(
     ...body,
     model: endpoint.model,
     max_tokens: endpoint.maxTokens ?? body.max_tokens,
-    ...(endpoint.temperature !== undefined ? { temperature: Math.min(1, endpoint.temperature) } : {}),
+    ...(endpoint.temperature !== undefined && acceptsTemperature(endpoint.model)
+      ? { temperature: Math.min(1, endpoint.temperature) }
+      : {}),
   };
   const client = clientFor(endpoint);
   const tool = toolOfBody(body);

@@ -12,7 +12,7 @@ import type { ModelOutput, ParsedOutput } from '../../model/parse';
 import { faraOutcome } from '../fara-common/family';
 import type { ModelFamily } from '../family';
 import { textOnlyAction } from '../native/text-output';
-import { blocksOf, readTurn } from './actions';
+import { blocksOf, readTurn, thinkingOf } from './actions';
 import { callMessages } from './call';
 import { requestBody } from './request';
 import { ANTHROPIC_TOOLS } from './tools';
@@ -73,9 +73,11 @@ function read(output: ModelOutput, screen: ScreenSize, allowed: readonly string[
   }
   const [first, ...rest] = reading.actions;
   if (!first) return { thoughts: '', action: textOnlyAction(reading.text), toolCallText: '' };
+  // The thoughts: the text before the actions, else the thinking the message shows.
+  const thoughts = reading.text || thinkingOf(blocksOf(message.content));
   return {
-    thoughts: reading.text,
-    action: reading.text === '' ? first.action : { ...first.action, thoughts: reading.text },
+    thoughts,
+    action: thoughts === '' ? first.action : { ...first.action, thoughts },
     toolCallText: '',
     native: first.native,
     ...(rest.length > 0 ? { then: rest.map(({ action, native }) => ({ action, native })) } : {}),

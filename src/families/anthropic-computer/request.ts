@@ -14,8 +14,11 @@ import type { AnthropicTool } from './tools';
 import { draftsOf } from './turns';
 import type { Draft, Part, ResultDraft } from './turns';
 
-/** max_tokens when the endpoint sets none (the call sends the endpoint's `maxTokens` when it has one). */
-export const DEFAULT_MAX_TOKENS = 4096;
+/**
+ * max_tokens when the endpoint sets none (the call sends the endpoint's `maxTokens` when it has one): a ceiling, not
+ * a spend, high enough for the thinking that newer models do by default before their answer.
+ */
+export const DEFAULT_MAX_TOKENS = 16_384;
 /** What an older screenshot becomes. */
 export const OMITTED_SCREENSHOT = '(older screenshot omitted)';
 

@@ -43,6 +43,14 @@ export function toolForModel(model: string | undefined): AnthropicTool {
   return COMPUTER_TOOLSET;
 }
 
+/**
+ * Whether a model takes `temperature`: the models of the beta tools up to Opus 4.6 do; Opus 4.7 and every later
+ * model answer a 400 to it, and so (to be safe) does a name not known here.
+ */
+export function acceptsTemperature(model: string): boolean {
+  return toolForModel(model) !== COMPUTER_TOOLSET && !/opus-4-7(?!\d)/.test(model.toLowerCase());
+}
+
 /** The endpoint's tool (`models.<name>.tool`) when it names one of ours, else the tool its model's name implies. */
 export function chooseTool(configured: string | undefined, model: string | undefined): AnthropicTool {
   const known: readonly string[] = ANTHROPIC_TOOLS;
