@@ -5,6 +5,8 @@
 // every step (request.ts, turns.ts), its call goes through the SDK (call.ts), its output's tool_use blocks become our
 // actions, several a batch (actions.ts). Anthropic has no confirmation field: a message with text and no tool_use is
 // a question to the person (ending with `?`) or the task's end, and the person's reply is the next user message.
+// Fara's settings do not apply: no identity, no prompt file (both refused), no step prompt (ignored: the page URL and
+// what the step left go with each screenshot instead), no terminate-on-parse-error (an invalid output is fed back).
 import { fara15ActionSchema } from '../../actions/schemas';
 import type { ScreenSize } from '../../actions/tool-schema';
 import { ModelOutputError, PromptFileError } from '../../model/errors';
