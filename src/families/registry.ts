@@ -2,6 +2,7 @@
 // application's, a test's). A task names its family in `TaskInput.profile`; the name is checked against this
 // registry when the task starts (the client, `cua run`) and when the worker runs it (startRun), since the task
 // contract sits below this layer.
+import { ANTHROPIC_COMPUTER_FAMILY } from './anthropic-computer/family';
 import { FARA15_FAMILY } from './fara-1.5/family';
 import { FARA7B_FAMILY } from './fara-7b/family';
 import type { ModelFamily } from './family';
@@ -46,6 +47,7 @@ export function familyNames(): string[] {
 
 registerFamily(FARA15_FAMILY);
 registerFamily(FARA7B_FAMILY);
+registerFamily(ANTHROPIC_COMPUTER_FAMILY);
 
 /** A task's family choice as it starts: the family (`TaskInput.profile`), the identity, the environment. */
 export interface FamilyChoice {
