@@ -286,11 +286,18 @@ describe('malformed outputs', () => {
     expect(feedback(err)).toMatch(new RegExp(`^The ${field} argument of .* No action was taken`));
   });
 
-  it('feeds back a function we cannot carry out (go_forward)', () => {
+  it('feeds back a function we cannot carry out (middle_click)', () => {
     const native = {
-      candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'go_forward', args: {} } }] } }],
+      candidates: [
+        { content: { role: 'model', parts: [{ functionCall: { name: 'middle_click', args: { x: 1, y: 1 } } }] } },
+      ],
     };
-    expect(feedback(thrown(native))).toMatch(/^go_forward cannot be carried out here/);
+    expect(feedback(thrown(native))).toMatch(/^middle_click cannot be carried out here/);
+  });
+
+  it('reads go_forward as the browser chord Alt+ArrowRight (no forward action of ours)', () => {
+    const native = { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'go_forward' } }] } }] };
+    expect(read(native).action).toEqual({ action: 'key', thoughts: '', keys: ['Alt', 'ArrowRight'] });
   });
 
   it('feeds back an empty response', () => {

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Content, Part } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { usageOf } from '../../src/families/gemini-computer/call';
 import { GEMINI_COMPUTER_FAMILY, GEMINI_SYSTEM_PROMPT } from '../../src/families/gemini-computer/family';
 import type { HistoryEntry } from '../../src/model/context';
 import type { ModelEndpoint } from '../../src/model/client';
@@ -91,7 +92,7 @@ describe('the request', () => {
       {
         computerUse: {
           environment: 'ENVIRONMENT_BROWSER',
-          excludedPredefinedFunctions: ['go_forward', 'middle_click', 'mouse_down', 'mouse_up', 'key_down', 'key_up'],
+          excludedPredefinedFunctions: ['middle_click', 'mouse_down', 'mouse_up', 'key_down', 'key_up'],
         },
       },
     ]);
@@ -100,11 +101,9 @@ describe('the request', () => {
     expect(refOf(b.body.contents[0]?.parts?.[1]?.inlineData?.data)).toBe('s1');
   });
 
-  it('excludes only go_forward for the 2.5 set (models.<name>.tool)', async () => {
+  it('excludes nothing of the 2.5 set (models.<name>.tool)', async () => {
     const b = await build([task()], {}, { endpoint: { tool: '2.5' } });
-    expect(b.body.tools).toEqual([
-      { computerUse: { environment: 'ENVIRONMENT_BROWSER', excludedPredefinedFunctions: ['go_forward'] } },
-    ]);
+    expect(b.body.tools).toEqual([{ computerUse: { environment: 'ENVIRONMENT_BROWSER' } }]);
   });
 
   it('replays a step’s model turn as sent and answers its call with the URL and the next screenshot', async () => {
@@ -189,9 +188,11 @@ describe('the request', () => {
   });
 
   it('answers the calls of an output it could not read, with the feedback', async () => {
-    const native = { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'go_forward' } }] } }] };
+    const native = {
+      candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'middle_click' } }] } }],
+    };
     const recorded = family.outputText!({ text: '', native });
-    const line = 'go_forward cannot be carried out here.';
+    const line = 'middle_click cannot be carried out here.';
     const b = await build([task(), said(recorded), seen('s2', { textObservation: line })]);
     expect(b.problems).toEqual([]);
     expect(responses(last(b))[0]?.response).toEqual({ url: URL_, error: `Not carried out: ${line}` });
@@ -200,7 +201,10 @@ describe('the request', () => {
   it('keeps the screenshots of the newest imagesKept user turns, older results keep their text', async () => {
     const history: HistoryEntry[] = [task()];
     for (let s = 2; s <= 6; s++) history.push(said(recordedAs([click])), seen(`s${s}`));
-    const b = await build(history, {}, { imagesKept: 2 });
+    const loaded: string[] = [];
+    const counting = (ref: string) => (loaded.push(ref), loadImage(ref));
+    const b = await build(history, {}, { imagesKept: 2, loadImage: counting });
+    expect(loaded).toEqual(['s5', 's6']); // an older screenshot is not even loaded
     expect(b.problems).toEqual([]);
     const users = b.body.contents.filter((c) => c.role === 'user');
     const images = users.map((c) =>
@@ -243,6 +247,11 @@ describe('the call through @google/genai', () => {
         const headers = Object.fromEntries(
           Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : v]),
         );
+        if (req.url?.includes('refused-model')) {
+          res.writeHead(400, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { code: 400, message: 'Invalid argument', status: 'INVALID_ARGUMENT' } }));
+          return;
+        }
         const facts = readGeminiRequest(headers, body);
         seenRequests.push({ url: req.url ?? '', key: headers['x-goog-api-key'], problems: facts.problems, body });
         const out = { thoughts: 'Click.', actions: [click], usage: { input: 1200, output: 40, cachedInput: 300 } };
@@ -322,5 +331,43 @@ describe('the call through @google/genai', () => {
     expect(sent?.url).toBe('/v1beta/models/gemini-3.5-flash:generateContent');
     expect(sent?.key ?? '').toBe('');
     expect(sent?.body).toMatchObject({ generationConfig: { temperature: 0.2 } });
+  });
+
+  it('lets a 400 through with its status (the client classifies it as the request’s fault)', async () => {
+    const request = await family.request({
+      history: [task()],
+      loadImage,
+      screen: SCREEN,
+      endpoint: undefined,
+      identity: undefined,
+      imagesKept: undefined,
+      tokenBudget: undefined,
+    });
+    const call = family.call!(request, endpoint({ model: 'refused-model' }), new AbortController().signal);
+    await expect(call).rejects.toMatchObject({ status: 400 });
+  });
+});
+
+describe('usage', () => {
+  const body = { systemInstruction: { parts: [{ text: 'x'.repeat(400) }] }, contents: [], tools: [] };
+
+  it('counts thought tokens as output and tool-use prompt tokens as input', () => {
+    const usage = {
+      promptTokenCount: 1000,
+      toolUsePromptTokenCount: 50,
+      candidatesTokenCount: 20,
+      thoughtsTokenCount: 80,
+    };
+    expect(usageOf(usage, body, '')).toEqual({ prompt_tokens: 1050, completion_tokens: 100, reasoning_tokens: 80 });
+  });
+
+  it('estimates, and says so, when the response reports none', () => {
+    const withImage = {
+      ...body,
+      contents: [{ role: 'user', parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }] }],
+    };
+    const usage = usageOf(undefined, withImage, 'x'.repeat(40));
+    expect(usage).toMatchObject({ completion_tokens: 11, reasoning_tokens: 0, estimated: true });
+    expect(usage.prompt_tokens).toBeGreaterThan(1500);
   });
 });

@@ -6,7 +6,7 @@
 // a failure, an output we could not read, a declined confirmation) say why they were not carried out. A confirmed
 // safety decision is acknowledged with `safety_acknowledgement: "true"` on its call's response; a declined one sends
 // the person's reply as text after the results. A turn with text only (a question) is answered by the person's reply,
-// then the screenshot and URL. Screenshots are kept in the newest `imagesKept` user turns only.
+// then the screenshot and URL. Screenshots go in the newest `imagesKept` user turns only.
 import type { Content, FunctionCall, Part } from '@google/genai';
 import type { ScreenSize } from '../../actions/tool-schema';
 import { DEFAULT_MAX_IMAGES, truncateObservation } from '../../model/context';
@@ -69,9 +69,12 @@ function modelContent(exchange: Exchange): Content {
 const urlText = (url: string | undefined): string | undefined => (url ? `Current URL: ${url}` : undefined);
 const observed = (text: string | undefined): string | undefined => (text ? truncateObservation(text) : undefined);
 
-/** A turn's screenshot as Gemini's inlineData (a data URL split into its type and base64 bytes). */
-async function imagePart(ref: string | undefined, loadImage: ImageLoader): Promise<Part | undefined> {
-  if (!ref) return undefined;
+/**
+ * A turn's screenshot as Gemini's inlineData (a data URL split into its type and base64 bytes); none for a turn older
+ * than the screenshots kept (a null loader).
+ */
+async function imagePart(ref: string | undefined, loadImage: ImageLoader | null): Promise<Part | undefined> {
+  if (!ref || !loadImage) return undefined;
   const url = await loadImage(ref);
   const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
   return match ? { inlineData: { mimeType: match[1], data: match[2] } } : undefined;
@@ -82,7 +85,7 @@ const texts = (...values: (string | undefined)[]): Part[] =>
   values.filter((v): v is string => !!v).map((text) => ({ text }));
 
 /** The user turn after a model turn with no call (a question, an answer, a malformed call): texts, screenshot, URL. */
-async function textAnswer(seen: Seen | undefined, loadImage: ImageLoader): Promise<Content> {
+async function textAnswer(seen: Seen | undefined, loadImage: ImageLoader | null): Promise<Content> {
   const image = await imagePart(seen?.screenshot, loadImage);
   const parts = [
     ...texts(seen?.userReply, observed(seen?.textObservation)),
@@ -119,7 +122,7 @@ async function callsAnswer(
   exchange: Exchange,
   calls: FunctionCall[],
   screen: ScreenSize,
-  loadImage: ImageLoader,
+  loadImage: ImageLoader | null,
 ): Promise<Content> {
   const counts = actionCounts(calls, screen);
   const asking = calls.findIndex((call) => confirmationOf(call));
@@ -161,46 +164,18 @@ async function callsAnswer(
 }
 
 /** The user turn answering one model turn. */
-async function answerOf(exchange: Exchange, screen: ScreenSize, loadImage: ImageLoader): Promise<Content> {
+async function answerOf(exchange: Exchange, screen: ScreenSize, loadImage: ImageLoader | null): Promise<Content> {
   const calls = callsOf(parseRecordedCandidate(exchange.text)?.content);
   return calls.length > 0
     ? callsAnswer(exchange, calls, screen, loadImage)
     : textAnswer(exchange.seen.at(-1), loadImage);
 }
 
-const hasImage = (part: Part): boolean =>
-  !!part.inlineData || !!part.functionResponse?.parts?.some((inner) => !!inner.inlineData);
-
 /**
- * Keeps the screenshots of the newest `kept` user turns that carry any. An older function response keeps its
- * `response` (URL and texts) without `parts`: the format allows a response without parts, and the reference
- * implementation strips old screenshots the same way. An older screenshot part is dropped.
+ * The request's contents for a history (see the module comment). Screenshots go in the newest `imagesKept` user
+ * turns only (at least the current one): an older function response keeps its `response` (URL and texts) without
+ * `parts`, which the format allows and Google's reference implementation does too; an older image part is left out.
  */
-function keepNewestImages(contents: Content[], kept: number): Content[] {
-  let left = Math.max(1, kept);
-  return contents
-    .slice()
-    .reverse()
-    .map((content) => {
-      const parts = content.parts ?? [];
-      if (content.role !== 'user' || !parts.some(hasImage)) return content;
-      if (left > 0) {
-        left -= 1;
-        return content;
-      }
-      const stripped = parts
-        .filter((p) => !p.inlineData)
-        .map((p) => {
-          if (!p.functionResponse?.parts) return p;
-          const { parts: _images, ...response } = p.functionResponse;
-          return { ...p, functionResponse: response };
-        });
-      return { ...content, parts: stripped.length > 0 ? stripped : [{ text: '(screenshot dropped)' }] };
-    })
-    .reverse();
-}
-
-/** The request's contents for a history (see the module comment). */
 export async function geminiContents(
   history: readonly HistoryEntry[],
   screen: ScreenSize,
@@ -208,16 +183,18 @@ export async function geminiContents(
   imagesKept: number | undefined,
 ): Promise<Content[]> {
   const { task, exchanges } = exchangesOf(history);
-  const first = await imagePart(task.screenshot, loadImage);
+  const keepFrom = exchanges.length + 1 - Math.max(1, imagesKept ?? DEFAULT_MAX_IMAGES);
+  const loaderAt = (userTurn: number): ImageLoader | null => (userTurn >= keepFrom ? loadImage : null);
+  const first = await imagePart(task.screenshot, loaderAt(0));
   const contents: Content[] = [
     {
       role: 'user',
       parts: [...texts(task.text || '(no task text)'), ...(first ? [first] : []), ...texts(urlText(task.url))],
     },
   ];
-  for (const exchange of exchanges) {
+  for (const [i, exchange] of exchanges.entries()) {
     contents.push(modelContent(exchange));
-    contents.push(await answerOf(exchange, screen, loadImage));
+    contents.push(await answerOf(exchange, screen, loaderAt(i + 1)));
   }
-  return keepNewestImages(contents, imagesKept ?? DEFAULT_MAX_IMAGES);
+  return contents;
 }

@@ -64,10 +64,11 @@ export const GEMINI_SYSTEM_PROMPT = [
 ].join(' ');
 
 function requestBody(set: GeminiFunctionSet, contents: GeminiRequestBody['contents']): GeminiRequestBody {
+  const excluded = EXCLUDED_FUNCTIONS[set];
   const tool: Tool = {
     computerUse: {
       environment: Environment.ENVIRONMENT_BROWSER,
-      excludedPredefinedFunctions: [...EXCLUDED_FUNCTIONS[set]],
+      ...(excluded.length > 0 ? { excludedPredefinedFunctions: [...excluded] } : {}),
     },
   };
   return { systemInstruction: { parts: [{ text: GEMINI_SYSTEM_PROMPT }] }, contents, tools: [tool] };

@@ -16,18 +16,18 @@ export type GeminiFunctionSet = '2.5' | '3';
 export const GEMINI_FUNCTION_SETS: readonly GeminiFunctionSet[] = ['2.5', '3'];
 
 /**
- * Functions each set has that we cannot carry out, excluded from the tool (`excludedPredefinedFunctions`): there is
- * no forward button in our action set, and 3.x's held buttons and keys and its middle click have no action of ours.
+ * Functions each set has that we cannot carry out, excluded from the tool (`excludedPredefinedFunctions`): 3.x's
+ * held buttons and keys and its middle click have no action of ours. The 2.5 set is carried out whole.
  */
 export const EXCLUDED_FUNCTIONS: Record<GeminiFunctionSet, readonly string[]> = {
-  '2.5': ['go_forward'],
-  '3': ['go_forward', 'middle_click', 'mouse_down', 'mouse_up', 'key_down', 'key_up'],
+  '2.5': [],
+  '3': ['middle_click', 'mouse_down', 'mouse_up', 'key_down', 'key_up'],
 };
 
 /** The functions we read, for the feedback after an unknown one. */
 export const SUPPORTED_FUNCTIONS = [
   'click_at', 'hover_at', 'type_text_at', 'key_combination', 'scroll_document', 'scroll_at', 'drag_and_drop',
-  'navigate', 'go_back', 'search', 'wait_5_seconds', 'open_web_browser', 'click', 'double_click', 'triple_click',
+  'navigate', 'go_back', 'go_forward', 'search', 'wait_5_seconds', 'open_web_browser', 'click', 'double_click', 'triple_click',
   'right_click', 'move', 'type', 'press_key', 'hotkey', 'scroll', 'wait', 'take_screenshot',
 ]; // prettier-ignore
 
@@ -140,6 +140,8 @@ const MAPPERS: Record<string, Mapper> = {
   // Both sets.
   navigate: (args, _s, thoughts) => [{ action: 'visit_url', thoughts, url: str(args, 'url', 'navigate') }],
   go_back: (_a, _s, thoughts) => [{ action: 'history_back', thoughts }],
+  // No forward action of ours: the browser's own chord, which the browser layer routes to history forward.
+  go_forward: (_a, _s, thoughts) => [{ action: 'key', thoughts, keys: ['Alt', 'ArrowRight'] }],
   drag_and_drop: (args, _s, thoughts) => drag(args, thoughts),
   // The 2.5 set.
   open_web_browser: (_a, _s, thoughts) => [{ action: 'wait', thoughts, time: 0 }], // the browser is open already
@@ -225,7 +227,7 @@ export function actionsOfCall(call: FunctionCall, screen: ScreenSize, thoughts: 
   if (!mapper) throw new UnknownActionError(name, SUPPORTED_FUNCTIONS);
   const actions = mapper(actionArgs(call), screen, thoughts);
   if (actions.some((a) => a.action === 'key' && a.keys.length === 0)) {
-    throw new InvalidActionArgumentsError(name, 'key', 'names no key');
+    throw new InvalidActionArgumentsError(name, 'key', 'is empty');
   }
   return actions;
 }
