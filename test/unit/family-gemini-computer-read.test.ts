@@ -11,6 +11,7 @@ import { familyOf } from '../../src/families/registry';
 import type { ModelOutputError } from '../../src/model/errors';
 import { InvalidActionArgumentsError, ToolCallJsonError, UnknownActionError } from '../../src/model/errors';
 import type { ParsedOutput } from '../../src/model/parse';
+import { EndpointSchema } from '../../src/runtime/config-models';
 import { geminiResponse } from '../../src/scripted/providers/gemini-generate';
 import type { GeminiResponseContext } from '../../src/scripted/providers/gemini-generate';
 import type { ScreenAction, StandInOutput } from '../../src/scripted/providers/output';
@@ -64,6 +65,13 @@ describe('the family', () => {
   it('takes the endpoint tool over the model name, and the 3.x set with neither', () => {
     expect(functionSetOf({ tool: '2.5', model: 'gemini-3.5-flash' } as never)).toBe('2.5');
     expect(functionSetOf(undefined)).toBe('3');
+  });
+
+  it('is chosen per endpoint with its function set checked against the family (models.<name>.tool)', () => {
+    const base = { baseUrl: 'https://generativelanguage.googleapis.com', model: 'gemini-3.5-flash' };
+    expect(EndpointSchema.safeParse({ ...base, family: 'gemini-computer', tool: '2.5' }).success).toBe(true);
+    const wrong = EndpointSchema.safeParse({ ...base, family: 'gemini-computer', tool: 'computer' });
+    expect(wrong.error?.issues[0]?.message).toBe('is computer; family gemini-computer speaks 2.5, 3');
   });
 
   it('refuses identities and prompt files in one line', async () => {

@@ -57,6 +57,8 @@ const click: ScreenAction = { kind: 'click', button: 'left', count: 1, ...P };
 const typeAt: ScreenAction = { kind: 'type', text: 'Lisbon', at: P, pressEnter: true };
 const scrollDown: ScreenAction = { kind: 'scroll', ...P, dx: 0, dy: 450 };
 
+const NO_SETTINGS = { endpoint: undefined, identity: undefined, imagesKept: undefined, tokenBudget: undefined };
+
 interface Built {
   body: { contents: Content[]; systemInstruction: Content; tools: unknown[] };
   problems: string[];
@@ -230,6 +232,45 @@ describe('the request', () => {
     expect(b.problems).toEqual([]);
     expect(b.body.contents[1]).toEqual(native.candidates?.[0]?.content);
     expect(responses(last(b)).map((a) => a.id)).toEqual(['standin-response-1', 'standin-response-2']);
+  });
+});
+
+describe('a task driven against the stand-in, step by step', () => {
+  it('runs a batch, a confirmed check, a question and the answer, every request well formed', async () => {
+    const script: StandInOutput[] = [
+      { thoughts: 'Pick the room and type the city.', actions: [click, typeAt] },
+      { thoughts: 'Book it.', actions: [click], safetyCheck: { code: 'sensitive_domain', message: 'Book it?' } },
+      { thoughts: '', actions: [], final: { kind: 'question', text: 'Which date?' } },
+      { thoughts: '', actions: [], final: { kind: 'answer', text: 'Booked for June 3.' } },
+    ];
+    const history: HistoryEntry[] = [task()];
+    let shots = 1;
+    const next = (extra: Partial<Extract<HistoryEntry, { kind: 'observation' }>> = {}) => seen(`s${++shots}`, extra);
+    let expectAck = false;
+    const done: string[] = [];
+    for (let call = 0; call < script.length; call++) {
+      const request = await family.request({ ...NO_SETTINGS, history, loadImage, screen: SCREEN });
+      const facts = readGeminiRequest(KEY, request.native, { safetyAcknowledgement: expectAck });
+      expect(facts.problems).toEqual([]);
+      const contents = (request.native as Built['body']).contents;
+      expect(contents.filter((c) => c.role === 'user').length - 1).toBe(call); // the stand-in's turn count
+      const ctx = { screenshot: facts.screenshot, functionSet: '3' as const, callIds: true, responseId: `r${call}` };
+      const output = { text: '', native: geminiResponse(script[call]!, ctx) };
+      const parsed = family.read(output, { screen: SCREEN, allowed: request.allowed, terminateOnParseError: false });
+      history.push(said(family.outputText!(output)));
+      const outcome = family.outcome(parsed.action);
+      done.push(outcome.kind === 'act' ? parsed.action.action : `${outcome.kind}: ${outcome.text}`);
+      if (outcome.kind === 'terminate') break;
+      history.push(next(outcome.kind === 'ask' ? { userReply: parsed.check ? 'yes' : 'June 3' } : {}));
+      for (const batched of parsed.then ?? []) {
+        done.push(batched.action.action);
+        history.push(continues(), next());
+      }
+      expectAck = !!parsed.check;
+    }
+    expect(done).toEqual([
+      'left_click', 'left_click', 'type', 'ask: Book it?', 'left_click', 'ask: Which date?', 'terminate: Booked for June 3.',
+    ]); // prettier-ignore
   });
 });
 
