@@ -222,6 +222,17 @@ describe('batches, checks and text', () => {
     expect(parsed.check).toBeUndefined();
   });
 
+  it('reads an output from its record alone (no response body) as from the response', () => {
+    const native = geminiResponse(
+      out([click('left', 1), { kind: 'wait', seconds: 5 }], { thoughts: 'Go.' }),
+      ctx('2.5'),
+    );
+    const text = family.outputText!({ text: '', native });
+    expect(read(native)).toEqual(
+      family.read({ text }, { screen: SCREEN, allowed: family.allowedActions, terminateOnParseError: false }),
+    );
+  });
+
   it('uses a 3.x call’s intent as its action’s thoughts', () => {
     const parsed = read(geminiResponse(out([click('left', 1)], { thoughts: 'Open the rooms.' }), ctx('3')));
     expect(parsed.action.thoughts).toBe('Open the rooms.');

@@ -102,6 +102,7 @@ export const GEMINI_COMPUTER_FAMILY: ModelFamily = {
   tools: GEMINI_FUNCTION_SETS,
   displaySize: () => ({ width: NORM_DISPLAY_SIZE, height: NORM_DISPLAY_SIZE }),
   // The token budget is not applied: the screenshots kept (`imagesKept`) bound the request, as in Google's reference.
+  // No step sentence (`stepPrompt`) either: a function response carries the URL and the screenshot, nothing more.
   async request(input) {
     const contents = await geminiContents(input.history, input.screen, input.loadImage, input.imagesKept);
     return { messages: [], native: requestBody(functionSetOf(input.endpoint), contents), allowed: GEMINI_ACTIONS };

@@ -104,7 +104,9 @@ function checkAllowed(actions: readonly AgentAction[], allowed: readonly string[
 
 /** The response read into our action (and the rest of the batch, or the question a safety decision asks). */
 export function readGeminiOutput(output: ModelOutput, screen: ScreenSize, allowed: readonly string[]): ParsedOutput {
-  const candidate = firstCandidate(output.native);
+  // Without the response body (an output read back from its record), the recorded candidate stands for it.
+  const recorded = output.native === undefined ? parseRecordedCandidate(output.text) : null;
+  const candidate = recorded ? (recorded as Candidate) : firstCandidate(output.native);
   if (!candidate) throw new EmptyOutputError();
   if (candidate.finishReason === MALFORMED_FUNCTION_CALL) {
     const detail = candidate.finishMessage ? `: ${candidate.finishMessage}` : '';
