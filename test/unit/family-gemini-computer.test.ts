@@ -328,7 +328,18 @@ describe('the call through @google/genai', () => {
     expect(sent?.url).toBe('/v1beta/models/gemini-3.5-flash:generateContent');
     expect(sent?.key).toBe('fake-key');
     expect(sent?.problems).toEqual([]);
-    expect(sent?.body).toMatchObject({ generationConfig: { maxOutputTokens: 512 } });
+    expect(sent?.body).toMatchObject({
+      generationConfig: { maxOutputTokens: 512 },
+      systemInstruction: { parts: [{ text: GEMINI_SYSTEM_PROMPT }] },
+      tools: [
+        {
+          computerUse: {
+            environment: 'ENVIRONMENT_BROWSER',
+            excludedPredefinedFunctions: ['middle_click', 'mouse_down', 'mouse_up', 'key_down', 'key_up'],
+          },
+        },
+      ],
+    });
     expect(sent?.body).not.toHaveProperty('generationConfig.temperature');
     expect(completion.usage).toEqual({
       prompt_tokens: 1200,
@@ -372,6 +383,16 @@ describe('the call through @google/genai', () => {
     expect(sent?.url).toBe('/v1beta/models/gemini-3.5-flash:generateContent');
     expect(sent?.key ?? '').toBe('');
     expect(sent?.body).toMatchObject({ generationConfig: { temperature: 0.2 } });
+  });
+
+  it('sends function responses with their screenshots and the acknowledgement through the SDK unchanged', async () => {
+    const recorded = recordedAs([click], { safetyCheck: { code: 'sensitive_domain', message: 'Book it?' } });
+    const history = [task(), said(recorded), seen('s2', { userReply: 'yes' }), continues(), seen('s3')];
+    const request = await family.request({ ...NO_SETTINGS, history, loadImage, screen: SCREEN });
+    await family.call!(request, endpoint(), new AbortController().signal);
+    const sent = seenRequests.at(-1)?.body as Built['body'];
+    expect(sent.contents).toEqual((request.native as Built['body']).contents);
+    expect(readGeminiRequest(KEY, sent, { safetyAcknowledgement: true }).problems).toEqual([]);
   });
 
   it('lets a 400 through with its status (the client classifies it as the request’s fault)', async () => {
