@@ -184,7 +184,7 @@ export async function geminiContents(
 ): Promise<Content[]> {
   const { task, exchanges } = exchangesOf(history);
   const keepFrom = exchanges.length + 1 - Math.max(1, imagesKept ?? DEFAULT_MAX_IMAGES);
-  const loaderAt = (userTurn: number): ImageLoader | null => (userTurn >= keepFrom ? loadImage : null);
+  const loaderAt = (answer: number): ImageLoader | null => (answer >= keepFrom ? loadImage : null);
   const first = await imagePart(task.screenshot, loaderAt(0));
   const contents: Content[] = [
     {
