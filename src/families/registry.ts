@@ -6,6 +6,7 @@ import { ANTHROPIC_COMPUTER_FAMILY } from './anthropic-computer/family';
 import { FARA15_FAMILY } from './fara-1.5/family';
 import { FARA7B_FAMILY } from './fara-7b/family';
 import type { ModelFamily } from './family';
+import { GEMINI_COMPUTER_FAMILY } from './gemini-computer/family';
 
 /** A name no family is registered under. */
 export class UnknownFamilyError extends Error {
@@ -48,6 +49,7 @@ export function familyNames(): string[] {
 registerFamily(FARA15_FAMILY);
 registerFamily(FARA7B_FAMILY);
 registerFamily(ANTHROPIC_COMPUTER_FAMILY);
+registerFamily(GEMINI_COMPUTER_FAMILY);
 
 /** A task's family choice as it starts: the family (`TaskInput.profile`), the identity, the environment. */
 export interface FamilyChoice {
