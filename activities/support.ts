@@ -5,7 +5,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { familyOf } from '../src/families/registry';
+import { familyOf, isFamilyName } from '../src/families/registry';
 import { resolveSecrets } from '../src/agent/secrets';
 import type { SecretResolution } from '../src/agent/secrets';
 import type { BrowserEnvironment } from '../src/browser/environment';
@@ -296,9 +296,11 @@ export function endpointFor(config: Config, input: TaskInput, named?: string): M
       environment: input.environment,
     });
     const models = resolved ? { ...config.models, [choice.name]: resolved } : config.models;
-    return new ModelClient(
-      resolveModelEndpoint(choice, { models, overrides: config.modelOverrides, keys: config.modelKeys }),
-    );
+    const endpoint = resolveModelEndpoint(choice, { models, overrides: config.modelOverrides, keys: config.modelKeys });
+    // No price configured: the task's family may know its provider's list price for the model.
+    const family = named || endpoint.price || !isFamilyName(input.profile) ? undefined : familyOf(input.profile);
+    const listed = family?.priceOf?.(endpoint.model);
+    return new ModelClient(listed ? { ...endpoint, price: listed } : endpoint);
   } catch (err) {
     if (err instanceof ModelOverrideRefused) nonRetryable(err);
     if (err instanceof ModelEndpointMissing) nonRetryable(err, 'ModelRequestError');

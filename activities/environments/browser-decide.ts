@@ -10,7 +10,7 @@ import { summarizeAction } from '../../src/agent/summary';
 import { resizeScreenshot, toDataUrl } from '../../src/image/screenshot';
 import type { Completion } from '../../src/model/client';
 import { RequestRefusedError, outputTextOf } from '../../src/families/family';
-import type { FamilyRequest, ModelFamily } from '../../src/families/family';
+import type { EndpointPromptSettings, FamilyRequest, ModelFamily } from '../../src/families/family';
 import { InvalidActionArgumentsError, ModelOutputError, UnknownActionError } from '../../src/model/errors';
 import type { ParsedOutput } from '../../src/model/parse';
 import type { ScreenSize } from '../../src/actions/tool-schema';
@@ -243,7 +243,7 @@ async function requestOf(s: BrowserStep): Promise<FamilyRequest> {
       loadImage: (ref) =>
         resizedDataUrl(files.store.describe(`${req.runId}/${ref}`), family, () => files.readBytes(req.runId, ref)),
       screen: resized,
-      endpoint: deps.config.models[input.model.endpoint],
+      endpoint: endpointSettings(deps.config.models[input.model.endpoint], input),
       identity: input.identity,
       imagesKept: input.imagesKept,
       tokenBudget: input.tokenBudget,
@@ -252,6 +252,12 @@ async function requestOf(s: BrowserStep): Promise<FamilyRequest> {
     if (err instanceof RequestRefusedError) nonRetryable(err.cause, err.failureType);
     throw err;
   }
+}
+
+/** The endpoint's prompt settings for a family's request, with the model's name as the task calls it. */
+function endpointSettings(settings: EndpointPromptSettings | undefined, input: TaskInput) {
+  const model = input.model.model ?? settings?.model;
+  return settings === undefined && model === undefined ? undefined : { ...settings, model };
 }
 
 /** The action event's metadata: how the output was read, when that was not the canonical form. */

@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import type { AgentAction } from '../actions/schemas';
 import type { ScreenSize } from '../actions/tool-schema';
-import type { ChatMessage, CompleteOptions, ModelEndpoint, NativeCompletion } from '../model/client';
+import type { ChatMessage, CompleteOptions, ModelEndpoint, ModelPrice, NativeCompletion } from '../model/client';
 import type { HistoryEntry, ImageLoader } from '../model/context';
 import type { ModelOutputError } from '../model/errors';
 import { outputAsText } from '../model/parse';
@@ -20,6 +20,8 @@ export interface EndpointPromptSettings {
   stepPrompt?: string | undefined;
   /** The provider's computer-use tool (`models.<name>.tool`), for a family with several (`tools`). */
   tool?: string | undefined;
+  /** The model's name as the task calls it (its override, else the endpoint's `model`). */
+  model?: string | undefined;
 }
 
 /** What the family needs to build one step's request. */
@@ -109,6 +111,8 @@ export interface ModelFamily {
    * The endpoint's key goes to the endpoint's base URL only; `signal` cancels the call.
    */
   call?(request: FamilyRequest, endpoint: ModelEndpoint, signal: AbortSignal): Promise<NativeCompletion>;
+  /** The provider's list price of a model (US dollars per million tokens), used when its endpoint sets no `price`. */
+  priceOf?(model: string): ModelPrice | undefined;
   /**
    * The output as one text, as recorded and sent back in later requests; absent: native tool calls written out as
    * `<tool_call>` blocks after the text, as Fara writes them (outputTextOf).

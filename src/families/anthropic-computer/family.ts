@@ -16,6 +16,7 @@ import type { ModelFamily } from '../family';
 import { textOnlyAction } from '../native/text-output';
 import { blocksOf, readTurn, thinkingOf } from './actions';
 import { callMessages } from './call';
+import { anthropicPrice } from './prices';
 import { requestBody } from './request';
 import { ANTHROPIC_TOOLS } from './tools';
 
@@ -106,6 +107,7 @@ export const ANTHROPIC_COMPUTER_FAMILY: ModelFamily = {
     return { messages: [], native, allowed: ANTHROPIC_ALLOWED_ACTIONS };
   },
   call: callMessages,
+  priceOf: anthropicPrice,
   outputText,
   // Fara's terminate-on-parse-error does not apply: an invalid output is fed back as an error tool_result.
   read: (output, input) => read(output, input.screen, input.allowed),
