@@ -4,6 +4,7 @@
 // contract sits below this layer.
 import { FARA15_FAMILY } from './fara-1.5/family';
 import { FARA7B_FAMILY } from './fara-7b/family';
+import { OPENAI_COMPUTER_FAMILY } from './openai-computer/family';
 import type { ModelFamily } from './family';
 
 /** A name no family is registered under. */
@@ -46,6 +47,7 @@ export function familyNames(): string[] {
 
 registerFamily(FARA15_FAMILY);
 registerFamily(FARA7B_FAMILY);
+registerFamily(OPENAI_COMPUTER_FAMILY);
 
 /** A task's family choice as it starts: the family (`TaskInput.profile`), the identity, the environment. */
 export interface FamilyChoice {
