@@ -47,7 +47,7 @@ export const OPENAI_SYSTEM_PROMPT = [
 ].join(' ');
 
 /** One model call of the history and what followed it until the next call. */
-interface ModelTurn {
+interface ModelCall {
   /** Its recorded output. */
   text: string;
   /** Steps that carried out its further actions with no call of their own. */
@@ -57,16 +57,17 @@ interface ModelTurn {
 }
 
 /** The history's model calls in order, each with the steps that continued it and the observations after them. */
-function turnsOf(history: readonly HistoryEntry[]): ModelTurn[] {
-  const turns: ModelTurn[] = [];
+function modelCallsOf(history: readonly HistoryEntry[]): ModelCall[] {
+  const modelCalls: ModelCall[] = [];
   for (const entry of history) {
-    const turn = turns[turns.length - 1];
-    if (entry.kind === 'assistant' && !entry.continues) turns.push({ text: entry.text, continued: 0, seen: [] });
-    else if (entry.kind === 'assistant' && turn) turn.continued += 1;
-    else if (entry.kind === 'observation' && turn) turn.seen.push(entry);
-    else if (entry.kind === 'user_reply' && turn) turn.seen.push({ kind: 'observation', userReply: entry.text });
+    const modelCall = modelCalls[modelCalls.length - 1];
+    if (entry.kind === 'assistant' && !entry.continues) modelCalls.push({ text: entry.text, continued: 0, seen: [] });
+    else if (entry.kind === 'assistant' && modelCall) modelCall.continued += 1;
+    else if (entry.kind === 'observation' && modelCall) modelCall.seen.push(entry);
+    else if (entry.kind === 'user_reply' && modelCall)
+      modelCall.seen.push({ kind: 'observation', userReply: entry.text });
   }
-  return turns;
+  return modelCalls;
 }
 
 const text = (t: string): ResponseInputContent => ({ type: 'input_text', text: t });
@@ -88,13 +89,18 @@ function nativeNames(entries: readonly BatchedAction[]): string {
   return natives.map((n) => (Array.isArray(n) ? n.map(name).join(' + ') : name(n))).join(', ');
 }
 
-/** What a turn's results say besides the screenshot (see the module comment). */
-function resultLines(turn: ModelTurn, items: readonly ReplayItem[], input: RequestInput, keptImage: boolean): string[] {
-  const end = turn.seen[turn.seen.length - 1];
+/** What a model call's results say besides the screenshot (see the module comment). */
+function resultLines(
+  modelCall: ModelCall,
+  items: readonly ReplayItem[],
+  input: RequestInput,
+  keptImage: boolean,
+): string[] {
+  const end = modelCall.seen[modelCall.seen.length - 1];
   const checks = checksOf(items);
-  const declined = checks.length > 0 && turn.continued === 0;
-  const observed = turn.seen.flatMap((o) => (o.textObservation ? [o.textObservation] : []));
-  const replies = turn.seen.flatMap((o) => (o.userReply ? [o.userReply] : []));
+  const declined = checks.length > 0 && modelCall.continued === 0;
+  const observed = modelCall.seen.flatMap((o) => (o.textObservation ? [o.textObservation] : []));
+  const replies = modelCall.seen.flatMap((o) => (o.userReply ? [o.userReply] : []));
   const lines = end?.url ? [`Current URL: ${end.url}`] : [];
   lines.push(...observed);
   let batch: BatchedAction[] | null = null;
@@ -103,7 +109,7 @@ function resultLines(turn: ModelTurn, items: readonly ReplayItem[], input: Reque
   } catch {
     batch = null; // a malformed call: nothing was carried out, and the feedback is among the observed texts
   }
-  const carried = checks.length > 0 ? turn.continued : turn.continued + 1;
+  const carried = checks.length > 0 ? modelCall.continued : modelCall.continued + 1;
   if (batch && !declined && carried < batch.length) {
     const why = end?.textObservation ? 'see above' : 'the task stopped before them';
     lines.push(`These actions of your last turn were not carried out: ${nativeNames(batch.slice(carried))} (${why}).`);
@@ -117,18 +123,18 @@ function resultLines(turn: ModelTurn, items: readonly ReplayItem[], input: Reque
 }
 
 /** The user turn after a model call: its calls' outputs and a message, or (no call) the reply first, then the rest. */
-async function turnResults(
-  turn: ModelTurn,
+async function callResults(
+  modelCall: ModelCall,
   items: readonly ReplayItem[],
   keepImage: boolean,
   input: RequestInput,
 ): Promise<ResponseInputItem[]> {
-  const shotRef = turn.seen[turn.seen.length - 1]?.screenshot;
+  const shotRef = modelCall.seen[modelCall.seen.length - 1]?.screenshot;
   const shot = keepImage && shotRef ? await input.loadImage(shotRef) : null;
-  const lines = resultLines(turn, items, input, shot !== null);
+  const lines = resultLines(modelCall, items, input, shot !== null);
   const calls = callsOf(items);
   if (calls.length === 0) {
-    const replies = turn.seen.flatMap((o) => (o.userReply ? [o.userReply] : []));
+    const replies = modelCall.seen.flatMap((o) => (o.userReply ? [o.userReply] : []));
     const content = [
       ...replies.map(text),
       ...(shot ? [image(shot)] : []),
@@ -136,7 +142,7 @@ async function turnResults(
     ];
     return content.length > 0 ? [{ role: 'user', content }] : [];
   }
-  const confirmed = checksOf(items).length > 0 && turn.continued > 0;
+  const confirmed = checksOf(items).length > 0 && modelCall.continued > 0;
   const output: Screenshot = { type: 'computer_screenshot', image_url: shot ?? LEFT_OUT_PNG, detail: 'original' };
   const results: ResponseInputItem[] = calls.map((call) => ({
     type: 'computer_call_output',
@@ -150,10 +156,11 @@ async function turnResults(
 }
 
 /** One model call's items: its output replayed unchanged (a record that is no item list: as assistant text), results. */
-async function turnItems(turn: ModelTurn, keepImage: boolean, input: RequestInput): Promise<ResponseInputItem[]> {
-  const items = recordedItems(turn.text);
-  const replayed: ResponseInputItem[] = items ?? (turn.text ? [{ role: 'assistant', content: turn.text }] : []);
-  return [...replayed, ...(await turnResults(turn, items ?? [], keepImage, input))];
+async function callItems(modelCall: ModelCall, keepImage: boolean, input: RequestInput): Promise<ResponseInputItem[]> {
+  const items = recordedItems(modelCall.text);
+  const replayed: ResponseInputItem[] =
+    items ?? (modelCall.text ? [{ role: 'assistant', content: modelCall.text }] : []);
+  return [...replayed, ...(await callResults(modelCall, items ?? [], keepImage, input))];
 }
 
 function toolOf(tool: OpenAiTool, input: RequestInput): Tool {
@@ -170,11 +177,11 @@ function toolOf(tool: OpenAiTool, input: RequestInput): Tool {
  */
 export async function openAiRequestBody(input: RequestInput, tool: OpenAiTool): Promise<OpenAiRequestBody> {
   const task = input.history[0]?.kind === 'task' ? input.history[0] : undefined;
-  const turns = turnsOf(input.history);
+  const modelCalls = modelCallsOf(input.history);
   const kept = Math.max(1, input.imagesKept ?? DEFAULT_MAX_IMAGES);
-  const keeps = (userTurn: number): boolean => userTurn >= turns.length + 1 - kept;
+  const keeps = (at: number): boolean => at >= modelCalls.length + 1 - kept;
   const items: ResponseInputItem[] = [await taskMessage(task, keeps(0), input)];
-  for (const [k, turn] of turns.entries()) items.push(...(await turnItems(turn, keeps(k + 1), input)));
+  for (const [k, modelCall] of modelCalls.entries()) items.push(...(await callItems(modelCall, keeps(k + 1), input)));
   return {
     model: modelOf(input.endpoint) ?? '',
     instructions: OPENAI_SYSTEM_PROMPT,
