@@ -4,6 +4,7 @@
 // call through the official SDK against a node:http server on 127.0.0.1, and the round trip of a recorded output.
 import type { Response } from 'openai/resources/responses/responses';
 import { describe, expect, it } from 'vitest';
+import { openAiPriceOf } from '../../src/families/openai-computer/prices';
 import { LEFT_OUT_PNG, OPENAI_SYSTEM_PROMPT } from '../../src/families/openai-computer/request';
 import type { OpenAiRequestBody } from '../../src/families/openai-computer/request';
 import { familyOf } from '../../src/families/registry';
@@ -81,6 +82,17 @@ describe('openai-computer: the family and its registration', () => {
     expect(await toolOf({ tool: 'computer', model: 'computer-use-preview' } as RequestInput['endpoint'])).toBe(
       'computer',
     );
+  });
+});
+
+describe('openai-computer: prices', () => {
+  it('prices its models by name, a dated snapshot included, the longest name first; none for others', () => {
+    expect(openAiPriceOf('gpt-5.4')).toEqual({ input: 2.5, cachedInput: 0.25, output: 15 });
+    expect(openAiPriceOf('GPT-5.4-2026-03-05')).toEqual({ input: 2.5, cachedInput: 0.25, output: 15 });
+    expect(openAiPriceOf('gpt-5.4-mini')).toEqual({ input: 0.75, cachedInput: 0.075, output: 4.5 });
+    expect(openAiPriceOf('gpt-5.4-pro')).toEqual({ input: 30, output: 180 });
+    expect(openAiPriceOf('gpt-5.40')).toBeUndefined();
+    expect(openAiPriceOf('computer-use-preview')).toBeUndefined();
   });
 });
 
