@@ -233,6 +233,16 @@ describe('openai-computer: request', () => {
     expect(userTexts(body).filter((t) => t.includes('left out'))).toHaveLength(3);
   });
 
+  it('drops reasoning left at the end of an output cut short, and sends a record that is no item list as text', async () => {
+    const cut = [{ id: 'rs_9', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Hmm' }] }];
+    const body = await bodyOf([task(), { kind: 'assistant', text: JSON.stringify(cut) }, seen('s2')]);
+    expect(check(body).problems).toEqual([]);
+    expect(items(body).filter((i) => i.type === 'reasoning')).toEqual([]);
+    const old = await bodyOf([task(), { kind: 'assistant', text: 'Thought: click.' }, seen('s2')]);
+    expect(items(old)[1]).toEqual({ role: 'assistant', content: 'Thought: click.' });
+    expect(check(old).problems).toEqual([]);
+  });
+
   it('speaks the preview tool in the screenshot’s size, with truncation auto', async () => {
     const r1 = respond(act([click(10, 20)]), { tool: 'computer_use_preview', display: screen });
     const body = await bodyOf([task(), assistant(r1), seen('s2')], { endpoint: { tool: 'computer_use_preview' } });

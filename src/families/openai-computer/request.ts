@@ -155,11 +155,24 @@ async function callResults(
   return lines.length > 0 ? [...results, { role: 'user', content: [text(lines.join('\n'))] }] : results;
 }
 
-/** One model call's items: its output replayed unchanged (a record that is no item list: as assistant text), results. */
+/**
+ * The items of an output as they are replayed: unchanged, less reasoning items at its end (an output cut short while
+ * the model reasoned), since OpenAI refuses a reasoning item sent back without the item that followed it.
+ */
+function replayable(items: readonly ReplayItem[]): ReplayItem[] {
+  let end = items.length;
+  while (end > 0 && items[end - 1]?.type === 'reasoning') end -= 1;
+  return items.slice(0, end);
+}
+
+/** One model call's items: its output replayed (a record that is no item list: as assistant text), then results. */
 async function callItems(modelCall: ModelCall, keepImage: boolean, input: RequestInput): Promise<ResponseInputItem[]> {
   const items = recordedItems(modelCall.text);
-  const replayed: ResponseInputItem[] =
-    items ?? (modelCall.text ? [{ role: 'assistant', content: modelCall.text }] : []);
+  const replayed: ResponseInputItem[] = items
+    ? replayable(items)
+    : modelCall.text
+      ? [{ role: 'assistant', content: modelCall.text }]
+      : [];
   return [...replayed, ...(await callResults(modelCall, items ?? [], keepImage, input))];
 }
 
