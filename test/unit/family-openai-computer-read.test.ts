@@ -166,6 +166,7 @@ describe('openai-computer: read, whole turns', () => {
     } catch (err) {
       error = err as ModelOutputError;
     }
+    expect(error?.written).toHaveProperty('type');
     const line = family.feedback(error as ModelOutputError, screen);
     expect(line).toMatch(message);
     expect(line).toMatch(/^Your last computer action was not carried out/);

@@ -5,7 +5,7 @@
 // the kinds OpenAI sends (an unknown type, a missing coordinate) throws the error the model reads next step.
 import type { AgentAction } from '../../actions/schemas';
 import type { ScreenSize } from '../../actions/tool-schema';
-import { InvalidActionArgumentsError, UnknownActionError } from '../../model/errors';
+import { InvalidActionArgumentsError, ModelOutputError, UnknownActionError } from '../../model/errors';
 import type { BatchedAction } from '../../model/parse';
 import { isRecord } from './wire';
 import type { JsonObject } from './wire';
@@ -167,6 +167,16 @@ function visitAt(natives: readonly JsonObject[], at: number): { batched: Batched
   return { batched: { action: { action: 'visit_url', url }, native: natives.slice(at, at + used) }, used };
 }
 
+/** Runs `read`; an error it throws keeps the OpenAI action as the model wrote it (recorded with the invalid output). */
+function withWritten<T>(native: JsonObject, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof ModelOutputError) err.written = { ...native };
+    throw err;
+  }
+}
+
 /** A call's OpenAI actions, in order, as our batch; `native` on each is the OpenAI action (or actions) it came from. */
 export function ourBatch(natives: readonly JsonObject[], screen: ScreenSize): BatchedAction[] {
   const batch: BatchedAction[] = [];
@@ -179,7 +189,7 @@ export function ourBatch(natives: readonly JsonObject[], screen: ScreenSize): Ba
     }
     const native = natives[at];
     if (!native) break;
-    for (const action of ourActions(native, screen)) batch.push({ action, native });
+    for (const action of withWritten(native, () => ourActions(native, screen))) batch.push({ action, native });
     at += 1;
   }
   return batch;
