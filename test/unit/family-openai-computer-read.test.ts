@@ -169,7 +169,7 @@ describe('openai-computer: read, whole turns', () => {
     expect(error?.written).toHaveProperty('type');
     const line = family.feedback(error as ModelOutputError, screen);
     expect(line).toMatch(message);
-    expect(line).toMatch(/^Your last computer action was not carried out/);
+    expect(line).toMatch(/^None of the actions of your last turn were carried out: /);
     expect(line).toMatch(/1440x900 screenshot\.$/);
     expect(line).not.toMatch(/\n/);
   });

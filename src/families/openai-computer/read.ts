@@ -115,7 +115,7 @@ export function openAiFeedback(error: ModelOutputError, screen: ScreenSize): str
     return 'Your last turn had no action and no text: act with the computer tool, or answer in text when done.';
   }
   return (
-    `Your last computer action was not carried out, nor any after it in that turn: ${error.message}. ` +
+    `None of the actions of your last turn were carried out: ${error.message}. ` +
     `Use the actions ${OPENAI_ACTION_TYPES.join(', ')}, with x and y in pixels of the ${size} screenshot.`
   );
 }
