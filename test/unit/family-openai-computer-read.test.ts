@@ -11,7 +11,7 @@ import type { ModelEndpoint } from '../../src/model/client';
 import type { HistoryEntry } from '../../src/model/context';
 import { EmptyOutputError, InvalidActionArgumentsError, UnknownActionError } from '../../src/model/errors';
 import type { ModelOutputError } from '../../src/model/errors';
-import { openAiResponse, readOpenAiRequest } from '../../src/scripted/providers/openai-responses';
+import { openAiResponse, readOpenAiRequest, splitForPreview } from '../../src/scripted/providers/openai-responses';
 import type { OpenAiRequestExpectations, OpenAiRequestFacts } from '../../src/scripted/providers/openai-responses';
 import type { ScreenAction, StandInOutput } from '../../src/scripted/providers/output';
 import { act, click, family, read, recorded, respond, screen, shot } from './family-openai-computer.fixtures';
@@ -102,6 +102,24 @@ describe('openai-computer: read, one action kind at a time', () => {
       { type: 'keypress', keys: ['ENTER'] },
     ]);
     expect(read(respond(act([click(1, 2)]))).native).toEqual({ type: 'click', button: 'left', x: 1, y: 2 });
+  });
+
+  it('visits with the preview tool too: CTRL+L alone is nothing, a call typing a whole address visits it', () => {
+    const preview = { tool: 'computer_use_preview' as const, display: screen };
+    const steps = splitForPreview(act([{ kind: 'navigate', url: 'https://tidewater.test/' }]));
+    const parsed = steps.map((step) => read(respond(step, preview)).action);
+    expect(parsed).toEqual([
+      { action: 'wait', time: 0 },
+      { action: 'visit_url', url: 'https://tidewater.test/' },
+      { action: 'key', keys: ['ENTER'] },
+    ]);
+    expect(read(respond(act([{ kind: 'type', text: 'Ada' }]), preview)).action).toEqual({
+      action: 'type',
+      text: 'Ada',
+    });
+    // The GA tool is told to batch the three: an address typed alone is typed.
+    const typed = read(respond(act([{ kind: 'type', text: 'https://x.test' }]))).action;
+    expect(typed).toEqual({ action: 'type', text: 'https://x.test' });
   });
 
   it('refuses the wheel button and held modifier keys, which our actions cannot do', () => {

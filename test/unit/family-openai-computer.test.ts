@@ -97,7 +97,7 @@ describe('openai-computer: prices', () => {
 });
 
 describe('openai-computer: request', () => {
-  it('opens with our system prompt and the task with its screenshot, stateless (store false, encrypted reasoning)', async () => {
+  it('opens with our prompt and the task with its screenshot, stateless (no store, encrypted reasoning)', async () => {
     const body = await bodyOf([task()]);
     expect(check(body).problems).toEqual([]);
     expect(body).toMatchObject({
@@ -217,7 +217,7 @@ describe('openai-computer: request', () => {
     expect(userTexts(body)).toEqual([`Current URL: https://tidewater.test/s2\n${feedback}`]);
   });
 
-  it('keeps screenshots of the last imagesKept user turns only, the older results with a 1x1 image and a note', async () => {
+  it('keeps screenshots of the last imagesKept user turns, older results with a 1x1 image and a note', async () => {
     const history: HistoryEntry[] = [task()];
     const sent: Response[] = [];
     for (let s = 2; s <= 6; s++) {
@@ -233,7 +233,7 @@ describe('openai-computer: request', () => {
     expect(userTexts(body).filter((t) => t.includes('left out'))).toHaveLength(3);
   });
 
-  it('drops reasoning left at the end of an output cut short, and sends a record that is no item list as text', async () => {
+  it('drops reasoning at the end of an output cut short; sends a record that is no item list as text', async () => {
     const cut = [{ id: 'rs_9', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Hmm' }] }];
     const body = await bodyOf([task(), { kind: 'assistant', text: JSON.stringify(cut) }, seen('s2')]);
     expect(check(body).problems).toEqual([]);

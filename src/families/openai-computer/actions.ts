@@ -1,6 +1,6 @@
 // OpenAI's computer actions (the union shared by the GA tool's `actions[]` and the preview tool's `action`) as our
-// actions, in pixels of the screenshot the model was sent. One OpenAI action may become two of ours (a drag is a move to
-// its first point, then a drag to its last; a scroll is a move to its point, then the wheel), and three become one:
+// actions, in pixels of the screenshot the model was sent. One OpenAI action may become two of ours (a drag is a move
+// to its first point, then a drag to its last; a scroll is a move to its point, then the wheel), and three become one:
 // OpenAI has no navigate, so CTRL+L, the typed address and ENTER in one batch are our visit_url. A malformed action of
 // the kinds OpenAI sends (an unknown type, a missing coordinate) throws the error the model reads next step.
 import type { AgentAction } from '../../actions/schemas';
@@ -67,7 +67,7 @@ function pathPoint(p: unknown): JsonObject {
   return Array.isArray(p) ? { x: p[0], y: p[1] } : isRecord(p) ? p : {};
 }
 
-/** Modifier keys held during a mouse action (SDK 6.33): our actions cannot hold keys, so a non-empty list is refused. */
+/** Modifier keys held during a mouse action (SDK 6.33): our actions cannot hold keys, so keys given are refused. */
 function refuseHeldKeys(type: string, a: JsonObject): void {
   if (Array.isArray(a.keys) && a.keys.length > 0) {
     throw invalid(type, 'keys', 'holding keys during a mouse action is not supported here: act without keys');
@@ -177,8 +177,25 @@ function withWritten<T>(native: JsonObject, read: () => T): T {
   }
 }
 
-/** A call's OpenAI actions, in order, as our batch; `native` on each is the OpenAI action (or actions) it came from. */
-export function ourBatch(natives: readonly JsonObject[], screen: ScreenSize): BatchedAction[] {
+/**
+ * The preview tool sends one action per call, so CTRL+L, the address and ENTER come as three calls: CTRL+L alone is
+ * nothing (our browser has no address bar to focus), and a call that only types a whole web address (http or https,
+ * no spaces) visits it. Typing a whole address into a page's own field is rare; a preview model could not visit at all
+ * otherwise. Null: the action is no such step.
+ */
+function previewVisitStep(native: JsonObject): AgentAction | null {
+  if (opensAddressBar(native)) return { action: 'wait', time: 0 };
+  const text = native.type === 'type' && typeof native.text === 'string' ? native.text.trim() : '';
+  return /^https?:\/\/\S+$/i.test(text) ? { action: 'visit_url', url: text } : null;
+}
+
+/**
+ * A call's OpenAI actions, in order, as our batch; `native` on each is the OpenAI action (or actions) it came from.
+ * `preview`: the call is the preview tool's single action (see previewVisitStep).
+ */
+export function ourBatch(natives: readonly JsonObject[], screen: ScreenSize, preview = false): BatchedAction[] {
+  const single = preview && natives.length === 1 && natives[0] ? previewVisitStep(natives[0]) : null;
+  if (single) return [{ action: single, native: natives[0] }];
   const batch: BatchedAction[] = [];
   for (let at = 0; at < natives.length;) {
     const visit = visitAt(natives, at);

@@ -55,9 +55,14 @@ function thoughtsOf(items: readonly ReplayItem[], withMessages: boolean): string
 
 /** The batch of a turn's calls: our actions, the first carrying the thoughts. Throws a ModelOutputError. */
 export function batchOf(items: readonly ReplayItem[], screen: ScreenSize): BatchedAction[] {
-  const natives = callsOf(items).flatMap(nativeActionsOf);
+  const calls = callsOf(items);
+  const natives = calls.flatMap(nativeActionsOf);
+  // The preview tool's call carries one `action` and no `actions[]`.
+  const preview = calls.length === 1 && calls.every((c) => !Array.isArray(c.actions) && isRecord(c.action));
   // A call with no action asks for nothing but the screen: a screenshot, as the GA guide's first turn does.
-  return natives.length > 0 ? ourBatch(natives, screen) : [{ action: { action: 'wait', time: 0 }, native: {} }];
+  return natives.length > 0
+    ? ourBatch(natives, screen, preview)
+    : [{ action: { action: 'wait', time: 0 }, native: {} }];
 }
 
 function withThoughts(error: unknown, thoughts: string): unknown {

@@ -35,15 +35,16 @@ type Screenshot = ResponseComputerToolCallOutputScreenshot & { detail?: 'origina
  * out.
  */
 export const LEFT_OUT_PNG =
-  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+  'data:image/png;base64,' +
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 export const OPENAI_SYSTEM_PROMPT = [
   'You operate a web browser to do a task for a person. The screenshots show the page only: there is no address bar,',
-  'tab strip or browser window. To open a web address, press CTRL+L, type the address and press ENTER, in one turn; to',
-  'go back, press ALT+ARROWLEFT. Each step tells you the page’s current URL. When you need something only the person',
-  'can give (a choice, a missing detail, a permission), end your turn with a question and no action: their reply comes',
-  'next. Never make up personal data (names, e-mail addresses, phone numbers, addresses, payment details): ask for it.',
-  'When the task is done, answer in text with no action.',
+  'tab strip or browser window. To open a web address, press CTRL+L, type the whole address (with https://) and',
+  'press ENTER; to go back, press ALT+ARROWLEFT. Each step tells you the page’s current URL. When you need something',
+  'only the person can give (a choice, a missing detail, a permission), end your turn with a question and no action:',
+  'their reply comes next. Never make up personal data (names, e-mail addresses, phone numbers, addresses, payment',
+  'details): ask for it. When the task is done, answer in text with no action.',
 ].join(' ');
 
 /** One model call of the history and what followed it until the next call. */
