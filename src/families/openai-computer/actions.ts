@@ -1,8 +1,9 @@
 // OpenAI's computer actions (the union shared by the GA tool's `actions[]` and the preview tool's `action`) as our
 // actions, in pixels of the screenshot the model was sent. One OpenAI action may become two of ours (a drag is a move
 // to its first point, then a drag to its last; a scroll is a move to its point, then the wheel), and three become one:
-// OpenAI has no navigate, so CTRL+L, the typed address and ENTER in one batch are our visit_url. A malformed action of
-// the kinds OpenAI sends (an unknown type, a missing coordinate) throws the error the model reads next step.
+// OpenAI has no navigate, so CTRL+L, the typed address and ENTER in one batch are our visit_url (the preview tool, one
+// action per call, visits when a call types a whole address). A malformed action of the kinds OpenAI sends (an unknown
+// type, a missing coordinate) throws the error the model reads next step.
 import type { AgentAction } from '../../actions/schemas';
 import type { ScreenSize } from '../../actions/tool-schema';
 import { InvalidActionArgumentsError, ModelOutputError, UnknownActionError } from '../../model/errors';
