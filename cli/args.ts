@@ -62,7 +62,7 @@ export function familyFlag(values: { profile?: string | undefined; family?: stri
   }
   if (name !== undefined && !isFamilyName(name)) {
     const flag = values.family !== undefined ? '--family' : '--profile';
-    throw new UsageError(`${flag} must be ${familyNames().join(' or ')}, got '${name}'`);
+    throw new UsageError(`${flag} must be one of ${familyNames().join(', ')}, got '${name}'`);
   }
   return name;
 }

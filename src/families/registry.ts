@@ -5,6 +5,7 @@
 import { ANTHROPIC_COMPUTER_FAMILY } from './anthropic-computer/family';
 import { FARA15_FAMILY } from './fara-1.5/family';
 import { FARA7B_FAMILY } from './fara-7b/family';
+import { OPENAI_COMPUTER_FAMILY } from './openai-computer/family';
 import type { ModelFamily } from './family';
 import { GEMINI_COMPUTER_FAMILY } from './gemini-computer/family';
 
@@ -48,6 +49,7 @@ export function familyNames(): string[] {
 
 registerFamily(FARA15_FAMILY);
 registerFamily(FARA7B_FAMILY);
+registerFamily(OPENAI_COMPUTER_FAMILY);
 registerFamily(ANTHROPIC_COMPUTER_FAMILY);
 registerFamily(GEMINI_COMPUTER_FAMILY);
 
