@@ -11,6 +11,7 @@ import { OPENAI_ALLOWED_ACTIONS } from './actions';
 import { callOpenAi } from './call';
 import { openAiFeedback, outputTextOf, readOpenAiOutput } from './read';
 import { openAiRequestBody } from './request';
+import { openAiPriceOf } from './prices';
 import { OPENAI_COMPUTER, OPENAI_TOOLS, toolFor } from './wire';
 
 export const OPENAI_COMPUTER_FAMILY: ModelFamily = {
@@ -27,6 +28,7 @@ export const OPENAI_COMPUTER_FAMILY: ModelFamily = {
     return { messages: [], native, allowed: OPENAI_ALLOWED_ACTIONS };
   },
   call: callOpenAi,
+  priceOf: openAiPriceOf,
   outputText: outputTextOf,
   // Fara's terminate-on-parse-error does not apply: an invalid output is fed back, as OpenAI's own loop does.
   read: (output, input) => readOpenAiOutput(output, input.screen, input.allowed),
