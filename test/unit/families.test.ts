@@ -114,8 +114,8 @@ describe('the newer name beside the old one', () => {
     expect(familyFlag({ family: 'fara-7b' })).toBe('fara-7b');
     expect(familyFlag({ profile: 'fara-7b' })).toBe('fara-7b');
     expect(familyFlag({})).toBeUndefined();
-    expect(() => familyFlag({ family: 'gpt-4' })).toThrow(/^--family must be fara-1\.5 or fara-7b/);
-    expect(() => familyFlag({ profile: 'gpt-4' })).toThrow(/^--profile must be fara-1\.5 or fara-7b/);
+    expect(() => familyFlag({ family: 'gpt-4' })).toThrow(/^--family must be one of fara-1\.5, fara-7b/);
+    expect(() => familyFlag({ profile: 'gpt-4' })).toThrow(/^--profile must be one of fara-1\.5, fara-7b/);
     expect(() => familyFlag({ family: 'fara-7b', profile: 'fara-1.5' })).toThrow(/differ: give one/);
   });
 

@@ -18,7 +18,13 @@ interface OldWord {
   /** Matches the declared name. */
   test(name: string): boolean;
   use: string;
+  /** Files where the word names another concept and may stay (a provider's conversation turn). */
+  except?: RegExp;
 }
+
+/** Code that speaks a provider's API, where a turn is the provider's: a message of its conversation, not a step. */
+const PROVIDER_CODE =
+  /^(src\/families\/[a-z]+-computer\/|src\/scripted\/(providers\/|provider-|script-turns|wire-|recorded)|test\/unit\/(family-|standin-|script-turns|scripted-providers))/;
 
 /** The declared name's words, lowercase: `takeSlotForRun` → take, slot, for, run; `RUN_STATUSES` → run, statuses. */
 export function wordsOf(name: string): string[] {
@@ -42,7 +48,7 @@ const OLD_WORDS: readonly OldWord[] = [
   },
   { test: (n) => hasWords(n, ['run', 'status']) || hasWords(n, ['run', 'statuses']), use: 'TaskState' },
   { test: (n) => hasWords(n, ['run', 'not', 'found']), use: 'RunFolderNotFound or TaskNotFound' },
-  { test: (n) => hasWords(n, ['turn']) || hasWords(n, ['turns']), use: 'step' },
+  { test: (n) => hasWords(n, ['turn']) || hasWords(n, ['turns']), use: 'step', except: PROVIDER_CODE },
   { test: (n) => hasWords(n, ['invalid', 'reply']) || hasWords(n, ['invalid', 'replies']), use: 'invalid output' },
   { test: (n) => hasWords(n, ['model', 'reply']), use: 'model output' },
   { test: (n) => hasWords(n, ['max', 'sessions']), use: 'slots' },
@@ -90,7 +96,7 @@ export function oldNamesIn(file: string, text: string): string[] {
     const id = declaredName(node);
     // A snake_case name is a field of the run folder or another program's (Fara's format: `run_id`): wire.
     const snake = id !== null && /^[a-z0-9]+(_[a-z0-9]+)+$/.test(id.text);
-    const old = id && !snake ? OLD_WORDS.find((o) => o.test(id.text)) : undefined;
+    const old = id && !snake ? OLD_WORDS.find((o) => o.test(id.text) && !o.except?.test(file)) : undefined;
     // A binding `{ runId: taskId }` names taskId; a property signature or a shorthand that is a wire name is kept.
     if (id && old && !keptOnPurpose(node, source)) {
       const line = source.getLineAndCharacterOfPosition(id.getStart(source)).line + 1;
