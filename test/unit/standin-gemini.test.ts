@@ -248,7 +248,7 @@ describe('an output', () => {
     expect(callsOf(geminiResponse(output(batch, { malformed: 'unknown-action' }), set25))[0]?.[0]).toBe(
       'double_click_at',
     );
-    expect(callsOf(geminiResponse(output(batch, { malformed: 'unknown-action' }), set3))[0]?.[0]).toBe('click_at');
+    expect(callsOf(geminiResponse(output(batch, { malformed: 'unknown-action' }), set3))[0]?.[0]).toBe('tap');
   });
 
   it.each(['missing-coordinate', 'off-screen'] as const)('%s is not a kind Gemini sends: an error', (malformed) => {

@@ -408,8 +408,8 @@ function outputCalls(out: StandInOutput, ctx: GeminiResponseContext): Call[] {
   const blocked = calls.find((c) => ctx.excludedFunctions?.includes(c.name));
   if (blocked) throw new GeminiStandInError(`the request excluded ${blocked.name}, which this turn needs`);
   if (out.malformed === 'unknown-action') {
-    // A name from neither set, shaped like the set's own (a model mixing sets sends such names).
-    calls.unshift({ name: ctx.functionSet === '2.5' ? 'double_click_at' : 'click_at', args: grid({ x: 0, y: 0 }) });
+    // A name from neither set, shaped like the set's own (a model mixing sets sends such names; `click_at` is 2.5's).
+    calls.unshift({ name: ctx.functionSet === '2.5' ? 'double_click_at' : 'tap', args: grid({ x: 0, y: 0 }) });
   }
   if (out.safetyCheck) {
     const first = calls[0];
