@@ -121,6 +121,26 @@ describe('npx cua demo', () => {
     }
   }, 180_000);
 
+  it('--family anthropic-computer books the same stay against the stand-in of the Messages API; the report shows its actions', async () => {
+    ports ??= { port: await freePort(), uiPort: await freePort() };
+    const demo = startDemo([...args(), '--family', 'anthropic-computer'], { CUA_DATA_DIR: dataDir });
+    const code = await demo.exit;
+    const out = demo.output();
+    expect(code, out).toBe(0);
+    expect(out).toContain('SCRIPTED STAND-IN of the anthropic-computer API');
+    expect(out).toContain('The agent asks: ');
+    // Anthropic's final turn is its text: what it saw, then the answer.
+    expect(out).toMatch(/answer: [^]*Booked a Standard double at Harbor View Lisbon for Ada Lovelace/);
+    expect(out).toMatch(
+      /the demo site recorded a booking: TW-\d+ · Harbor View Lisbon · Standard double .* guest Ada Lovelace/,
+    );
+    const report = /trajectory report \((\d+) steps\): (\S+)/.exec(out);
+    const html = fs.readFileSync(report?.[2] ?? '', 'utf8');
+    expect(html).toContain('anthropic-computer');
+    expect(html).toContain('The provider&#39;s action');
+    expect(html).toContain('&quot;left_click&quot;');
+  }, 180_000);
+
   it('--desktop runs the desktop agent unattended: editor, command, one question; the report shows the desktop', async () => {
     ports ??= { port: await freePort(), uiPort: await freePort() };
     const demo = startDemo(['--desktop', ...args()], { CUA_DATA_DIR: dataDir });
