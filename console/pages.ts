@@ -275,7 +275,10 @@ export const CONSOLE_JS = String.raw`'use strict';
       const q = snap && snap.question;
       $('#question-box').hidden = !q;
       if (q) {
-        $('#question').textContent = q.text;
+        $('#question').textContent =
+          q.kind === 'provider_check'
+            ? q.text + ' (The model\'s provider asks you to confirm: reply yes to go ahead; any other reply declines.)'
+            : q.text;
         $('#question-id').value = q.id;
       }
       const open = snap && !snap.closed;

@@ -4,7 +4,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { ENVIRONMENT_NAME } from '../../src/contract/task';
 import { loadConfig } from '../../src/runtime/config';
 import { endpointFamilies } from '../../src/runtime/config-models';
-import type { StepSummary, TaskResult, TaskStatus } from '../../src/contract/task';
+import type { PendingQuestion, StepSummary, TaskResult, TaskStatus } from '../../src/contract/task';
 import { cacheFlag, familyFlag, intFlag, parse, UsageError } from '../args';
 import { agentClientFor, parseTask } from '../../client/client';
 import type { NewTask } from '../../client/client';
@@ -92,6 +92,12 @@ export async function readReplyFromTerminal(question: string): Promise<string | 
   return line || null;
 }
 
+/** What a person is asked: the question, and for a provider's check what a yes and a no do. */
+export function questionText(question: Pick<PendingQuestion, 'text' | 'kind'>): string {
+  if (question.kind !== 'provider_check') return question.text;
+  return `${question.text}\n(The model's provider asks you to confirm: reply yes to go ahead; any other reply declines.)`;
+}
+
 /**
  * Follows a task until it ends or waits for a reply nobody gives here: the client's watch (client/watch.ts) printed a
  * line per step, with each question put to `opts.ask` once.
@@ -116,7 +122,7 @@ export async function followTask(
     if (event.waitingForModel && !opts.json) opts.print(modelWaitLine(event.waitingForModel));
     if (event.waitingForStore && !opts.json) opts.print(storeWaitLine(event.waitingForStore));
     if (status.status !== 'waiting_for_user' || !status.question || replied.has(status.question.id)) continue;
-    const reply = await opts.ask(status.question.text);
+    const reply = await opts.ask(questionText(status.question));
     if (reply === null) return { result: null, waiting: status, failure: null };
     await replyToTask(client, handle.workflowId, reply, status.question.id);
     replied.add(status.question.id);
