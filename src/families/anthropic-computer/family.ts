@@ -7,6 +7,7 @@
 // a question to the person (ending with `?`) or the task's end, and the person's reply is the next user message.
 // Fara's settings do not apply: no identity, no prompt file (both refused), no step prompt (ignored: the page URL and
 // what the step left go with each screenshot instead), no terminate-on-parse-error (an invalid output is fed back).
+import { PROVIDER_FAMILY_ACTIONS } from '../native/actions';
 import { fara15ActionSchema } from '../../actions/schemas';
 import type { ScreenSize } from '../../actions/tool-schema';
 import { ModelOutputError, PromptFileError } from '../../model/errors';
@@ -23,23 +24,7 @@ import { ANTHROPIC_TOOLS } from './tools';
 export const ANTHROPIC_COMPUTER = 'anthropic-computer';
 
 /** Our actions its outputs become. */
-export const ANTHROPIC_ALLOWED_ACTIONS = [
-  'key',
-  'type',
-  'mouse_move',
-  'left_click',
-  'left_click_drag',
-  'right_click',
-  'double_click',
-  'triple_click',
-  'scroll',
-  'hscroll',
-  'visit_url',
-  'history_back',
-  'wait',
-  'ask_user_question',
-  'terminate',
-] as const;
+export const ANTHROPIC_ALLOWED_ACTIONS = PROVIDER_FAMILY_ACTIONS;
 
 /** Anthropic's recommended screenshot size for web tasks, 1280x800, as a pixel cap (a 1440x900 page: 1280x800). */
 export const ANTHROPIC_MAX_PIXELS = 1280 * 800;

@@ -3,6 +3,7 @@
 // models' (`tool: '3'`). Coordinates come on Gemini's 0–999 grid, our 'norm1000' space; several function calls in
 // one candidate are a batch; a safety decision asking for confirmation becomes our question; a malformed function
 // call is fed back. The conversation is ours, rebuilt from the history each step (conversation.ts).
+import { PROVIDER_FAMILY_ACTIONS } from '../native/actions';
 import type { Tool } from '@google/genai';
 import { Environment } from '@google/genai';
 import { NORM_DISPLAY_SIZE } from '../../actions/fara';
@@ -27,10 +28,7 @@ import { readGeminiOutput, recordedCandidateOf } from './read';
 export const GEMINI_COMPUTER = 'gemini-computer';
 
 /** Our actions the Gemini functions become (functions.ts), plus the question and the end of a text-only turn. */
-export const GEMINI_ACTIONS = [
-  'key', 'type', 'mouse_move', 'left_click', 'left_click_drag', 'right_click', 'double_click', 'triple_click',
-  'scroll', 'hscroll', 'visit_url', 'history_back', 'wait', 'ask_user_question', 'terminate',
-] as const; // prettier-ignore
+export const GEMINI_ACTIONS = PROVIDER_FAMILY_ACTIONS;
 
 /**
  * The function set a model name implies: `gemini-2…` models and the `…computer-use-preview…` models speak the 2.5

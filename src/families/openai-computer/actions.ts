@@ -4,6 +4,7 @@
 // OpenAI has no navigate, so CTRL+L, the typed address and ENTER in one batch are our visit_url (the preview tool, one
 // action per call, visits when a call types a whole address). A malformed action of the kinds OpenAI sends (an unknown
 // type, a missing coordinate) throws the error the model reads next step.
+import { PROVIDER_FAMILY_ACTIONS } from '../native/actions';
 import type { AgentAction } from '../../actions/schemas';
 import type { ScreenSize } from '../../actions/tool-schema';
 import { InvalidActionArgumentsError, ModelOutputError, UnknownActionError } from '../../model/errors';
@@ -25,22 +26,7 @@ export const OPENAI_ACTION_TYPES = [
 ] as const;
 
 /** The actions of ours the mapping produces: the family's allowed actions. */
-export const OPENAI_ALLOWED_ACTIONS = [
-  'key',
-  'type',
-  'mouse_move',
-  'left_click',
-  'left_click_drag',
-  'right_click',
-  'double_click',
-  'scroll',
-  'hscroll',
-  'visit_url',
-  'history_back',
-  'wait',
-  'ask_user_question',
-  'terminate',
-] as const;
+export const OPENAI_ALLOWED_ACTIONS = PROVIDER_FAMILY_ACTIONS.filter((a) => a !== 'triple_click');
 
 /** Seconds a `wait` lasts: OpenAI's wait carries no duration. */
 export const WAIT_SECONDS = 1;
