@@ -7,10 +7,11 @@
 // a question to the person (ending with `?`) or the task's end, and the person's reply is the next user message.
 // Fara's settings do not apply: no identity, no prompt file (both refused), no step prompt (ignored: the page URL and
 // what the step left go with each screenshot instead), no terminate-on-parse-error (an invalid output is fed back).
+import { ownPromptMembers } from '../native/own-prompt';
 import { PROVIDER_FAMILY_ACTIONS } from '../native/actions';
 import { fara15ActionSchema } from '../../actions/schemas';
 import type { ScreenSize } from '../../actions/tool-schema';
-import { ModelOutputError, PromptFileError } from '../../model/errors';
+import { ModelOutputError } from '../../model/errors';
 import type { ModelOutput, ParsedOutput } from '../../model/parse';
 import { faraOutcome } from '../fara-common/family';
 import type { ModelFamily } from '../family';
@@ -98,10 +99,5 @@ export const ANTHROPIC_COMPUTER_FAMILY: ModelFamily = {
   read: (output, input) => read(output, input.screen, input.allowed),
   feedback,
   outcome: faraOutcome,
-  identityIssue: () => `identities are the Fara families'; ${ANTHROPIC_COMPUTER} has its own system prompt`,
-  promptFileActions(file) {
-    const error = new PromptFileError(file, 'unreadable');
-    error.message = `a prompt file is for the Fara families; ${ANTHROPIC_COMPUTER} has its own system prompt (${file})`;
-    return Promise.reject(error);
-  },
+  ...ownPromptMembers(ANTHROPIC_COMPUTER),
 };

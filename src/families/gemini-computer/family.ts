@@ -3,6 +3,7 @@
 // models' (`tool: '3'`). Coordinates come on Gemini's 0–999 grid, our 'norm1000' space; several function calls in
 // one candidate are a batch; a safety decision asking for confirmation becomes our question; a malformed function
 // call is fed back. The conversation is ours, rebuilt from the history each step (conversation.ts).
+import { ownPromptMembers } from '../native/own-prompt';
 import { PROVIDER_FAMILY_ACTIONS } from '../native/actions';
 import type { Tool } from '@google/genai';
 import { Environment } from '@google/genai';
@@ -11,7 +12,6 @@ import { fara15ActionSchema } from '../../actions/schemas';
 import {
   EmptyOutputError,
   InvalidActionArgumentsError,
-  PromptFileError,
   ToolCallJsonError,
   UnknownActionError,
 } from '../../model/errors';
@@ -110,10 +110,5 @@ export const GEMINI_COMPUTER_FAMILY: ModelFamily = {
   read: (output, input) => readGeminiOutput(output, input.screen, input.allowed),
   feedback: (error) => geminiFeedback(error),
   outcome: faraOutcome,
-  identityIssue: () => `${GEMINI_COMPUTER} has no identities (they are the Fara families' prompts): remove it`,
-  promptFileActions(file) {
-    const error = new PromptFileError(file, 'unreadable');
-    error.message = `${GEMINI_COMPUTER} takes no prompt file (a prompt file is the Fara families'): remove ${file}`;
-    return Promise.reject(error);
-  },
+  ...ownPromptMembers(GEMINI_COMPUTER),
 };

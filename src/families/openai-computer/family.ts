@@ -3,8 +3,8 @@
 // speaks pixels of the screenshot it is sent (the viewport's own size: OpenAI needs no downscaling for 1440x900), its
 // actions become ours (actions.ts), its safety checks a question to the person (read.ts), and every step's request is
 // rebuilt from the run's history (request.ts) and sent with the official SDK (call.ts).
+import { ownPromptMembers } from '../native/own-prompt';
 import { fara15ActionSchema } from '../../actions/schemas';
-import { PromptFileError } from '../../model/errors';
 import { faraOutcome } from '../fara-common/family';
 import type { ModelFamily } from '../family';
 import { OPENAI_ALLOWED_ACTIONS } from './actions';
@@ -34,10 +34,5 @@ export const OPENAI_COMPUTER_FAMILY: ModelFamily = {
   read: (output, input) => readOpenAiOutput(output, input.screen, input.allowed),
   feedback: openAiFeedback,
   outcome: faraOutcome,
-  identityIssue: () => `identities are the Fara families'; ${OPENAI_COMPUTER} has its own system prompt`,
-  promptFileActions(file) {
-    const error = new PromptFileError(file, 'unreadable');
-    error.message = `a prompt file is for the Fara families; ${OPENAI_COMPUTER} has its own system prompt (${file})`;
-    return Promise.reject(error);
-  },
+  ...ownPromptMembers(OPENAI_COMPUTER),
 };
