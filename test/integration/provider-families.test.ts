@@ -51,76 +51,69 @@ function spawnWorker(family: string, env: Record<string, string> = {}) {
   });
 }
 
-
 describe.each(FAMILIES)('%s against its stand-in', (family) => {
-  it(
-    'books the stay through a kill -9, a batch, a malformed output, a question and a confirmation across a restart',
-    async () => {
-      const marker = path.join(h.dir, `marker-${family}`);
-      const first = spawnWorker(family, { CUA_TEST_HOLD: 'decide:4', CUA_TEST_MARKER: marker });
-      const input = validateTaskInput({
-        runId: `providers-${family}-${Date.now().toString(36)}`,
-        instruction: DEMO_INSTRUCTION,
-        startUrl: `${site.url}/`,
-        profile: family,
-        maxSteps: 40,
-        timing: FAST_TIMING,
-        model: { endpoint: 'default' },
-      });
-      const handle = await startTask(h.client, h.config.taskQueue, input);
-      await eventually(async () => fs.existsSync(marker), 90_000, 'the first worker to reach the model call of step 4');
-      await workers.kill(first);
-      const second = spawnWorker(family);
+  it('books the stay through a kill -9, a batch, a malformed output, a question and a confirmation across a restart', async () => {
+    const marker = path.join(h.dir, `marker-${family}`);
+    const first = spawnWorker(family, { CUA_TEST_HOLD: 'decide:4', CUA_TEST_MARKER: marker });
+    const input = validateTaskInput({
+      runId: `providers-${family}-${Date.now().toString(36)}`,
+      instruction: DEMO_INSTRUCTION,
+      startUrl: `${site.url}/`,
+      profile: family,
+      maxSteps: 40,
+      timing: FAST_TIMING,
+      model: { endpoint: 'default' },
+    });
+    const handle = await startTask(h.client, h.config.taskQueue, input);
+    await eventually(async () => fs.existsSync(marker), 90_000, 'the first worker to reach the model call of step 4');
+    await workers.kill(first);
+    const second = spawnWorker(family);
 
-      const asked = (kind: string, after?: string) =>
-        eventually(
-          async () => {
-            const s = await handle.query(statusQuery);
-            if (s.status === 'failed' || s.status === 'complete') throw new Error(`the task ended: ${s.error}`);
-            const q = s.status === 'waiting_for_user' ? s.question : null;
-            return q && q.id !== after && (q.kind ?? 'model') === kind ? q : undefined;
-          },
-          120_000,
-          `a question of kind ${kind}`,
-        );
-      const name = await asked('model');
-      expect(name.text).toMatch(/name/i);
-      await replyToTask(h.client, input.runId, GUEST, name.id);
-
-      // Anthropic has no confirmation field: its model asks in plain text, a question like any other.
-      const check = await asked(family === 'anthropic-computer' ? 'model' : 'provider_check', name.id);
-      expect(check.text).toMatch(/paid booking/);
-      await workers.kill(second);
-      spawnWorker(family);
-      await replyToTask(h.client, input.runId, 'Yes, go ahead', check.id);
-
-      const result = (await handle.result()) as TaskResult;
-      expect(result).toMatchObject({ status: 'complete' });
-      expect(result.answer).toMatch(/Booked a Standard double at Harbor View Lisbon/);
-      const bookings = await (await fetch(`${site.url}/_bookings`)).json();
-      expect(bookings).toEqual(expect.arrayContaining([expect.objectContaining({ guest: GUEST })]));
-
-      const requests = h.model.requests.filter((r) => r.script === SCRIPT && r.provider !== undefined);
-      expect(requests.every((r) => (r.problems ?? []).length === 0)).toBe(true);
-      if (family === 'anthropic-computer') {
-        expect(requests.some((r) => r.lastUserText.startsWith('Yes, go ahead'))).toBe(true);
-      } else {
-        expect(requests.some((r) => (r.acknowledged ?? []).length > 0)).toBe(true);
-      }
-
-      const run = await readRun(h.runDir(input.runId));
-      const actions = run.events.flatMap((e) => (e.type === 'action' ? [e] : []));
-      const meta = (a: (typeof actions)[number]) => a.metadata as Record<string, unknown>;
-      // The batch: a step that carried out the first call's next action, with no call of its own.
-      expect(actions.some((a) => (meta(a).batch as { continues?: boolean })?.continues === true)).toBe(true);
-      // The malformed output was recorded with its error and the task went on.
-      expect(actions.some((a) => meta(a).invalid_reply !== undefined)).toBe(true);
-      // Each step keeps the provider's own action beside ours.
-      expect(actions.filter((a) => meta(a).native_action !== undefined).length).toBeGreaterThan(5);
-      expect(actions.every((a) => String(a.agent_state.agent).endsWith(family) || a.agent_state.agent === '')).toBe(
-        true,
+    const asked = (kind: string, after?: string) =>
+      eventually(
+        async () => {
+          const s = await handle.query(statusQuery);
+          if (s.status === 'failed' || s.status === 'complete') throw new Error(`the task ended: ${s.error}`);
+          const q = s.status === 'waiting_for_user' ? s.question : null;
+          return q && q.id !== after && (q.kind ?? 'model') === kind ? q : undefined;
+        },
+        120_000,
+        `a question of kind ${kind}`,
       );
-    },
-    420_000,
-  );
+    const name = await asked('model');
+    expect(name.text).toMatch(/name/i);
+    await replyToTask(h.client, input.runId, GUEST, name.id);
+
+    // Anthropic has no confirmation field: its model asks in plain text, a question like any other.
+    const check = await asked(family === 'anthropic-computer' ? 'model' : 'provider_check', name.id);
+    expect(check.text).toMatch(/paid booking/);
+    await workers.kill(second);
+    spawnWorker(family);
+    await replyToTask(h.client, input.runId, 'Yes, go ahead', check.id);
+
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'complete' });
+    expect(result.answer).toMatch(/Booked a Standard double at Harbor View Lisbon/);
+    const bookings = await (await fetch(`${site.url}/_bookings`)).json();
+    expect(bookings).toEqual(expect.arrayContaining([expect.objectContaining({ guest: GUEST })]));
+
+    const requests = h.model.requests.filter((r) => r.script === SCRIPT && r.provider !== undefined);
+    expect(requests.every((r) => (r.problems ?? []).length === 0)).toBe(true);
+    if (family === 'anthropic-computer') {
+      expect(requests.some((r) => r.lastUserText.startsWith('Yes, go ahead'))).toBe(true);
+    } else {
+      expect(requests.some((r) => (r.acknowledged ?? []).length > 0)).toBe(true);
+    }
+
+    const run = await readRun(h.runDir(input.runId));
+    const actions = run.events.flatMap((e) => (e.type === 'action' ? [e] : []));
+    const meta = (a: (typeof actions)[number]) => a.metadata as Record<string, unknown>;
+    // The batch: a step that carried out the first call's next action, with no call of its own.
+    expect(actions.some((a) => (meta(a).batch as { continues?: boolean })?.continues === true)).toBe(true);
+    // The malformed output was recorded with its error and the task went on.
+    expect(actions.some((a) => meta(a).invalid_reply !== undefined)).toBe(true);
+    // Each step keeps the provider's own action beside ours.
+    expect(actions.filter((a) => meta(a).native_action !== undefined).length).toBeGreaterThan(5);
+    expect(actions.every((a) => String(a.agent_state.agent).endsWith(family) || a.agent_state.agent === '')).toBe(true);
+  }, 420_000);
 });
