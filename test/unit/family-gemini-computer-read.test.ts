@@ -75,7 +75,9 @@ describe('the family', () => {
   });
 
   it('refuses identities and prompt files in one line', async () => {
-    expect(family.identityIssue('fara_qwen35', false)).toMatch(/^identities are the Fara families'; gemini-computer has its own system prompt/);
+    expect(family.identityIssue('fara_qwen35', false)).toMatch(
+      /^identities are the Fara families'; gemini-computer has its own system prompt/,
+    );
     await expect(family.promptFileActions('/tmp/p.md')).rejects.toMatchObject({
       name: 'PromptFileError',
       message: expect.stringContaining('a prompt file is for the Fara families; gemini-computer') as unknown,
