@@ -61,7 +61,10 @@ function read(output: ModelOutput, screen: ScreenSize, allowed: readonly string[
     throw err;
   }
   const [first, ...rest] = reading.actions;
-  if (!first) return { thoughts: '', action: textOnlyAction(reading.text), toolCallText: '' };
+  if (!first) {
+    const cutOff = message.stop_reason === 'max_tokens' ? 'max_tokens' : undefined;
+    return { thoughts: '', action: textOnlyAction(reading.text, '', cutOff), toolCallText: '' };
+  }
   // The thoughts: the text before the actions, else the thinking the message shows.
   const thoughts = reading.text || thinkingOf(blocksOf(message.content));
   return {

@@ -116,7 +116,8 @@ export function readGeminiOutput(output: ModelOutput, screen: ScreenSize, allowe
   const calls = callsOf(candidate.content);
   if (calls.length === 0) {
     if (!text) throw new EmptyOutputError();
-    return { thoughts: thought, action: textOnlyAction(text, thought), toolCallText: '' };
+    const cutOff = candidate.finishReason === 'MAX_TOKENS' ? 'maxOutputTokens' : undefined;
+    return { thoughts: thought, action: textOnlyAction(text, thought, cutOff), toolCallText: '' };
   }
   const thoughts = [thought, text].filter(Boolean).join('\n') || calls.map(intentOf).filter(Boolean).join('\n');
   const batch = batchOf(calls, screen, thoughts);

@@ -79,7 +79,9 @@ export function readOpenAiOutput(output: ModelOutput, screen: ScreenSize, allowe
     const said = (items.length > 0 ? messages.join('\n') : output.text).trim();
     const thoughts = thoughtsOf(items, false);
     if (said === '') throw withThoughts(new EmptyOutputError(), thoughts);
-    return { thoughts, action: textOnlyAction(said, thoughts), toolCallText: '' };
+    const status = (output.native as { status?: unknown } | undefined)?.status;
+    const cutOff = status === 'incomplete' ? 'max_output_tokens' : undefined;
+    return { thoughts, action: textOnlyAction(said, thoughts, cutOff), toolCallText: '' };
   }
   const thoughts = thoughtsOf(items, true);
   let batch: BatchedAction[];
