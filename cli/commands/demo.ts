@@ -242,7 +242,11 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
         reply,
         unattended,
         realModel,
-        values: { ...values, profile: family },
+        // No family named: a real model's endpoint may declare one (models.default.family).
+        values: {
+          ...values,
+          profile: family ?? (realModel && !desktop ? endpointFamilies(preflight.models)['default'] : undefined),
+        },
         port,
         uiPort,
         desktop,
