@@ -12,6 +12,7 @@ import type { Completion } from '../../src/model/client';
 import { RequestRefusedError, outputTextOf } from '../../src/families/family';
 import type { EndpointPromptSettings, FamilyRequest, ModelFamily } from '../../src/families/family';
 import { InvalidActionArgumentsError, ModelOutputError, UnknownActionError } from '../../src/model/errors';
+import { ModelRequestError } from '../../src/model/client';
 import type { ParsedOutput } from '../../src/model/parse';
 import type { ScreenSize } from '../../src/actions/tool-schema';
 import type { TaskInput } from '../../src/contract/task';
@@ -110,6 +111,7 @@ async function askModel(s: BrowserStep): Promise<DecideResult> {
   const tools = request.tools ? { tools: request.tools } : {};
   const client = endpointFor(deps.config, input);
   const call = family.call?.bind(family);
+  if (call && !client.endpoint.apiKey) nonRetryable(new ModelRequestError(noKeyMessage(family, input), 401));
   const completion = call
     ? await callNative(client, (endpoint, signal) => call(request, endpoint, signal))
     : await callModel(client, request.messages, undefined, tools);
@@ -135,6 +137,16 @@ async function askModel(s: BrowserStep): Promise<DecideResult> {
   return parsed instanceof ModelOutputError
     ? recordInvalidOutput(s, parsed, recorded)
     : recordAction(s, parsed, recorded);
+}
+
+/** Why a provider's API cannot be called: the endpoint has no key (a task's own base URL never gets the worker's). */
+function noKeyMessage(family: ModelFamily, input: TaskInput): string {
+  const name = input.model.endpoint;
+  return (
+    `model endpoint '${name}' has no API key, and ${family.name} calls its provider's API, which needs one: set ` +
+    `models.${name}.apiKey (or CUA_MODEL_API_KEY; any text for a server that takes none)` +
+    (input.model.baseUrl ? "; a base URL the task gives itself never gets the worker's key" : '')
+  );
 }
 
 /** Not a failure: the output is recorded as the model wrote it, with the error the model reads next step. */

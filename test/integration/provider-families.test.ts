@@ -117,3 +117,29 @@ describe.each(FAMILIES)('%s against its stand-in', (family) => {
     expect(actions.every((a) => String(a.agent_state.agent).endsWith(family) || a.agent_state.agent === '')).toBe(true);
   }, 420_000);
 });
+
+describe('a provider family without a key', () => {
+  it('fails the task at its first model call, saying where the key goes, without retrying', async () => {
+    const worker = spawnWorker('openai-computer', { CUA_MODEL_API_KEY: '', OPENAI_API_KEY: '' });
+    try {
+      const input = validateTaskInput({
+        runId: `providers-no-key-${Date.now().toString(36)}`,
+        instruction: DEMO_INSTRUCTION,
+        startUrl: `${site.url}/`,
+        profile: 'openai-computer',
+        timing: FAST_TIMING,
+        model: { endpoint: 'default' },
+      });
+      const before = h.model.requests.length;
+      const handle = await startTask(h.client, h.config.taskQueue, input);
+      const result = (await handle.result()) as TaskResult;
+      expect(result.status).toBe('failed');
+      expect(result.error).toMatch(
+        /model endpoint 'default' has no API key, and openai-computer calls its provider's API/,
+      );
+      expect(h.model.requests.length).toBe(before);
+    } finally {
+      await workers.kill(worker);
+    }
+  }, 120_000);
+});
