@@ -20,6 +20,11 @@ export interface EndpointPromptSettings {
   stepPrompt?: string | undefined;
   /** The provider's computer-use tool (`models.<name>.tool`), for a family with several (`tools`). */
   tool?: string | undefined;
+  /**
+   * The grid a relative-coordinate model speaks (`models.<name>.grid`, for a family with `grids`): Qwen3-VL's points
+   * run 0..999 or 0..1000, a denominator its sources disagree on. Absent: the family's default.
+   */
+  grid?: number | undefined;
   /** The model's name as the task calls it (its override, else the endpoint's `model`). */
   model?: string | undefined;
 }
@@ -60,6 +65,8 @@ export interface ReadInput {
   allowed: readonly string[];
   /** End the task with the raw output instead of an invalid output (Fara's terminate_on_parse_error). */
   terminateOnParseError: boolean;
+  /** The endpoint's settings, as the request got them (a family whose reading depends on them: qwen-vl's generation). */
+  endpoint?: EndpointPromptSettings | undefined;
 }
 
 /** What an action means for the loop: carry it out, ask the person (with this text), or end (with this text). */
@@ -100,6 +107,8 @@ export interface ModelFamily {
   readonly maxPixels?: number;
   /** The provider's computer-use tools it speaks, when several (`models.<name>.tool` picks one); absent: one. */
   readonly tools?: readonly string[];
+  /** The grids its relative coordinates may be given on (`models.<name>.grid` picks one); absent: no such setting. */
+  readonly grids?: readonly number[];
   /** The coordinate space its numbers live in, given the resized screenshot size. */
   displaySize(resized: ScreenSize): ScreenSize;
   /** The step's request: system prompt, tools, screenshots and history within the context budget. */

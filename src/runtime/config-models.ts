@@ -52,6 +52,11 @@ export const EndpointSchema = z
      * `computer_toolset_20260801`; gemini-computer: `2.5`, `3`). Absent: the family picks by the model's name.
      */
     tool: z.string().min(1).optional(),
+    /**
+     * The grid a relative-coordinate model's points lie on, for a family with several (qwen-vl's Qwen3-VL: `999`, the
+     * default, as Qwen's own cookbook scales, or `1000`, as some agent prompts say). Absent: the family's default.
+     */
+    grid: z.union([z.literal(999), z.literal(1000)]).optional(),
   })
   .superRefine((endpoint, ctx) => {
     const { profile, family } = endpoint;
@@ -69,6 +74,13 @@ export const EndpointSchema = z
         ? `is ${endpoint.tool}; family ${name} speaks ${tools.join(', ')}`
         : `is for a family with several computer-use tools; ${name ?? 'fara-1.5'} has one`;
       ctx.addIssue({ code: 'custom', path: ['tool'], message });
+    }
+    const grids = name !== undefined && isFamilyName(name) ? familyOf(name).grids : undefined;
+    if (endpoint.grid !== undefined && !grids?.includes(endpoint.grid)) {
+      const message = grids
+        ? `is ${endpoint.grid}; family ${name} speaks ${grids.join(', ')}`
+        : `is for a family with relative coordinates on a choice of grids; ${name ?? 'fara-1.5'} has none`;
+      ctx.addIssue({ code: 'custom', path: ['grid'], message });
     }
     if (endpoint.identity === undefined || (name !== undefined && !isFaraName(name))) return;
     const error = identityError(endpoint.identity, { family: name, custom: true });
