@@ -49,12 +49,14 @@ export const EndpointSchema = z
     /**
      * The provider's computer-use tool the endpoint's model speaks, for a family with several (openai-computer:
      * `computer`, `computer_use_preview`; anthropic-computer: `computer_20250124`, `computer_20251124`,
-     * `computer_toolset_20260801`; gemini-computer: `2.5`, `3`). Absent: the family picks by the model's name.
+     * `computer_toolset_20260801`; gemini-computer: `2.5`, `3`; qwen-vl: the generation, `2.5` or `3`). Absent: the
+     * family picks by the model's name.
      */
     tool: z.string().min(1).optional(),
     /**
      * The grid a relative-coordinate model's points lie on, for a family with several (qwen-vl's Qwen3-VL: `999`, the
      * default, as Qwen's own cookbook scales, or `1000`, as some agent prompts say). Absent: the family's default.
+     * Qwen2.5-VL points in pixels of the screenshot and ignores it.
      */
     grid: z.union([z.literal(999), z.literal(1000)]).optional(),
   })

@@ -231,6 +231,13 @@ describe('qwen-vl: reading an output', () => {
     expect(family.actionSchema.safeParse(action).success).toBe(true);
   });
 
+  it('reads a small scroll amount as wheel notches, and says so', () => {
+    const parsed = readWith(QWEN3_1000, call({ action: 'scroll', pixels: -5 }));
+    expect(parsed.action).toMatchObject({ action: 'scroll', pixels: -500 });
+    expect(parsed.notes?.coerced).toEqual(['pixels: -5 notches → -500']);
+    expect(readWith(QWEN25, call({ action: 'scroll', pixels: 3 })).action).toMatchObject({ pixels: 335 });
+  });
+
   it('ends the task with an answer, or with its status, and a terminate without status succeeds', () => {
     expect(family.outcome(readWith(QWEN3, call({ action: 'answer', text: 'Done: 3 rooms' })).action)).toEqual({
       kind: 'terminate',

@@ -3,8 +3,9 @@
 // terminate with a status, `answer` (text) as our terminate with that answer; middle_click, which we cannot carry
 // out, is refused. Coordinates are converted to our 'norm1000' space (thousandths of the screen): Qwen2.5-VL's from
 // pixels of the resized screenshot, Qwen3-VL's from its grid (999 or 1000, settings.ts); scroll amounts likewise, as
-// thousandths of the screen's height (hscroll: its width). A text with no call that asks something is a question to
-// the person (Qwen has no action for it); any other is a missing call, fed back like every malformed output.
+// thousandths of the screen's height (hscroll: its width), a small amount (under 20) taken as wheel notches of 100
+// units each. A text with no call that asks something is a question to the person (Qwen has no action for it); any
+// other is a missing call, fed back like every malformed output.
 import type { AgentAction, ActionObjectSchema } from '../../actions/schemas';
 import {
   doubleClickSchema,
@@ -121,14 +122,27 @@ function toThousandths(action: string, point: readonly [number, number], space: 
   return [tenth((x * 1000) / space.width), tenth((y * 1000) / space.height)];
 }
 
+/**
+ * Below this, a scroll amount is read as wheel notches, not pixels: Qwen's agent data was recorded with pyautogui,
+ * whose scroll takes notches, and models write both (`-5` and `-500`); no one means a scroll of a few pixels.
+ */
+const NOTCH_LIMIT = 20;
+/** One wheel notch, in units of the model's space (a browser scrolls about 100 pixels per notch). */
+const NOTCH = 100;
+
 /** The validated action with its point and scroll amount in our 'norm1000' space. */
-function inOurSpace(action: AgentAction, space: QwenSpace): AgentAction {
+function inOurSpace(action: AgentAction, space: QwenSpace, coerced: string[]): AgentAction {
   if ('coordinate' in action && action.coordinate) {
     return { ...action, coordinate: toThousandths(action.action, action.coordinate, space) };
   }
   if (action.action === 'scroll' || action.action === 'hscroll') {
     const extent = action.action === 'scroll' ? space.height : space.width;
-    return { ...action, pixels: Math.round((action.pixels * 1000) / extent) };
+    let amount = action.pixels;
+    if (amount !== 0 && Math.abs(amount) < NOTCH_LIMIT) {
+      amount *= NOTCH;
+      coerced.push(`pixels: ${action.pixels} notches → ${amount}`);
+    }
+    return { ...action, pixels: Math.round((amount * 1000) / extent) };
   }
   return action;
 }
@@ -150,7 +164,7 @@ function actionOfCall(call: FoundCall, space: QwenSpace, allowed: readonly strin
     const detail = written === undefined ? 'missing' : `${JSON.stringify(written)}, which is not valid (${reason})`;
     throw new InvalidActionArgumentsError(qwen, field === 'answer' ? 'text' : field, detail, { cause: result.error });
   }
-  const action = inOurSpace(result.data as AgentAction, space);
+  const action = inOurSpace(result.data as AgentAction, space, coerced);
   if (!allowed.includes(action.action)) throw new UnknownActionError(qwen, offered);
   return {
     thoughts: call.thoughts,
