@@ -256,6 +256,8 @@ describe('qwen-vl: reading an output', () => {
       question: 'Which dates should I book?',
     });
     expect(family.outcome(parsed.action)).toEqual({ kind: 'ask', text: 'Which dates should I book?' });
+    const reasoned = readWith(QWEN3, '<think>The dates are missing.</think>\nWhich dates should I book?');
+    expect(reasoned.action).toMatchObject({ question: 'Which dates should I book?' });
   });
 
   it('reads the call after a reasoning block, and a bare call with no tags', () => {

@@ -3,7 +3,7 @@
 // `<tool_call>{"name": "computer_use", "arguments": {…}}</tool_call>` block of the text (after a reasoning model's
 // `</think>` when there is a call there; closing tag and code fence optional), else a bare call object with no tags.
 // Bodies are read as leniently as src/model/lenient-json.ts reads them; one that is still no JSON object is a
-// ToolCallJsonError, and a text with no call at all is returned as text for the family to judge.
+// ToolCallJsonError, and a text with no call at all is returned as text (after any reasoning) for the family to judge.
 import { MissingToolCallError, ToolCallJsonError } from '../../model/errors';
 import { LenientJsonError, decodeFirstObject } from '../../model/lenient-json';
 import type { JsonReading } from '../../model/lenient-json';
@@ -138,8 +138,15 @@ function nativeCall(output: ModelOutput): FoundCall {
   }
 }
 
+/** The text after a reasoning model's last `</think>` (the reasoning is no part of what it says), trimmed. */
+function afterReasoning(text: string): string {
+  let end = 0;
+  for (const m of text.matchAll(THINK_END)) end = m.index + m[0].length;
+  return text.slice(end).trim();
+}
+
 /** The output's call, or the text alone when it has none. Throws ToolCallJsonError for a call that is no object. */
 export function findCall(output: ModelOutput): FoundCall | { text: string } {
   if (output.toolCalls && output.toolCalls.length > 0) return nativeCall(output);
-  return callInText(output.text) ?? { text: output.text.trim() };
+  return callInText(output.text) ?? { text: afterReasoning(output.text) };
 }
