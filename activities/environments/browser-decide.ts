@@ -128,7 +128,12 @@ async function askModel(s: BrowserStep): Promise<DecideResult> {
   };
   let parsed: ParsedOutput | ModelOutputError;
   try {
-    const read = { screen: resized, allowed: request.allowed, terminateOnParseError: input.terminateOnParseError };
+    const read = {
+      screen: resized,
+      allowed: request.allowed,
+      terminateOnParseError: input.terminateOnParseError,
+      endpoint: endpointSettings(deps.config.models[input.model.endpoint], input),
+    };
     parsed = family.read(output, read);
   } catch (err) {
     if (!(err instanceof ModelOutputError)) throw err;
