@@ -18,14 +18,21 @@ const ANTHROPIC =
 const GEMINI =
   'browser actions (gemini-computer, 15): key, type, mouse_move, left_click, left_click_drag, right_click, ' +
   'double_click, triple_click, scroll, hscroll, visit_url, history_back, wait, ask_user_question, terminate';
+const UI_TARS =
+  'browser actions (ui-tars-1.5, 12): key, type, mouse_move, left_click, left_click_drag, right_click, ' +
+  'double_click, scroll, hscroll, wait, ask_user_question, terminate';
 const DESKTOP =
   'desktop tools (10): stop, run_command, run_background_command, send_key, type_text, click, double_click, ' +
   'right_click, drag, ask_user';
 
 describe('toolListLines', () => {
   it.each<[string, Parameters<typeof toolListLines>[0], string[]]>([
-    ['browser only', { desktop: false, environments: [] }, [FARA15, FARA7B, OPENAI, ANTHROPIC, GEMINI]],
-    ['browser and desktop', { desktop: true, environments: [] }, [FARA15, FARA7B, OPENAI, ANTHROPIC, GEMINI, DESKTOP]],
+    ['browser only', { desktop: false, environments: [] }, [FARA15, FARA7B, OPENAI, ANTHROPIC, GEMINI, UI_TARS]],
+    [
+      'browser and desktop',
+      { desktop: true, environments: [] },
+      [FARA15, FARA7B, OPENAI, ANTHROPIC, GEMINI, UI_TARS, DESKTOP],
+    ],
     [
       'with environments of the application',
       { desktop: true, environments: ['raw-page', 'vnc'] },
@@ -35,6 +42,7 @@ describe('toolListLines', () => {
         OPENAI,
         ANTHROPIC,
         GEMINI,
+        UI_TARS,
         DESKTOP,
         "environments beside the browser: raw-page, vnc (each takes the browser actions of the task's family)",
       ],
