@@ -2,7 +2,7 @@
 // the screenshots kept, past outputs with their boxes re-wrapped in box tokens, replies and text observations as
 // user text, a batch as one output), each UI-TARS action read into ours with its coordinates, batches, the two ends
 // (finished, call_user), and malformed outputs as ModelOutputErrors with the feedback line the model reads.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { familyOf } from '../../src/families/registry';
 import { UI_TARS_FAMILY } from '../../src/families/ui-tars-1.5/family';
@@ -273,6 +273,19 @@ describe('reading an output', () => {
     ]);
   });
 
+  it.each([
+    ['in a code fence', "```\nThought: Open it.\nAction: click(start_box='(5,6)')\n```"],
+    ['with a full-width colon', "Thought: Open it.\nAction：click(start_box='(5,6)')"],
+    ['with a reflection', "Reflection: It did not open.\nAction_Summary: Open it.\nAction: click(start_box='(5,6)')"],
+    [
+      'with box tokens and a space in the point',
+      "Thought: Open it.\nAction: click(start_box='<|box_start|>(5, 6)<|box_end|>')",
+    ],
+  ])('reads an output %s', (_case, text) => {
+    const parsed = read(text);
+    expect(parsed.action).toEqual({ action: 'left_click', thoughts: 'Open it.', coordinate: [5, 6] });
+  });
+
   it('drops what follows an end or a question in a batch', () => {
     const parsed = read("Thought: Ask.\nAction: call_user()\n\nclick(start_box='(5,6)')");
     expect(parsed.action).toMatchObject({ action: 'ask_user_question', question: 'Ask.' });
@@ -352,6 +365,18 @@ describe('a malformed output', () => {
     expect(line).toMatch(feedback);
     expect(line).toContain('No action was taken.');
     expect(line).not.toContain('\n');
+  });
+
+  it('is read without the parser logging anything', () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      for (const text of ['Thought: x\nAction: click the button', "Thought: x\nAction: click(start_box='(1,2)'\n\n"]) {
+        expect(() => read(text)).toThrow(ModelOutputError);
+      }
+      expect(logged).not.toHaveBeenCalled();
+    } finally {
+      logged.mockRestore();
+    }
   });
 
   it('shows the expected form and the screenshot size in the feedback', () => {

@@ -57,7 +57,7 @@ export function boxCentre(call: UiTarsCall, field: 'start_box' | 'end_box', scre
     throw badArgument(
       call.name,
       field,
-      `(${point[0]},${point[1]}) is outside the screenshot (0-${screen.width}, 0-${screen.height})`,
+      `(${point[0]},${point[1]}), outside the screenshot (0-${screen.width}, 0-${screen.height})`,
     );
   }
   return point;
@@ -96,15 +96,14 @@ function keysOf(call: UiTarsCall): string[] {
           .split(/[\s+]+/)
           .filter(Boolean)
       : [];
-  if (keys.length === 0)
-    throw badArgument(call.name, 'key', "missing: write the keys split by spaces, as key='ctrl c'");
+  if (keys.length === 0) throw badArgument(call.name, 'key', 'missing');
   return keys;
 }
 
 function scrollOf(call: UiTarsCall, screen: ScreenSize, thoughts: string): AgentAction[] {
   const direction = typeof call.inputs.direction === 'string' ? call.inputs.direction.trim().toLowerCase() : '';
   if (!['up', 'down', 'left', 'right'].includes(direction)) {
-    const detail = direction ? `'${direction}' is not one of down, up, right, left` : 'missing';
+    const detail = direction ? `'${direction}', not one of down, up, right, left` : 'missing';
     throw badArgument(call.name, 'direction', detail);
   }
   const vertical = direction === 'up' || direction === 'down';

@@ -53,7 +53,11 @@ function splitOutput(text: string): { before: string; actionText: string; calls:
   const last = marks[marks.length - 1];
   if (!last) throw withThoughts(new MissingActionError(), text.replace(/^\s*Thought:\s*/, '').trim());
   const before = text.slice(0, last.index);
-  const actionText = text.slice(last.index + last[0].length).trim();
+  // A closing code fence (the prompt shows the format inside one) is no part of the actions.
+  const actionText = text
+    .slice(last.index + last[0].length)
+    .replace(/`{3}\s*$/, '')
+    .trim();
   const calls = actionText
     .split('\n\n')
     .map((c) => c.trim())
@@ -81,7 +85,7 @@ export function readUiTarsOutput(output: ModelOutput, screen: ScreenSize, allowe
   if (text.trim() === '') throw new EmptyOutputError();
   if (text.length > MAX_OUTPUT_CHARS) throw new OutputTooLongError(text.length, MAX_OUTPUT_CHARS);
   const { before, actionText, calls } = splitOutput(text);
-  const ownThoughts = before.replace(/^\s*Thought:\s*/, '').trim();
+  const ownThoughts = before.replace(/^\s*(`{3}\s*)?Thought:\s*/, '').trim();
   const bad = calls.length === 0 ? '' : calls.find((c) => !CALL.test(c.replace(BOX_TOKENS, '').trim()));
   if (bad !== undefined) throw withThoughts(new ActionSyntaxError(bad), ownThoughts);
   const prediction = `${before}Action: ${calls.join('\n\n')}`;
@@ -139,9 +143,10 @@ export function uiTarsFeedback(error: ModelOutputError, screen: ScreenSize): str
   }
   if (error instanceof InvalidActionArgumentsError) {
     const form = formOf(error.action);
-    const how = form
-      ? `Write it as ${form}, with points in pixels of the ${screen.width}x${screen.height} screenshot.`
-      : expected(screen);
+    const points = form?.includes('_box')
+      ? `, with points in pixels of the ${screen.width}x${screen.height} screenshot`
+      : '';
+    const how = form ? `Write it as ${form}${points}.` : expected(screen);
     return `The ${error.field} argument of ${error.action} is ${error.detail.replace(/^is /, '')}. ${none} ${how}`;
   }
   return `Your last output could not be read (${error.message}). ${none} ${expected(screen)}`;
