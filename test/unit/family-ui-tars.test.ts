@@ -180,6 +180,23 @@ describe('the request', () => {
     ]);
   });
 
+  it('sends a reply given as an entry of its own after the output that asked, and skips an empty output', async () => {
+    const ask = 'Thought: Whose name?\nAction: call_user()';
+    const messages = await chat([
+      task(),
+      said(ask),
+      { kind: 'user_reply', text: 'Ada Lovelace' },
+      seen('s2'),
+      said(''),
+      seen('s3', { textObservation: 'Your last output was empty.' }),
+    ]);
+    expect(shapes(messages).slice(2)).toEqual([
+      ['assistant: Thought: Whose name?\nAction: call_user()'],
+      ['user: Ada Lovelace', 'user: img:s2'],
+      ['user: Your last output was empty.', 'user: img:s3'],
+    ]);
+  });
+
   it('sends a batch as one output followed by the screenshot after its last action', async () => {
     const batch = "Thought: Fill it.\nAction: click(start_box='(5,6)')\n\ntype(content='Lisbon\\n')";
     const messages = await chat([task(), said(batch), seen('s2'), continues(), seen('s3')]);
