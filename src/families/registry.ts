@@ -8,6 +8,7 @@ import { FARA7B_FAMILY } from './fara-7b/family';
 import { OPENAI_COMPUTER_FAMILY } from './openai-computer/family';
 import type { ModelFamily } from './family';
 import { GEMINI_COMPUTER_FAMILY } from './gemini-computer/family';
+import { UI_TARS_FAMILY } from './ui-tars-1.5/family';
 import { QWEN_VL_FAMILY } from './qwen-vl/family';
 
 /** A name no family is registered under. */
@@ -53,6 +54,7 @@ registerFamily(FARA7B_FAMILY);
 registerFamily(OPENAI_COMPUTER_FAMILY);
 registerFamily(ANTHROPIC_COMPUTER_FAMILY);
 registerFamily(GEMINI_COMPUTER_FAMILY);
+registerFamily(UI_TARS_FAMILY);
 registerFamily(QWEN_VL_FAMILY);
 
 /** A task's family choice as it starts: the family (`TaskInput.profile`), the identity, the environment. */

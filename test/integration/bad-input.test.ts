@@ -141,7 +141,7 @@ describe('CLI flags: exit 2 and one line naming the problem', () => {
     [['run', 'x', '--max-steps', 'abc'], /--max-steps must be a whole number/],
     [
       ['run', 'x', '--profile', 'gpt-4'],
-      /--profile must be one of fara-1.5, fara-7b, openai-computer, anthropic-computer, gemini-computer, qwen-vl, got 'gpt-4'/,
+      /--profile must be one of fara-1.5, fara-7b, openai-computer, anthropic-computer, gemini-computer, ui-tars-1.5, qwen-vl, got 'gpt-4'/,
     ],
     [['run', 'x', '--ask-timeout', '0'], /--ask-timeout must be a positive number of seconds/],
     [['run', 'x', '--ask-timeout=-5'], /--ask-timeout must be a positive number of seconds/],

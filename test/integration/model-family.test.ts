@@ -93,7 +93,7 @@ describe('a model family registered at runtime', () => {
 
   it('refuses a family no process registered, naming the known ones, before the task starts', async () => {
     await expect(h.start({ script: 'family-lines', profile: 'no-such-family' })).rejects.toThrow(
-      "invalid task: profile: unknown model family 'no-such-family' (known: fara-1.5, fara-7b, openai-computer, anthropic-computer, gemini-computer, qwen-vl, test-lines)",
+      "invalid task: profile: unknown model family 'no-such-family' (known: fara-1.5, fara-7b, openai-computer, anthropic-computer, gemini-computer, ui-tars-1.5, qwen-vl, test-lines)",
     );
   });
 });

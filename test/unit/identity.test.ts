@@ -52,7 +52,7 @@ describe('the task input: a registry name of its family (checked as the task sta
     [
       'a family no process registered',
       { profile: 'gpt-5' },
-      "profile: unknown model family 'gpt-5' (known: fara-1.5, fara-7b, openai-computer, anthropic-computer, gemini-computer, qwen-vl)",
+      "profile: unknown model family 'gpt-5' (known: fara-1.5, fara-7b, openai-computer, anthropic-computer, gemini-computer, ui-tars-1.5, qwen-vl)",
     ],
   ])('refuses %s in one line', (_name, extra, message) => {
     expect(issue(extra)).toBe(message);

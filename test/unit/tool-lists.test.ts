@@ -18,6 +18,9 @@ const ANTHROPIC =
 const GEMINI =
   'browser actions (gemini-computer, 15): key, type, mouse_move, left_click, left_click_drag, right_click, ' +
   'double_click, triple_click, scroll, hscroll, visit_url, history_back, wait, ask_user_question, terminate';
+const UI_TARS =
+  'browser actions (ui-tars-1.5, 12): key, type, mouse_move, left_click, left_click_drag, right_click, ' +
+  'double_click, scroll, hscroll, wait, ask_user_question, terminate';
 const QWEN =
   'browser actions (qwen-vl, 13): key, type, mouse_move, left_click, left_click_drag, right_click, double_click, ' +
   'triple_click, scroll, hscroll, wait, ask_user_question, terminate';
@@ -27,11 +30,11 @@ const DESKTOP =
 
 describe('toolListLines', () => {
   it.each<[string, Parameters<typeof toolListLines>[0], string[]]>([
-    ['browser only', { desktop: false, environments: [] }, [FARA15, FARA7B, OPENAI, ANTHROPIC, GEMINI, QWEN]],
+    ['browser only', { desktop: false, environments: [] }, [FARA15, FARA7B, OPENAI, ANTHROPIC, GEMINI, UI_TARS, QWEN]],
     [
       'browser and desktop',
       { desktop: true, environments: [] },
-      [FARA15, FARA7B, OPENAI, ANTHROPIC, GEMINI, QWEN, DESKTOP],
+      [FARA15, FARA7B, OPENAI, ANTHROPIC, GEMINI, UI_TARS, QWEN, DESKTOP],
     ],
     [
       'with environments of the application',
@@ -42,6 +45,7 @@ describe('toolListLines', () => {
         OPENAI,
         ANTHROPIC,
         GEMINI,
+        UI_TARS,
         QWEN,
         DESKTOP,
         "environments beside the browser: raw-page, vnc (each takes the browser actions of the task's family)",
