@@ -58,6 +58,7 @@ export const MALFORMED_KINDS = [
   'missing-coordinate',
   'off-screen',
   'malformed-function-call',
+  'unparsable',
 ] as const;
 
 /**
