@@ -74,10 +74,8 @@ function computerUseOf(tool: unknown): Json | undefined {
   return isRecord(fn) && fn.name === 'computer_use' ? fn : undefined;
 }
 
-/** The JSON objects inside `<tools></tools>`: one per line as Qwen-Agent writes them, or the whole block. */
+/** The JSON objects inside `<tools></tools>` blocks: one per line as Qwen-Agent writes them, or the whole block. */
 function promptTools(system: string): unknown[] {
-  const match = /<tools>([\s\S]*?)<\/tools>/.exec(system);
-  if (!match?.[1]) return [];
   const parse = (s: string): unknown => {
     try {
       return JSON.parse(s);
@@ -85,9 +83,13 @@ function promptTools(system: string): unknown[] {
       return undefined;
     }
   };
-  const whole = parse(match[1]);
-  if (whole !== undefined) return Array.isArray(whole) ? whole : [whole];
-  return match[1].split('\n').flatMap((line) => (line.trim() ? [parse(line.trim())] : []));
+  // The prompt names the tags in its prose too (`within <tools></tools> XML tags`): empty blocks hold nothing.
+  return [...system.matchAll(/<tools>([\s\S]*?)<\/tools>/g)].flatMap(([, block = '']) => {
+    if (!block.trim()) return [];
+    const whole = parse(block);
+    if (whole !== undefined) return Array.isArray(whole) ? whole : [whole];
+    return block.split('\n').flatMap((line) => (line.trim() ? [parse(line.trim())] : []));
+  });
 }
 
 function qwenToolOf(fn: Json, native: boolean): QwenTool {
