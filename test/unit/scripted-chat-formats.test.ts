@@ -64,6 +64,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, 'small.json'), JSON.stringify(SCRIPT));
   fs.writeFileSync(path.join(dir, 'faulty.json'), JSON.stringify(FAULTY));
   fs.writeFileSync(path.join(dir, 'checked.json'), JSON.stringify(CHECKED));
+  fs.copyFileSync(path.join(__dirname, '../../demo/scripts/tidewater-booking.json'), path.join(dir, 'tidewater.json'));
   server = await startScriptedModelServer({ scriptsDir: dir, log: (l) => logs.push(l) });
   client = new OpenAI({ baseURL: server.url, apiKey: 'x', maxRetries: 0 });
 });
@@ -92,6 +93,8 @@ const UI_TARS_PROMPT = [
 ].join('\n');
 
 const QWEN25_ACTIONS = ['key', 'type', 'mouse_move', 'left_click', 'left_click_drag', 'right_click', 'middle_click'];
+/** Qwen2.5-VL's whole enum (PROVIDERS.md §5). */
+const QWEN25_ALL = [...QWEN25_ACTIONS, 'double_click', 'scroll', 'wait', 'terminate'];
 const QWEN3_ACTIONS = [
   ...QWEN25_ACTIONS,
   'double_click',
@@ -283,8 +286,7 @@ describe('Qwen-VL', () => {
   });
 
   it('Qwen2.5: pixels of the resized screenshot, the answer as text (no `answer` in its enum)', async () => {
-    const actions = [...QWEN25_ACTIONS, 'double_click', 'scroll', 'wait', 'terminate'];
-    const chat = new Chat(qwenPrompt(qwenFunction(actions, '1288x812')));
+    const chat = new Chat(qwenPrompt(qwenFunction(QWEN25_ALL, '1288x812')));
     const outputs = await chat.play(11);
     expect(outputs[0]).toContain('{"action": "left_click", "coordinate": [644, 406]}');
     expect(outputs[6]).toBe('Whose name?');
@@ -328,6 +330,26 @@ describe('a safety check and another malformed kind', () => {
     expect(qwen[1]).toContain('{"action": "left_click", "coordinate": [500, 500]}');
     expect(qwen[2]).toContain('{"action": "left_click", "coordinate": [1039, 1039]}');
     expect(qwen[3]).toContain('{"action": "left_click", "coordinate": [100, 200]}');
+  });
+});
+
+describe('the demo booking', () => {
+  const formats: Array<[string, () => Chat]> = [
+    ['ui-tars-1.5', () => new Chat(null, undefined, true, 'tidewater')],
+    ['qwen3-vl', () => new Chat(qwenPrompt(qwenFunction(QWEN3_ACTIONS, '999x999')), undefined, false, 'tidewater')],
+    ['qwen2.5-vl', () => new Chat(qwenPrompt(qwenFunction(QWEN25_ALL, '1288x812')), undefined, false, 'tidewater')],
+  ];
+  it.each(formats)('plays to its end in %s, the question answered and the reply typed', async (format, make) => {
+    const chat = make();
+    const outputs: string[] = [];
+    while (!outputs.some((o) => o.includes('TW-787459')) && outputs.length < 30) {
+      outputs.push(...(await chat.play(1, 'Ana Lima')));
+    }
+    const last = outputs[outputs.length - 1] ?? '';
+    expect(last).toContain('Harbor View Lisbon for Ana Lima');
+    expect(outputs.some((o) => o.includes('Ana Lima') && o !== last)).toBe(true);
+    expect(outputs.filter((o) => o.includes('Whose name should I put on the booking?'))).toHaveLength(1);
+    expect(lastRequest()).toMatchObject({ format, index: 13, problems: [] });
   });
 });
 
