@@ -72,11 +72,11 @@ export function chatTurns(
   const turns: ChatTurn[] = [];
   for (const pt of played.turns) {
     const ctx = { space, statusOnly: statusOnly(entries[pt.entry]) };
-    const base = { entry: pt.entry, kind: pt.kind, usage: pt.usage };
+    const base = { entry: pt.entry, kind: pt.kind, usage: pt.usage, first: false };
     if (uiTars) {
       const r = renderUiTars(pt.output, ctx);
       dropped.push(...r.dropped.map((action) => ({ entry: pt.entry, action })));
-      r.calls.forEach((content) => turns.push({ ...base, first: pt.first, content }));
+      r.calls.forEach((content) => turns.push({ ...base, content }));
       continue;
     }
     const r = renderQwen(pt.output, { ...ctx, offered: call.qwen?.actions ?? [] });
@@ -84,14 +84,14 @@ export function chatTurns(
     r.calls.forEach((c, i) => {
       const thoughts = i === 0 ? pt.output.thoughts.trim() : '';
       const unparsable = i === 0 && pt.output.malformed === 'unparsable';
-      turns.push({ ...base, first: pt.first && i === 0, ...qwenMessage(c, thoughts, !!call.qwen?.native, unparsable) });
+      turns.push({ ...base, ...qwenMessage(c, thoughts, !!call.qwen?.native, unparsable) });
     });
   }
-  const entryFirsts = new Set<number>();
+  // An entry's first turn is its first one played here (a turn the format could not say is left out).
+  const started = new Set<number>();
   for (const t of turns) {
-    // An entry whose first played turn was left out starts at its next one.
-    t.first = !entryFirsts.has(t.entry);
-    entryFirsts.add(t.entry);
+    t.first = !started.has(t.entry);
+    started.add(t.entry);
   }
   return { turns, dropped };
 }

@@ -1,7 +1,8 @@
 // Script entries as one provider's sequence of model turns (pure). The scripted model's entries are written in the
 // Fara action space, coordinates on Fara-1.5's 0–1000 grid; each provider stand-in (OpenAI Responses, Anthropic
 // Messages, Gemini generateContent) plays the SAME entries as its own turns, each a StandInOutput in the pixels of
-// the request's newest screenshot (coordinate × size / 1000). Scroll `pixels` are thousandths of the screen's height
+// the request's newest screenshot (coordinate × size / 1000); so do the chat route's UI-TARS and Qwen-VL formats
+// (chat-formats.ts), in their own space. Scroll `pixels` are thousandths of the screen's height
 // (hscroll: width), positive up (left), as Fara's are.
 // What becomes of an entry:
 // - a pointer, keyboard or browser action is one action of the turn; `then: [...]` adds more actions to the same
