@@ -64,7 +64,7 @@ const DEPS = {
     'src/runtime',
     'src/browser',
   ],
-  'src/scripted': ['src/actions', 'src/model', 'src/desktop'], // the scripted model server (tests, demo)
+  'src/scripted': ['src/image', 'src/actions', 'src/model', 'src/desktop'], // the scripted model server (tests, demo)
   // The run viewer and report.
   'src/viewer': [
     'src/contract',

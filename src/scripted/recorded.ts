@@ -1,5 +1,7 @@
 // A request the scripted model server answered, as recorded for tests' assertions (`GET /_requests`): the chat
-// route's fields, and the provider routes' (provider, turn, tool, problems, acknowledgements).
+// route's fields (with the format it detected), and the provider routes' (provider, turn, tool, problems,
+// acknowledgements).
+import type { ChatFormat } from './chat-detect';
 import type { StandInProvider } from './script-turns';
 
 export const JUDGE_CALL_KINDS = ['key_points', 'relevance', 'verdict', 'rubric'] as const;
@@ -9,14 +11,19 @@ export type ScriptedCallKind = (typeof SCRIPTED_CALL_KINDS)[number];
 export interface RecordedRequest {
   /** The provider route the request came by (absent: chat completions). */
   provider?: StandInProvider;
+  /** Chat completions: the format the request speaks (chat-detect.ts), which its answer is written in. */
+  format?: ChatFormat;
   script: string;
   /** The 0-based script entry answered (a provider request refused before its turn was known: -1). */
   index: number;
-  /** Provider routes: the model turn the request asks for, by the provider's counting rule (provider-routes.ts). */
+  /**
+   * Provider routes and the UI-TARS and Qwen-VL chat formats: the model turn the request asks for, by the provider's
+   * or format's counting rule (provider-routes.ts, chat-formats.ts).
+   */
   turn?: number;
   /** Provider routes: the computer tool declared (type with version; Gemini: `computer_use <environment>`). */
   tool?: string;
-  /** Provider routes: the request's problems against the provider's format (empty when well formed). */
+  /** Provider routes and chat formats: the request's problems against the format (empty when well formed). */
   problems?: string[];
   /** Provider routes: what the request acknowledged (OpenAI's check ids, Gemini's acknowledged calls). */
   acknowledged?: string[];

@@ -1,7 +1,8 @@
 // Script entries as one provider's sequence of model turns (pure). The scripted model's entries are written in the
 // Fara action space, coordinates on Fara-1.5's 0–1000 grid; each provider stand-in (OpenAI Responses, Anthropic
 // Messages, Gemini generateContent) plays the SAME entries as its own turns, each a StandInOutput in the pixels of
-// the request's newest screenshot (coordinate × size / 1000). Scroll `pixels` are thousandths of the screen's height
+// the request's newest screenshot (coordinate × size / 1000); so do the chat route's UI-TARS and Qwen-VL formats
+// (chat-formats.ts), in their own space. Scroll `pixels` are thousandths of the screen's height
 // (hscroll: width), positive up (left), as Fara's are.
 // What becomes of an entry:
 // - a pointer, keyboard or browser action is one action of the turn; `then: [...]` adds more actions to the same
@@ -10,8 +11,8 @@
 // - read_page_answer_question, pause_and_memorize_fact and web_search have no provider equivalent and are dropped
 //   (as are raw, tool_calls and judge entries, which only the chat route speaks): `dropped` lists them;
 // - `malformed` adds one turn before the entry's: the same output, malformed the way the provider really does it;
-// - `safety_check` rides on the entry's first action (OpenAI, Gemini); Anthropic, which has no such field, asks in
-//   plain text first: a text-only question turn, then the entry's action.
+// - `safety_check` rides on the entry's first action (OpenAI, Gemini); Anthropic, UI-TARS and Qwen-VL, which have no
+//   such field, ask in plain text first: a text-only question turn, then the entry's action.
 import { fara15ActionSchema, fara7bActionSchema } from '../actions/schemas';
 import type { AgentAction } from '../actions/schemas';
 import { splitForPreview } from './providers/openai-responses';
@@ -20,6 +21,8 @@ import { ScriptError } from './script';
 import type { ScriptEntry, ScriptUsage } from './script';
 
 export type StandInProvider = 'openai' | 'anthropic' | 'gemini';
+/** The chat-completions formats other than Fara's that the chat route plays the same turns in (chat-formats.ts). */
+export type ChatStandIn = 'ui-tars' | 'qwen-vl';
 
 export interface Size {
   width: number;
@@ -27,7 +30,7 @@ export interface Size {
 }
 
 export interface TurnOptions {
-  provider: StandInProvider;
+  provider: StandInProvider | ChatStandIn;
   /** OpenAI's computer_use_preview tool: one action per model call, so a batch is played as consecutive turns. */
   oneActionPerTurn?: boolean;
   /** The request's newest screenshot: the points are in its pixels. */
@@ -62,11 +65,15 @@ export interface ScriptTurns {
 }
 
 /** The malformed output each provider sends when a script says `malformed: true`. */
-export const DEFAULT_MALFORMED: Record<StandInProvider, StandInMalformed> = {
+export const DEFAULT_MALFORMED: Record<StandInProvider | ChatStandIn, StandInMalformed> = {
   openai: 'unknown-action',
   anthropic: 'unknown-action',
   gemini: 'malformed-function-call',
+  'ui-tars': 'unparsable',
+  'qwen-vl': 'unparsable',
 };
+/** Who has no confirmation on the wire, so a `safety_check` is asked in plain text first (a question turn). */
+const ASKS_IN_TEXT: ReadonlySet<TurnOptions['provider']> = new Set(['anthropic', 'ui-tars', 'qwen-vl']);
 /** The OpenAI check code of a `safety_check` without one. */
 export const DEFAULT_CHECK_CODE = 'malicious_instructions';
 /** Fara actions a provider has no equivalent for: their entries are dropped from its turns. */
@@ -194,7 +201,7 @@ function entryTurns(e: ActionEntry, n: number, out: StandInOutput, opts: TurnOpt
   if (check && out.actions.length === 0) {
     throw new ScriptError(`entry ${n + 1}: a safety_check rides on an action; this entry has none`);
   }
-  if (check && opts.provider === 'anthropic') {
+  if (check && ASKS_IN_TEXT.has(opts.provider)) {
     turns.push(
       turn('check', { thoughts: out.thoughts, actions: [], final: { kind: 'question', text: check.message } }),
     );

@@ -58,11 +58,12 @@ export const MALFORMED_KINDS = [
   'missing-coordinate',
   'off-screen',
   'malformed-function-call',
+  'unparsable',
 ] as const;
 
 /**
- * Fields of an action entry that only the provider routes read (`/v1/responses`, `/v1/messages`, generateContent;
- * see script-turns.ts); the chat-completions route ignores them.
+ * Fields of an action entry that only the provider routes (`/v1/responses`, `/v1/messages`, generateContent) and the
+ * chat route's UI-TARS and Qwen-VL formats read (see script-turns.ts, chat-formats.ts); Fara's format ignores them.
  */
 const providerFields = {
   /** More actions in the same model call (a batch); a provider that cannot batch plays them as consecutive turns. */

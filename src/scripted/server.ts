@@ -3,7 +3,8 @@
 // messages already in the request), so it is deterministic across worker crashes and activity retries.
 // Never a default for real work: it only knows what its script says.
 // It also speaks the three providers' computer-use APIs (OpenAI Responses, Anthropic Messages, Gemini
-// generateContent) from the same scripts: see provider-routes.ts.
+// generateContent) from the same scripts: see provider-routes.ts. On chat completions it answers in the format the
+// request speaks: Fara's (below), or UI-TARS-1.5's or Qwen-VL's (chat-detect.ts says which, chat-formats.ts answers).
 // The desktop agent makes several calls per step (describe the screen, decide, ground clicks); it names the entry
 // and the kind of call in two headers, and the server answers from that entry's `describe`, `tool_calls` or `ground`.
 // An evaluation's LLM judge names its calls the same way (`key_points`, `relevance`, `verdict`, `rubric`) and is
@@ -15,8 +16,13 @@ import { renderToolCall } from '../model/toolcall';
 import type { AgentAction } from '../actions/schemas';
 import { MEMORY_LABELS } from '../desktop/agent/memory';
 import { loadScript, ScriptError } from './script';
-import type { ScriptEntry, ScriptUsage } from './script';
+import type { ScriptEntry } from './script';
 import { ProviderRoutes } from './provider-routes';
+import { completion, countImages, sendError, sendJson, textOf, usageOf } from './chat-wire';
+import type { ChatRequest, ToolCallOut } from './chat-wire';
+import { detectChatFormat } from './chat-detect';
+import type { ChatFormat } from './chat-detect';
+import { ChatFormatRoute } from './chat-formats';
 import { JUDGE_CALL_KINDS, SCRIPTED_CALL_KINDS } from './recorded';
 import type { RecordedRequest, ScriptedCallKind } from './recorded';
 
@@ -50,78 +56,6 @@ export interface ScriptedModelServer {
   port: number;
   requests: RecordedRequest[];
   close(): Promise<void>;
-}
-
-interface ChatRequest {
-  model?: string;
-  messages?: { role: string; content: unknown }[];
-  tools?: { function?: { name?: unknown } }[];
-  tool_choice?: unknown;
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((p: { type?: string; text?: string }) => (p?.type === 'text' ? (p.text ?? '') : ''))
-      .filter(Boolean)
-      .join('\n');
-  }
-  return '';
-}
-
-function countImages(messages: ChatRequest['messages']): number {
-  let n = 0;
-  for (const m of messages ?? []) {
-    if (Array.isArray(m.content)) n += m.content.filter((p: { type?: string }) => p?.type === 'image_url').length;
-  }
-  return n;
-}
-
-interface ToolCallOut {
-  name: string;
-  arguments: string;
-}
-
-/** The output's `usage` (script.ts UsageSchema): none, the entry's counts, or counts estimated from the request. */
-function usageOf(c: Pick<ScriptedCall, 'messages'>, usage: ScriptUsage | undefined, content: string) {
-  if (usage === false) return {};
-  if (usage) {
-    const { prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens } = usage;
-    return {
-      usage: {
-        prompt_tokens,
-        completion_tokens,
-        total_tokens: prompt_tokens + completion_tokens,
-        ...(cached_tokens !== undefined ? { prompt_tokens_details: { cached_tokens } } : {}),
-        ...(reasoning_tokens !== undefined ? { completion_tokens_details: { reasoning_tokens } } : {}),
-      },
-    };
-  }
-  const text = c.messages.map((m) => textOf(m.content)).join('\n');
-  const prompt = Math.ceil(text.length / 4) + 258 * countImages(c.messages);
-  const completionTokens = Math.ceil(content.length / 4);
-  return {
-    usage: { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens },
-  };
-}
-
-function completion(model: string, content: string, toolCalls?: ToolCallOut[], usage: object = {}) {
-  const message = toolCalls
-    ? {
-        role: 'assistant',
-        content: content === '' ? null : content,
-        tool_calls: toolCalls.map((c, i) => ({ id: `call_${i}`, type: 'function', function: c })),
-      }
-    : { role: 'assistant', content };
-  return {
-    id: `chatcmpl-scripted-${Date.now()}`,
-    object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [{ index: 0, message, finish_reason: toolCalls ? 'tool_calls' : 'stop' }],
-    ...usage,
-  };
 }
 
 /**
@@ -217,15 +151,6 @@ function entryToolCalls(entry: ScriptEntry, reply: string | undefined): ToolCall
   });
 }
 
-function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
-
-function sendError(res: http.ServerResponse, status: number, message: string): void {
-  sendJson(res, status, { error: { message, type: status < 500 ? 'invalid_request_error' : 'server_error' } });
-}
-
 /** What a chat-completions request asks for: which script and entry, and which kind of call. */
 interface ScriptedCall {
   script: string;
@@ -256,12 +181,17 @@ function readCall(req: http.IncomingMessage, request: ChatRequest): ScriptedCall
 }
 
 /** The request as recorded for assertions (GET /_requests). */
-function recordOf({ script, index, subcall, call, messages }: ScriptedCall, request: ChatRequest): RecordedRequest {
+function recordOf(
+  { script, index, subcall, call, messages }: ScriptedCall,
+  request: ChatRequest,
+  format: ChatFormat,
+): RecordedRequest {
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   const toolNames = (request.tools ?? []).flatMap((t) =>
     typeof t?.function?.name === 'string' ? [t.function.name] : [],
   );
   return {
+    format,
     script,
     index,
     subcall,
@@ -305,12 +235,14 @@ class ScriptedModel {
   private readonly seen = new Map<string, number>();
 
   private readonly providers: ProviderRoutes;
+  private readonly formats: ChatFormatRoute;
 
   constructor(
     private readonly scriptsDir: string,
     private readonly log: (line: string) => void,
   ) {
     this.providers = new ProviderRoutes(scriptsDir, log, this.requests, this.seen);
+    this.formats = new ChatFormatRoute(scriptsDir, log, this.seen);
   }
 
   async handle(req: http.IncomingMessage, res: http.ServerResponse, body: string): Promise<void> {
@@ -330,9 +262,13 @@ class ScriptedModel {
       return sendError(res, 400, 'request body is not JSON');
     }
     const c = readCall(req, request);
-    this.requests.push(recordOf(c, request));
+    const detected = detectChatFormat(request);
+    const record = recordOf(c, request, detected.format);
+    this.requests.push(record);
     if (typeof c.kind === 'object') return sendError(res, 400, c.kind.error);
     if (Number.isNaN(c.index)) return sendError(res, 400, `${ENTRY_INDEX_HEADER} must be an entry index (0, 1, …)`);
+    const plain = !c.subcall && c.kind === undefined && req.headers[ENTRY_INDEX_HEADER] === undefined;
+    if (plain && detected.format !== 'fara') return this.formats.handle(res, c, detected, record);
     const entry = this.entryFor(res, c);
     if (entry) return this.answer(req, res, c, entry);
   }

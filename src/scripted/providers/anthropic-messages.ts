@@ -208,7 +208,8 @@ function placer(ctx: AnthropicResponseContext, offScreen: boolean): Place {
 }
 
 function checkScript(out: AnthropicScriptedOutput, ctx: AnthropicResponseContext): void {
-  if (out.malformed === 'missing-coordinate' || out.malformed === 'malformed-function-call') {
+  const notSent = ['missing-coordinate', 'malformed-function-call', 'unparsable'];
+  if (out.malformed && notSent.includes(out.malformed)) {
     // Clicks without a coordinate are valid since computer_20250124 (the cursor position is used).
     throw new Error(`malformed '${out.malformed}' is not a kind Anthropic sends (unknown-action, off-screen)`);
   }

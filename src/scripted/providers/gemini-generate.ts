@@ -433,7 +433,7 @@ function candidateOf(out: StandInOutput, ctx: GeminiResponseContext, responseId:
       index: 0,
     };
   }
-  if (out.malformed === 'missing-coordinate' || out.malformed === 'off-screen') {
+  if (out.malformed === 'missing-coordinate' || out.malformed === 'off-screen' || out.malformed === 'unparsable') {
     throw new GeminiStandInError(
       `Gemini does not send a ${out.malformed} call (its malformed kinds: malformed-function-call, unknown-action)`,
     );

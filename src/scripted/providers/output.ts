@@ -36,7 +36,8 @@ export type StandInMalformed =
   | 'unknown-action' // an action type the provider's set does not have
   | 'missing-coordinate' // a pointer action without its point
   | 'off-screen' // a point outside the screenshot
-  | 'malformed-function-call'; // Gemini's finishReason MALFORMED_FUNCTION_CALL
+  | 'malformed-function-call' // Gemini's finishReason MALFORMED_FUNCTION_CALL
+  | 'unparsable'; // chat formats: a UI-TARS `Action:` line that does not parse, a Qwen `<tool_call>` of broken JSON
 
 export interface StandInOutput {
   /** The model's text before its actions (its reasoning shown to the user); may be empty. */
