@@ -324,3 +324,14 @@ describe('qwen-vl: malformed outputs are fed back', () => {
     await expect(family.promptFileActions('/tmp/p.md')).rejects.toMatchObject({ name: 'PromptFileError' });
   });
 });
+
+describe('a text with no call', () => {
+  it("is Qwen2.5-VL's answer (it has no answer action), and a missed call for Qwen3-VL", () => {
+    const text = 'Booked a Standard double at Harbor View Lisbon.';
+    expect(readWith({ tool: '2.5' }, text).action).toMatchObject({ action: 'terminate', answer: text });
+    expect(readError({ tool: '3' }, text).name).toBe('MissingToolCallError');
+    expect(readWith({ tool: '3' }, 'Whose name should I book under?').action).toMatchObject({
+      action: 'ask_user_question',
+    });
+  });
+});

@@ -181,12 +181,14 @@ function actionOfCall(call: FoundCall, space: QwenSpace, allowed: readonly strin
   };
 }
 
-/** A text with no call: a question to the person when it asks one, else a missing call. */
-function textOnly(text: string, allowed: readonly string[]): ParsedOutput {
+/**
+ * A text with no call: a question to the person when it asks one. Otherwise Qwen3-VL, which has `answer`, missed its
+ * call (fed back); Qwen2.5-VL has no action that carries an answer, so its text is the task's answer.
+ */
+function textOnly(text: string, allowed: readonly string[], generation: QwenGeneration): ParsedOutput {
   if (text === '') throw new EmptyOutputError();
-  if (!asksPerson(text) || !allowed.includes('ask_user_question')) {
-    throw Object.assign(new MissingToolCallError(), { thoughts: text });
-  }
+  const asks = asksPerson(text) && allowed.includes('ask_user_question');
+  if (!asks && generation !== '2.5') throw Object.assign(new MissingToolCallError(), { thoughts: text });
   return { thoughts: '', action: textOnlyAction(text), toolCallText: '' };
 }
 
@@ -196,7 +198,7 @@ export function readQwenOutput(output: ModelOutput, input: ReadInput): ParsedOut
     output.text.length + (output.toolCalls ?? []).reduce((n, c) => n + c.name.length + c.arguments.length, 0);
   if (length > MAX_OUTPUT_CHARS) throw new OutputTooLongError(length, MAX_OUTPUT_CHARS);
   const found = findCall(output);
-  if ('text' in found) return textOnly(found.text, input.allowed);
+  if ('text' in found) return textOnly(found.text, input.allowed, spaceFor(input).generation);
   try {
     return actionOfCall(found, spaceFor(input), input.allowed);
   } catch (err) {
