@@ -17,7 +17,7 @@ import { replyToTask, startTask, validateTaskInput } from '../../client/tasks';
 import type { TaskResult } from '../../src/contract/task';
 import { readRun } from '../../src/trajectory/reader';
 import { statusQuery } from '../../workflows/messages';
-import { eventually, FAST_TIMING, startHarness } from './harness';
+import { eventually, failureOf, FAST_TIMING, startHarness } from './harness';
 import type { Harness } from './harness';
 import { WorkerProcesses } from './worker-processes';
 
@@ -171,9 +171,8 @@ describe('a provider family without a key', () => {
       });
       const before = h.model.requests.length;
       const handle = await startTask(h.client, queue, input);
-      const result = (await handle.result()) as TaskResult;
-      expect(result.status).toBe('failed');
-      expect(result.error).toMatch(
+      const failure = (await failureOf(handle.result())) as { cause?: { message?: string } };
+      expect(failure.cause?.message).toMatch(
         /model endpoint 'default' has no API key, and openai-computer calls its provider's API/,
       );
       expect(h.model.requests.length).toBe(before);
