@@ -44,7 +44,7 @@ import { openRunStore } from '../../src/trajectory/open-store';
 export const DEMO_USAGE =
   'npx cua demo [--desktop] [--yes] [--reply TEXT] [--model-base-url URL --model NAME] [--family NAME]\n' +
   '       [--port 7233] [--ui-port 8233] [--config FILE]\n' +
-  '       families: fara-1.5 (default), fara-7b, openai-computer, anthropic-computer, gemini-computer';
+  '       families: fara-1.5 (default), fara-7b, openai-computer, anthropic-computer, gemini-computer, ui-tars-1.5, qwen-vl';
 
 export const DEMO_SCRIPTS_DIR = path.join(PROJECT_ROOT, 'demo', 'scripts');
 export const DEMO_SCRIPT = 'tidewater-booking';
