@@ -36,7 +36,7 @@ const FARA_ONLY_ACTIONS = [
 ];
 /** Qwen3-VL's additions to Qwen2.5-VL's action enum. */
 const QWEN3_ACTIONS = ['answer', 'triple_click', 'hscroll'];
-/** UI-TARS-1.5's smart_resize bounds (PROVIDERS.md §4): factor 28, 100·28² to 16384·28² pixels. */
+/** UI-TARS-1.5's smart_resize bounds (docs/provider-formats.md): factor 28, 100·28² to 16384·28² pixels. */
 const UI_TARS_RESIZE = { factor: 28, minPixels: 100 * 28 * 28, maxPixels: 16384 * 28 * 28 };
 const QWEN25_RESIZE = { factor: 28 };
 const UI_TARS_PROMPT = /You are a GUI agent[\s\S]*## Output Format[\s\S]*Action:/;

@@ -23,7 +23,7 @@ const family = UI_TARS_FAMILY;
 const SCREEN = { width: 1428, height: 896 };
 const ALLOWED = family.allowedActions;
 
-// The prompt as PROVIDERS.md §4 renders getSystemPromptV1_5('en', 'normal'), written out here as the specification.
+// The prompt as docs/provider-formats.md describes getSystemPromptV1_5('en', 'normal'), written out here as the specification.
 const TRAINED_PROMPT = [
   'You are a GUI agent. You are given a task and your action history, with screenshots. You need to perform the next action to complete the task.',
   '',

@@ -72,7 +72,7 @@ afterAll(async () => server?.close());
 
 const lastRequest = () => server.requests[server.requests.length - 1];
 
-// ---- the prompts, written from PROVIDERS.md §4–5 ----
+// ---- the prompts, written from docs/provider-formats.md ----
 
 const UI_TARS_PROMPT = [
   'You are a GUI agent. You are given a task and your action history, with screenshots. You need to perform the next action to complete the task.',
@@ -93,7 +93,7 @@ const UI_TARS_PROMPT = [
 ].join('\n');
 
 const QWEN25_ACTIONS = ['key', 'type', 'mouse_move', 'left_click', 'left_click_drag', 'right_click', 'middle_click'];
-/** Qwen2.5-VL's whole enum (PROVIDERS.md §5). */
+/** Qwen2.5-VL's whole enum (docs/provider-formats.md). */
 const QWEN25_ALL = [...QWEN25_ACTIONS, 'double_click', 'scroll', 'wait', 'terminate'];
 const QWEN3_ACTIONS = [
   ...QWEN25_ACTIONS,
