@@ -24,7 +24,7 @@ interface OldWord {
 
 /** Code that speaks a provider's API, where a turn is the provider's: a message of its conversation, not a step. */
 const PROVIDER_CODE =
-  /^(src\/families\/(?!fara)[^/]+\/|src\/scripted\/(providers\/|provider-|script-turns|wire-|recorded)|test\/unit\/(family-|standin-|script-turns|scripted-providers))/;
+  /^(src\/families\/(?!fara)[^/]+\/|src\/scripted\/(providers\/|provider-|chat-|script-turns|wire-|recorded)|test\/unit\/(family-|standin-|script-turns|scripted-providers|scripted-chat-formats))/;
 
 /** The declared name's words, lowercase: `takeSlotForRun` → take, slot, for, run; `RUN_STATUSES` → run, statuses. */
 export function wordsOf(name: string): string[] {
