@@ -297,8 +297,10 @@ export function endpointFor(config: Config, input: TaskInput, named?: string): M
     });
     const models = resolved ? { ...config.models, [choice.name]: resolved } : config.models;
     const endpoint = resolveModelEndpoint(choice, { models, overrides: config.modelOverrides, keys: config.modelKeys });
-    // No price configured: the task's family may know its provider's list price for the model.
-    const family = named || endpoint.price || !isFamilyName(input.profile) ? undefined : familyOf(input.profile);
+    // No price configured: the endpoint's family (a named one's own, else the task's) may know its provider's list
+    // price for the model.
+    const familyName = endpointFamily(config, input, named);
+    const family = endpoint.price || !familyName || !isFamilyName(familyName) ? undefined : familyOf(familyName);
     const listed = family?.priceOf?.(endpoint.model);
     return new ModelClient(listed ? { ...endpoint, price: listed } : endpoint);
   } catch (err) {
@@ -306,6 +308,11 @@ export function endpointFor(config: Config, input: TaskInput, named?: string): M
     if (err instanceof ModelEndpointMissing) nonRetryable(err, 'ModelRequestError');
     throw err;
   }
+}
+
+/** The family an endpoint's model speaks: a named endpoint's declared one (undefined: none declared), else the task's. */
+export function endpointFamily(config: Config, input: TaskInput, named?: string): string | undefined {
+  return named ? config.models[named]?.profile : input.profile;
 }
 
 /**

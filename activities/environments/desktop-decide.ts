@@ -1,6 +1,6 @@
 // The desktop agent's decide (open-computer-use's perceive + decide): a vision call describes the step's screenshot
 // in a fixed template, then the action model, reading the run's memory and that description, answers with native
-// tool calls. The first call is recorded as the step's action event, with the description and all the step's calls
+// tool calls (each model in its endpoint's API: desktop-models.ts). The first call is recorded as the step's action event, with the description and all the step's calls
 // in its metadata; a retry answers from that record and never calls the models twice for one step.
 import { INVALID_OUTPUT_ACTION, agentState, conversationEntry } from '../../src/agent/decision';
 import {
@@ -10,13 +10,12 @@ import {
   checkCall,
   describeMessages,
   desktopMessages,
-  openAiTools,
   readDescription,
   readToolCalls,
   summarizeCall,
   systemPrompt,
 } from '../../src/desktop/agent';
-import type { DesktopCall } from '../../src/desktop/agent';
+import type { DesktopCall, NoCallOutcome } from '../../src/desktop/agent';
 import { toDataUrl } from '../../src/image/screenshot';
 import { outputAsText } from '../../src/model/parse';
 import { CALL_KIND_HEADER, ENTRY_INDEX_HEADER } from '../../src/scripted/server';
@@ -26,7 +25,8 @@ import { eventId } from '../../src/trajectory/ids';
 import type { Event } from '../../src/trajectory/schema';
 import type { TrajectoryWriter } from '../../src/trajectory/writer';
 import { forTheRecord, recordStopStep } from '../step-records';
-import { callModel, endpointFor, withHeartbeat } from '../support';
+import { withHeartbeat } from '../support';
+import { askDesktopModel, desktopModel } from './desktop-models';
 import type { ActivityDeps, RunFiles } from '../support';
 import { DESKTOP_AGENT, desktopScreen, stepStart } from './desktop-step';
 import type { DecideCall, DecideResult, StepRef } from '../../src/contract/activities';
@@ -59,15 +59,19 @@ export async function decideDesktop(
   const entry = { [ENTRY_INDEX_HEADER]: String(req.step - 1) };
   const d = deps.config.desktop;
 
+  // Each model in the API its endpoint's family speaks (chat completions, Anthropic's or Gemini's own).
+  const vision = desktopModel(deps.config, input, d.visionEndpoint);
+  const actor = desktopModel(deps.config, input);
   // Perceive: the screen in the fixed template.
-  const vision = endpointFor(deps.config, input, d.visionEndpoint);
   await withHeartbeat(async () => deps.checkpoint?.('decide', req));
   const described = png
-    ? await callModel(
-        vision,
-        describeMessages({ objective: input.instruction, screenshotDataUrl: toDataUrl(png, 'image/png') }),
-        { ...entry, [CALL_KIND_HEADER]: 'describe' },
-      )
+    ? (
+        await askDesktopModel(
+          vision,
+          describeMessages({ objective: input.instruction, screenshotDataUrl: toDataUrl(png, 'image/png') }),
+          { ...entry, [CALL_KIND_HEADER]: 'describe' },
+        )
+      ).completion
     : undefined;
   const description = readDescription(described?.text ?? 'No screenshot could be taken of the desktop.');
 
@@ -79,11 +83,11 @@ export async function decideDesktop(
     description: description.text,
     tokenBudget: input.tokenBudget || DEFAULT_MEMORY_TOKEN_BUDGET,
   });
-  const completion = await callModel(
-    endpointFor(deps.config, input),
+  const { completion, malformed } = await askDesktopModel(
+    actor,
     messages,
     { ...entry, [CALL_KIND_HEADER]: 'action' },
-    { tools: openAiTools() },
+    DESKTOP_TOOLS,
   );
   const read = readToolCalls(completion);
   const conversation = [
@@ -104,7 +108,11 @@ export async function decideDesktop(
   const first = read.calls[0];
   if (!first) {
     const output = { text: completion.text, thoughts: read.thoughts, conversation, metadata };
-    return recordNoCall({ w, req, events }, output, d.endOnNoCall);
+    // A call the provider itself could not read is an invalid output the model is told about, never a last word.
+    const outcome: NoCallOutcome = malformed
+      ? { kind: 'invalid', error: malformed, errorType: 'MalformedFunctionCall' }
+      : noCallOutcome(output.text, d.endOnNoCall);
+    return recordNoCall({ w, req, events }, output, outcome);
   }
   const event = actionEvent(
     req.step,
@@ -137,11 +145,10 @@ interface StepOutput {
 async function recordNoCall(
   at: { w: TrajectoryWriter; req: StepRef; events: readonly Event[] },
   output: StepOutput,
-  endOnNoCall: Parameters<typeof noCallOutcome>[1],
+  outcome: NoCallOutcome,
 ): Promise<DecideResult> {
   const { w, req, events } = at;
   const { thoughts, conversation, metadata } = output;
-  const outcome = noCallOutcome(output.text, endOnNoCall);
   if (outcome.kind === 'final') {
     // The model's last word: recorded as a stop with its text as the answer (act records the tool output).
     const stop = checkCall('stop', { answer: outcome.answer });

@@ -12,7 +12,7 @@ import type { TrajectoryWriter } from '../../src/trajectory/writer';
 import type { ToolSubCallInput } from '../../src/trajectory/schema';
 import { subCallRecord } from '../../src/agent/sub-calls';
 import type { ActInput } from '../../src/contract/activities';
-import { callModel, endpointFor } from '../support';
+import { askDesktopModel, desktopModel } from './desktop-models';
 import type { ActivityDeps } from '../support';
 
 export interface ToolContext {
@@ -107,7 +107,7 @@ async function pointOf(
   if (typeof a.x === 'number' && typeof a.y === 'number') return { x: a.x, y: a.y };
   const query = String(a.query ?? '');
   const d = ctx.deps.config.desktop;
-  const client = endpointFor(ctx.deps.config, ctx.input, d.groundingEndpoint ?? d.visionEndpoint);
+  const model = desktopModel(ctx.deps.config, ctx.input, d.groundingEndpoint ?? d.visionEndpoint);
   const png = await session.screenshot();
   const messages = groundingMessages({
     screenshotDataUrl: toDataUrl(png, 'image/png'),
@@ -116,13 +116,12 @@ async function pointOf(
     height: session.height,
   });
   const started = Date.now();
-  const completion = await callModel(client, messages, {
+  const { completion } = await askDesktopModel(model, messages, {
     [ENTRY_INDEX_HEADER]: String(ctx.req.step - 1),
     [CALL_KIND_HEADER]: 'ground',
   });
-  subCalls.push(
-    subCallRecord('ground', { model: client.endpoint.model, messages, durationMs: Date.now() - started, completion }),
-  );
+  const durationMs = Date.now() - started;
+  subCalls.push(subCallRecord('ground', { model: model.client.endpoint.model, messages, durationMs, completion }));
   const point = parsePoint(completion.text, { width: session.width, height: session.height });
   if ('error' in point) return { error: `Could not find "${query}" on the screen: ${point.error}` };
   return point;

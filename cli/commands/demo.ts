@@ -2,7 +2,9 @@
 // Tidewater Travel demo site, the scripted stand-in model (or a real model), a worker — then one booking task
 // that searches, reads a page, opens a map popup, asks the user a question, waits, and finishes. Prints a line
 // per step, the task's Temporal UI link and the trajectory report. Ctrl-C stops everything it started.
-// `--desktop` runs the desktop agent instead: a sandboxed Linux desktop, a text editor, a command, one question.
+// `--desktop` runs the desktop agent instead: a sandboxed Linux desktop, a text editor, a command, one question; with
+// `--family anthropic-computer` or `gemini-computer` its models are called in that provider's own API (tool use,
+// function calling), on the scripted stand-in of it.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Connection, Client } from '@temporalio/client';
@@ -29,6 +31,7 @@ import { createWorkerRuntime, installWorkerLogging } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';
 import { familyFlag, intFlag, parse, UsageError } from '../args';
 import { familyOf } from '../../src/families/registry';
+import type { ModelFamily } from '../../src/families/family';
 import { newTaskId, startTask, validateTaskInput } from '../../client/tasks';
 import { writeTrajectoryReport } from '../../src/viewer/report';
 import { followTask, promptLine, report } from './run';
@@ -44,7 +47,8 @@ import { openRunStore } from '../../src/trajectory/open-store';
 export const DEMO_USAGE =
   'npx cua demo [--desktop] [--yes] [--reply TEXT] [--model-base-url URL --model NAME] [--family NAME]\n' +
   '       [--port 7233] [--ui-port 8233] [--config FILE]\n' +
-  '       families: fara-1.5 (default), fara-7b, openai-computer, anthropic-computer, gemini-computer, ui-tars-1.5, qwen-vl';
+  '       families: fara-1.5 (default), fara-7b, openai-computer, anthropic-computer, gemini-computer, ui-tars-1.5, qwen-vl\n' +
+  '       (--desktop: anthropic-computer and gemini-computer call their provider API; the others chat completions)';
 
 export const DEMO_SCRIPTS_DIR = path.join(PROJECT_ROOT, 'demo', 'scripts');
 export const DEMO_SCRIPT = 'tidewater-booking';
@@ -210,10 +214,6 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const port = intFlag(values.port, 'port') ?? 7233;
   const uiPort = intFlag(values['ui-port'], 'ui-port') ?? 8233;
   const desktop = !!values.desktop;
-  if (desktop && family) {
-    const flag = values.family !== undefined ? '--family' : '--profile';
-    throw new UsageError(`${flag} is for the browser demo (model families)`);
-  }
   const reply = replyFlag?.trim() ?? (desktop ? DESKTOP_DEFAULT_REPLY : DEFAULT_REPLY);
   const unattended = !!values.yes || !process.stdin.isTTY;
   if (!values.yes && unattended) say('stdin is not a terminal: the question gets an automatic reply (as --yes)');
@@ -245,7 +245,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
         // No family named: a real model's endpoint may declare one (models.default.family).
         values: {
           ...values,
-          profile: family ?? (realModel && !desktop ? endpointFamilies(preflight.models)['default'] : undefined),
+          profile: family ?? (realModel ? endpointFamilies(preflight.models)['default'] : undefined),
         },
         port,
         uiPort,
@@ -301,6 +301,15 @@ export function withStandInEndpoint(config: Config, to: { baseUrl: string; model
 type DemoModel = { endpoint: string; baseUrl?: string; model?: string };
 
 /**
+ * Whether the demo's model speaks the family's provider API rather than chat completions: the browser agent does for
+ * every family with a call of its own; the desktop agent, whose calls are function calls, for Anthropic's Messages
+ * and Gemini's generateContent (desktop-models.ts), and chat completions for the others.
+ */
+function speaksOwnApi(family: ModelFamily, desktop: boolean): boolean {
+  return desktop ? family.api === 'messages' || family.api === 'generate-content' : family.call !== undefined;
+}
+
+/**
  * The demo task's model: a real one (the config's default endpoint, or the flags'), or the scripted stand-in, in the
  * wire format of the family's provider when the family speaks a provider's own API.
  */
@@ -326,7 +335,7 @@ async function demoModel(
   } else {
     started.model = await startScriptedModelServer({ scriptsDir: DEMO_SCRIPTS_DIR });
     const family = opts.values.profile;
-    if (family !== undefined && familyOf(family).call) {
+    if (family !== undefined && speaksOwnApi(familyOf(family), opts.desktop)) {
       // A family that speaks its provider's own API: the stand-in speaks it too, on the server's root, and checks a
       // key is sent the provider's way; the key is the worker's (config), as a real provider's would be.
       const root = started.model.url.replace(/\/v1$/, '');

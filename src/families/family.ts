@@ -120,6 +120,12 @@ export interface ModelFamily {
    * The endpoint's key goes to the endpoint's base URL only; `signal` cancels the call.
    */
   call?(request: FamilyRequest, endpoint: ModelEndpoint, signal: AbortSignal): Promise<NativeCompletion>;
+  /**
+   * The provider API `call` speaks (OpenAI `responses`, Anthropic `messages`, Gemini `generate-content`): other
+   * callers of the family's endpoints (the desktop agent's action and vision models) speak it too. Absent: OpenAI chat
+   * completions.
+   */
+  readonly api?: 'responses' | 'messages' | 'generate-content';
   /** The provider's list price of a model (US dollars per million tokens), used when its endpoint sets no `price`. */
   priceOf?(model: string): ModelPrice | undefined;
   /**

@@ -164,7 +164,7 @@ describe('CLI flags: exit 2 and one line naming the problem', () => {
       /--env must be browser, desktop, or the name of an environment your workers host .*got 'Big VM'/,
     ],
     [['run', 'x', '--env', 'desktop', '--url', 'https://example.com/'], /--url is for the browser/],
-    [['demo', '--desktop', '--profile', 'fara-7b'], /--profile is for the browser demo/],
+    [['demo', '--desktop', '--family', 'claude'], /--family must be one of fara-1\.5, .*got 'claude'/],
   ])('cua %j', async (args, pattern) => {
     const res = await cua(args);
     expect(res.code, res.stderr).toBe(2);

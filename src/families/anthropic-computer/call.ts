@@ -88,7 +88,29 @@ export async function callMessages(
   endpoint: ModelEndpoint,
   signal: AbortSignal,
 ): Promise<NativeCompletion> {
-  const body = request.native as AnthropicRequestBody;
+  return sendMessages(request.native as AnthropicRequestBody, endpoint, signal);
+}
+
+/** The fields of a Messages body this call reads or passes on. */
+export interface MessagesBody {
+  max_tokens: number;
+  messages: readonly unknown[];
+  system?: unknown;
+  tools?: readonly unknown[];
+  tool_choice?: unknown;
+}
+
+/**
+ * One Messages call with a body built elsewhere (a family's request, or the desktop agent's tool use): the GA endpoint
+ * unless the body offers a beta computer tool. `headers` go with the request (the scripted server's entry and call
+ * kind; a real endpoint ignores them).
+ */
+export async function sendMessages(
+  body: MessagesBody,
+  endpoint: ModelEndpoint,
+  signal: AbortSignal,
+  headers?: Record<string, string>,
+): Promise<NativeCompletion> {
   const params = {
     ...body,
     model: endpoint.model,
@@ -100,9 +122,10 @@ export async function callMessages(
   const client = clientFor(endpoint);
   const tool = toolOfBody(body);
   const beta = tool ? betaHeaderOf(tool) : null;
+  const options = { signal, ...(headers ? { headers } : {}) };
   // The body was built to the documented format (request.ts); the SDK's param types are not re-derived here.
   const message = beta
-    ? await client.beta.messages.create({ ...params, betas: [beta] } as unknown as BetaParams, { signal })
-    : await client.messages.create(params as unknown as MessageCreateParamsNonStreaming, { signal });
+    ? await client.beta.messages.create({ ...params, betas: [beta] } as unknown as BetaParams, options)
+    : await client.messages.create(params as unknown as MessageCreateParamsNonStreaming, options);
   return completionOf(message);
 }

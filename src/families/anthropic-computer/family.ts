@@ -95,6 +95,7 @@ export const ANTHROPIC_COMPUTER_FAMILY: ModelFamily = {
     const native = await requestBody(input, ANTHROPIC_ALLOWED_ACTIONS);
     return { messages: [], native, allowed: ANTHROPIC_ALLOWED_ACTIONS };
   },
+  api: 'messages',
   call: callMessages,
   priceOf: anthropicPrice,
   outputText,

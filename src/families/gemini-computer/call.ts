@@ -10,9 +10,9 @@ import { completionTexts, firstCandidate } from './read';
 
 /** The generateContent request body (REST, camelCase as the SDK writes it). */
 export interface GeminiRequestBody {
-  systemInstruction: Content;
+  systemInstruction?: Content;
   contents: Content[];
-  tools: Tool[];
+  tools?: Tool[];
 }
 
 /** The API version every computer-use model is served under. */
@@ -61,17 +61,26 @@ export function usageOf(
   };
 }
 
-/** One generateContent call with the request body; the response body comes back as `native`. */
+/**
+ * One generateContent call with the request body; the response body comes back as `native`. `headers` go with the
+ * request (the scripted server's entry and call kind; a real endpoint ignores them).
+ */
 export async function callGemini(
   body: GeminiRequestBody,
   endpoint: ModelEndpoint,
   signal: AbortSignal,
+  headers?: Record<string, string>,
 ): Promise<NativeCompletion> {
   const client = new GoogleGenAI({
     vertexai: false, // not from GOOGLE_GENAI_USE_VERTEXAI: this endpoint is the Gemini API's
     apiKey: endpoint.apiKey ?? '', // never GOOGLE_API_KEY or GEMINI_API_KEY: the key goes to this endpoint only
     apiVersion: API_VERSION,
-    httpOptions: { baseUrl: sdkBaseUrl(endpoint.baseUrl), apiVersion: API_VERSION, retryOptions: { attempts: 1 } },
+    httpOptions: {
+      baseUrl: sdkBaseUrl(endpoint.baseUrl),
+      apiVersion: API_VERSION,
+      retryOptions: { attempts: 1 },
+      ...(headers ? { headers } : {}),
+    },
   });
   // Temperature only when the endpoint sets one: Google advises its default for the Gemini 3 models.
   const config: GenerateContentConfig = {

@@ -105,6 +105,7 @@ export const GEMINI_COMPUTER_FAMILY: ModelFamily = {
     const contents = await geminiContents(input.history, input.screen, input.loadImage, input.imagesKept);
     return { messages: [], native: requestBody(functionSetOf(input.endpoint), contents), allowed: GEMINI_ACTIONS };
   },
+  api: 'generate-content',
   call: (request, endpoint, signal) => callGemini(request.native as GeminiRequestBody, endpoint, signal),
   outputText: (output) => (output.native === undefined ? output.text : recordedCandidateOf(output)),
   read: (output, input) => readGeminiOutput(output, input.screen, input.allowed),

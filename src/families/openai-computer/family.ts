@@ -27,6 +27,7 @@ export const OPENAI_COMPUTER_FAMILY: ModelFamily = {
     const native = await openAiRequestBody(input, toolFor(input.endpoint));
     return { messages: [], native, allowed: OPENAI_ALLOWED_ACTIONS };
   },
+  api: 'responses',
   call: callOpenAi,
   priceOf: openAiPriceOf,
   outputText: outputTextOf,
