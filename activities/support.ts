@@ -310,9 +310,14 @@ export function endpointFor(config: Config, input: TaskInput, named?: string): M
   }
 }
 
-/** The family an endpoint's model speaks: a named endpoint's declared one (undefined: none declared), else the task's. */
+/**
+ * The family an endpoint's model speaks: a named endpoint's declared one (undefined: none declared); for the task's
+ * endpoint, the one it declares (a browser task's family must match it), else, and always for a base URL the task
+ * gives itself, the task's.
+ */
 export function endpointFamily(config: Config, input: TaskInput, named?: string): string | undefined {
-  return named ? config.models[named]?.profile : input.profile;
+  if (named) return config.models[named]?.profile;
+  return input.model.baseUrl ? input.profile : (config.models[input.model.endpoint]?.profile ?? input.profile);
 }
 
 /**

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { canConnect, freePort } from '../../src/infra/devserver';
 import { CHROMIUM_ARGS } from '../../src/infra/chromium';
 import { chromiumPath, PROJECT_ROOT } from '../../src/infra/paths';
+import { EVENTS_FILE } from '../../src/trajectory/layout';
 
 interface Demo {
   output: () => string;
@@ -174,4 +175,52 @@ describe('npx cua demo', () => {
       await browser.close();
     }
   }, 180_000);
+
+  // The desktop agent's models in a provider's own API: tool use (Anthropic), function calling (Gemini).
+  it.each([
+    ['anthropic-computer', 'tool_use'],
+    ['gemini-computer', 'STOP'],
+  ])(
+    '--desktop --family %s: the same desktop task, its models called in that API on its stand-in',
+    async (family, finish) => {
+      ports ??= { port: await freePort(), uiPort: await freePort() };
+      const demo = startDemo(['--desktop', ...args(), '--family', family], { CUA_DATA_DIR: dataDir });
+      const code = await demo.exit;
+      const out = demo.output();
+      expect(code, out).toBe(0);
+      expect(out).toContain(`SCRIPTED STAND-IN of the ${family} API`);
+      expect(out).toContain('The agent asks: The list has milk and eggs. What else should I add?');
+      expect(out).toMatch(/complete after 6 step\(s\)/);
+      expect(out).toContain("notes.txt in the desktop's home: Shopping list · milk · eggs · bread");
+      // Every action output came back as the provider's own (its finish reason), its calls read from it.
+      const id = /task (demo-desktop-\S+) started/.exec(out)?.[1] ?? '';
+      const events = fs
+        .readFileSync(findFile(dataDir, id, EVENTS_FILE), 'utf8')
+        .trim()
+        .split('\n')
+        .map(
+          (l) =>
+            JSON.parse(l) as {
+              type: string;
+              metadata?: { tool_calls?: unknown[] };
+              llm_conversation?: { messages: { finish_reason: string }[] };
+            },
+        );
+      const actions = events.filter((e) => e.type === 'action');
+      expect(actions).toHaveLength(6);
+      for (const a of actions) {
+        expect(a.llm_conversation?.messages.at(-1)?.finish_reason).toBe(finish);
+        expect(a.metadata?.tool_calls?.length).toBeGreaterThan(0);
+      }
+    },
+    180_000,
+  );
 });
+
+/** The file `name` in the folder named `id` somewhere under `dir`. */
+function findFile(dir: string, id: string, name: string): string {
+  for (const entry of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    if (entry.endsWith(path.join(id, name))) return path.join(dir, entry);
+  }
+  throw new Error(`no ${name} of ${id} under ${dir}`);
+}
