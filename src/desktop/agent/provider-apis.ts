@@ -49,10 +49,10 @@ export function dataUrlParts(url: string): { mediaType: string; data: string } |
 /** The system texts, and the other messages with consecutive ones of one role merged (both APIs alternate roles). */
 function split(messages: readonly ChatMessage[]): {
   system: string;
-  turns: { role: 'user' | 'assistant'; blocks: Block[] }[];
+  conversation: { role: 'user' | 'assistant'; blocks: Block[] }[];
 } {
   const system: string[] = [];
-  const turns: { role: 'user' | 'assistant'; blocks: Block[] }[] = [];
+  const conversation: { role: 'user' | 'assistant'; blocks: Block[] }[] = [];
   for (const m of messages) {
     const blocks = blocksOf(m.content);
     if (m.role === 'system' || m.role === 'developer') {
@@ -60,11 +60,11 @@ function split(messages: readonly ChatMessage[]): {
       continue;
     }
     const role = m.role === 'assistant' ? 'assistant' : 'user';
-    const last = turns.at(-1);
+    const last = conversation.at(-1);
     if (last?.role === role) last.blocks.push(...blocks);
-    else turns.push({ role, blocks });
+    else conversation.push({ role, blocks });
   }
-  return { system: system.join('\n\n'), turns: turns.filter((t) => t.blocks.length > 0) };
+  return { system: system.join('\n\n'), conversation: conversation.filter((t) => t.blocks.length > 0) };
 }
 
 // ---- Anthropic Messages ------------------------------------------------------------------------
@@ -79,7 +79,7 @@ export interface DesktopMessagesBody {
 
 /** The chat messages (and, for the action model, the tools) as a Messages body. */
 export function messagesBody(messages: readonly ChatMessage[], tools?: readonly DesktopTool[]): DesktopMessagesBody {
-  const { system, turns } = split(messages);
+  const { system, conversation } = split(messages);
   const block = (b: Block): Record<string, unknown> => {
     if (b.type === 'text') return { type: 'text', text: b.text };
     const data = dataUrlParts(b.url);
@@ -91,7 +91,7 @@ export function messagesBody(messages: readonly ChatMessage[], tools?: readonly 
   return {
     max_tokens: DESKTOP_MAX_TOKENS,
     ...(system ? { system } : {}),
-    messages: turns.map((t) => ({ role: t.role, content: t.blocks.map(block) })),
+    messages: conversation.map((t) => ({ role: t.role, content: t.blocks.map(block) })),
     ...(tools?.length
       ? { tools: tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })) }
       : {}),
@@ -128,7 +128,7 @@ export function generateContentBody(
   messages: readonly ChatMessage[],
   tools?: readonly DesktopTool[],
 ): DesktopGenerateContentBody {
-  const { system, turns } = split(messages);
+  const { system, conversation } = split(messages);
   const part = (b: Block): GeminiPart => {
     if (b.type === 'text') return { text: b.text };
     const data = dataUrlParts(b.url);
@@ -136,7 +136,7 @@ export function generateContentBody(
   };
   return {
     ...(system ? { systemInstruction: { parts: [{ text: system }] } } : {}),
-    contents: turns.map((t) => ({ role: t.role === 'assistant' ? 'model' : 'user', parts: t.blocks.map(part) })),
+    contents: conversation.map((t) => ({ role: t.role === 'assistant' ? 'model' : 'user', parts: t.blocks.map(part) })),
     ...(tools?.length
       ? {
           tools: [
