@@ -3,7 +3,9 @@
 // (`POST …/models/{model}:generateContent`). Each route matches on the path's end, so a client works whether its base
 // URL is the server's root, `…/v1` or `…/v1beta`: the OpenAI SDK appends `/responses` to its base URL, the Anthropic
 // SDK `/v1/messages`, the Gemini SDK `/v1beta/models/…`. Configure every family with the server's root URL.
-// Stateless, like the chat route: which turn a request asks for is read from the request itself, so a retried or
+// A request carrying `x-cua-call` is one of the desktop agent's calls (describe, action, ground) on Anthropic's or
+// Gemini's function calling, answered from the entry `x-cua-entry` names: see provider-desktop.ts. The others are
+// computer-use turns. Stateless, like the chat route: which turn a request asks for is read from the request itself, so a retried or
 // resumed step on another worker gets the same answer:
 // - OpenAI: the number of runs of consecutive model-output items (reasoning, computer_call, assistant message) in
 //   `input` (the adapter replays every output item: no previous_response_id);
@@ -25,6 +27,8 @@ import type { RecordedRequest } from './recorded';
 import { openAiWire } from './wire-openai';
 import { anthropicWire } from './wire-anthropic';
 import { geminiWire } from './wire-gemini';
+import { CALL_KIND_HEADER } from './desktop-entry';
+import { DesktopRoutes } from './provider-desktop';
 
 export const PROVIDER_WIRES: readonly ProviderWire[] = [geminiWire, openAiWire, anthropicWire];
 
@@ -56,6 +60,8 @@ function recordOf(wire: ProviderWire, c: WireCall): RecordedRequest & { problems
 export class ProviderRoutes {
   /** "provider:script" whose dropped entries were logged. */
   private readonly logged = new Set<string>();
+  /** The desktop agent's calls (`x-cua-call`), answered from the entry they name. */
+  private readonly desktop: DesktopRoutes;
 
   constructor(
     private readonly scriptsDir: string,
@@ -63,7 +69,9 @@ export class ProviderRoutes {
     private readonly requests: RecordedRequest[],
     /** Requests seen per key, for faults (shared with the chat route's count). */
     private readonly seen: Map<string, number>,
-  ) {}
+  ) {
+    this.desktop = new DesktopRoutes(scriptsDir, log, requests, seen);
+  }
 
   /** The wire whose route a request is, or undefined. */
   static route(req: http.IncomingMessage): { wire: ProviderWire; url: URL } | undefined {
@@ -87,6 +95,7 @@ export class ProviderRoutes {
     } catch {
       return fail(400, 'the request body is not JSON');
     }
+    if (req.headers[CALL_KIND_HEADER] !== undefined) return this.desktop.handle(req, res, wire, url, body);
     const c = wire.read(flatHeaders(req.headers), url, body);
     const record = recordOf(wire, c);
     this.requests.push(record);

@@ -88,7 +88,11 @@ export const ScriptEntrySchema = z.union([
     ...common,
   }),
   z.strictObject({ raw: z.string(), ...common }),
-  /** A native OpenAI `tool_calls` output (as vLLM sends with a tool parser on): `content` is the thoughts. */
+  /**
+   * A native function-calling output (the desktop agent's action call): `content` is the thoughts, `tool_calls` the
+   * calls. Chat completions send them as OpenAI `tool_calls` (as vLLM does with a tool parser on), Anthropic as
+   * `tool_use` blocks, Gemini as `functionCall` parts (provider-desktop.ts).
+   */
   z.strictObject({
     content: z.string().default(''),
     tool_calls: z
@@ -99,6 +103,16 @@ export const ScriptEntrySchema = z.union([
         }),
       )
       .min(1),
+    /**
+     * This entry's action call is answered malformed, the way each wire really does it: chat completions send the
+     * first call as `<tool_call>` text of broken JSON and no native calls; Anthropic sends the first call as a
+     * `tool_use` whose `input` is `{}` (its required arguments missing); Gemini ends the candidate with
+     * `finishReason: MALFORMED_FUNCTION_CALL` and no content. The desktop agent names the entry by its step
+     * (`x-cua-entry`), so a retry of the same step gets the same malformed answer: there is no extra turn as on
+     * the browser routes. The model's correction is the script's next entry, which the agent reaches at its next
+     * step, after it has fed the error back to the model.
+     */
+    malformed: z.literal(true).optional(),
     ...common,
   }),
   z.strictObject({ judge: JudgeOutputsSchema, ...common }),

@@ -6,7 +6,9 @@
 // generateContent) from the same scripts: see provider-routes.ts. On chat completions it answers in the format the
 // request speaks: Fara's (below), or UI-TARS-1.5's or Qwen-VL's (chat-detect.ts says which, chat-formats.ts answers).
 // The desktop agent makes several calls per step (describe the screen, decide, ground clicks); it names the entry
-// and the kind of call in two headers, and the server answers from that entry's `describe`, `tool_calls` or `ground`.
+// and the kind of call in two headers, and the server answers from that entry's `describe`, `tool_calls` or `ground`
+// (desktop-entry.ts), here on chat completions and on Anthropic's and Gemini's function calling (provider-desktop.ts).
+// A `malformed` tool-call entry is answered here as `<tool_call>` text of broken JSON with no native calls.
 // An evaluation's LLM judge names its calls the same way (`key_points`, `relevance`, `verdict`, `rubric`) and is
 // answered from a `judge` entry.
 import http from 'node:http';
@@ -14,10 +16,17 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_URL_LABEL } from '../model/context';
 import { renderToolCall } from '../model/toolcall';
 import type { AgentAction } from '../actions/schemas';
-import { MEMORY_LABELS } from '../desktop/agent/memory';
 import { loadScript, ScriptError } from './script';
 import type { ScriptEntry } from './script';
 import { ProviderRoutes } from './provider-routes';
+import {
+  CALL_KIND_HEADER,
+  DEFAULT_DESCRIBE_OUTPUT,
+  ENTRY_INDEX_HEADER,
+  groundOutput,
+  memoryReplyOf,
+  withReply,
+} from './desktop-entry';
 import { completion, countImages, sendError, sendJson, textOf, usageOf } from './chat-wire';
 import type { ChatRequest, ToolCallOut } from './chat-wire';
 import { detectChatFormat } from './chat-detect';
@@ -27,23 +36,14 @@ import { JUDGE_CALL_KINDS, SCRIPTED_CALL_KINDS } from './recorded';
 import type { RecordedRequest, ScriptedCallKind } from './recorded';
 
 export { JUDGE_CALL_KINDS, SCRIPTED_CALL_KINDS } from './recorded';
+export { CALL_KIND_HEADER, DEFAULT_DESCRIBE_OUTPUT, ENTRY_INDEX_HEADER, NO_GROUND_OUTPUT } from './desktop-entry';
 export type { RecordedRequest, ScriptedCallKind } from './recorded';
 
 /** Header a page-reading sub-call sends, carrying the main call's entry index (see activities). */
 export const SUBCALL_INDEX_HEADER = 'x-cua-subcall-index';
-/** Header naming the 0-based script entry of a request; when present it overrides the count of assistant messages. */
-export const ENTRY_INDEX_HEADER = 'x-cua-entry';
-/** Header naming which of a desktop step's calls a request is (absent: an ordinary call, as before). */
-export const CALL_KIND_HEADER = 'x-cua-call';
 type JudgeCallKind = (typeof JUDGE_CALL_KINDS)[number];
 /** Header of a judge's relevance call: the 0-based position of the screenshot among those rated. */
 export const JUDGE_ITEM_HEADER = 'x-cua-item';
-
-/** The describe output of an entry without `describe`. */
-export const DEFAULT_DESCRIBE_OUTPUT =
-  'This description comes from a scripted test model; it has not looked at the screen.';
-/** The ground output of an entry without `ground` (no point in it, so the click fails with an observation). */
-export const NO_GROUND_OUTPUT = 'This scripted test model has no grounding output for this step.';
 
 export interface ScriptedModelServer {
   /** The chat-completions base URL (`http://host:port/v1`). */
@@ -80,14 +80,7 @@ export function latestReply(messages: readonly { role: string; content: unknown 
  * Used for `{{reply}}` in requests marked with CALL_KIND_HEADER.
  */
 export function latestMemoryReply(messages: readonly { role: string; content: unknown }[]): string | undefined {
-  let reply: string | undefined;
-  for (const m of messages) {
-    if (m.role !== 'user') continue;
-    for (const line of textOf(m.content).split('\n')) {
-      if (line.startsWith(`${MEMORY_LABELS.user} `)) reply = line.slice(MEMORY_LABELS.user.length + 1);
-    }
-  }
-  return reply?.trim();
+  return memoryReplyOf(messages.flatMap((m) => (m.role === 'user' ? [textOf(m.content)] : [])));
 }
 
 /** The kind of call a request is, from its header; an error text when the header has another value. */
@@ -106,12 +99,6 @@ function entryHeader(header: string | string[] | undefined): number | undefined 
   return /^\d+$/.test(value) ? Number(value) : NaN;
 }
 
-/** The entry's output for its `count`-th grounding call (0-based): in order, the last one repeating. */
-function groundOutput(entry: ScriptEntry, count: number): string {
-  const outputs = entry.ground === undefined ? [] : typeof entry.ground === 'string' ? [entry.ground] : entry.ground;
-  return outputs[Math.min(count, outputs.length - 1)] ?? NO_GROUND_OUTPUT;
-}
-
 const isJudgeCall = (call: ScriptedCallKind | undefined): call is JudgeCallKind =>
   (JUDGE_CALL_KINDS as readonly string[]).includes(call ?? '');
 
@@ -122,16 +109,6 @@ function judgeOutput(entry: ScriptEntry, call: JudgeCallKind, item: number): str
   if (output === undefined) return `This scripted test model has no ${call} output in this entry.`;
   if (typeof output === 'string') return output;
   return output[Math.min(item, output.length - 1)] ?? '';
-}
-
-/** Replaces `{{reply}}` in every string of a scripted action (before it is rendered, so JSON escaping holds). */
-function withReply(value: unknown, reply: string): unknown {
-  if (typeof value === 'string') return value.split('{{reply}}').join(reply);
-  if (Array.isArray(value)) return value.map((v) => withReply(v, reply));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withReply(v, reply)]));
-  }
-  return value;
 }
 
 function entryText(entry: ScriptEntry, reply: string | undefined): string {
@@ -149,6 +126,18 @@ function entryToolCalls(entry: ScriptEntry, reply: string | undefined): ToolCall
     const args = reply === undefined ? c.arguments : withReply(c.arguments, reply);
     return { name: c.name, arguments: typeof args === 'string' ? args : JSON.stringify(args) };
   });
+}
+
+/**
+ * A `malformed` tool-call entry's output on chat completions: its first call as `<tool_call>` text whose JSON lost its
+ * closing brace, and no native calls, as a server whose tool parser could not read the model's call sends it.
+ */
+function malformedToolCallText(entry: ScriptEntry, reply: string | undefined): string {
+  const [first] = entryToolCalls(entry, reply) ?? [];
+  const content = 'content' in entry ? entry.content : '';
+  if (!first) return content;
+  const broken = `{"name": ${JSON.stringify(first.name)}, "arguments": ${first.arguments}`;
+  return [content, `<tool_call>\n${broken}\n</tool_call>`].filter((t) => t !== '').join('\n');
 }
 
 /** What a chat-completions request asks for: which script and entry, and which kind of call. */
@@ -225,6 +214,7 @@ function answerFromEntry(
     return send(judgeOutput(entry, call, Number.isInteger(item) ? item : 0));
   }
   const reply = latestReply(messages) ?? (call ? latestMemoryReply(messages) : undefined);
+  if ('tool_calls' in entry && entry.malformed) return send(malformedToolCallText(entry, reply));
   return send(entryText(entry, reply), entryToolCalls(entry, reply));
 }
 
