@@ -201,12 +201,14 @@ describe('npx cua demo', () => {
         .map(
           (l) =>
             JSON.parse(l) as {
+              id: string;
               type: string;
               metadata?: { tool_calls?: unknown[] };
               llm_conversation?: { messages: { finish_reason: string }[] };
             },
         );
-      const actions = events.filter((e) => e.type === 'action');
+      // A step's first call is its action event (ids …-action-g0); its other calls follow as …-g0-c1, ….
+      const actions = events.filter((e) => e.type === 'action' && /-action-g\d+$/.test(e.id));
       expect(actions).toHaveLength(6);
       for (const a of actions) {
         expect(a.llm_conversation?.messages.at(-1)?.finish_reason).toBe(finish);
