@@ -106,7 +106,8 @@ export async function decideBrowser(
 /** Asks the model for the step's action and records its output (an action, or an invalid output with its error). */
 async function askModel(s: BrowserStep): Promise<DecideResult> {
   const { deps, req, input, events, family, resized } = s;
-  const request = await requestOf(s);
+  const endpoint = endpointSettings(deps.config.models[input.model.endpoint], input);
+  const request = await requestOf(s, endpoint);
   await withHeartbeat(async () => deps.checkpoint?.('decide', req));
   const tools = request.tools ? { tools: request.tools } : {};
   const client = endpointFor(deps.config, input);
@@ -132,7 +133,7 @@ async function askModel(s: BrowserStep): Promise<DecideResult> {
       screen: resized,
       allowed: request.allowed,
       terminateOnParseError: input.terminateOnParseError,
-      endpoint: endpointSettings(deps.config.models[input.model.endpoint], input),
+      endpoint,
     };
     parsed = family.read(output, read);
   } catch (err) {
@@ -252,15 +253,15 @@ const NO_CALL: Completion = {
  * (a folder, or S3 for workers on several machines), resized by the family's factor and cached. A request the task's
  * settings cannot make (a prompt file that went missing or changed since startRun checked it) ends the task.
  */
-async function requestOf(s: BrowserStep): Promise<FamilyRequest> {
-  const { deps, files, req, input, events, family, resized } = s;
+async function requestOf(s: BrowserStep, endpoint: ReturnType<typeof endpointSettings>): Promise<FamilyRequest> {
+  const { files, req, input, events, family, resized } = s;
   try {
     return await family.request({
       history: historyForStep(events, req.step, req.generation),
       loadImage: (ref) =>
         resizedDataUrl(files.store.describe(`${req.runId}/${ref}`), family, () => files.readBytes(req.runId, ref)),
       screen: resized,
-      endpoint: endpointSettings(deps.config.models[input.model.endpoint], input),
+      endpoint,
       identity: input.identity,
       imagesKept: input.imagesKept,
       tokenBudget: input.tokenBudget,

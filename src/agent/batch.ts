@@ -104,7 +104,10 @@ export function batchStep(events: readonly Event[], step: number, generation: nu
   }
   const tool = latestOf(events, step - 1, 'tool')?.event;
   const failed = tool?.type === 'observation' && tool.observation_type === 'tool_output' && tool.error !== '';
-  const asked = events.some((e) => parseEventId(e.id)?.step === step - 1 && parseEventId(e.id)?.kind === 'asked');
+  const asked = events.some((e) => {
+    const id = parseEventId(e.id);
+    return id?.step === step - 1 && id.kind === 'asked';
+  });
   if (failed || asked || before.generation !== generation || interrupted(events, step)) return null;
   return { next, rest, confirmed: false };
 }
