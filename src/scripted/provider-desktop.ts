@@ -1,6 +1,6 @@
 // The scripted model server's answer to the desktop agent's calls on Anthropic's Messages API and Gemini's
-// generateContent: a request to `…/messages` or `…/models/{model}:generateContent` carrying `x-cua-call` (provider-
-// routes.ts sends it here). Stateless: the entry is the one `x-cua-entry` names, not a count of turns, and the kind
+// generateContent: a request to `…/messages` or `…/models/{model}:generateContent` carrying `x-cua-call`
+// (provider-routes.ts sends it here). Stateless: the entry is the one `x-cua-entry` names, not a count of turns, and the kind
 // of call (`describe`, `action`, `ground`) picks what of it is answered, as on the chat route.
 // A request is checked in this order, each failure in the provider's own error shape: the key (401); the headers,
 // the request's format (desktop-anthropic.ts, desktop-gemini.ts) and what its kind needs (a describe or ground call
