@@ -19,7 +19,7 @@ import { parseEventId } from '../src/trajectory/ids';
 import type { Event } from '../src/trajectory/schema';
 import { TrajectoryWriter } from '../src/trajectory/writer';
 import { desktopScreen } from './environments/desktop-step';
-import { resolveHeldRequests } from './environments/request-log';
+import { decideApproval, resolveHeldRequests } from './environments/request-log';
 import type { TaskInput } from '../src/contract/task';
 import { nonRetryable, withoutStoreWait } from './support';
 import type { ActivityDeps, RunFiles } from './support';
@@ -67,7 +67,16 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       const { runId: taskId } = req;
       const w = await files.writer(taskId);
       const call = req.call ?? 0;
-      await w.appendEvent(userReply(req.step, req.text, { call, metadata: { question_id: req.questionId } }));
+      // A reply to an approval decides it first: the decision is in the journal before the reply counts as recorded.
+      const approval = req.approvalHolds?.length
+        ? await decideApproval(files.store, taskId, {
+            holds: req.approvalHolds,
+            questionId: req.questionId,
+            text: req.text,
+          })
+        : {};
+      const metadata = { question_id: req.questionId, ...approval };
+      await w.appendEvent(userReply(req.step, req.text, { call, metadata }));
       // The user replied to the runtime's question about a held-back resend: the request may go again if the model
       // (which reads the reply) sends it.
       if (req.settlesHeldRequests) await resolveHeldRequests(files.store, taskId);

@@ -63,7 +63,8 @@ export function taskPageHtml(csrf: string, id: string): string {
 <p id="error" class="error" role="alert"></p>
 <section id="question-box" hidden><h2>The agent asks</h2><p id="question"></p>
 <form id="reply-form"><input type="hidden" id="question-id" name="questionId">
-<input id="reply-text" name="text" autocomplete="off" placeholder="Your reply"><button id="reply-send" type="submit">Reply</button></form></section>
+<input id="reply-text" name="text" autocomplete="off" placeholder="Your reply"><button id="reply-send" type="submit">Reply</button>
+<button id="approve" type="button" hidden>Approve</button><button id="deny" type="button" class="danger" hidden>Deny</button></form></section>
 <section id="controls" class="controls">
 <button id="pause" type="button">Pause</button><button id="resume" type="button">Resume</button>
 <form id="say-form"><input id="say-text" name="text" autocomplete="off" placeholder="Tell the agent…"><button id="say-send" type="submit">Say</button></form>
@@ -280,6 +281,11 @@ export const CONSOLE_JS = String.raw`'use strict';
             ? q.text + ' (The model\'s provider asks you to confirm: reply yes to go ahead; any other reply declines.)'
             : q.text;
         $('#question-id').value = q.id;
+        // An approval: the buttons send yes or no, with what is typed as the note.
+        const approval = q.kind === 'approval';
+        $('#approve').hidden = $('#deny').hidden = !approval;
+        $('#reply-send').hidden = approval;
+        $('#reply-text').placeholder = approval ? 'A note (optional)' : 'Your reply';
       }
       const open = snap && !snap.closed;
       $('#controls').hidden = !open;
@@ -365,6 +371,13 @@ export const CONSOLE_JS = String.raw`'use strict';
       const ok = await act('reply', { text: $('#reply-text').value, questionId: $('#question-id').value });
       if (ok) $('#reply-text').value = '';
     });
+    const decide = async (word) => {
+      const note = $('#reply-text').value.trim();
+      const ok = await act('reply', { text: note ? word + ': ' + note : word, questionId: $('#question-id').value });
+      if (ok) $('#reply-text').value = '';
+    };
+    $('#approve').addEventListener('click', () => decide('yes'));
+    $('#deny').addEventListener('click', () => decide('no'));
     $('#say-form').addEventListener('submit', async (ev) => {
       ev.preventDefault();
       if (await act('say', { text: $('#say-text').value })) $('#say-text').value = '';

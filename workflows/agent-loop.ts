@@ -144,8 +144,13 @@ export class AgentLoop {
     const asked =
       call.kind === 'act' || actOnStops ? await this.environment.act(session, call, index, final) : undefined;
     if (call.kind !== 'act' && !actOnStops) task.record(call, obs.url);
-    // The act held back a resend of a request in doubt: the runtime asks the user, as a critical point.
-    if (asked !== undefined) return (await this.questions.ask(asked, { by: 'runtime' })) ? null : 'no_reply';
+    // The act held back a resend of a request in doubt, or requests an approval rule holds: the runtime asks.
+    if (asked !== undefined) {
+      const asker = asked.approvalHolds
+        ? { by: 'approval' as const, holds: asked.approvalHolds }
+        : { by: 'runtime' as const };
+      return (await this.questions.ask(asked.text, asker)) ? null : 'no_reply';
+    }
     if (call.kind === 'terminate') {
       task.answer = call.text ?? '';
       await this.decisions.acted();

@@ -5,6 +5,7 @@ import { ApplicationFailure, log, setHandler, upsertSearchAttributes } from '@te
 import type { DecideCall, NotifyEvent, ObserveResult, SessionRef } from '../src/contract/activities';
 import { cleanReply } from '../src/agent/reply';
 import { REPLY_REFUSALS } from '../src/contract/task';
+import { readApprovalReply } from '../src/agent/approvals';
 import {
   COST_SEARCH_ATTRIBUTE,
   STATUS_SEARCH_ATTRIBUTE,
@@ -196,6 +197,9 @@ export class AgentTask {
     const cleaned = cleanReply(reply?.text);
     if (!cleaned.ok) refuse('invalid', cleaned.reason, {});
     if (question.expects) this.checkLimitReply(question.expects, reply.text, refuse);
+    // Only an explicit yes approves and only an explicit no denies: anything else is refused, the question stays.
+    const approval = question.kind === 'approval' ? readApprovalReply(reply.text) : undefined;
+    if (approval && !approval.ok) refuse('invalid', approval.reason, {});
     if (reply.questionId && reply.questionId !== question.id) {
       refuse('stale', `stale reply: it is for question ${reply.questionId}, the pending question is ${question.id}`, {
         pendingQuestionId: question.id,

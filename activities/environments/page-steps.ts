@@ -19,6 +19,8 @@ import { copyDownloads } from '../local-files';
 import { pageQuestioner } from '../page-subcall';
 import { recordDeferred, recordStartPage } from '../step-records';
 import { heldBackQuestion, heldBackText } from './request-log';
+import { heldForApproval } from '../../src/browser/approval-lines';
+import { APPROVAL_HOLDS_KEY, approvalQuestion, heldForApprovalText } from '../../src/agent/approvals';
 import { elementRecorder } from './element-note';
 import type { ElementNote } from '../../src/browser/element-record';
 import type { Seen } from '../step-records';
@@ -114,7 +116,7 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
     (done) => ({ url: env.url(), error: done.error }),
   );
   await withHeartbeat(async () => deps.checkpoint?.('act', req));
-  const doubt = journal ? await resendsOf(journal, input) : undefined;
+  const doubt = journal ? await heldRequestsOf(journal, input) : undefined;
   if (doubt) result.textObservation = [result.textObservation, doubt.text].filter(Boolean).join('\n');
   // The action decide left for act (its tool called a model) goes into the stream with that call.
   if (subCalls) await recordDeferred(w, ids('action'), subCalls.calls);
@@ -130,6 +132,7 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
           ...(element ?? {}),
           ...(result.textObservation ? { [TEXT_OBSERVATION_KEY]: result.textObservation } : {}),
           ...(doubt?.question ? { [RUNTIME_QUESTION_KEY]: doubt.question } : {}),
+          ...(doubt?.approvalHolds ? { [APPROVAL_HOLDS_KEY]: doubt.approvalHolds } : {}),
         },
       },
     ),
@@ -149,12 +152,13 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
         { generation: req.generation },
       ),
     );
-    if (doubt?.question) await recordRuntimeQuestion(w, req, doubt.question);
+    if (doubt?.question) await recordRuntimeQuestion(w, req, doubt.question, doubt.approvalHolds);
     const acted = {
       url,
       textObservation: result.textObservation,
       error: result.error,
       ...(doubt?.question ? { runtimeQuestion: doubt.question } : {}),
+      ...(doubt?.approvalHolds ? { approvalHolds: doubt.approvalHolds } : {}),
     };
     // A question is asked before the next step: its observation is taken after the reply.
     if (!req.next || doubt?.question) return acted;
@@ -171,25 +175,42 @@ async function recordedAct(w: TrajectoryWriter, req: ActInput, toolId: string, p
   const metadata = tool?.metadata as Record<string, unknown> | undefined;
   const text = metadata?.[TEXT_OBSERVATION_KEY];
   const question = metadata?.[RUNTIME_QUESTION_KEY];
+  const holds = metadata?.[APPROVAL_HOLDS_KEY];
+  const approvalHolds = Array.isArray(holds) ? holds.filter((h): h is string => typeof h === 'string') : undefined;
   // A retry after the post observation: the runtime's question is recorded (if the lost try did not get to it).
-  if (typeof question === 'string') await recordRuntimeQuestion(w, req, question);
+  if (typeof question === 'string') await recordRuntimeQuestion(w, req, question, approvalHolds);
   return {
     url: post?.type === 'observation' && post.observation_type === 'environment' ? (post.url ?? '') : '',
     textObservation: typeof text === 'string' ? text : null,
     error: tool?.type === 'observation' && tool.observation_type === 'tool_output' ? tool.error || null : null,
     ...(typeof question === 'string' ? { runtimeQuestion: question } : {}),
+    ...(typeof question === 'string' && approvalHolds?.length ? { approvalHolds } : {}),
   };
 }
 
+/** What the act's requests held: the model's text, and the runtime's question (approval holds: their ids). */
+type HeldByAct = { text: string; question?: string; approvalHolds?: string[] };
+
 /**
- * Resends of requests in doubt the act's action caused: held back (the runtime asks the user, unless the task is
- * unattended) or let through (the worker allows it); what the model reads of them. Undefined when there were none.
+ * Requests the act's action caused that were not sent: ones an approval rule holds (the runtime asks a person, even
+ * in an unattended task), and resends of requests in doubt, held back (the runtime asks the user, unless the task is
+ * unattended) or let through (the worker allows it). Undefined when there were none.
  */
-async function resendsOf(
-  journal: RequestJournal,
-  input: TaskInput,
-): Promise<{ text: string; question?: string } | undefined> {
+async function heldRequestsOf(journal: RequestJournal, input: TaskInput): Promise<HeldByAct | undefined> {
   await journal.flush();
+  const holds = journal.takeApprovalHolds();
+  const doubt = resendsOf(journal, input);
+  if (holds.length === 0) return doubt;
+  const shown = holds.map(heldForApproval);
+  return {
+    text: [doubt?.text, heldForApprovalText(shown)].filter(Boolean).join('\n'),
+    question: approvalQuestion(shown),
+    approvalHolds: holds.map((h) => h.id),
+  };
+}
+
+/** Resends of requests in doubt: held back or let through; what the model reads of them. */
+function resendsOf(journal: RequestJournal, input: TaskInput): HeldByAct | undefined {
   const held = journal.takeHeld();
   const resent = journal.takeResent().map((r) => r.entry);
   if (held.length === 0 && resent.length === 0) return undefined;
@@ -201,8 +222,14 @@ async function resendsOf(
 }
 
 /** The runtime's question after the step's action, once (its id is the step's and generation's). */
-async function recordRuntimeQuestion(w: TrajectoryWriter, req: ActInput, question: string): Promise<void> {
-  const event = runtimeQuestion(req.step, question, { generation: req.generation });
+async function recordRuntimeQuestion(
+  w: TrajectoryWriter,
+  req: ActInput,
+  question: string,
+  approvalHolds?: readonly string[],
+): Promise<void> {
+  const metadata = approvalHolds?.length ? { [APPROVAL_HOLDS_KEY]: [...approvalHolds] } : {};
+  const event = runtimeQuestion(req.step, question, { generation: req.generation, metadata });
   if (!(await w.hasEvent(event.id))) await w.appendEvent(event);
 }
 

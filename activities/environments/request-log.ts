@@ -11,7 +11,10 @@ import {
   inDoubt,
   parseJournal,
 } from '../../src/browser/request-journal';
-import type { HeldRequest, JournalLine, JournalStart } from '../../src/browser/request-journal';
+import type { HeldRequest, JournalDecision, JournalLine, JournalStart } from '../../src/browser/request-journal';
+import { heldForApproval, holdsNamed, isDecided } from '../../src/browser/approval-lines';
+import { APPROVAL_KEY, readApprovalReply } from '../../src/agent/approvals';
+import { rulesForTask } from '../../src/contract/approvals';
 import type { RunStore } from '../../src/trajectory/store';
 import type { ActivityDeps, RunFiles } from '../support';
 
@@ -25,12 +28,14 @@ export async function readJournal(store: RunStore, taskId: string): Promise<Jour
 export async function openJournal(deps: ActivityDeps, files: RunFiles, taskId: string): Promise<RequestJournal> {
   const { store } = files;
   const secrets = knownSecretValues(deps.config.secrets ?? {}, process.env);
+  const input = await files.input(taskId);
   return new RequestJournal({
     append: (line) => store.appendLine(key(taskId), JSON.stringify(line)),
     read: () => readJournal(store, taskId),
     inDoubt: inDoubt(await readJournal(store, taskId)),
     allowResend: deps.config.browser.resendInDoubt,
     beforeSend: deps.config.browser.journalBeforeSend,
+    approvals: rulesForTask(deps.config.approvals, input.approvals),
     redact: (text) => redactSecrets(text, secrets),
     idPrefix: randomUUID().slice(0, 8),
     onError: (err) => deps.log?.(`${taskId}: the request journal could not be written: ${String(err)}`),
@@ -45,6 +50,37 @@ export async function resolveHeldRequests(store: RunStore, taskId: string): Prom
     await store.appendLine(key(taskId), JSON.stringify({ kind: 'resolved', id: entry.id, at, how: 'user_replied' }));
   }
   return held.length;
+}
+
+/**
+ * A person's reply to an approval: a decision line for each hold (once, so a retried reply writes none twice), and
+ * what the reply event's metadata keeps of it. The reply validator refused anything but an explicit yes or no.
+ */
+export async function decideApproval(
+  store: RunStore,
+  taskId: string,
+  req: { holds: readonly string[]; questionId: string; text: string },
+): Promise<Record<string, unknown>> {
+  const read = readApprovalReply(req.text);
+  const decision = read.ok ? read.decision : 'denied';
+  const note = read.ok ? read.note : req.text;
+  const lines = await readJournal(store, taskId);
+  const holds = holdsNamed(lines, req.holds);
+  const at = new Date().toISOString();
+  for (const hold of holds) {
+    if (isDecided(lines, hold.id)) continue;
+    const line: JournalDecision = {
+      kind: decision,
+      id: hold.id,
+      request_sha256: hold.approval?.request_sha256 ?? '',
+      at,
+      question_id: req.questionId,
+      note,
+    };
+    await store.appendLine(key(taskId), JSON.stringify(line));
+  }
+  const requests = holds.map((h) => ({ ...heldForApproval(h), request_sha256: h.approval?.request_sha256 ?? '' }));
+  return { [APPROVAL_KEY]: { decision, note, requests } };
 }
 
 const clock = (iso: string) => `${iso.slice(11, 19)} UTC`;

@@ -1,5 +1,6 @@
 // Rebuilding the model's history for one step from the run folder's event stream. This is what lets any
 // process resume a run: the events hold what the model saw and said; nothing lives only in memory.
+import { APPROVAL_KEY, approvalOutcomeText } from './approvals';
 import type { HistoryEntry } from '../model/context';
 import { parseEventId } from '../trajectory/ids';
 import type { Event } from '../trajectory/schema';
@@ -63,7 +64,7 @@ function index(events: readonly Event[]): { task: string | null; steps: Map<numb
       if (e.observation_type === 'environment' && id.kind === 'pre') get(id.step).pre.set(id.generation, e);
       else if (e.observation_type === 'tool_output' && id.kind === 'tool') get(id.step).tool.set(id.generation, e);
       else if (e.observation_type === 'user_message' && id.kind === 'task') task = e.content;
-      else if (e.observation_type === 'user_message' && id.kind === 'reply') get(id.step).reply = e.content;
+      else if (e.observation_type === 'user_message' && id.kind === 'reply') get(id.step).reply = replyRead(e);
       else if (e.observation_type === 'tool_output' && id.kind === 'restored' && readsNote(e.metadata)) {
         get(id.step).doubt.set(id.generation, e.output);
       } else if (e.observation_type === 'user_message' && id.kind === 'followup') {
@@ -75,6 +76,13 @@ function index(events: readonly Event[]): { task: string | null; steps: Map<numb
     }
   }
   return { task, steps };
+}
+
+/** A reply as the model reads it: a decided approval's says what happens to the request (src/agent/approvals.ts). */
+function replyRead(e: { content: string; metadata: Record<string, unknown> }): string {
+  const approval = e.metadata[APPROVAL_KEY] as { decision?: unknown; note?: unknown } | undefined;
+  if (approval?.decision !== 'approved' && approval?.decision !== 'denied') return e.content;
+  return `${e.content}\n${approvalOutcomeText(approval.decision, typeof approval.note === 'string' ? approval.note : '')}`;
 }
 
 /** A session_restored note the model reads: one that says what is in doubt, or that an adopted run's page was reopened. */

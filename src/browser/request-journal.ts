@@ -11,6 +11,12 @@
 // tests; the store the lines go to is the caller's (a sink).
 import { createHash } from 'node:crypto';
 import type { BrowserContext, Request, Route } from 'playwright';
+import type { ApprovalRule } from '../contract/approvals';
+import { holdingRule } from './approval-gate';
+
+/** What Playwright's `serviceWorkers: 'block'` does, for a context created without it. */
+const BLOCK_SERVICE_WORKERS =
+  'if (self.ServiceWorkerContainer) ServiceWorkerContainer.prototype.register = async () => undefined;';
 
 /** The journal's file in a run (one JSON line per record). */
 export const REQUEST_JOURNAL_FILE = 'requests.jsonl';
@@ -38,13 +44,45 @@ export type JournalStart = {
   started_at: string;
   step: number;
   generation: number;
+  /** The approval (its hold's id) this request was sent under, when an approval rule held it before. */
+  approval?: string;
 };
 export type JournalEnd = { kind: 'end'; id: string; ended_at: string; status?: number; error?: string };
-/** A resend of an entry in doubt that was not sent. */
-export type JournalHeld = { kind: 'held'; id: string; at: string; step: number; generation: number };
+/**
+ * A request that was not sent: a resend of an entry in doubt (`id` is the entry's), or a request an approval rule
+ * holds for a person's yes (`approval` set; `id` is the hold's own).
+ */
+export type JournalHeld = {
+  kind: 'held';
+  id: string;
+  at: string;
+  step: number;
+  generation: number;
+  approval?: ApprovalHold;
+};
+/** What an approval rule held (approval-gate.ts): the request as the question shows it, and what identifies it. */
+export type ApprovalHold = {
+  label: string;
+  method: string;
+  url: string;
+  resource_type: string;
+  body_preview: string;
+  request_sha256: string;
+};
+/** A person's decision on a hold (`id` is the hold's), keyed by the request's hash. */
+export type JournalDecision = {
+  kind: 'approved' | 'denied';
+  id: string;
+  request_sha256: string;
+  at: string;
+  question_id: string;
+  note: string;
+};
 /** An entry no longer in doubt: the user was asked (`user_replied`), or the worker allows resending. */
 export type JournalResolved = { kind: 'resolved'; id: string; at: string; how: 'user_replied' | 'resend_allowed' };
-export type JournalLine = JournalStart | JournalEnd | JournalHeld | JournalResolved;
+export type JournalLine = JournalStart | JournalEnd | JournalHeld | JournalResolved | JournalDecision;
+
+const LINE_KINDS = ['start', 'end', 'held', 'resolved', 'approved', 'denied'];
 
 /** Parses the journal's text; a torn or foreign line is skipped (the journal is advisory, never a task's failure). */
 export function parseJournal(text: string): JournalLine[] {
@@ -53,7 +91,7 @@ export function parseJournal(text: string): JournalLine[] {
     if (!raw.trim()) continue;
     try {
       const line = JSON.parse(raw) as Partial<JournalLine>;
-      if (typeof line.id === 'string' && ['start', 'end', 'held', 'resolved'].includes(String(line.kind))) {
+      if (typeof line.id === 'string' && LINE_KINDS.includes(String(line.kind))) {
         lines.push(line as JournalLine);
       }
     } catch {
@@ -71,8 +109,15 @@ export function inDoubt(lines: readonly JournalLine[]): JournalStart[] {
 
 /** Entries in doubt whose resend was held back and not yet resolved: what a reply to the runtime's question settles. */
 export function heldBack(lines: readonly JournalLine[]): JournalStart[] {
-  const held = new Set(lines.filter((l) => l.kind === 'held').map((l) => l.id));
+  const held = new Set(lines.filter((l) => l.kind === 'held' && !l.approval).map((l) => l.id));
   return inDoubt(lines).filter((e) => held.has(e.id));
+}
+
+/** The id of an approval of this request (its hash) that no send has used yet: one approval, one send. */
+export function unusedApproval(lines: readonly JournalLine[], requestSha256: string): string | undefined {
+  const used = new Set(lines.flatMap((l) => (l.kind === 'start' && l.approval ? [l.approval] : [])));
+  const approval = lines.find((l) => l.kind === 'approved' && l.request_sha256 === requestSha256 && !used.has(l.id));
+  return approval?.id;
 }
 
 /** Whether a request may change something on its server (and so is journaled). */
@@ -140,6 +185,8 @@ export type RequestJournalOptions = {
   beforeSend?: boolean;
   /** Replaces known secret values in a URL or preview. */
   redact: (text: string) => string;
+  /** Approval rules (approval-gate.ts): a matching request is held, unsent, until a person approves it. */
+  approvals?: readonly ApprovalRule[];
   /** Unique per session: entry ids are `<prefix>-<n>`. */
   idPrefix: string;
   onError?: (err: unknown) => void;
@@ -160,8 +207,12 @@ export class RequestJournal {
   /** Entries in doubt still unresolved, by request_sha256. */
   private readonly doubts = new Map<string, JournalStart>();
   private held: HeldRequest[] = [];
+  /** Requests approval rules held since the last takeApprovalHolds. */
+  private approvalHolds: JournalHeld[] = [];
   private resent: ResentRequest[] = [];
   private intercepting = false;
+  /** The approval gate decides one request at a time (an approval is used once). */
+  private gateQueue: Promise<unknown> = Promise.resolve();
   /** Lines are appended one after another, in order. */
   private queue: Promise<void> = Promise.resolve();
 
@@ -186,7 +237,10 @@ export class RequestJournal {
    * written before the request leaves). With entries in doubt the journal routes them itself, to hold resends back.
    */
   async attach(context: BrowserContext, intercepting: boolean): Promise<void> {
-    this.intercepting = intercepting || this.options.beforeSend === true || this.doubts.size > 0;
+    const gating = (this.options.approvals?.length ?? 0) > 0;
+    this.intercepting = intercepting || this.options.beforeSend === true || this.doubts.size > 0 || gating;
+    // A service worker's requests and the navigations it answers pass no route: none may register where rules hold.
+    if (gating) await context.addInitScript({ content: BLOCK_SERVICE_WORKERS });
     context.on('request', (request) => {
       if (!this.intercepting) void this.startOf(request);
     });
@@ -201,6 +255,11 @@ export class RequestJournal {
     return this.held.splice(0);
   }
 
+  /** Requests approval rules held since the last call (each journaled as a `held` line with `approval`). */
+  takeApprovalHolds(): JournalHeld[] {
+    return this.approvalHolds.splice(0);
+  }
+
   /** Resends let through (the worker allows it) since the last call. */
   takeResent(): ResentRequest[] {
     return this.resent.splice(0);
@@ -213,24 +272,71 @@ export class RequestJournal {
 
   private async route(route: Route): Promise<void> {
     const request = route.request();
+    // A tab's own navigation is cancelled (it stays on its page); a script's request fails as blocked.
+    const abort = () => route.abort(request.resourceType() === 'document' ? 'aborted' : 'blockedbyclient');
     try {
-      if (!isChanging(request.method(), request.resourceType())) return await route.fallback();
+      const rule = holdingRule(this.options.approvals ?? [], request.method(), request.url(), request.resourceType());
+      if (!rule && !isChanging(request.method(), request.resourceType())) return await route.fallback();
       const key = requestKey(request.method(), request.url(), request.postDataBuffer());
       const doubt = this.doubts.get(key);
       if (doubt && !(await this.settled(doubt, key))) {
         const at = new Date().toISOString();
         this.held.push({ entry: doubt, heldAt: at });
         void this.write({ kind: 'held', id: doubt.id, at, ...this.stamp });
-        // A tab's own navigation is cancelled (it stays on its page); a script's request fails as blocked.
-        return await route.abort(request.resourceType() === 'document' ? 'aborted' : 'blockedbyclient');
+        return await abort();
       }
-      await this.startOf(request);
+      // A request a rule holds is not sent when its approval cannot be read: the gate fails closed.
+      const approval = rule ? await this.gated(() => this.gate(request, rule, key)) : undefined;
+      if (approval === null) return await abort();
+      await this.startOf(request, approval);
       await this.flush(); // the start is in the store before the request leaves
       await route.fallback();
     } catch (err) {
       this.options.onError?.(err);
       await route.fallback().catch(() => undefined);
     }
+  }
+
+  /**
+   * The say of the rule that holds a request: the id of the unused approval it goes under, or null when it is held
+   * (journaled as `held`, never as a start: it was not sent).
+   */
+  private async gate(request: Request, rule: ApprovalRule, key: string): Promise<string | null> {
+    const approval = unusedApproval(await this.options.read(), key);
+    if (approval) {
+      await this.startOf(request, approval); // the approval is used before another request may look for one
+      await this.flush();
+      return approval;
+    }
+    const body = request.postDataBuffer();
+    const { redact } = this.options;
+    const hold: JournalHeld = {
+      kind: 'held',
+      id: `${this.options.idPrefix}-${++this.counter}`,
+      at: new Date().toISOString(),
+      ...this.stamp,
+      approval: {
+        label: rule.label,
+        method: request.method(),
+        url: redact(request.url()),
+        resource_type: request.resourceType(),
+        body_preview: bodyPreview(body, request.headers()['content-type'] ?? '', redact),
+        request_sha256: key,
+      },
+    };
+    this.approvalHolds.push(hold);
+    await this.write(hold);
+    return null;
+  }
+
+  /** Runs the gate's decisions one at a time; a decision that fails holds the request (null). */
+  private gated(decide: () => Promise<string | null>): Promise<string | null> {
+    const decided = this.gateQueue.then(decide).catch((err: unknown) => {
+      this.options.onError?.(err);
+      return null;
+    });
+    this.gateQueue = decided;
+    return decided;
   }
 
   /** Whether an entry in doubt may be sent again: resolved since (the user replied), or the worker allows resends. */
@@ -249,8 +355,8 @@ export class RequestJournal {
   }
 
   /** The request's entry, its start written once (by whichever of the event and the route sees it first). */
-  private startOf(request: Request): Promise<JournalStart> | undefined {
-    if (!isChanging(request.method(), request.resourceType())) return undefined;
+  private startOf(request: Request, approval?: string): Promise<JournalStart> | undefined {
+    if (!isChanging(request.method(), request.resourceType()) && approval === undefined) return undefined;
     const known = this.entries.get(request);
     if (known) return known;
     const body = request.postDataBuffer();
@@ -267,6 +373,7 @@ export class RequestJournal {
       request_sha256: requestKey(request.method(), request.url(), body),
       started_at: new Date().toISOString(),
       ...this.stamp,
+      ...(approval ? { approval } : {}),
     };
     const written = this.write(entry).then(() => entry);
     this.entries.set(request, written);

@@ -125,6 +125,11 @@ export interface ActResult {
    * the runtime's question about it (an ask_user_question with metadata.asked_by "runtime"): the workflow asks it.
    */
   runtimeQuestion?: string;
+  /**
+   * The runtime's question is an approval: approval rules held these requests (their holds' ids in the run's
+   * journal); only a person's reply decides them.
+   */
+  approvalHolds?: string[];
 }
 
 export interface ReleaseInput {
@@ -209,6 +214,8 @@ export interface RecordReplyInput {
   call?: number;
   /** The reply is to the runtime's question about held-back requests: they are settled (may be sent again). */
   settlesHeldRequests?: boolean;
+  /** The reply decides an approval of these holds (ActResult.approvalHolds): yes approves, no denies. */
+  approvalHolds?: string[];
 }
 
 /** A control's trace in the run folder (activities/run.ts recordControl). */

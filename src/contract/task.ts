@@ -3,6 +3,7 @@
 // definitions sit one layer up, workflows/messages.ts).
 import { z } from 'zod';
 
+import { TaskApprovalRulesSchema } from './approvals';
 import { END_REASONS } from './end-reason';
 import { DEFAULT_TASK_QUEUE } from './queues';
 import type { EndReason } from './end-reason';
@@ -230,6 +231,12 @@ const TaskInputFields = z.strictObject({
    * (an evaluation's `page_js` checks); their results go to the run's final_page.json (src/agent/final-page.ts).
    */
   finalPageProbes: z.array(z.string().trim().min(1).max(MAX_PROBE_CHARS)).max(MAX_PROBES).optional(),
+  /**
+   * Approval rules this task adds to the worker's (config `approvals`; src/contract/approvals.ts): a request that
+   * matches one is held before it leaves the browser until a person replies yes. A task cannot remove or loosen the
+   * worker's rules.
+   */
+  approvals: TaskApprovalRulesSchema.optional(),
 });
 /**
  * The task input; a start URL that no worker could open for this task (javascript:, data:, …) is refused, and so is
@@ -254,9 +261,10 @@ export type LimitQuestion = { kind: 'budget'; budget: BudgetKind; limit: number;
 /**
  * Who asks a question, and why: the model asks the person (`model`), the runtime asks whether to resend a request in
  * doubt (`in_doubt`), a provider asks the person to confirm an action (`provider_check`: OpenAI's pending safety
- * check, Gemini's require_confirmation; yes carries the held actions out), or a budget or a loop stops the task.
+ * check, Gemini's require_confirmation; yes carries the held actions out), a budget or a loop stops the task, or a
+ * request an approval rule holds waits for a person's yes (`approval`: only a person answers it, never autoReply).
  */
-export const QUESTION_KINDS = ['model', 'in_doubt', 'provider_check', 'budget', 'loop'] as const;
+export const QUESTION_KINDS = ['model', 'in_doubt', 'provider_check', 'budget', 'loop', 'approval'] as const;
 export type QuestionKind = (typeof QUESTION_KINDS)[number];
 
 export interface PendingQuestion {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { DEFAULT_TASK_QUEUE } from '../contract/queues';
 import { dataDir } from '../infra/paths';
 import { UrlPolicySchema } from '../contract/url-policy';
+import { ApprovalRulesSchema } from '../contract/approvals';
 import { parseAddress } from '../policy/control-plane';
 import { EncryptionSchema } from '../codec/config';
 import { NotificationsSchema } from '../notify/config';
@@ -79,6 +80,12 @@ export const ConfigSchema = z.strictObject({
    * Tasks may narrow it with their own `urlPolicy`, never widen it. Absent: DEFAULT_URL_POLICY.
    */
   urlPolicy: UrlPolicySchema.optional(),
+  /**
+   * Requests that need a person's yes before they leave a task's browser (src/contract/approvals.ts): each rule's
+   * hosts, optional methods and path glob, and label. Tasks may add rules (their input's `approvals`), never remove
+   * these. Absent: none.
+   */
+  approvals: ApprovalRulesSchema.optional(),
   /**
    * The servers that run and watch the agent, denied to its browsers and the desktop's proxy beside those the worker
    * knows (src/runtime/control-plane.ts): `addresses` adds host:port or URLs; `reachable: true` turns the denial off.

@@ -245,6 +245,22 @@ describe('historyForStep', () => {
     );
   });
 
+  it('a decided approval is read with the reply: what happens to the request', () => {
+    const question = 'The agent is about to send POST /checkout to shop.example (label: payment). …';
+    const reply = (metadata: Record<string, unknown>) => userReply(1, 'No: too expensive', { ...T, metadata });
+    const events = (r: ReturnType<typeof reply>) => [TASK, ...step(1), runtimeQuestion(1, question, gen(0)), r, pre(2)];
+    const denied = reply({ approval: { decision: 'denied', note: 'too expensive' } });
+    expect(historyForStep(events(denied), 2, 0).at(-1)).toEqual(
+      obs(2, 0, {
+        userReply:
+          `The runtime asked me: ${question}\nMy reply: No: too expensive\n` +
+          'The person said no: too expensive. The request was not sent; do not send it again.',
+      }),
+    );
+    const approved = reply({ approval: { decision: 'approved', note: '' } });
+    expect(JSON.stringify(historyForStep(events(approved), 2, 0).at(-1))).toMatch(/it will go through, once/);
+  });
+
   it("a fork's hint (retry feedback) is read with its step's observation, after what the user said", () => {
     const events = [
       TASK,

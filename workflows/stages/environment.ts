@@ -7,6 +7,9 @@ import { addSpent } from '../task-limits';
 import type { TaskContext } from './context';
 import type { Sessions } from './sessions';
 
+/** A question the act leaves for the runtime to ask: about a resend in doubt, or an approval of held requests. */
+export type RuntimeAsk = { text: string; approvalHolds?: string[] };
+
 export class StepEnvironment {
   constructor(
     private readonly ctx: TaskContext,
@@ -52,9 +55,10 @@ export class StepEnvironment {
 
   /**
    * Carries out one call of the step's decision in the session; `final` also records the step's post screenshot.
-   * Returns the runtime's question when the act held back a resend of a request in doubt (ActResult.runtimeQuestion).
+   * Returns the runtime's question when the act held back a resend of a request in doubt (ActResult.runtimeQuestion),
+   * or requests approval rules hold (with their holds' ids).
    */
-  async act(session: SessionRef, call: DecideCall, index: number, final: boolean): Promise<string | undefined> {
+  async act(session: SessionRef, call: DecideCall, index: number, final: boolean): Promise<RuntimeAsk | undefined> {
     const { state, input, task, proxies, patches, actOnStops } = this.ctx;
     const row = task.record(call, state.lastUrl);
     task.actStarted(row);
@@ -79,6 +83,10 @@ export class StepEnvironment {
     row.url = acted.url;
     const text = acted.textObservation ?? acted.error;
     row.textObservation = text ? text.slice(0, 300) : null;
-    return acted.runtimeQuestion;
+    if (acted.runtimeQuestion === undefined) return undefined;
+    return {
+      text: acted.runtimeQuestion,
+      ...(acted.approvalHolds?.length ? { approvalHolds: acted.approvalHolds } : {}),
+    };
   }
 }

@@ -1,5 +1,5 @@
 // Asking the person and waiting, durably, for the reply: the model's question, the runtime's question about a resend
-// in doubt, and a budget's or a loop's question (limits.ts). The session is held through the wait (or released, its
+// in doubt or about requests approval rules hold, and a budget's or a loop's question (limits.ts). The session is held through the wait (or released, its
 // page saved) and taken back with the reply; an unattended task replies to itself (autoReply, or a replay's
 // recorded reply). Deterministic.
 import { condition, setCurrentDetails } from '@temporalio/workflow';
@@ -11,14 +11,21 @@ import type { TaskContext } from './context';
 import type { DecisionSource } from './decisions';
 import type { Sessions } from './sessions';
 
-/** Who asks: the model (default), the runtime about a held-back resend, or a limit (with the reply it expects). */
+/**
+ * Who asks: the model (default), the runtime about a held-back resend, the runtime about requests approval rules hold
+ * (their holds' ids), or a limit (with the reply it expects).
+ */
 export type Asker =
-  { by: 'model'; providerCheck?: boolean } | { by: 'runtime' } | { by: 'limit'; expects: LimitQuestion; call: number };
+  | { by: 'model'; providerCheck?: boolean }
+  | { by: 'runtime' }
+  | { by: 'approval'; holds: string[] }
+  | { by: 'limit'; expects: LimitQuestion; call: number };
 
 /** The question's kind, as the status shows it. */
 function kindOf(asker: Asker): QuestionKind {
   if (asker.by === 'limit') return asker.expects.kind;
   if (asker.by === 'runtime') return 'in_doubt';
+  if (asker.by === 'approval') return 'approval';
   return asker.providerCheck ? 'provider_check' : 'model';
 }
 
@@ -35,7 +42,7 @@ export class Questions {
   /** Asks and waits for the reply (recorded in the run folder); false if the ask timed out. */
   async ask(text: string, asker: Asker = { by: 'model' }): Promise<boolean> {
     const { state, input, task, proxies } = this.ctx;
-    if (asker.by === 'runtime') this.recordRuntimeQuestion(text);
+    if (asker.by === 'runtime' || asker.by === 'approval') this.recordRuntimeQuestion(text);
     const question = this.pose(text, asker);
     const autoReply = this.autoReply(asker);
     let held = false;
@@ -53,6 +60,7 @@ export class Questions {
       text: reply.text,
       step: state.step,
       ...(asker.by === 'limit' ? { call: asker.call } : asker.by === 'runtime' ? { settlesHeldRequests: true } : {}),
+      ...(asker.by === 'approval' ? { approvalHolds: asker.holds } : {}),
     });
     this.lastReply = reply.text;
     // A held session is taken back while the reply is recorded (one round trip less before the next screenshot).
@@ -72,6 +80,8 @@ export class Questions {
    * budget or a loop (nobody is there to decide to spend more). Undefined: a person replies.
    */
   private autoReply(asker: Asker): string | undefined {
+    // An approval waits for a person: neither autoReply nor a recording's reply (another run's person) gives it.
+    if (asker.by === 'approval') return undefined;
     const unattended = autoReplyText(this.ctx.input.autoReply);
     if (asker.by === 'limit') return unattended === undefined ? undefined : 'stop';
     // A provider asked for a person's confirmation: a standing approval is nobody's, so only a recorded reply answers.
@@ -114,7 +124,8 @@ export class Questions {
     const { state, input, task, proxies, patches, clock } = this.ctx;
     task.status = 'waiting_for_user';
     task.publish();
-    setCurrentDetails(`**Waiting for a reply** (question ${question.id}, step ${state.step})\n\n> ${question.text}`);
+    const waiting = question.kind === 'approval' ? 'Waiting for an approval (reply yes or no)' : 'Waiting for a reply';
+    setCurrentDetails(`**${waiting}** (question ${question.id}, step ${state.step})\n\n> ${question.text}`);
     await notifyWaiting(task);
     const held = await this.sessions.holdForWait('waiting for user', patches.holdOnAsk);
     await proxies.shared(`step ${state.step} · pause (waiting for user)`).pause({
