@@ -3,6 +3,7 @@
 // with `_`, so the prefix never meets a run folder. Each state is its own file, encrypted with the payload codec's
 // key when encryption is on (src/codec/sealed.ts; a sealed file is refused where no key is configured); an index
 // file lists names, hosts, when and from which task, and sizes, never cookie values. Workflows carry the name only.
+import { CHECKPOINTS_DIR, LATEST_CHECKPOINT_FILE, QUESTION_STATE_FILE } from './layout';
 import type { RunStore } from './store';
 
 /** Where sign-ins live in the run store. */
@@ -186,4 +187,43 @@ export class SigninStore {
       throw new SigninError(`the sign-in index ${this.store.describe(INDEX_KEY)} is not JSON`);
     }
   }
+}
+
+/**
+ * The storage of a task's last saved page: the newer of its last step checkpoint and the page saved at a question
+ * (activities/environments/browser-state.ts writes both), or undefined when it saved none (a desktop task, a task
+ * that never opened a page). Secret values were left out when they were saved.
+ */
+export async function taskPageStorage(
+  store: RunStore,
+  taskId: string,
+): Promise<{ storage: SavedStorage; capturedAt: string | null } | undefined> {
+  const read = async <T>(key: string): Promise<T | undefined> => {
+    const text = await store.readText(`${taskId}/${key}`);
+    if (!text) return undefined;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      return undefined;
+    }
+  };
+  type Checkpoint = { capturedAt?: string; storage_file?: string };
+  type QuestionPage = Partial<SavedStorage> & { capturedAt?: string; storage?: SavedStorage };
+  const [latest, question] = await Promise.all([
+    read<Checkpoint>(LATEST_CHECKPOINT_FILE),
+    read<QuestionPage>(QUESTION_STATE_FILE),
+  ]);
+  const file = latest?.storage_file;
+  const fromCheckpoint =
+    file?.startsWith(`${CHECKPOINTS_DIR}/`) && !file.includes('..') ? await read<SavedStorage>(file) : undefined;
+  // A question's file is a whole page (its storage inside) or, from before pages were saved, a bare storage state.
+  const fromQuestion = question?.storage ?? (question?.cookies ? (question as SavedStorage) : undefined);
+  const checkpointAt = latest?.capturedAt ?? '';
+  const questionAt = question?.capturedAt ?? '';
+  const pick =
+    fromQuestion && (!fromCheckpoint || questionAt > checkpointAt)
+      ? { storage: fromQuestion, capturedAt: question?.capturedAt ?? null }
+      : fromCheckpoint && { storage: fromCheckpoint, capturedAt: latest?.capturedAt ?? null };
+  if (!pick || !Array.isArray(pick.storage.cookies) || !Array.isArray(pick.storage.origins)) return undefined;
+  return pick;
 }
