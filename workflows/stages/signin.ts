@@ -63,7 +63,6 @@ export class SigninLock {
     const taskId = this.ctx.input.runId;
     for (let attempt = 1; attempt <= REACH_ATTEMPTS; attempt++) {
       try {
-        if (!this.asked && !this.granted) return;
         await getExternalWorkflowHandle(signinLockId(name)).signal(signinAcquireSignal, { taskId });
         this.asked = true;
         return;
@@ -110,6 +109,7 @@ export class SigninLock {
           .refreshSignin({ runId: ctx.input.runId, name })
           .catch((err: unknown) => log.warn('the sign-in was not saved back', { name, error: String(err) }));
       }
+      if (!this.asked && !this.granted) return;
       await getExternalWorkflowHandle(signinLockId(name))
         .signal(signinReleaseSignal, { taskId: ctx.input.runId })
         .catch((err: unknown) => log.warn('the sign-in lock was not told of the end', { name, error: String(err) }));
