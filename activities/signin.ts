@@ -29,14 +29,14 @@ export function createSigninActivities(deps: ActivityDeps, files: RunFiles) {
       await loadSignin(deps, files, req.name);
     },
 
-    async refreshSignin(req: { runId: string; name: string }): Promise<boolean> {
-      const page = await taskPageStorage(files.store, req.runId);
+    async refreshSignin(req: { taskId: string; name: string }): Promise<boolean> {
+      const page = await taskPageStorage(files.store, req.taskId);
       if (!page) {
-        deps.log?.(`${req.runId}: no page state saved, sign-in '${req.name}' not refreshed`);
+        deps.log?.(`${req.taskId}: no page state saved, sign-in '${req.name}' not refreshed`);
         return false;
       }
-      await signinStoreFor(deps.config, files.store).save(req.name, page.storage, req.runId);
-      deps.log?.(`${req.runId}: sign-in '${req.name}' saved back from the task's last page`);
+      await signinStoreFor(deps.config, files.store).save(req.name, page.storage, req.taskId);
+      deps.log?.(`${req.taskId}: sign-in '${req.name}' saved back from the task's last page`);
       return true;
     },
   };

@@ -358,7 +358,7 @@ export interface TaskActivities {
   /** The task's saved sign-in can be loaded here; else InvalidTaskInput, one line (no such name, no key for it). */
   checkSignin(req: { name: string }): Promise<void>;
   /** Saves the task's last page state back under its sign-in's name (`signinRefresh`); false when it saved none. */
-  refreshSignin(req: { /** The task id; wire name. */ runId: string; name: string }): Promise<boolean>;
+  refreshSignin(req: { taskId: string; name: string }): Promise<boolean>;
   openSession(req: OpenSessionInput): Promise<OpenSessionResult>;
   releaseSession(req: ReleaseInput): Promise<void>;
   /** A question: saves the session's page and keeps the session alive for a quick reply (or releases it). */

@@ -106,7 +106,7 @@ export class SigninLock {
       if (this.granted && ctx.input.signinRefresh) {
         await ctx.proxies
           .shared(`sign-in ${name} · save back`)
-          .refreshSignin({ runId: ctx.input.runId, name })
+          .refreshSignin({ taskId: ctx.input.runId, name })
           .catch((err: unknown) => log.warn('the sign-in was not saved back', { name, error: String(err) }));
       }
       if (!this.asked && !this.granted) return;
