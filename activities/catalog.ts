@@ -10,6 +10,7 @@ import { createForkActivity } from './fork';
 import { createNotifyActivity } from './notify';
 import { createRunActivities } from './run';
 import { createSessionActivities } from './session';
+import { createSigninActivities } from './signin';
 import { createEnvironments } from './environments/table';
 import { openRunStore } from '../src/trajectory/open-store';
 import { asActivity, RunFiles, storeWaitHooks } from './support';
@@ -43,6 +44,7 @@ export function createActivities(deps: ActivityDeps): Activities {
     ...createDecideActivity(files, environments),
     ...createEvalActivities(deps, files),
     ...createNotifyActivity(deps),
+    ...createSigninActivities(deps, files),
   });
 }
 

@@ -16,6 +16,7 @@ import {
   STATUS_USAGE,
 } from './commands/tasks';
 import { showCommand, SHOW_USAGE } from './commands/show';
+import { signinCommand, SIGNIN_USAGE } from './commands/signin';
 import { forkCommand, FORK_USAGE } from './commands/fork';
 import { replayCommand, REPLAY_USAGE } from './commands/replay';
 import { adoptCommand, ADOPT_USAGE } from './commands/adopt';
@@ -88,6 +89,11 @@ const COMMANDS: Record<string, Command> = {
     run: adoptCommand,
     usage: ADOPT_USAGE,
     about: 'continue a run folder Fara wrote (waiting for a reply, or cut off) as a durable task',
+  },
+  signin: {
+    run: signinCommand,
+    usage: SIGNIN_USAGE,
+    about: "save a task's signed-in browser state under a name (`run --signin NAME` starts with it); list; rm",
   },
   takeover: { run: takeoverCommand, usage: TAKEOVER_USAGE, about: "take over a task's live browser (a lease)" },
   handback: { run: handbackCommand, usage: HANDBACK_USAGE, about: 'hand a taken-over task back to the agent' },

@@ -60,7 +60,16 @@ function statusKey(
   waits: Pick<TaskView, 'waitingForSession' | 'waitingForModel' | 'waitingForStore'>,
 ): string {
   const { waitingForSession: session, waitingForModel: model, waitingForStore: store } = waits;
-  return JSON.stringify([s.status, s.question?.id ?? null, !!session, s.endReason, model?.attempt ?? 0, store?.kind]);
+  const signin = s.signinWait ? `${s.signinWait.name}:${s.signinWait.heldBy}` : null;
+  return JSON.stringify([
+    s.status,
+    s.question?.id ?? null,
+    !!session,
+    s.endReason,
+    model?.attempt ?? 0,
+    store?.kind,
+    signin,
+  ]);
 }
 
 /**

@@ -25,6 +25,7 @@ import { Limits } from './stages/limits';
 import { Questions } from './stages/questions';
 import { ReplayDecisions } from './stages/replay-decisions';
 import { Sessions } from './stages/sessions';
+import { SigninLock } from './stages/signin';
 import { TaskStart } from './stages/start';
 
 export { FOLD_OBSERVE_PATCH, HOLD_SESSION_PATCH, OPEN_QUEUE_PATCH } from './stages/context';
@@ -51,6 +52,7 @@ export class AgentLoop {
   private readonly controls: PersonControls;
   private readonly start: TaskStart;
   private readonly ending: Ending;
+  private readonly signin: SigninLock;
   /** How the last step ended (for the stops). */
   private stepEnd: StepEnd = null;
 
@@ -64,13 +66,15 @@ export class AgentLoop {
     this.limits = new Limits(ctx, this.questions);
     this.controls = new PersonControls(ctx, this.sessions);
     this.start = new TaskStart(ctx, this.questions);
-    this.ending = new Ending(ctx, this.sessions);
+    this.signin = new SigninLock(ctx);
+    this.ending = new Ending(ctx, this.sessions, this.signin);
   }
 
   /** Runs steps until a stop holds (then finishes the task) or the run should continue as new. */
   async run(): Promise<LoopEnd> {
     const { state, task, continued } = this.ctx;
     if (!continued) this.stepEnd = await this.start.begin();
+    await this.signin.acquire(); // before the first session opens (a task with no sign-in: nothing)
     const stepsAtStart = state.step;
     for (;;) {
       const stop = stopOf(this.facts());

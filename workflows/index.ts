@@ -3,3 +3,4 @@ export { agentTask } from './agent';
 export { evaluation } from './evaluation';
 export { forkBranches } from './fork-branches';
 export { notification } from './notification';
+export { signinLock } from './signin-lock';

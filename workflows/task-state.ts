@@ -99,6 +99,8 @@ export class AgentTask {
   readonly control: TaskControl;
   /** Publish the task's cost as CuaCost too (task-limits.ts LIMITS_PATCH). */
   costAttribute = false;
+  /** Waiting for the lock of its saved sign-in (stages/signin.ts): which, and who holds it. */
+  signinWait: TaskStatus['signinWait'] | null = null;
 
   constructor(
     readonly input: TaskInput,
@@ -155,6 +157,7 @@ export class AgentTask {
       sessionGeneration: s.generation,
       invalidReplies: s.invalidReplies ?? 0,
       ...(this.modelCallSince ? { modelCallSince: this.modelCallSince } : {}),
+      ...(this.signinWait ? { signinWait: this.signinWait } : {}),
       ...this.control.view(),
       ...(s.spent || s.limits ? { spent: this.spentView() } : {}),
     };

@@ -13,10 +13,9 @@ import type { DocumentState, PageState } from '../../src/browser/page-state';
 import { RunStoreUnavailableError } from '../../src/trajectory/errors';
 import type { ActivityDeps, RunFiles } from '../support';
 
-/** The page saved at a question (the name it had when it held only Playwright's storage state). */
-export const QUESTION_STATE_FILE = 'browser_state.json';
-export const CHECKPOINTS_DIR = 'checkpoints';
-export const LATEST_CHECKPOINT_FILE = `${CHECKPOINTS_DIR}/latest.json`;
+// The page saved at a question (the name it had when it held only Playwright's storage state), and the checkpoints.
+export { CHECKPOINTS_DIR, LATEST_CHECKPOINT_FILE, QUESTION_STATE_FILE } from '../../src/trajectory/layout';
+import { CHECKPOINTS_DIR, LATEST_CHECKPOINT_FILE, QUESTION_STATE_FILE } from '../../src/trajectory/layout';
 
 /** One step's checkpoint file: the document state and the storage blob it goes with (run-relative key). */
 export type StepCheckpoint = DocumentState & { step: number; generation: number; storage_file: string };

@@ -10,7 +10,7 @@ import { earlierUrls, lastUrl, PAGE_REOPENED_KEY } from '../../src/agent/history
 import { reopenedPageText } from '../../src/agent/observations';
 import { knownSecretValues, redactSecrets } from '../../src/agent/secrets';
 import { PolicyBlockedError } from '../../src/browser/errors';
-import type { BrowserEnvironment } from '../../src/browser/environment';
+import type { BrowserEnvironment, StorageState } from '../../src/browser/environment';
 import { NEVER_RESTORED, restoreDocumentState, storageRestored } from '../../src/browser/page-state';
 import type { RestoreReport } from '../../src/browser/page-state';
 import { describeUrlPolicy } from '../../src/contract/url-policy';
@@ -37,6 +37,7 @@ import { inDoubtText, openJournal } from './request-log';
 import { endBrowserTakeover, takeOverBrowser } from './browser-takeover';
 import type { PageSteps } from './page-steps';
 import { holdForReply } from './session-hold';
+import { loadSignin } from '../signin';
 
 /**
  * How long an open waits in line in a full pool before giving the slot back to Temporal's retry (which may find a
@@ -100,6 +101,8 @@ async function openBrowser(
     // The new context has no back stack: a back past the restored page loads the pages the run showed before it.
     if (last) earlier = earlierUrls(events, last).map((u) => mapOrigin(u, moved));
   }
+  // A task with a saved sign-in opens with its cookies and storage when it has no page of its own to restore.
+  const signin = input.signin && !saved ? await loadSignin(deps, files, input.signin) : undefined;
   const urlPolicy = taskUrlPolicy(deps.config, input);
   const journal = await openJournal(deps, files, taskId);
   const session = await deps.pool
@@ -108,6 +111,7 @@ async function openBrowser(
         viewport: input.viewport,
         downloadsDir: path.join(files.dir(taskId), 'downloads'),
         ...(saved ? { storageState: saved.storage } : {}),
+        ...(signin ? { storageState: signin.storage as StorageState } : {}),
         ...(saved?.document ? { sessionStorage: saved.document.sessionStorage } : {}),
         ...(url ? { url } : {}),
         ...(earlier.length > 0 ? { environment: { earlierUrls: earlier } } : {}),

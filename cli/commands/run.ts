@@ -11,10 +11,12 @@ import type { NewTask } from '../../client/client';
 import { newTaskOf } from '../../client/new-task';
 import { modelWaitLine, newTaskId, replyToTask, storeWaitLine } from '../../client/tasks';
 import { watchTask } from '../../client/watch';
+import { signinFlags } from './signin';
+import { signinWaitLine } from './tasks';
 
 export const RUN_USAGE =
   'npx cua run "<instruction>" [--env browser|desktop|NAME] [--url URL] [--max-steps N] [--family NAME]\n' +
-  '       [--identity NAME] [--id ID] [--cache NAME] [--detach] [--json]\n' +
+  '       [--identity NAME] [--id ID] [--cache NAME] [--signin NAME [--signin-refresh]] [--detach] [--json]\n' +
   '       [--model-base-url URL] [--model NAME] [--auto-reply [TEXT]] [--ask-timeout SECONDS] [--images-kept N]\n' +
   '       [--token-budget N] [--max-invalid-outputs N] [--terminate-on-parse-error] [--config FILE]\n' +
   '       [--max-cost USD] [--max-tokens N] [--max-minutes M]';
@@ -42,6 +44,8 @@ const OPTIONS = {
   'max-tokens': { type: 'string' },
   'max-minutes': { type: 'string' },
   cache: { type: 'string' },
+  signin: { type: 'string' },
+  'signin-refresh': { type: 'boolean' },
   config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -121,6 +125,7 @@ export async function followTask(
     }
     if (event.waitingForModel && !opts.json) opts.print(modelWaitLine(event.waitingForModel));
     if (event.waitingForStore && !opts.json) opts.print(storeWaitLine(event.waitingForStore));
+    if (status.signinWait && !opts.json) opts.print(signinWaitLine(status.signinWait));
     if (status.status !== 'waiting_for_user' || !status.question || replied.has(status.question.id)) continue;
     const reply = await opts.ask(questionText(status.question));
     if (reply === null) return { result: null, waiting: status, failure: null };
@@ -186,6 +191,7 @@ export async function runCommand(rawArgv: readonly string[]): Promise<number> {
     ...(values['images-kept'] ? { imagesKept: intFlag(values['images-kept'], 'images-kept') } : {}),
     ...(values['token-budget'] ? { tokenBudget: intFlag(values['token-budget'], 'token-budget', 0) } : {}),
     ...budgetFlags(values),
+    ...(await signinFlags(config, values.signin, values['signin-refresh'], values.env)),
   };
   const input = parseTask(task); // before connecting: a bad flag is reported even with no server up
   const agent = await agentClientFor(config);

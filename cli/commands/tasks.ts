@@ -156,5 +156,11 @@ export function controlLines(id: string, s: TaskStatus): string[] {
     lines.push(`hand back:   npx cua handback ${id} "<what you did>"`);
   }
   if (s.unreadMessages) lines.push(`messages:    ${s.unreadMessages} not read by the model yet`);
+  if (s.signinWait) lines.push(signinWaitLine(s.signinWait));
   return lines;
+}
+
+/** A task in line for its saved sign-in: which, and who holds it. */
+export function signinWaitLine(wait: NonNullable<TaskStatus['signinWait']>): string {
+  return `waiting for sign-in ${wait.name}, held by ${wait.heldBy === null ? 'another task' : `task ${wait.heldBy}`}`;
 }

@@ -362,6 +362,10 @@ export interface TaskActivities {
    * the question it waits on, records the task input; refuses (InvalidTaskInput) a run with no imported folder.
    */
   startAdopt(input: TaskInput): Promise<StartAdoptResult>;
+  /** The task's saved sign-in can be loaded here; else InvalidTaskInput, one line (no such name, no key for it). */
+  checkSignin(req: { name: string }): Promise<void>;
+  /** Saves the task's last page state back under its sign-in's name (`signinRefresh`); false when it saved none. */
+  refreshSignin(req: { taskId: string; name: string }): Promise<boolean>;
   openSession(req: OpenSessionInput): Promise<OpenSessionResult>;
   releaseSession(req: ReleaseInput): Promise<void>;
   /** A question: saves the session's page and keeps the session alive for a quick reply (or releases it). */

@@ -124,6 +124,17 @@ const TaskInputFields = z.strictObject({
         .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'cache name: letters, digits, dot, dash, underscore (max 64)'),
     })
     .optional(),
+  /**
+   * A saved sign-in (`cua run --signin NAME`; src/trajectory/signins.ts): the task's first session opens with its
+   * cookies and storage, and the task holds the sign-in's lock (one task at a time) from before that open to its end.
+   * The name only: the state stays in the run store.
+   */
+  signin: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'sign-in name: lower-case letters, digits, dot, dash, underscore (max 64)')
+    .optional(),
+  /** With `signin`: the task's last page state is saved back under the name when it ends (rotating cookies). */
+  signinRefresh: z.boolean().optional(),
   startUrl: z.url().optional(),
   /** Where the agent acts: a browser (Fara's agent) or a sandboxed Linux desktop (open-computer-use's agent). */
   environment: z
@@ -247,6 +258,16 @@ export const TaskInputSchema = TaskInputFields.superRefine((input, ctx) => {
     const message = 'the desktop agent has a prompt of its own; an identity is for the browser families';
     ctx.addIssue({ code: 'custom', path: ['identity'], message });
   }
+  if (input.signinRefresh && input.signin === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['signinRefresh'], message: 'signinRefresh needs a signin to save back to' });
+  }
+  if (input.signin !== undefined && input.environment !== 'browser') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['signin'],
+      message: 'a saved sign-in is a browser state: browser tasks only',
+    });
+  }
   if (input.startUrl === undefined) return;
   const verdict = checkUrl(narrow(WIDEST_URL_POLICY, input.urlPolicy), input.startUrl);
   if (verdict.ok) return;
@@ -301,6 +322,8 @@ export interface TaskStatus {
   controlSince?: string;
   /** The takeover under way (status `taken_over`), or asked for and not yet given: where a person drives the page. */
   takeover?: TakeoverLease | { pending: true };
+  /** Waiting for a saved sign-in another task holds (`heldBy`; null until the lock has said); absent otherwise. */
+  signinWait?: { name: string; heldBy: string | null };
   /** Messages said to the task (`cua say`) the model has not read yet. */
   unreadMessages?: number;
   /** What the task has spent (model cost, tokens, working minutes) and its budgets; absent in older tasks. */

@@ -6,6 +6,10 @@ export const VERIFICATION_FILE = 'verification.jsonl';
 export const RUN_STATE_FILE = 'run_state.json';
 export const EVENTS_FILE = 'solver_log/events.jsonl';
 export const STATUS_FILE = 'solver_log/status.json';
+/** A browser task's saved pages (activities/environments/browser-state.ts writes them; sign-ins are saved from them). */
+export const QUESTION_STATE_FILE = 'browser_state.json';
+export const CHECKPOINTS_DIR = 'checkpoints';
+export const LATEST_CHECKPOINT_FILE = `${CHECKPOINTS_DIR}/latest.json`;
 
 export type ScreenshotPhase = 'pre' | 'post';
 

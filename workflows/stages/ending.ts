@@ -15,11 +15,13 @@ import { endReasonOf, isStoreFailure } from '../failures';
 import { notifyEnd } from '../notify';
 import type { TaskContext } from './context';
 import type { Sessions } from './sessions';
+import type { SigninLock } from './signin';
 
 export class Ending {
   constructor(
     private readonly ctx: TaskContext,
     private readonly sessions: Sessions,
+    private readonly signin: SigninLock,
   ) {}
 
   /** Continue as new once this run has taken a step and Temporal suggests it, or the task's own step limit says so. */
@@ -34,6 +36,7 @@ export class Ending {
     const error = stop.error?.(facts);
     if (error !== undefined) task.error = error;
     if (stop.release) await this.sessions.release(false);
+    await this.signin.release();
     await this.finalize(stop.status, stop.endReason, stop.reason(facts));
     await notifyEnd(task);
     return task.result();
@@ -71,6 +74,7 @@ export class Ending {
   private async finishCancelled(): Promise<void> {
     await CancellationScope.nonCancellable(async () => {
       await this.sessions.release(false, true);
+      await this.signin.release();
       await this.finalize('cancelled', 'cancelled', 'cancelled by user').catch((finalizeErr: unknown) => {
         if (!isStoreFailure(finalizeErr)) throw finalizeErr;
         log.warn('could not record the cancellation in the run folder', { error: String(finalizeErr) });
@@ -93,6 +97,7 @@ export class Ending {
     await CancellationScope.nonCancellable(async () => {
       const storeDown = why === 'run_folder';
       await this.sessions.release(false, storeDown).catch(() => undefined);
+      await this.signin.release();
       try {
         await this.finalize('failed', why, message);
       } catch (finalizeErr) {

@@ -1,0 +1,134 @@
+// Saved sign-ins end to end on the real dev server, worker and Chromium: a sign-in saved from one task's last page
+// (`cua signin save`) lets a second task open a members-only page signed in; a third task started meanwhile waits for
+// the sign-in's lock (its status says who holds it, and stays running), then runs; with signinRefresh the cookie the
+// site rotated is saved back. An unknown sign-in fails the task at its start with one line.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statusQuery } from '../../workflows/messages';
+import { signinStoreFor } from '../../src/runtime/signins';
+import { openRunStore } from '../../src/trajectory/open-store';
+import type { TaskResult } from '../../src/contract/task';
+import { replyToTask } from '../../client/tasks';
+import { main } from '../../cli/cli';
+import { startFixtureServer } from '../fixtures/browser/server';
+import type { FixtureServer } from '../fixtures/browser/server';
+import { eventually, failureOf, startHarness, untilWaiting } from './harness';
+import type { Harness } from './harness';
+
+let h: Harness;
+let site: FixtureServer;
+/** The session cookie each load of the members page came with ('' for none), oldest first. */
+const seen: string[] = [];
+let issued = 0;
+
+const sessionOf = (cookie: string | undefined) => /(?:^|;\s*)session=([^;]*)/.exec(cookie ?? '')?.[1] ?? '';
+const page = (title: string, body: string) =>
+  `<!doctype html><title>${title}</title><body style="margin:0;font:20px sans-serif">${body}</body>`;
+
+beforeAll(async () => {
+  h = await startHarness();
+  site = await startFixtureServer();
+  site.route('/signin', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(
+      page(
+        'Sign in',
+        '<form method="post" action="/login"><button style="display:block;width:100%;height:400px">Sign in</button></form>',
+      ),
+    );
+  });
+  site.route('/login', (_req, res) => {
+    res.writeHead(303, { location: '/members', 'set-cookie': `session=ada-${++issued}; Path=/; HttpOnly` });
+    res.end();
+  });
+  // Members only; each visit rotates the session cookie, as many sites do.
+  site.route('/members', (req, res) => {
+    const session = sessionOf(req.headers.cookie);
+    seen.push(session);
+    if (!session.startsWith('ada-')) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(page('Please sign in', '<p>Please sign in.</p>'));
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'set-cookie': `session=ada-${++issued}; Path=/; HttpOnly`,
+    });
+    res.end(page('Members', '<p>Members only. Welcome, ada.</p>'));
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await site?.close();
+  await h?.close();
+});
+
+/** `cua <args>` in this process, against the harness's run store. */
+async function cua(...args: string[]): Promise<number> {
+  const before = process.env.CUA_RUNS_DIR;
+  process.env.CUA_RUNS_DIR = h.config.runsDir;
+  try {
+    return await main(args);
+  } finally {
+    if (before === undefined) delete process.env.CUA_RUNS_DIR;
+    else process.env.CUA_RUNS_DIR = before;
+  }
+}
+
+const signins = () => signinStoreFor(h.config, openRunStore(h.config));
+
+describe('saved sign-ins', () => {
+  it('a sign-in saved from one task opens the members page for the next; a third waits for the lock', async () => {
+    const first = await h.start({ script: 'signin-form', instruction: 'Sign in.', startUrl: site.url('/signin') });
+    expect((await first.result()) as TaskResult).toMatchObject({ status: 'complete' });
+    expect(await cua('signin', 'save', first.workflowId, 'members')).toBe(0);
+    const saved = await signins().list();
+    expect(saved).toMatchObject([
+      { name: 'members', fromTask: first.workflowId, hosts: expect.arrayContaining(['127.0.0.1']) },
+    ]);
+    const cookieAtSave = (await signins().load('members'))?.storage.cookies.find((c) => c.name === 'session')?.value;
+    expect(cookieAtSave).toMatch(/^ada-\d+$/);
+
+    const members = { instruction: 'Look at the members page.', startUrl: site.url('/members'), signin: 'members' };
+    const second = await h.start({ script: 'members-ask', ...members });
+    await untilWaiting(second); // it holds the sign-in while it waits for a reply
+    expect(seen.at(-1)).toBe(cookieAtSave);
+
+    const third = await h.start({ script: 'members-ask', ...members, autoReply: 'yes', signinRefresh: true });
+    const waiting = await eventually(
+      async () => {
+        const s = await third.query(statusQuery);
+        return s.signinWait?.heldBy ? s : undefined;
+      },
+      30_000,
+      'the third task to say it waits for the sign-in',
+    );
+    expect(waiting).toMatchObject({
+      status: 'running',
+      step: 0,
+      signinWait: { name: 'members', heldBy: second.workflowId },
+    });
+    const loadsBefore = seen.length;
+
+    await replyToTask(h.client, second.workflowId, 'yes');
+    expect((await second.result()) as TaskResult).toMatchObject({ status: 'complete' });
+    expect((await third.result()) as TaskResult).toMatchObject({ status: 'complete', answer: 'members page seen' });
+    // The third task loaded the page only after the second ended (whose page reopened at the reply with the cookie
+    // it had rotated), with the saved cookie: the second task did not save its rotation back.
+    expect(seen.slice(loadsBefore)).toContain(cookieAtSave);
+
+    // --signin-refresh: the cookie the site rotated at the third task's visit is saved back under the name.
+    const refreshed = await signins().load('members');
+    expect(refreshed?.fromTask).toBe(third.workflowId);
+    expect(refreshed?.storage.cookies.find((c) => c.name === 'session')?.value).toBe(`ada-${issued}`);
+    expect(`ada-${issued}`).not.toBe(cookieAtSave);
+  }, 180_000);
+
+  it('an unknown sign-in fails the task at its start, in one line', async () => {
+    const handle = await h.start({ script: 'members-ask', startUrl: site.url('/members'), signin: 'nobody' });
+    const err = (await failureOf(handle.result())) as Error & { cause?: Error };
+    expect(err.cause?.message).toMatch(/^task failed at step 0: no saved sign-in named 'nobody'/);
+    expect(await cua('signin', 'save', handle.workflowId, 'nobody')).toBe(2); // it never opened a page
+    expect(await cua('signin', 'rm', 'members')).toBe(0);
+    expect(await signins().list()).toEqual([]);
+  }, 60_000);
+});
