@@ -4,8 +4,11 @@
 
 import { escapeHtml } from '../src/viewer/markup';
 
-/** The list page's start form; `endpoints`: the config's model endpoint names (the select's choices). */
-export function startFormHtml(endpoints: readonly string[]): string {
+/**
+ * The list page's start form; `endpoints`: the config's model endpoint names (the select's choices); `signins`: the
+ * saved sign-ins' names (null: the run store cannot be read here, and the form offers no sign-in).
+ */
+export function startFormHtml(endpoints: readonly string[], signins: readonly string[] | null = null): string {
   const names = endpoints.length ? endpoints : ['default'];
   const options = names.map((n) => `<option value="${escapeHtml(n)}">${escapeHtml(n)}</option>`).join('');
   return `<details id="start-box" class="start"><summary>Start a task</summary>
@@ -16,9 +19,26 @@ export function startFormHtml(endpoints: readonly string[]): string {
 <label>model <select id="start-endpoint" name="endpoint">${options}</select></label>
 <label>environment <select id="start-environment" name="environment"><option value="browser">browser</option><option value="desktop">desktop</option></select></label>
 <label>max steps <input id="start-steps" name="maxSteps" inputmode="numeric" size="5" placeholder="30"></label>
-<button id="start-send" type="submit">Start</button>
+${signinFieldsHtml(signins)}<button id="start-send" type="submit">Start</button>
 </div></form>
 <p id="start-error" class="error" role="alert"></p></details>`;
+}
+
+/** The start form's sign-in select and refresh box; none saved: a disabled select that says how to save one. */
+function signinFieldsHtml(signins: readonly string[] | null): string {
+  if (signins === null) return '';
+  if (signins.length === 0) {
+    return (
+      '<label>sign-in <select id="start-signin" name="signin" disabled>' +
+      '<option value="">none saved (npx cua signin save &lt;task-id&gt; NAME)</option></select></label>\n'
+    );
+  }
+  const options = signins.map((n) => `<option value="${escapeHtml(n)}">${escapeHtml(n)}</option>`).join('');
+  return (
+    `<label>sign-in <select id="start-signin" name="signin"><option value="">none</option>${options}</select></label>\n` +
+    '<label><input id="start-signin-refresh" name="signinRefresh" type="checkbox"> ' +
+    'refresh the sign-in when the task ends</label>\n'
+  );
 }
 
 /** The task page's fork panel, opened by a step's "Fork at this step" or "Best of N from here". */
@@ -62,6 +82,8 @@ export const FORMS_JS = String.raw`'use strict';
           endpoint: $('#start-endpoint').value,
           environment: $('#start-environment').value,
           maxSteps: $('#start-steps').value,
+          signin: $('#start-signin') ? $('#start-signin').value : '',
+          signinRefresh: $('#start-signin-refresh') ? $('#start-signin-refresh').checked : false,
         });
         location.assign('/tasks/' + encodeURIComponent(id));
       } catch (err) {

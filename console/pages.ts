@@ -22,7 +22,11 @@ function shell(title: string, page: string, csrf: string, body: string, data: Re
 </body></html>`;
 }
 
-export function listPageHtml(csrf: string, endpoints: readonly string[] = []): string {
+export function listPageHtml(
+  csrf: string,
+  endpoints: readonly string[] = [],
+  signins: readonly string[] | null = null,
+): string {
   const options = ['', ...TASK_STATES]
     .map((s) => `<option value="${s}">${s ? s.replace(/_/g, ' ') : 'any status'}</option>`)
     .join('');
@@ -30,7 +34,7 @@ export function listPageHtml(csrf: string, endpoints: readonly string[] = []): s
     'Tasks · cua console',
     'list',
     csrf,
-    `${startFormHtml(endpoints)}
+    `${startFormHtml(endpoints, signins)}
 <form id="filter" class="filter">
   <select name="status" id="filter-status">${options}</select>
   <input name="q" id="filter-text" type="search" placeholder="instruction or id contains…">

@@ -39,7 +39,7 @@ import { bestOfFromForm, forkFromForm } from './fork';
 import { FORMS_CSS, FORMS_JS } from './forms';
 import { redactSecrets } from './secrets';
 import type { KnownSecret } from './secrets';
-import { startFromForm } from './start';
+import { savedSigninNames, startFromForm } from './start';
 
 export const DEFAULT_CONSOLE_PORT = 8300;
 
@@ -123,7 +123,7 @@ export function buildConsole(opts: Options): FastifyInstance {
   app.addHook('onClose', async () => ctx.listEvents.stop());
   const sessions = new Sessions();
   addAccess(app, opts, sessions);
-  addPages(app, opts);
+  addPages(app, opts, ctx.runStore);
   addTaskApi(app, ctx);
   addControls(app, ctx);
   addLiveView(app, { ...opts, sessions });
@@ -183,8 +183,10 @@ const taskId = (req: FastifyRequest, reply: FastifyReply): string | undefined =>
   return undefined;
 };
 
-function addPages(app: FastifyInstance, opts: Options): void {
-  app.get('/', async (req, reply) => html(reply, listPageHtml(csrfOf(req), opts.endpoints)));
+function addPages(app: FastifyInstance, opts: Options, runStore: () => RunStore): void {
+  app.get('/', async (req, reply) =>
+    html(reply, listPageHtml(csrfOf(req), opts.endpoints, await savedSigninNames(runStore))),
+  );
   app.get('/tasks/:id', async (req, reply) => {
     const id = taskId(req, reply);
     if (id) return html(reply, taskPageHtml(csrfOf(req), id));
@@ -342,7 +344,9 @@ function addControls(app: FastifyInstance, ctx: Ctx): void {
   control('handback', (id, body) => opts.agent.handback(id, handbackInput(body)));
   control('fork', (id, body) => forkFromForm(opts.agent, ctx.runStore, id, body));
   control('best-of', (id, body) => bestOfFromForm(opts.agent, ctx.runStore, id, body));
-  post('/api/tasks', (body) => startFromForm(opts.agent, opts.endpoints ?? [], body, opts.families));
+  post('/api/tasks', (body) =>
+    startFromForm(opts.agent, opts.endpoints ?? [], body, opts.families, () => savedSigninNames(ctx.runStore)),
+  );
 }
 
 /** Takes the reply over for server-sent events; a comment every 15 s keeps proxies from closing it. */

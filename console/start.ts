@@ -1,9 +1,12 @@
-// The list page's "Start a task" form: instruction, start URL, model endpoint by name, environment and max steps,
-// started through the agent client exactly as `cua run` starts one (client/new-task.ts). A bad field is refused in one
-// line before anything starts: an unknown endpoint name here, the rest by the task contract's own checks.
+// The list page's "Start a task" form: instruction, start URL, model endpoint by name, environment, max steps and a
+// saved sign-in, started through the agent client exactly as `cua run` starts one (client/new-task.ts). A bad field is
+// refused in one line before anything starts: an unknown endpoint or sign-in name here, the rest by the task
+// contract's own checks.
 import type { AgentClient } from '../client/client';
 import { InvalidTaskInputError } from '../client/client';
 import { newTaskOf } from '../client/new-task';
+import { SigninStore } from '../src/trajectory/signins';
+import type { RunStore } from '../src/trajectory/store';
 
 /** The form's fields as posted (JSON); anything else is ignored. */
 export interface StartForm {
@@ -12,6 +15,22 @@ export interface StartForm {
   endpoint?: unknown;
   environment?: unknown;
   maxSteps?: unknown;
+  /** A saved sign-in's name ('' or absent: none). */
+  signin?: unknown;
+  /** Save the task's last page state back under the sign-in when it ends. */
+  signinRefresh?: unknown;
+}
+
+/**
+ * The names of the saved sign-ins, from the run store's index (plain: no key is needed to read names), or null when
+ * the store cannot be read from here (then the form offers none, and a worker checks a name it is given).
+ */
+export async function savedSigninNames(store: () => RunStore): Promise<string[] | null> {
+  try {
+    return (await new SigninStore(store()).list()).map((s) => s.name);
+  } catch {
+    return null;
+  }
 }
 
 const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
@@ -25,6 +44,7 @@ export async function startFromForm(
   endpoints: readonly string[],
   form: StartForm,
   families: Readonly<Record<string, string>> = {},
+  signins: () => Promise<readonly string[] | null> = async () => null,
 ): Promise<{ id: string }> {
   const endpoint = text(form.endpoint) || 'default';
   const known = endpoints.length ? endpoints : ['default'];
@@ -39,6 +59,7 @@ export async function startFromForm(
   if (maxSteps !== undefined && !Number.isInteger(maxSteps)) {
     throw new InvalidTaskInputError('maxSteps', `must be a whole number; got '${steps}'`);
   }
+  const signin = await signinOf(form, signins);
   const family = families[endpoint];
   const { id } = await agent.start({
     ...newTaskOf({
@@ -50,6 +71,25 @@ export async function startFromForm(
     }),
     // A desktop task has no family; a browser task speaks its endpoint's.
     ...(family && text(form.environment) !== 'desktop' ? { family } : {}),
+    ...signin,
   });
   return { id };
+}
+
+/** The form's sign-in fields as task input; a name that is not saved is refused (when the store can be read). */
+async function signinOf(
+  form: StartForm,
+  signins: () => Promise<readonly string[] | null>,
+): Promise<{ signin?: string; signinRefresh?: true }> {
+  const name = text(form.signin);
+  const refresh = form.signinRefresh === true || form.signinRefresh === 'on';
+  if (name === '') return refresh ? { signinRefresh: true } : {}; // the task contract refuses a refresh of nothing
+  const saved = await signins();
+  if (saved && !saved.includes(name)) {
+    const how = saved.length
+      ? `saved: ${saved.join(', ')}`
+      : 'none is saved; save one with: npx cua signin save <task-id> NAME';
+    throw new InvalidTaskInputError('signin', `no saved sign-in named '${name}' (${how})`);
+  }
+  return { signin: name, ...(refresh ? { signinRefresh: true as const } : {}) };
 }

@@ -1,7 +1,8 @@
 // The web console's forms and what it shows (issue 29), driven in Chromium: a task started from the list page's form
 // on a priced model endpoint runs to completion and the list shows its cost; bad form input gets its one-line error;
 // a fork at a step from the task page starts (and completes) the fork; payloads are encrypted (the workers' keys),
-// and a console without the key shows the placeholder; secret values show only as their placeholders.
+// and a console without the key shows the placeholder; secret values show only as their placeholders; the start
+// form offers the saved sign-ins, refuses a name not saved, and starts a task on one (saved back when asked).
 import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +21,7 @@ import type { ConsoleServer } from '../../console/server';
 import { CHROMIUM_ARGS } from '../../src/infra/chromium';
 import { chromiumPath } from '../../src/infra/paths';
 import type { Config } from '../../src/runtime/config';
+import { signinStoreFor } from '../../src/runtime/signins';
 import { openRunStore } from '../../src/trajectory/open-store';
 import { readRun } from '../../src/trajectory/reader';
 import { dollars, usageTotals } from '../../src/trajectory/usage';
@@ -339,5 +341,66 @@ describe('what the console shows', () => {
     expect(api).toContain('{{secret:SITE_PASSWORD}}');
     expect(api).not.toContain(PASSWORD);
     await Promise.all([page.close(), list.close()]);
+  }, 120_000);
+});
+
+describe('a saved sign-in from the start form', () => {
+  const signins = () => signinStoreFor(h.config, openRunStore(h.config));
+  const fill = async (page: Page, name: string, refresh: boolean) => {
+    await page.evaluate(
+      ([n, r]) => {
+        const select = document.querySelector<HTMLSelectElement>('#start-signin')!;
+        if (!Array.from(select.options).some((o) => o.value === n)) select.add(new Option(n, n));
+        select.value = n;
+        const box = document.querySelector<HTMLInputElement>('#start-signin-refresh');
+        if (box) box.checked = r;
+      },
+      [name, refresh] as const,
+    );
+  };
+
+  it('offers the saved names, refuses one not saved, and starts the task on the one chosen', async () => {
+    expect(await signins().list()).toEqual([]);
+    const none = await open(withKey, '/');
+    await none.click('#start-box summary');
+    expect(await none.locator('#start-signin').isDisabled()).toBe(true);
+    expect(await none.locator('#start-signin').textContent()).toContain('npx cua signin save');
+    expect(await none.locator('#start-signin-refresh').count()).toBe(0);
+
+    const host = new URL(h.site.url).hostname;
+    const cookie = { name: 'member', value: 'ada', domain: host, path: '/', expires: -1, httpOnly: true };
+    await signins().save('demo', { cookies: [{ ...cookie, secure: false, sameSite: 'Lax' }], origins: [] }, 'seed');
+    const page = await open(withKey, '/');
+    await page.click('#start-box summary');
+    expect(await page.locator('#start-signin option').allTextContents()).toEqual(['none', 'demo']);
+
+    const before = (await h.client.workflow.count("WorkflowType = 'agentTask'")).count;
+    const refusals: [string, boolean, RegExp][] = [
+      ['ghost', false, /^invalid task: signin: no saved sign-in named 'ghost' \(saved: demo\)$/],
+      ['', true, /^invalid task: signinRefresh: .*needs a signin/],
+    ];
+    for (const [name, refresh, error] of refusals) {
+      await page.evaluate(() => (document.querySelector('#start-error')!.textContent = ''));
+      await fill(page, name, refresh);
+      await startForm(page, { instruction: 'x', url: `${h.site.url}/` });
+      await page.locator('#start-error', { hasText: /\S/ }).waitFor();
+      expect(await page.locator('#start-error').textContent()).toMatch(error);
+    }
+    expect((await h.client.workflow.count("WorkflowType = 'agentTask'")).count).toBe(before);
+
+    await fill(page, 'demo', true);
+    await startForm(page, {
+      instruction: 'Find the nightly price of the first hotel in Lisbon.',
+      url: `${h.site.url}/`,
+    });
+    await page.waitForURL(/\/tasks\/task-/);
+    const id = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+    expect(await firstInput(h.client, id)).toMatchObject({ signin: 'demo', signinRefresh: true });
+    expect(await h.client.workflow.getHandle(id).result()).toMatchObject({ status: 'complete', answer: ANSWER });
+    // Saved back when it ended: the task's own page state, with the cookie the sign-in gave it.
+    const saved = await signins().load('demo');
+    expect(saved?.fromTask).toBe(id);
+    expect(saved?.storage.cookies.find((c) => c.name === 'member')?.value).toBe('ada');
+    await Promise.all([none.close(), page.close()]);
   }, 120_000);
 });
