@@ -26,6 +26,8 @@ export function taskSpec(task: EvalTask, index: number, ref: TaskSetRef, opts: S
     ...(maxSteps ? { maxSteps } : {}),
     ...(task.autoReply ? { autoReply: task.autoReply } : {}),
     ...(probes.length ? { finalPageProbes: probes } : {}),
+    ...(task.signin !== undefined ? { signin: task.signin } : {}),
+    ...(task.signinRefresh ? { signinRefresh: true } : {}),
     model,
   };
   const parsed = TaskInputSchema.safeParse({ ...input, runId: 'check' });

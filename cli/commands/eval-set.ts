@@ -7,6 +7,7 @@ import { filterTasks, TaskSetError } from '../../src/eval/task-set';
 import type { EvalTask } from '../../src/eval/task-set';
 import { loadTaskSetFrom, storeKeyOf } from '../../src/eval/task-source';
 import { openRunStore } from '../../src/trajectory/open-store';
+import { SigninStore } from '../../src/trajectory/signins';
 import { S3RunStore } from '../../src/trajectory/s3-store';
 import type { RunStore } from '../../src/trajectory/store';
 import type { EvalArgs } from './eval-args';
@@ -61,6 +62,12 @@ export async function loadEvalSet(args: EvalArgs, env: Surroundings, print: Prin
     print('error: no task left after the filters');
     return null;
   }
+  const missing = await missingSignin(tasks, env);
+  if (missing) {
+    env.close();
+    print(`error: ${missing}`);
+    return null;
+  }
   const inStore = storeKeyOf(taskSet) !== null;
   // A set in the store has no folder beside it: its scripts (for {{scripted}}) are the project's, or --scripted.
   const scriptsDir = path.resolve(
@@ -68,6 +75,22 @@ export async function loadEvalSet(args: EvalArgs, env: Surroundings, print: Prin
       (inStore ? path.join('eval', 'scripts') : path.join(path.dirname(taskSet), '..', 'scripts')),
   );
   return { taskSet, answers, tasks, inStore, scriptsDir };
+}
+
+/**
+ * The first task whose sign-in is not saved, in one line; null when every named sign-in is, or when the run store's
+ * sign-in index cannot be read from here (then each task fails at its start on the worker).
+ */
+async function missingSignin(tasks: readonly EvalTask[], env: Surroundings): Promise<string | null> {
+  if (!tasks.some((t) => t.signin !== undefined)) return null;
+  let saved: Set<string>;
+  try {
+    saved = new Set((await new SigninStore(env.store()).list()).map((s) => s.name));
+  } catch {
+    return null;
+  }
+  const task = tasks.find((t) => t.signin !== undefined && !saved.has(t.signin));
+  return task ? `task ${task.id}: no saved sign-in named '${task.signin}' (see npx cua signin list)` : null;
 }
 
 /** A task set (or answers) argument as it travels: `store:KEY` as given (the key checked), a file path made absolute. */

@@ -93,6 +93,13 @@ export const LocalTaskSchema = z.strictObject({
     .optional(),
   reference_answer: z.string().optional(),
   judge: TaskJudgeSchema.optional(),
+  /** A saved sign-in the task starts with (docs/signins.md); tasks on one sign-in run one at a time. */
+  signin: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a sign-in name: lower-case letters, digits, dot, dash, underscore (max 64)')
+    .optional(),
+  /** With `signin`: the task's last page state is saved back under the name when it ends. */
+  signin_refresh: z.boolean().optional(),
 });
 
 /** A task of any format, as the evaluation runs it. */
@@ -111,6 +118,9 @@ export interface EvalTask {
   referenceAnswer: string | null;
   /** The task's own judge choice (our format only); null: the evaluation's `--judge` decides. */
   judge: TaskJudge | null;
+  /** A saved sign-in the task starts with (our format only), and whether it is saved back when the task ends. */
+  signin?: string;
+  signinRefresh?: boolean;
 }
 
 export class TaskSetError extends Error {
@@ -226,6 +236,9 @@ function fromLocal(file: string, line: number, value: unknown): EvalTask {
   const parsed = LocalTaskSchema.safeParse(value);
   if (!parsed.success) throw new TaskSetError(issueLine(`${file}:${line}`, parsed.error));
   const t = parsed.data;
+  if (t.signin_refresh && t.signin === undefined) {
+    throw new TaskSetError(`${file}:${line}: field 'signin_refresh': needs a signin to save back to`);
+  }
   for (const [i, c] of t.checks.entries()) {
     if (c.type === 'page_js') {
       const problem = scriptProblem(c.script);
@@ -256,6 +269,8 @@ function fromLocal(file: string, line: number, value: unknown): EvalTask {
     model: t.model ? { endpoint: t.model.endpoint, baseUrl: t.model.base_url, model: t.model.model } : null,
     referenceAnswer: t.reference_answer ?? null,
     judge: taskJudge(t.judge),
+    ...(t.signin !== undefined ? { signin: t.signin } : {}),
+    ...(t.signin_refresh ? { signinRefresh: true } : {}),
   };
 }
 

@@ -1,8 +1,13 @@
 // Saved sign-ins end to end on the real dev server, worker and Chromium: a sign-in saved from one task's last page
 // (`cua signin save`) lets a second task open a members-only page signed in; a third task started meanwhile waits for
 // the sign-in's lock (its status says who holds it, and stays running), then runs; with signinRefresh the cookie the
-// site rotated is saved back. An unknown sign-in fails the task at its start with one line.
+// site rotated is saved back. An unknown sign-in fails the task at its start with one line. An evaluation whose tasks
+// share a sign-in runs them one at a time through the lock, though its concurrency would run them together.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evalCommand } from '../../cli/commands/eval';
+import type { EvalResultsFile } from '../../src/eval/results';
 import { statusQuery } from '../../workflows/messages';
 import { signinStoreFor } from '../../src/runtime/signins';
 import { openRunStore } from '../../src/trajectory/open-store';
@@ -11,7 +16,7 @@ import { replyToTask } from '../../client/tasks';
 import { main } from '../../cli/cli';
 import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';
-import { eventually, failureOf, startHarness, untilWaiting } from './harness';
+import { eventually, failureOf, FAST_TIMING, startHarness, untilWaiting } from './harness';
 import type { Harness } from './harness';
 
 let h: Harness;
@@ -131,4 +136,64 @@ describe('saved sign-ins', () => {
     expect(await cua('signin', 'rm', 'members')).toBe(0);
     expect(await signins().list()).toEqual([]);
   }, 60_000);
+});
+
+describe('an evaluation on a sign-in', () => {
+  it('runs its tasks one at a time through the lock; the one waiting says for whom', async () => {
+    await signins().save(
+      'eval-members',
+      { cookies: [{ name: 'session', value: 'ada-eval', domain: '127.0.0.1', path: '/' }], origins: [] },
+      'seed',
+    );
+    const line = (id: string) =>
+      JSON.stringify({
+        id,
+        instruction: 'Look at the members page.',
+        start_url: '{{site}}/members',
+        model: { base_url: '{{scripted}}', model: 'members-ask' },
+        auto_reply: 'yes',
+        signin: 'eval-members',
+        checks: [{ type: 'answer_contains', value: 'members page seen' }],
+      });
+    fs.mkdirSync(path.join(h.config.runsDir, 'evalsets'), { recursive: true });
+    fs.writeFileSync(path.join(h.config.runsDir, 'evalsets', 'members.jsonl'), `${line('m1')}\n${line('m2')}\n`);
+    const loadsBefore = seen.length;
+    const lines: string[] = [];
+    const args = ['store:evalsets/members.jsonl', '--concurrency', '2', '--id', 'ev-signin', '--out', h.dir];
+    const done = evalCommand([...args, '--site', `site=${site.url('')}`, '--site', `scripted=${h.model.url}`], {
+      config: h.config,
+      client: h.client,
+      print: (l) => lines.push(l),
+      pollMs: 300,
+      taskDefaults: { timing: FAST_TIMING },
+    });
+    // Both tasks start at once; one holds the sign-in and the other's status says it waits for it.
+    const ids = ['ev-signin-m1-t0-a1', 'ev-signin-m2-t0-a1'];
+    const waiting = await eventually(
+      async () => {
+        for (const id of ids) {
+          const s = await h.client.workflow
+            .getHandle(id)
+            .query(statusQuery)
+            .catch(() => undefined);
+          if (s?.signinWait?.heldBy) return { id, ...s.signinWait };
+        }
+        return undefined;
+      },
+      30_000,
+      'a task of the evaluation to wait for the sign-in',
+    );
+    expect(waiting).toEqual({
+      id: expect.any(String),
+      name: 'eval-members',
+      heldBy: ids.find((i) => i !== waiting.id),
+    });
+    expect(await done, lines.join('\n')).toBe(0);
+    const results = JSON.parse(fs.readFileSync(path.join(h.dir, 'eval-results.json'), 'utf8')) as EvalResultsFile;
+    expect(results.tasks.map((t) => [t.taskId, t.trials[0]?.score])).toEqual([
+      ['m1', 1],
+      ['m2', 1],
+    ]);
+    expect(seen.slice(loadsBefore).filter((c) => c === 'ada-eval')).toHaveLength(2);
+  }, 90_000);
 });

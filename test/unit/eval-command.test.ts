@@ -8,6 +8,8 @@ import { evalCommand } from '../../cli/commands/eval';
 import { summarize, summarizeTasks } from '../../src/eval/results';
 import { configFromObject } from '../../src/runtime/config';
 import type { EvalRecord } from '../../src/eval/records';
+import { SigninStore } from '../../src/trajectory/signins';
+import { LocalRunStore } from '../../src/trajectory/store';
 
 const FIX = path.resolve(__dirname, '../fixtures/eval');
 
@@ -60,6 +62,19 @@ describe('cua eval', () => {
     const config = configFromObject({ runsDir: dir, temporal: { address: '127.0.0.1:9' } });
     expect(await evalCommand([source], { config, print: (l) => lines.push(l) })).toBe(2);
     expect(lines).toEqual([message(dir)]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a task whose sign-in is not saved with one line, before connecting anywhere', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-eval-signin-'));
+    const file = path.join(dir, 'set.jsonl');
+    const task = (id: string, signin: string) => JSON.stringify({ id, instruction: 'x', signin });
+    fs.writeFileSync(file, `${task('a', 'shop')}\n${task('b', 'bank')}\n`);
+    const config = configFromObject({ runsDir: dir, temporal: { address: '127.0.0.1:9' } });
+    await new SigninStore(new LocalRunStore(dir)).save('shop', { cookies: [], origins: [] }, 'seed');
+    const lines: string[] = [];
+    expect(await evalCommand([file], { config, print: (l) => lines.push(l) })).toBe(2);
+    expect(lines).toEqual(["error: task b: no saved sign-in named 'bank' (see npx cua signin list)"]);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

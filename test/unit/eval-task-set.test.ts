@@ -142,6 +142,34 @@ describe('task sets', () => {
     );
   });
 
+  it("carries a task's saved sign-in (and its refresh) to its run; a bad name or a refresh of nothing is named", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-eval-signin-'));
+    const file = path.join(dir, 'signin.jsonl');
+    const write = (...lines: object[]) =>
+      fs.writeFileSync(file, lines.map((l, i) => JSON.stringify({ id: `t${i}`, instruction: 'x', ...l })).join('\n'));
+    write({ signin: 'shop', signin_refresh: true }, { signin: 'shop' }, {});
+    const tasks = loadTaskSet(file);
+    expect(tasks.map((t) => [t.signin, t.signinRefresh])).toEqual([
+      ['shop', true],
+      ['shop', undefined],
+      [undefined, undefined],
+    ]);
+    const specs = tasks.map((t, i) => taskSpec(t, i, { path: file }, {}).input);
+    expect(specs[0]).toMatchObject({ signin: 'shop', signinRefresh: true });
+    expect(specs[1]).toMatchObject({ signin: 'shop' });
+    expect(specs[1]).not.toHaveProperty('signinRefresh');
+    expect(specs[2]).not.toHaveProperty('signin');
+    // A desktop task cannot have one: the task contract says so, naming the task.
+    expect(() => taskSpec(tasks[0]!, 0, { path: file }, { taskDefaults: { environment: 'desktop' } })).toThrow(
+      /^task t0: field 'signin': /,
+    );
+    write({}, { signin: 'Shop Login' });
+    expect(() => loadTaskSet(file)).toThrow(/^signin\.jsonl:2: field 'signin': a sign-in name: lower-case letters/);
+    write({ signin_refresh: true });
+    expect(() => loadTaskSet(file)).toThrow("signin.jsonl:1: field 'signin_refresh': needs a signin to save back to");
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   it('refuses a page_js script that is no JavaScript expression, naming the line and field', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-eval-js-'));
     const file = path.join(dir, 'js.jsonl');
