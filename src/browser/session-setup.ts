@@ -6,6 +6,7 @@ import { BrowserError } from './errors';
 import { DEFAULT_DOWNLOAD_LIMITS } from './downloads';
 import { PolicyGuard } from './policy-guard';
 import { seedSessionStorageOnLoad } from './page-state';
+import { SAME_TAB_SEARCH_COOKIE } from '../contract/runtime-cookies';
 import { DEFAULT_URL_POLICY } from '../contract/url-policy';
 import type { OpenSessionOptions, PoolOptions } from './pool-options';
 
@@ -13,13 +14,8 @@ import type { OpenSessionOptions, PoolOptions } from './pool-options';
 const BLOCK_SERVICE_WORKERS =
   'if (self.ServiceWorkerContainer) ServiceWorkerContainer.prototype.register = async () => undefined;';
 
-/** Keeps Bing's result links in the same tab (fewer popups for the single-tab agent). */
-export const SAME_TAB_SEARCH_COOKIE = {
-  name: 'SRCHHPGUSR',
-  value: 'EXLKNT=0',
-  domain: '.bing.com',
-  path: '/',
-} as const;
+/** Keeps Bing's result links in the same tab (the runtime's own cookie; a saved sign-in leaves it out). */
+export { SAME_TAB_SEARCH_COOKIE };
 
 /**
  * Sets up a session in `browser`: its URL policy, a context (a new one, or with `adoptDefault` the browser's

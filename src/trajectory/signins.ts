@@ -3,6 +3,7 @@
 // with `_`, so the prefix never meets a run folder. Each state is its own file, encrypted with the payload codec's
 // key when encryption is on (src/codec/sealed.ts; a sealed file is refused where no key is configured); an index
 // file lists names, hosts, when and from which task, and sizes, never cookie values. Workflows carry the name only.
+import { isRuntimeCookie } from '../contract/runtime-cookies';
 import { CHECKPOINTS_DIR, LATEST_CHECKPOINT_FILE, QUESTION_STATE_FILE } from './layout';
 import type { RunStore } from './store';
 
@@ -80,6 +81,26 @@ export function storageHosts(storage: SavedStorage): string[] {
   return [...hosts].sort();
 }
 
+/**
+ * The task's own part of a page state: without the cookies the runtime adds to every session (the same-tab search
+ * cookie), and without origins that are no web page's (an opaque `null`, a browser page), which no later session can
+ * be given storage for.
+ */
+export function taskStorage(storage: SavedStorage): SavedStorage {
+  const web = (origin: string) => {
+    try {
+      return ['http:', 'https:'].includes(new URL(origin).protocol);
+    } catch {
+      return false;
+    }
+  };
+  return {
+    ...storage,
+    cookies: storage.cookies.filter((c) => !isRuntimeCookie(c)),
+    origins: storage.origins.filter((o) => web(o.origin)),
+  };
+}
+
 type FileBody = { format: typeof FORMAT; sealed?: { keyId: string; data: string }; plain?: Omit<Signin, 'bytes'> };
 type Index = { format: typeof FORMAT; signins: Record<string, SigninSummary> };
 
@@ -93,9 +114,10 @@ export class SigninStore {
     return `${SIGNINS_PREFIX}/${checkSigninName(name)}.json`;
   }
 
-  /** Saves (or replaces) a sign-in; sealed when encryption is on. */
-  async save(name: string, storage: SavedStorage, fromTask: string): Promise<SigninSummary> {
+  /** Saves (or replaces) a sign-in, the task's own part of the state (taskStorage); sealed when encryption is on. */
+  async save(name: string, state: SavedStorage, fromTask: string): Promise<SigninSummary> {
     const key = this.key(name);
+    const storage = taskStorage(state);
     const record: Omit<Signin, 'bytes'> = {
       name,
       hosts: storageHosts(storage),

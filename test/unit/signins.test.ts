@@ -1,12 +1,14 @@
 // Saved sign-ins in the run store: names, save/load/list/remove, encryption at rest with the codec's key (a sealed
-// sign-in refused where no key is configured), and a list that never shows a cookie's value.
+// sign-in refused where no key is configured), a list that never shows a cookie's value, and only the task's own
+// state kept (the runtime's own cookies left out).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Sealer } from '../../src/codec/sealed';
 import { LocalRunStore } from '../../src/trajectory/store';
-import { SigninError, SigninStore, checkSigninName, storageHosts } from '../../src/trajectory/signins';
+import { SAME_TAB_SEARCH_COOKIE, isRuntimeCookie } from '../../src/contract/runtime-cookies';
+import { SigninError, SigninStore, checkSigninName, storageHosts, taskStorage } from '../../src/trajectory/signins';
 import type { SavedStorage } from '../../src/trajectory/signins';
 
 const key = (id: string, byte: number) => ({ id, key: Buffer.alloc(32, byte) });
@@ -66,6 +68,33 @@ describe('the sign-in store', () => {
     expect(await signins.load('shop')).toBeUndefined();
     expect(await signins.list()).toEqual([]);
     expect(readFileSync(path.join(dir, '_signins', 'shop.json'), 'utf8')).toBe('');
+  });
+
+  it("leaves out the runtime's own cookies and origins that are no web page's", async () => {
+    const runtime = { ...SAME_TAB_SEARCH_COOKIE, expires: -1, httpOnly: false, secure: false, sameSite: 'Lax' };
+    const state: SavedStorage = {
+      cookies: [
+        ...STORAGE.cookies,
+        runtime,
+        { name: 'MUID', value: 'search-visit', domain: '.bing.com', path: '/' }, // the task searched: its own
+      ],
+      origins: [
+        ...STORAGE.origins,
+        { origin: 'null', localStorage: [{ name: 'x', value: '1' }] },
+        { origin: 'chrome-error://chromewebdata', localStorage: [] },
+      ],
+    };
+    expect(isRuntimeCookie(runtime)).toBe(true);
+    // Whatever its value (a site may rewrite it), it is the runtime's: the next session sets it again.
+    expect(isRuntimeCookie({ name: runtime.name, domain: 'Bing.com' })).toBe(true);
+    expect(isRuntimeCookie({ name: 'SRCHHPGUSR', domain: '.shop.example' })).toBe(false);
+    const own = taskStorage(state);
+    expect(own.cookies.map((c) => c.name)).toEqual(['session', 'MUID']);
+    expect(own.origins).toEqual(STORAGE.origins);
+    const signins = new SigninStore(newStore().store);
+    const saved = await signins.save('shop', { ...state, cookies: [...STORAGE.cookies, runtime] }, 'task-1');
+    expect(saved.hosts).toEqual(['app.example:8443', 'shop.example']);
+    expect((await signins.load('shop'))?.storage).toEqual(STORAGE);
   });
 
   it('encrypts at rest with the codec key and opens with it', async () => {
