@@ -2,7 +2,8 @@
 // (`cua signin save`) lets a second task open a members-only page signed in; a third task started meanwhile waits for
 // the sign-in's lock (its status says who holds it, and stays running), then runs; with signinRefresh the cookie the
 // site rotated is saved back. An unknown sign-in fails the task at its start with one line. An evaluation whose tasks
-// share a sign-in runs them one at a time through the lock, though its concurrency would run them together.
+// share a sign-in runs them one at a time through the lock, though its concurrency would run them together; so do a
+// fork and best-of-N branches of a task started with a sign-in.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { statusQuery } from '../../workflows/messages';
 import { signinStoreFor } from '../../src/runtime/signins';
 import { openRunStore } from '../../src/trajectory/open-store';
 import type { TaskResult } from '../../src/contract/task';
+import { forkBranchesOf, forkTask } from '../../client/fork';
 import { replyToTask } from '../../client/tasks';
 import { main } from '../../cli/cli';
 import { startFixtureServer } from '../fixtures/browser/server';
@@ -195,5 +197,56 @@ describe('an evaluation on a sign-in', () => {
       ['m2', 1],
     ]);
     expect(seen.slice(loadsBefore).filter((c) => c === 'ada-eval')).toHaveLength(2);
+  }, 90_000);
+});
+
+describe('forks and branches on a sign-in', () => {
+  it('a fork and best-of-N branches of a task with a sign-in take its lock like any task', async () => {
+    await signins().save(
+      'fork-members',
+      { cookies: [{ name: 'session', value: 'ada-fork', domain: '127.0.0.1', path: '/' }], origins: [] },
+      'seed',
+    );
+    const source = await h.start({
+      script: 'members-ask',
+      startUrl: site.url('/members'),
+      signin: 'fork-members',
+      autoReply: 'yes',
+    });
+    expect((await source.result()) as TaskResult).toMatchObject({ status: 'complete' });
+    const fork = await forkTask(h.client, source.workflowId, { step: 1 });
+    const best = await forkBranchesOf(h.client, source.workflowId, {
+      step: 1,
+      branches: 2,
+      checks: [{ type: 'answer_contains', value: 'members page seen' }],
+    });
+    const tasks = [fork.id, ...best.branches];
+    for (const input of [fork.input, ...best.input.branches]) expect(input.signin).toBe('fork-members');
+    // One of the three holds the sign-in; the others say they wait for it, and for whom.
+    const waits = new Map<string, string>();
+    await eventually(
+      async () => {
+        for (const id of tasks) {
+          const s = await h.client.workflow
+            .getHandle(id)
+            .query(statusQuery)
+            .catch(() => undefined);
+          if (s?.signinWait?.heldBy) waits.set(id, s.signinWait.heldBy);
+        }
+        return waits.size >= 2 || undefined;
+      },
+      30_000,
+      'two of the three to wait for the sign-in',
+    );
+    for (const [id, holder] of waits) {
+      expect(tasks).toContain(holder);
+      expect(holder).not.toBe(id);
+    }
+    for (const id of tasks) {
+      expect(await h.client.workflow.getHandle(id).result()).toMatchObject({
+        status: 'complete',
+        answer: 'members page seen',
+      });
+    }
   }, 90_000);
 });
