@@ -176,6 +176,7 @@ function stepMarks(s: ViewStep, replayRun: boolean, inherited: Map<number, strin
   const from = inherited.get(s.number);
   if (from) marks.push(from);
   if (replayRun && s.replay) marks.push(s.replay.how);
+  if (s.approval) marks.push(s.approval.line);
   if (s.invalid) marks.push('invalid output');
   if (s.supersededDecisions.length) marks.push(`re-decided after a lost worker (${s.supersededDecisions.length})`);
   for (const m of s.userMessages) {
@@ -219,11 +220,14 @@ export async function taskDetail(agent: AgentClient, store: RunStore, id: string
     return { ...detail, runError: (err as Error).message };
   }
   // Sizes only for the newest screenshot: the marker is drawn on it alone.
-  const first = buildTrajectoryView(run, () => undefined);
+  // The request journal tells what an approval question held (its step's mark says it and the person's decision).
+  const requestJournal = (await store.readText(`${id}/requests.jsonl`).catch(() => undefined)) ?? '';
+  const viewed = { ...run, requestJournal };
+  const first = buildTrajectoryView(viewed, () => undefined);
   const last = first.steps.at(-1);
   const lastShot = last?.screenshot || '';
   const size = lastShot ? await imageSize(store, id, lastShot) : undefined;
-  const view = size ? buildTrajectoryView(run, (shot) => (shot === lastShot ? size : undefined)) : first;
+  const view = size ? buildTrajectoryView(viewed, (shot) => (shot === lastShot ? size : undefined)) : first;
   const inherited = inheritedSteps(run.events);
   const forkOf = (run.task.metadata as Record<string, unknown> | undefined)?.['fork_of'] as
     { run_id?: string; step?: number } | undefined;

@@ -91,7 +91,9 @@ function notifyInput(task: AgentTask, event: NotifyEvent, deliveryId: string): N
     step: carried.step,
     instruction: input.instruction,
     // A question still pending (not one a task that ended left behind: it can no longer be replied to).
-    ...(question && !ended ? { question: { id: question.id, text: question.text } } : {}),
+    ...(question && !ended
+      ? { question: { id: question.id, text: question.text, ...(question.kind ? { kind: question.kind } : {}) } }
+      : {}),
     ...(ended && task.answer !== null ? { answer: task.answer } : {}),
     ...(task.error !== null ? { error: task.error } : {}),
     ...(ended && task.endReason !== null ? { endReason: task.endReason } : {}),

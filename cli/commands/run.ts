@@ -11,6 +11,7 @@ import type { NewTask } from '../../client/client';
 import { newTaskOf } from '../../client/new-task';
 import { modelWaitLine, newTaskId, replyToTask, storeWaitLine } from '../../client/tasks';
 import { watchTask } from '../../client/watch';
+import { approveRuleFlags } from './approve-rule';
 import { signinFlags } from './signin';
 import { signinWaitLine } from './tasks';
 
@@ -19,7 +20,7 @@ export const RUN_USAGE =
   '       [--identity NAME] [--id ID] [--cache NAME] [--signin NAME [--signin-refresh]] [--detach] [--json]\n' +
   '       [--model-base-url URL] [--model NAME] [--auto-reply [TEXT]] [--ask-timeout SECONDS] [--images-kept N]\n' +
   '       [--token-budget N] [--max-invalid-outputs N] [--terminate-on-parse-error] [--config FILE]\n' +
-  '       [--max-cost USD] [--max-tokens N] [--max-minutes M]';
+  '       [--max-cost USD] [--max-tokens N] [--max-minutes M] [--approve-rule RULE]...';
 
 const OPTIONS = {
   env: { type: 'string' },
@@ -46,6 +47,7 @@ const OPTIONS = {
   cache: { type: 'string' },
   signin: { type: 'string' },
   'signin-refresh': { type: 'boolean' },
+  'approve-rule': { type: 'string', multiple: true },
   config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -192,6 +194,7 @@ export async function runCommand(rawArgv: readonly string[]): Promise<number> {
     ...(values['token-budget'] ? { tokenBudget: intFlag(values['token-budget'], 'token-budget', 0) } : {}),
     ...budgetFlags(values),
     ...(await signinFlags(config, values.signin, values['signin-refresh'], values.env)),
+    ...approveRuleFlags(values['approve-rule'], values.env),
   };
   const input = parseTask(task); // before connecting: a bad flag is reported even with no server up
   const agent = await agentClientFor(config);

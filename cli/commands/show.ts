@@ -2,7 +2,9 @@
 // worker is listed under its step's number, marked, above the decision that replaced it; an invalid output is marked.
 // A desktop run is listed one line per tool call under its step's number, with the window list in place of the URL.
 // A model call made inside a step's tool (read_page_answer_question) gets a line under its step. A replay run
-// (`cua replay`) says which run it replays and how many steps were replayed, healed or decided by the model.
+// (`cua replay`) says which run it replays and how many steps were replayed, healed or decided by the model. A
+// question the runtime asked about requests an approval rule held gets a line under its step: what was held and how
+// the person decided (src/viewer/approvals.ts, read with the run's request journal).
 // The run is read from a folder path, or by id from the configured run store (config `store`: folder or S3). The id of
 // a best of N parent (`cua fork --branches K`) shows its branches compared instead.
 import fs from 'node:fs';
@@ -17,6 +19,8 @@ import type { Config } from '../../src/runtime/config';
 import { stepSummaries } from '../../src/trajectory/steps';
 import { usageLine, usageTotals } from '../../src/trajectory/usage';
 import type { StepSummary } from '../../src/trajectory/steps';
+import { approvalsByStep } from '../../src/viewer/approvals';
+import type { ViewApproval } from '../../src/viewer/approvals';
 import { environmentOf } from '../../src/viewer/desktop';
 import { replaySummary, subCallLine } from '../../src/viewer/lines';
 import { buildTrajectoryView } from '../../src/viewer/model';
@@ -96,6 +100,9 @@ export function stepLine(row: StepSummary): string {
   return `${String(row.step).padStart(4)}  ${action.padEnd(26)} ${row.url.slice(0, 50).padEnd(50)} ${remark(row)}`;
 }
 
+/** The run's request journal (src/browser/request-journal.ts), read for what approval questions held. */
+const REQUEST_JOURNAL = 'requests.jsonl';
+
 const SUPERSEDED_REMARK = 'effect unknown, worker lost; re-decided below';
 
 /** What the last column says for a desktop call: the step's mark or thoughts on its first call, else its error. */
@@ -150,12 +157,15 @@ export async function showCommand(argv: readonly string[]): Promise<number> {
   const found = await resolveRun(idOrPath, config);
   const run = await readRunFromStore(found.store, found.taskId);
   const dir = found.location;
+  const journal = (await found.store.readText(`${found.taskId}/${REQUEST_JOURNAL}`).catch(() => undefined)) ?? '';
+  const approvals = approvalsByStep(run.events, journal);
   const rows = stepSummaries(run.events);
   const replay = replayView(run);
   if (values.json) {
     const { status, outcome, warnings } = run;
     const usage = usageTotals(run.events, run.verification);
-    console.log(JSON.stringify({ dir, status, outcome, usage, steps: rows, warnings, ...(replay ? { replay } : {}) }));
+    const steps = rows.map((r, i) => (approvals[i] ? { ...r, approval: approvals[i] } : r));
+    console.log(JSON.stringify({ dir, status, outcome, usage, steps, warnings, ...(replay ? { replay } : {}) }));
     return 0;
   }
   console.log(`${run.task.instruction}`);
@@ -166,7 +176,7 @@ export async function showCommand(argv: readonly string[]): Promise<number> {
   if (environmentOf(run) === 'desktop') {
     for (const line of desktopTable(run)) console.log(line);
   } else {
-    browserTable(rows);
+    browserTable(rows, approvals);
   }
   for (const w of run.warnings) console.log(`warning: ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`);
   return 0;
@@ -180,9 +190,16 @@ export function subCallLines(row: StepSummary): string[] {
   });
 }
 
-function browserTable(rows: readonly StepSummary[]): void {
+/** The line under an approval question's step: what was held and how the person decided. */
+export function approvalLines(approval: ViewApproval | null | undefined): string[] {
+  return approval ? [`${' '.repeat(6)}${approval.line}`] : [];
+}
+
+function browserTable(rows: readonly StepSummary[], approvals: readonly (ViewApproval | null)[]): void {
   const superseded = rows.filter((r) => r.superseded).length;
   const more = superseded ? ` (+${superseded} superseded decision${superseded === 1 ? '' : 's'})` : '';
   console.log(`steps: ${rows.length - superseded}${more}`);
-  for (const r of rows) for (const line of [stepLine(r), ...subCallLines(r)]) console.log(line);
+  rows.forEach((r, i) => {
+    for (const line of [stepLine(r), ...subCallLines(r), ...approvalLines(approvals[i])]) console.log(line);
+  });
 }

@@ -38,7 +38,7 @@ export function readApprovalReply(text: string): ApprovalReply {
 }
 
 /** `POST /checkout?x=1 to shop.example`; the URL as given when it does not parse. */
-function requestLine(held: HeldForApproval): string {
+export function requestLine(held: Pick<HeldForApproval, 'method' | 'url'>): string {
   try {
     const url = new URL(held.url);
     return `${held.method} ${url.pathname}${url.search} to ${url.host}`;

@@ -5,6 +5,12 @@
 // been asked, unless the worker allows resending. Bodies are journaled as a hash and a short preview with secret
 // values and password-like fields blanked: a sign-in post carries the password.
 //
+// Approvals (approval-gate.ts) use the same journal: a request an approval rule holds is written as `held` with its
+// `approval` (label, method, URL, preview, and the hash of method, URL and body), never as a start, since it was not
+// sent, so the in-doubt rule never asks about it. A person's decision is an `approved` or `denied` line keyed by that
+// hash; an approved request's send is a `start` naming the approval it used (`approval`), so one yes lets one send
+// through and a body that differs asks again.
+//
 // Starts are read off the browser's network events (Playwright's request events, which are Chromium's CDP Network
 // events); under interception (the URL policy's, or the hold-back's) the start is written in the route handler, before
 // the request leaves the browser. Pure parts (the line shapes, which entries are in doubt, previews) are exported for

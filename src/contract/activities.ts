@@ -1,6 +1,6 @@
 // Inputs and outputs of the activities. Small on purpose: they travel through workflow history
 // (ids, paths and short strings only, never screenshot bytes).
-import type { EndReason, TaskState, TaskInput } from './task';
+import type { EndReason, QuestionKind, TaskState, TaskInput } from './task';
 
 export interface SessionRef {
   sessionId: string;
@@ -322,7 +322,8 @@ export interface NotifyInput {
   status: TaskState;
   step: number;
   instruction: string;
-  question?: { id: string; text: string };
+  /** The pending question; `kind` says who asks and why (`approval`: a request held for a person's yes). */
+  question?: { id: string; text: string; kind?: QuestionKind };
   answer?: string;
   error?: string;
   endReason?: EndReason;

@@ -1,7 +1,7 @@
 // The JSON body of a webhook notification, built from what the workflow knows (NotifyInput). Pure. Field names are
 // snake_case like the run folder's files; a field that does not apply to the event is left out.
 import type { NotifyEvent, NotifyInput } from '../contract/activities';
-import type { EndReason, TaskState } from '../contract/task';
+import type { EndReason, QuestionKind, TaskState } from '../contract/task';
 
 /** The instruction is cut to this many characters (the run folder has it whole). */
 export const INSTRUCTION_CHARS = 200;
@@ -16,6 +16,8 @@ export interface WebhookBody {
   /** The pending question (event waiting), its id, and the command that replies to it. */
   question?: string;
   question_id?: string;
+  /** Who asks and why: `model`, or the runtime's `approval`, `in_doubt`, `budget`, `loop`, `provider_check`. */
+  question_kind?: QuestionKind;
   reply_command?: string;
   answer?: string;
   error?: string;
@@ -42,7 +44,12 @@ export function webhookBody(n: NotifyInput): WebhookBody {
     status: n.status,
     step: n.step,
     ...(n.question
-      ? { question: n.question.text, question_id: n.question.id, reply_command: replyCommand(n.taskId, n.question.id) }
+      ? {
+          question: n.question.text,
+          question_id: n.question.id,
+          ...(n.question.kind ? { question_kind: n.question.kind } : {}),
+          reply_command: replyCommand(n.taskId, n.question.id),
+        }
       : {}),
     ...(n.answer !== undefined ? { answer: n.answer } : {}),
     ...(n.error !== undefined ? { error: n.error } : {}),

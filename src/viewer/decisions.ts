@@ -21,7 +21,7 @@ import { callSummary, callTarget, stepToolsSummary, windowsLine } from './deskto
 import { coordinateOf, desktopMarker, markerFor, pointerAfter } from './markers';
 import type { Geometry, Marker, Point, Size } from './markers';
 import { recordOf } from './run-settings';
-import type { ViewCall, ViewDecision, ViewStep, ViewUserMessage } from './view';
+import type { ViewApproval, ViewCall, ViewDecision, ViewStep, ViewUserMessage } from './view';
 
 function screenshotIn(observations: readonly Observation[]): string {
   const shots = observations.flatMap((o) =>
@@ -87,6 +87,8 @@ export interface DecisionContext {
   sizeOf: (screenshot: string) => Size | undefined;
   /** A replay run: each decision says how it came about. */
   replay: boolean;
+  /** The run's approval questions by their event id (approvals.ts). */
+  approvals: ReadonlyMap<string, ViewApproval>;
 }
 
 /** The marker and pixel point of an action; none for an invalid output (nothing was done) or a degenerate point. */
@@ -169,6 +171,7 @@ function decisionView(
     subCalls: summary.sub_calls,
     replay: ctx.replay ? replayMarkOf(action) : null,
     usage: stepUsageLine(usageTotals([action, ...step.post])),
+    approval: ctx.approvals.get(action.id) ?? null,
   };
   if (ctx.screen) {
     const call = callView(action, step, invalid, summary, ctx.screen, image ?? ctx.screen);

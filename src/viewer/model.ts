@@ -1,6 +1,7 @@
 // The trajectory viewer's view-model of a run (view.ts), built from its events, task.json and run state: the run's
 // settings (run-settings.ts), its steps (decisions.ts) with their markers (markers.ts), its outcome and usage.
 import { usageLine, usageTotals } from '../trajectory/usage';
+import { approvalsOf } from './approvals';
 import { buildSteps } from '../trajectory/steps';
 import { environmentOf, screenOf } from './desktop';
 import type { Size } from './markers';
@@ -29,6 +30,7 @@ export function buildTrajectoryView(run: ViewInput, sizeOf: (screenshot: string)
     instruction,
     sizeOf,
     replay: replay !== null,
+    approvals: approvalsOf(run.events, run.requestJournal),
   };
   const all = buildSteps(run.events);
   const actionSteps = all.filter((s) => s.action !== null);

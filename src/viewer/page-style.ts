@@ -41,6 +41,10 @@ section.step h2 code.summary{font-size:14px}
 .badge.replayed{background:#dcfce7;color:#166534}
 .badge.healed{background:#e0f2fe;color:#075985}
 .badge.decided{background:#f3f4f6;color:#374151}
+.badge.approval{background:#ede9fe;color:#5b21b6}
+.badge.approval.approved{background:#dcfce7;color:#166534}
+.badge.approval.denied{background:#fee2e2;color:#991b1b}
+.approval-line{font-weight:600;margin:4px 0}
 p.replay-of{margin:0 0 8px;font-weight:600;color:#075985}
 .superseded{opacity:.55;border:1px dashed #9ca3af;border-radius:6px;padding:6px 10px;margin:0 0 12px;background:#f9fafb}
 .superseded:hover{opacity:.9}

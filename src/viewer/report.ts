@@ -12,6 +12,9 @@ import { buildTrajectoryView } from './model';
 /** Name of the report in a run folder when no other file is given. */
 export const REPORT_FILE = 'report.html';
 
+/** The run's request journal (src/browser/request-journal.ts), read for what approval questions held. */
+const REQUEST_JOURNAL = 'requests.jsonl';
+
 /** WebP quality of embedded screenshots: text stays crisp, files stay small. */
 export const SCREENSHOT_QUALITY = 80;
 
@@ -67,7 +70,8 @@ export async function renderTrajectoryReport(runFolder: string): Promise<{ html:
     const image = file ? await encodeScreenshot(file) : undefined;
     if (image) encoded.set(shot, image);
   }
-  const view = buildTrajectoryView(run, (shot) => encoded.get(shot));
+  const requestJournal = await fs.readFile(path.join(dir, REQUEST_JOURNAL), 'utf8').catch(() => '');
+  const view = buildTrajectoryView({ ...run, requestJournal }, (shot) => encoded.get(shot));
   const decisions = view.steps.flatMap((s) => [...s.supersededDecisions, s]);
   const missing = decisions.filter((s) => s.screenshot !== '' && !encoded.has(s.screenshot));
   for (const s of missing) view.warnings.push(`step ${s.number}: screenshot ${s.screenshot} is missing or unreadable`);

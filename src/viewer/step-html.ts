@@ -5,7 +5,8 @@
 // An invalid output shows its error prominently and no marker. A model call made inside the action's tool (the page
 // question of read_page_answer_question) is shown under the action: model, prompt size, duration and its output.
 // In a replay run (`cua replay`) each step has a badge, replayed, healed or decided by the model, and the header says
-// which run it replays and how many steps went each way.
+// which run it replays and how many steps went each way. A question the runtime asked about requests an approval rule
+// held has an approval badge and a line saying what was held and how the person decided.
 //
 // A desktop step is one card too: the step's screenshot with a marker per call that acted on a point (numbered by
 // call when there are several), the window list instead of a URL, the vision model's screen description and the
@@ -121,9 +122,21 @@ function decisionText(step: ViewDecision): string[] {
   ];
 }
 
+/** An approval question's request and outcome, one line (approved, denied, or no answer yet). */
+function approvalBlock(step: ViewDecision): string {
+  const a = step.approval;
+  if (!a) return '';
+  return block(
+    'Approval',
+    `<p class="approval-line" data-outcome="${escapeHtml(a.outcome)}">${escapeHtml(a.line)}</p>`,
+    'approval',
+  );
+}
+
 /** A decision's screenshot and text: user messages, an invalid output's error, thoughts, action, observation. */
 function decisionBody(step: ViewDecision, images: ReadonlyMap<string, string>): string {
   const parts = [
+    approvalBlock(step),
     step.userMessages.length ? block('User messages', userMessages(step.userMessages), 'messages') : '',
     step.invalid !== null
       ? block('Invalid output: no action was taken', pre(step.invalid, 'error'), 'invalid-output')
@@ -175,7 +188,12 @@ function badges(step: ViewStep): string {
     ? ' <span class="badge redecided">re-decided after a lost worker</span>'
     : '';
   const invalid = step.invalid !== null ? ' <span class="badge invalid">invalid output</span>' : '';
-  return redecided + invalid + replayBadge(step.replay);
+  const approval = step.approval
+    ? ` <span class="badge approval ${step.approval.outcome}">approval ${
+        step.approval.outcome === 'pending' ? 'asked' : step.approval.outcome
+      }</span>`
+    : '';
+  return redecided + invalid + approval + replayBadge(step.replay);
 }
 
 export function stepSection(step: ViewStep, images: ReadonlyMap<string, string>): string {

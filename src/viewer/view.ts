@@ -15,6 +15,19 @@ export interface ViewUserMessage {
   content: string;
 }
 
+export type ApprovalOutcome = 'approved' | 'denied' | 'pending';
+
+/** An approval question of the run and its outcome (approvals.ts). */
+export interface ViewApproval {
+  /** The held requests, e.g. `POST /checkout to shop.example (label payment)`, several joined by `; `. */
+  requests: string;
+  outcome: ApprovalOutcome;
+  /** The person's note ('' when none). */
+  note: string;
+  /** One line saying all of it. */
+  line: string;
+}
+
 /** One tool call of a desktop step: what was called, what came of it and where it acted. */
 export interface ViewCall {
   /** Place in the step: 0 for the first call, then 1, 2, … (the `-c<n>` suffix of its event id). */
@@ -75,6 +88,8 @@ export interface ViewDecision {
   replay: ReplayMark | null;
   /** The step's model calls (its decision's and its tool's): tokens and cost, one line; '' when it made none. */
   usage: string;
+  /** The runtime's question about requests an approval rule held, and how the person decided; null for other steps. */
+  approval: ViewApproval | null;
 }
 
 /** A step of the run: its (last) decision, with the earlier decisions it superseded. */
@@ -132,4 +147,7 @@ export type ViewInput = Pick<
   | 'verification'
   | 'warnings'
   | 'runState'
->;
+> & {
+  /** The run's request journal (requests.jsonl) as text, for what approval questions held; optional. */
+  requestJournal?: string;
+};

@@ -12,6 +12,7 @@ import { CHROMIUM_ARGS } from '../../src/infra/chromium';
 import { chromiumPath } from '../../src/infra/paths';
 import { checkUrl } from '../../src/contract/url-policy';
 import { openRunStore } from '../../src/trajectory/open-store';
+import { startFixtureServer } from '../fixtures/browser/server';
 import { untilWaiting } from './harness';
 import type { Harness } from './harness';
 import { useHarness } from './use-harness';
@@ -54,6 +55,7 @@ const openTask = async (id: string): Promise<Page> => {
   await page.goto(`${server.url}/tasks/${id}`);
   return page;
 };
+const authHeader = { authorization: `Bearer ${TOKEN}` };
 const stepCount = (page: Page) => page.locator('#steps li[data-step]').count();
 
 describe('access', () => {
@@ -187,6 +189,63 @@ describe('a task that asks', () => {
     await page.click('#reply-send');
     await page.locator('#error', { hasText: /reply/ }).waitFor();
     await page.close();
+  });
+});
+
+describe('an approval', () => {
+  it('shows Approve and Deny for a held checkout; Approve sends yes with the note, and the order goes out once', async () => {
+    const orders: string[] = [];
+    const shop = await startFixtureServer();
+    try {
+      shop.route('/shop', (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(
+          '<!doctype html><title>Shop</title><body style="margin:0"><form method="post" action="/checkout">' +
+            '<input type="hidden" name="item" value="kettle"><div style="height:200px"></div>' +
+            '<button style="display:block;width:100%;height:200px">Place the order</button></form>',
+        );
+      });
+      shop.route('/checkout', (req, res) => {
+        let body = '';
+        req.on('data', (c: Buffer) => (body += c.toString()));
+        req.on('end', () => {
+          orders.push(body);
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+          res.end('<!doctype html><title>Placed</title><p>Order placed.</p>');
+        });
+      });
+      const handle = await h.start({
+        script: 'approval-order',
+        instruction: 'Order the kettle.',
+        startUrl: shop.url('/shop'),
+        approvals: [{ hosts: ['127.0.0.1'], methods: ['POST'], path: '/checkout', label: 'payment' }],
+      });
+      const id = handle.workflowId;
+      await untilWaiting(handle);
+      const page = await openTask(id);
+      await page
+        .locator('#question', { hasText: /^The agent is about to send POST \/checkout to 127\.0\.0\.1/ })
+        .waitFor();
+      expect(await page.locator('#approve').isVisible()).toBe(true);
+      expect(await page.locator('#deny').isVisible()).toBe(true);
+      expect(await page.locator('#reply-send').isVisible()).toBe(false);
+      expect(orders).toEqual([]);
+      await page.fill('#reply-text', 'within budget');
+      await page.click('#approve');
+      await page.locator('#status', { hasText: 'complete' }).waitFor({ timeout: 30_000 });
+      expect(await handle.result()).toMatchObject({ status: 'complete', answer: 'ordered' });
+      expect(orders).toEqual(['item=kettle']);
+      // The reply the button sent, and the report's line for the approval.
+      const approved =
+        /Approval asked: POST \/checkout to 127\.0\.0\.1:\d+ \(label payment\) — approved by the person \(within budget\)/;
+      await page.locator('#steps .mark', { hasText: approved }).waitFor();
+      expect(await page.locator('#steps').textContent()).toContain('yes: within budget');
+      const report = await (await fetch(`${server.url}/tasks/${id}/report`, { headers: authHeader })).text();
+      expect(report).toMatch(approved);
+      await page.close();
+    } finally {
+      await shop.close();
+    }
   });
 });
 

@@ -12,6 +12,7 @@ import type { TaskResult } from '../../src/contract/task';
 import type { WebhookBody } from '../../src/notify/body';
 import { postWebhook, WebhookDeliveryError, WebhookRefusedError } from '../../src/notify/send';
 import { NOTIFY_PATCH } from '../../workflows/notify';
+import { startFixtureServer } from '../fixtures/browser/server';
 import { WebhookReceiver } from '../fixtures/webhook/server';
 import { eventually, startHarness, untilWaiting } from './harness';
 import type { Harness } from './harness';
@@ -121,6 +122,7 @@ describe('notifications of a task (dev server)', () => {
       step: 1,
       question: 'Which city should I search in?',
       question_id: 'q1',
+      question_kind: 'model',
       reply_command: `npx cua reply ${id} "<your reply>" --question q1`,
       at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       instruction: 'Search hotels in the city I want.',
@@ -152,6 +154,56 @@ describe('notifications of a task (dev server)', () => {
       expect(text).not.toContain('private-path');
     }
     expect(await historyText(handle)).toContain(NOTIFY_PATCH);
+  });
+
+  it('a request held for approval: waiting, with the question kind `approval`; the yes sends it', async () => {
+    receiver.respond = () => 200;
+    const orders: string[] = [];
+    const shop = await startFixtureServer();
+    try {
+      shop.route('/shop', (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(
+          '<!doctype html><title>Shop</title><body style="margin:0"><form method="post" action="/checkout">' +
+            '<input type="hidden" name="item" value="kettle"><div style="height:200px"></div>' +
+            '<button style="display:block;width:100%;height:200px">Place the order</button></form>',
+        );
+      });
+      shop.route('/checkout', (req, res) => {
+        req.resume();
+        req.on('end', () => {
+          orders.push(req.method ?? '');
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+          res.end('<!doctype html><title>Placed</title><p>Order placed.</p>');
+        });
+      });
+      const handle = await h.start({
+        script: 'approval-order',
+        instruction: 'Order the kettle.',
+        startUrl: shop.url('/shop'),
+        approvals: [{ hosts: ['127.0.0.1'], methods: ['POST'], path: '/checkout', label: 'payment' }],
+      });
+      const id = handle.workflowId;
+      const asked = await untilWaiting(handle);
+      const [waiting] = await received(id, 'waiting');
+      expect(waiting?.verified.ok).toBe(true);
+      expect(waiting?.body).toMatchObject({
+        event: 'waiting',
+        status: 'waiting_for_user',
+        question: asked.question?.text,
+        question_id: asked.question?.id,
+        question_kind: 'approval',
+      });
+      expect(waiting?.body.question).toMatch(
+        /^The agent is about to send POST \/checkout to 127\.0\.0\.1:\d+ \(label: payment\)/,
+      );
+      expect(orders).toEqual([]);
+      await replyToTask(h.client, id, 'yes', asked.question?.id);
+      expect(await handle.result()).toMatchObject({ status: 'complete', answer: 'ordered' });
+      expect(orders).toEqual(['POST']);
+    } finally {
+      await shop.close();
+    }
   });
 
   it('a paused task: paused; its follow-up run notifies apart from the first run', async () => {

@@ -44,6 +44,15 @@ describe('webhookBody', () => {
       },
     ],
     [
+      'waiting for an approval: the question kind says so',
+      { question: { id: 'q2', text: 'The agent is about to send POST /checkout …', kind: 'approval' } },
+      {
+        question_id: 'q2',
+        question_kind: 'approval',
+        reply_command: 'npx cua reply task-7 "<your reply>" --question q2',
+      },
+    ],
+    [
       'completed: the answer and the end reason, no question',
       { event: 'completed', status: 'complete', answer: '€120 a night', endReason: 'complete' },
       { event: 'completed', status: 'complete', answer: '€120 a night', end_reason: 'complete' },
@@ -65,6 +74,7 @@ describe('webhookBody', () => {
   it.each<[string, Partial<NotifyInput>, string[]]>([
     ['waiting', { question: { id: 'q1', text: '?' } }, ['answer', 'error', 'end_reason']],
     ['completed', { event: 'completed', status: 'complete', answer: 'a' }, ['question', 'reply_command', 'error']],
+    ['a question of no kind (recorded before kinds)', { question: { id: 'q1', text: '?' } }, ['question_kind']],
   ])('%s leaves out what does not apply', (_name, change, absent) => {
     const body = webhookBody({ ...BASE, ...change });
     for (const key of absent) expect(body).not.toHaveProperty(key);
