@@ -3,7 +3,7 @@
 // holds POSTs to the shop's /checkout: a kill -9 while the request is held ends with one order after the approval and
 // no second question; the client's approval (after an unclear reply is refused) sends it once, under a rule the task
 // adds; autoReply does not approve, and a denial aborts it with the note read by the model; a changed body asks again.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,6 +70,25 @@ afterAll(async () => {
   await h?.close();
 });
 
+/** `cua reply <task id> <text>` as a person types it, against this harness's server and task queue. */
+function cuaReply(taskId: string, text: string): Promise<{ code: number | null; output: string }> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TEMPORAL_ADDRESS: h.server.address,
+    CUA_RUNS_DIR: h.config.runsDir,
+    CUA_TASK_QUEUE: h.config.taskQueue,
+  };
+  for (const key of ['CUA_CONFIG', 'NODE_OPTIONS']) delete env[key];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/cua.js'), 'reply', taskId, text], { cwd: ROOT, env });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
 /** The run's journal lines, by kind. */
 function journalKinds(taskId: string): string[] {
   const text = fs.readFileSync(path.join(h.runDir(taskId), 'requests.jsonl'), 'utf8');
@@ -113,7 +132,9 @@ describe('approvals', () => {
     expect(orders).toEqual([]);
     await workers.kill(first);
     worker = workers.spawn({ CUA_CONFIG: configFile });
-    await replyToTask(h.client, handle.workflowId, 'yes');
+    // A person approves from the terminal: `cua reply`.
+    const replied = await cuaReply(handle.workflowId, 'yes');
+    expect(replied.code, replied.output).toBe(0);
     expect((await handle.result()) as TaskResult).toMatchObject({ status: 'complete', answer: 'ordered' });
     expect(orders).toEqual(['/checkout item=kettle&card=4111111111111111&qty=']);
     expect(await runtimeQuestions(handle.workflowId)).toBe(1);
