@@ -3,11 +3,12 @@
 // from Anthropic's tool-use documentation and the types of @anthropic-ai/sdk 1.17 (`resources/messages`: `Tool`,
 // `ToolChoice`, `MessageParam`, `ImageBlockParam`, `Base64ImageSource`, `ToolUseBlock`, `Message`), never from our
 // adapters. The route itself is provider-desktop.ts.
-import type { ContentBlock, Message, Usage } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlock, Message } from '@anthropic-ai/sdk/resources/messages';
 import type { Base64ImageSource } from '@anthropic-ai/sdk/resources/messages';
 import { isRecord, recordsOf } from './provider-wire';
 import type { Json } from './provider-wire';
 import type { DesktopAnswer, DesktopAnswerContext, DesktopCallWire, DesktopRequest } from './desktop-entry';
+import { anthropicUsage } from './providers/anthropic-messages';
 
 /** A custom tool's name (the API's pattern). */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -174,23 +175,6 @@ function read(headers: Record<string, string>, _url: URL, body: unknown): Deskto
   };
 }
 
-function usageOf(a: DesktopAnswer): Usage {
-  const cached = a.usage?.cachedInput ?? 0;
-  return {
-    // The scripted input counts every prompt token; Anthropic's input_tokens leaves out those read from the cache.
-    input_tokens: (a.usage?.input ?? 0) - cached,
-    output_tokens: a.usage?.output ?? 0,
-    cache_read_input_tokens: cached,
-    cache_creation_input_tokens: 0,
-    cache_creation: { ephemeral_1h_input_tokens: 0, ephemeral_5m_input_tokens: 0 },
-    inference_geo: null,
-    output_tokens_details: null,
-    server_tool_use: null,
-    service_tier: 'standard',
-    speed: null,
-  };
-}
-
 function message(content: ContentBlock[], ctx: DesktopAnswerContext, a: DesktopAnswer): Message {
   return {
     id: `msg_standin_desktop_${ctx.entry}`,
@@ -203,7 +187,7 @@ function message(content: ContentBlock[], ctx: DesktopAnswerContext, a: DesktopA
     stop_details: null,
     stop_reason: content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn',
     stop_sequence: null,
-    usage: usageOf(a),
+    usage: anthropicUsage(a.usage),
   };
 }
 

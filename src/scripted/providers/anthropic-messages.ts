@@ -232,11 +232,16 @@ function scriptedCalls(out: AnthropicScriptedOutput, ctx: AnthropicResponseConte
 }
 
 function usageOf(out: AnthropicScriptedOutput): Usage {
-  const cached = out.usage?.cachedInput ?? 0;
+  return anthropicUsage(out.usage);
+}
+
+/** Scripted counts as Anthropic's `usage` (zeros when none). */
+export function anthropicUsage(usage: { input: number; output: number; cachedInput?: number } | undefined): Usage {
+  const cached = usage?.cachedInput ?? 0;
   return {
     // The scripted `input` counts every prompt token; Anthropic's input_tokens excludes those read from the cache.
-    input_tokens: (out.usage?.input ?? 0) - cached,
-    output_tokens: out.usage?.output ?? 0,
+    input_tokens: (usage?.input ?? 0) - cached,
+    output_tokens: usage?.output ?? 0,
     cache_read_input_tokens: cached,
     cache_creation_input_tokens: 0,
     cache_creation: { ephemeral_1h_input_tokens: 0, ephemeral_5m_input_tokens: 0 },
