@@ -4,6 +4,8 @@
 // replay take a task id, never a folder path, so no caller makes this server read its disk.
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { TaskSnapshot } from '../client/client';
+import { sleep } from '../src/common/sleep';
 import { answer, guarded, McpRefusal, taskIdArg } from './deps';
 import type { McpDeps } from './deps';
 import { PERSON_QUESTION_KINDS, taskView } from './task-view';
@@ -14,7 +16,7 @@ async function answerableQuestion(
   id: string,
   questionId: string | undefined,
 ): Promise<string | undefined> {
-  const snap = await deps.agent.status(id);
+  const snap = await (await deps.client()).status(id);
   const q = snap.question;
   if (!q) return questionId; // the client refuses the reply in its own words
   const kind = q.kind ?? 'model';
@@ -25,6 +27,20 @@ async function answerableQuestion(
     );
   }
   return questionId ?? q.id;
+}
+
+/** How long a reply waits for the task to take it up, so that its answer (and a wait after it) no longer shows it. */
+const REPLY_TAKEN_UP_MS = 5_000;
+
+/** The task's state once it no longer waits on the answered question (or after a few seconds, as it is then). */
+async function afterReply(deps: McpDeps, id: string, questionId: string | undefined): Promise<TaskSnapshot> {
+  const agent = await deps.client();
+  const until = Date.now() + REPLY_TAKEN_UP_MS;
+  for (;;) {
+    const snap = await agent.status(id);
+    if (snap.closed || !snap.question || snap.question.id !== questionId || Date.now() >= until) return snap;
+    await sleep(Math.min(deps.pollMs ?? 500, 200));
+  }
 }
 
 export function registerControlTools(server: McpServer, deps: McpDeps): void {
@@ -46,9 +62,10 @@ export function registerControlTools(server: McpServer, deps: McpDeps): void {
     },
     ({ task_id, text, question_id }) =>
       guarded(async () => {
+        const agent = await deps.client();
         const questionId = await answerableQuestion(deps, task_id, question_id);
-        await deps.agent.reply(task_id, text, questionId ? { questionId } : {});
-        return answer(await taskView(deps, await deps.agent.status(task_id)));
+        await agent.reply(task_id, text, questionId ? { questionId } : {});
+        return answer(await taskView(deps, await afterReply(deps, task_id, questionId)));
       }),
   );
 
@@ -69,11 +86,12 @@ export function registerControlTools(server: McpServer, deps: McpDeps): void {
     },
     ({ task_id, action, text }) =>
       guarded(async () => {
-        if (action === 'say') await deps.agent.say(task_id, text ?? '');
-        else if (action === 'pause') await deps.agent.pause(task_id);
-        else if (action === 'resume') await deps.agent.resume(task_id);
-        else await deps.agent.cancel(task_id);
-        return answer(await taskView(deps, await deps.agent.status(task_id)));
+        const agent = await deps.client();
+        if (action === 'say') await agent.say(task_id, text ?? '');
+        else if (action === 'pause') await agent.pause(task_id);
+        else if (action === 'resume') await agent.resume(task_id);
+        else await agent.cancel(task_id);
+        return answer(await taskView(deps, await agent.status(task_id)));
       }),
   );
 
@@ -94,12 +112,13 @@ export function registerControlTools(server: McpServer, deps: McpDeps): void {
     },
     ({ task_id, step, instruction, hint }) =>
       guarded(async () => {
-        const { id } = await deps.agent.fork(task_id, {
+        const agent = await deps.client();
+        const { id } = await agent.fork(task_id, {
           step,
           ...(instruction?.trim() ? { instruction: instruction.trim() } : {}),
           ...(hint?.trim() ? { hint: hint.trim() } : {}),
         });
-        return answer(await taskView(deps, await deps.agent.status(id)));
+        return answer(await taskView(deps, await agent.status(id)));
       }),
   );
 
@@ -126,11 +145,12 @@ export function registerControlTools(server: McpServer, deps: McpDeps): void {
     },
     ({ task_id, strict, recorded_replies }) =>
       guarded(async () => {
-        const replay = await deps.agent.replay(task_id, {
+        const agent = await deps.client();
+        const replay = await agent.replay(task_id, {
           ...(strict ? { strict: true } : {}),
           replies: recorded_replies ? 'recorded' : 'ask',
         });
-        return answer(await taskView(deps, await deps.agent.status(replay.id)));
+        return answer(await taskView(deps, await agent.status(replay.id)));
       }),
   );
 }

@@ -7,7 +7,8 @@ import { TASK_ID } from '../console/data';
 import type { RunStore } from '../src/trajectory/store';
 
 export interface McpDeps {
-  agent: AgentClient;
+  /** The typed client once the Temporal server has answered; until then a refusal saying the server waits for it. */
+  client: () => Promise<AgentClient>;
   /** The run store the workers write to (screenshots, saved sign-ins). */
   store: () => RunStore;
   /** The model endpoint names of the config's `models` (empty: the workers' own `default`). */

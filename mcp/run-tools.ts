@@ -56,7 +56,8 @@ export function registerRunTools(server: McpServer, deps: McpDeps): void {
     },
     ({ task_id, step }) =>
       guarded(async () => {
-        await deps.agent.status(task_id); // an unknown id is refused in the client's words
+        const agent = await deps.client();
+        await agent.status(task_id); // an unknown id is refused in the client's words
         const events = await loadEvents(deps.store(), task_id).catch(() => [] as Event[]);
         const shot = pick(screenshotsInOrder(events), task_id, step);
         const bytes = await deps.store().readBytes(`${task_id}/${shot.file}`);
@@ -83,7 +84,8 @@ export function registerRunTools(server: McpServer, deps: McpDeps): void {
     },
     ({ task_id }) =>
       guarded(async () => {
-        const steps = await deps.agent.steps(task_id);
+        const agent = await deps.client();
+        const steps = await agent.steps(task_id);
         return answer({
           task_id,
           steps: steps.map((s) => ({

@@ -62,10 +62,11 @@ export function registerTaskTools(server: McpServer, deps: McpDeps): void {
     },
     (args, extra) =>
       guarded(async () => {
-        const { id } = await deps.agent.start(await newTaskFrom(deps, args));
+        const agent = await deps.client();
+        const { id } = await agent.start(await newTaskFrom(deps, args));
         const snap = args.wait_seconds
           ? await waitWithProgress(deps, id, args.wait_seconds, extra)
-          : await deps.agent.status(id);
+          : await agent.status(id);
         return answer(await taskView(deps, snap));
       }),
   );
@@ -81,7 +82,11 @@ export function registerTaskTools(server: McpServer, deps: McpDeps): void {
       inputSchema: { task_id: taskIdArg },
       annotations: { readOnlyHint: true },
     },
-    ({ task_id }) => guarded(async () => answer(await taskView(deps, await deps.agent.status(task_id)))),
+    ({ task_id }) =>
+      guarded(async () => {
+        const agent = await deps.client();
+        return answer(await taskView(deps, await agent.status(task_id)));
+      }),
   );
 
   server.registerTool(
@@ -121,14 +126,15 @@ export function registerTaskTools(server: McpServer, deps: McpDeps): void {
     },
     ({ status, text, limit }) =>
       guarded(async () => {
+        const agent = await deps.client();
         const wanted = limit ?? 20;
         const needle = text?.trim().toLowerCase() ?? '';
         const filter = { ...(status ? { status: status as TaskState } : {}) };
         const rows = needle
-          ? (await deps.agent.list({ ...filter, limit: 500 })).filter(
+          ? (await agent.list({ ...filter, limit: 500 })).filter(
               (r) => r.instruction.toLowerCase().includes(needle) || r.id.toLowerCase().includes(needle),
             )
-          : await deps.agent.list({ ...filter, limit: wanted });
+          : await agent.list({ ...filter, limit: wanted });
         return answer({ tasks: rows.slice(0, wanted) });
       }),
   );

@@ -100,9 +100,15 @@ async function costOf(deps: McpDeps, snap: TaskSnapshot): Promise<number | null>
 
 const round = (usd: number) => Math.round(usd * 1e6) / 1e6;
 
-/** Whether a wait is over: the task has ended, or it is not running (it asks, is paused or taken over). */
+/** The states in which an open task stops for a person. */
+const STOPPED_FOR_A_PERSON: readonly string[] = ['waiting_for_user', 'paused', 'taken_over'];
+
+/**
+ * Whether a wait is over: the task has ended (its workflow closed: an ending status comes a moment before), or it
+ * stops for a person (it asks, is paused or taken over).
+ */
 export function settled(snap: TaskSnapshot): boolean {
-  return snap.closed || snap.status !== 'running';
+  return snap.closed || STOPPED_FOR_A_PERSON.includes(snap.status);
 }
 
 export interface WaitOptions {
@@ -116,8 +122,9 @@ export interface WaitOptions {
 export async function waitForTask(deps: McpDeps, id: string, opts: WaitOptions): Promise<TaskSnapshot> {
   const started = Date.now();
   const until = started + opts.seconds * 1000;
+  const agent = await deps.client();
   for (;;) {
-    const snap = await deps.agent.status(id);
+    const snap = await agent.status(id);
     const left = until - Date.now();
     if (settled(snap) || left <= 0 || opts.signal?.aborted) return snap;
     await opts.onPoll?.(snap, Date.now() - started);

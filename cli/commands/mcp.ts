@@ -9,9 +9,11 @@ import { agentClientFor } from '../../client/client';
 import type { AgentClient } from '../../client/client';
 import { consoleDenyHosts } from '../../console/access';
 import { DEFAULT_MCP_PORT, mcpToken } from '../../mcp/access';
+import { McpRefusal } from '../../mcp/deps';
 import type { McpDeps } from '../../mcp/deps';
 import { startMcpHttp } from '../../mcp/http';
 import { createMcpServer } from '../../mcp/server';
+import { sleep } from '../../src/common/sleep';
 import { PROJECT_ROOT } from '../../src/infra/paths';
 import { loadConfig } from '../../src/runtime/config';
 import type { Config } from '../../src/runtime/config';
@@ -23,15 +25,18 @@ import { temporalUiUrlFor } from './console';
 
 export const MCP_USAGE = `npx cua mcp [--http [--host 127.0.0.1] [--port ${DEFAULT_MCP_PORT}]] [--temporal-ui URL] [--config FILE]`;
 
+/** How long a tool call waits for the Temporal connection before it refuses (a call just after the start waits it out). */
+const CONNECT_GRACE_MS = 5_000;
+
 const log = (line: string) => console.error(`[mcp] ${line}`);
 
 function packageVersion(): string {
   return (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-function depsOf(config: Config, agent: AgentClient, temporalUi: string | undefined): McpDeps {
+function depsOf(config: Config, client: () => Promise<AgentClient>, temporalUi: string | undefined): McpDeps {
   return {
-    agent,
+    client,
     store: () => openRunStore(config),
     endpoints: Object.keys(config.models),
     families: endpointFamilies(config.models),
@@ -66,15 +71,30 @@ export async function mcpCommand(argv: readonly string[]): Promise<number> {
   const port = intFlag(values.port, 'port', 0) ?? DEFAULT_MCP_PORT;
   const token = values.http ? mcpToken(host, config.mcp?.token) : undefined;
   const stop = new AbortController();
+  let stopNow = () => {};
   const stopped = new Promise<void>((resolve) => {
-    const onStop = () => (stop.abort(), resolve());
-    process.once('SIGINT', onStop);
-    process.once('SIGTERM', onStop);
-    if (!values.http) process.stdin.once('end', onStop); // the client went away
+    stopNow = () => (stop.abort(), resolve());
+    process.once('SIGINT', stopNow);
+    process.once('SIGTERM', stopNow);
+    if (!values.http) process.stdin.once('end', stopNow); // the client went away
   });
-  const agent = await connect(config, stop.signal);
-  if (!agent) return 0;
-  const deps = depsOf(config, agent, values['temporal-ui']);
+  // Serve at once (a client's handshake must not wait on Temporal); until it answers, a tool call waits a few
+  // seconds for it, then refuses in one line.
+  let agent: AgentClient | undefined;
+  let failed: unknown;
+  const connecting = connect(config, stop.signal).then(
+    (a) => (agent = a),
+    (err: unknown) => ((failed = err), stopNow(), undefined),
+  );
+  const client = async () => {
+    if (!agent) await Promise.race([connecting, sleep(CONNECT_GRACE_MS)]);
+    if (agent) return agent;
+    throw new McpRefusal(
+      `the Temporal server at ${config.temporal.address} is not reachable yet; this server connects as soon as it ` +
+        'answers: try again shortly',
+    );
+  };
+  const deps = depsOf(config, client, values['temporal-ui']);
   const version = packageVersion();
   if (token) {
     const server = await startMcpHttp({ deps, version, token: token.token, host, port });
@@ -95,7 +115,9 @@ export async function mcpCommand(argv: readonly string[]): Promise<number> {
     await stopped;
     await server.close();
   }
-  await agent.close();
+  stop.abort();
+  await (await connecting)?.close();
+  if (failed) throw failed; // a configuration the client cannot connect with: one line, as every command
   return 0;
 }
 

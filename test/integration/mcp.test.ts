@@ -67,18 +67,30 @@ function startHttpServer(): Promise<string> {
   });
 }
 
+/** Spawns `node bin/cua.js mcp` (stdio) with `vars` and connects the SDK's client to it. */
+async function stdioClient(vars: NodeJS.ProcessEnv): Promise<Client> {
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CUA_BIN, 'mcp'],
+    cwd: ROOT,
+    env: vars as Record<string, string>,
+    stderr: 'ignore',
+  });
+  await client.connect(transport);
+  return client;
+}
+
 describe('over stdio', () => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await stdioClient(env);
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
   it('starts a task that asks, answers it with reply_to_task, and the task completes', async () => {
-    const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [CUA_BIN, 'mcp'],
-        cwd: ROOT,
-        env: env as Record<string, string>,
-        stderr: 'ignore',
-      }),
-    );
     const tools = (await client.listTools()).tools.map((t) => t.name);
     expect(tools).toEqual(
       expect.arrayContaining(['start_task', 'get_task', 'wait_for_task', 'list_tasks', 'reply_to_task', 'steer_task']),
@@ -128,20 +140,9 @@ describe('over stdio', () => {
 
     const steps = data(await call(client, 'get_steps', { task_id: taskId })).steps as { action: string }[];
     expect(steps.map((s) => s.action)).toContain('ask_user_question');
-    await client.close();
   }, 90_000);
 
   it('refuses bad input as a tool error of one line', async () => {
-    const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [CUA_BIN, 'mcp'],
-        cwd: ROOT,
-        env: env as Record<string, string>,
-        stderr: 'ignore',
-      }),
-    );
     const unknown = await call(client, 'get_task', { task_id: 'no-such-task-123' });
     expect(unknown.isError).toBe(true);
     expect(text(unknown)).toBe('no task with id no-such-task-123');
@@ -154,8 +155,17 @@ describe('over stdio', () => {
     const model = await call(client, 'start_task', { instruction: 'Anything.', model: 'nope' });
     expect(text(model)).toBe("invalid task: model: no endpoint named 'nope' in the config's models (ask-city)");
     for (const r of [unknown, empty, long, model]) expect(text(r)).not.toContain('\n');
-    await client.close();
   }, 60_000);
+
+  it('answers the handshake before the Temporal server is up; its tools say it is not reachable yet', async () => {
+    const down = await stdioClient({ ...env, TEMPORAL_ADDRESS: '127.0.0.1:9' });
+    const refused = await call(down, 'get_task', { task_id: 'any-task' });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toBe(
+      'the Temporal server at 127.0.0.1:9 is not reachable yet; this server connects as soon as it answers: try again shortly',
+    );
+    await down.close();
+  }, 30_000);
 });
 
 describe('over HTTP', () => {
