@@ -1,7 +1,8 @@
 // `cua mcp` (issue 44) driven by the MCP SDK's own Client, on the real dev server, worker, Chromium and scripted model
 // (the harness): over stdio a task is started, asks, is answered with reply_to_task and completes; its screenshot
-// comes back as image content; a second client, over HTTP, reads the same task after the first has gone; bad input is
-// a tool error of one line; the HTTP server refuses a request without its token (401) or from a foreign Origin (403).
+// comes back as image content; a second client, over HTTP, reads the same task after the first has gone and forks it
+// (the fork completes); bad input is a tool error of one line; a server started before Temporal answers the handshake;
+// the HTTP server refuses a request without its token (401) or from a foreign Origin (403).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -169,7 +170,7 @@ describe('over stdio', () => {
 });
 
 describe('over HTTP', () => {
-  it('a second client reads the same task; no token is 401, a foreign Origin 403', async () => {
+  it('a second client reads the same task and forks it; no token is 401, a foreign Origin 403', async () => {
     expect(taskId).not.toBe('');
     const url = await startHttpServer();
     const client = new Client({ name: 'mcp-http-test', version: '1.0.0' });
@@ -182,6 +183,13 @@ describe('over HTTP', () => {
     expect(data(task)).toMatchObject({ id: taskId, status: 'complete', answer: 'Searched Lisbon as you asked.' });
     const listed = data(await call(client, 'list_tasks', { text: 'city I name' })).tasks as { id: string }[];
     expect(listed.map((t) => t.id)).toContain(taskId);
+    // A fork at step 2 (the click after the reply) decides step 3 anew in that page, and completes.
+    const fork = await call(client, 'fork_task', { task_id: taskId, step: 2 });
+    expect(fork.isError).toBeFalsy();
+    const forkId = data(fork).id as string;
+    expect(forkId).toMatch(new RegExp(`^${taskId}-fork-2-`));
+    const forked = await call(client, 'wait_for_task', { task_id: forkId, wait_seconds: 40 });
+    expect(data(forked)).toMatchObject({ status: 'complete', closed: true, answer: 'Searched Lisbon as you asked.' });
     await client.close();
 
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
