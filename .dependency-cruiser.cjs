@@ -149,6 +149,8 @@ const DEPS = {
     'src/viewer',
     'client',
   ],
+  // The MCP server (`cua mcp`): tools over client/, the run store and the console's access helpers.
+  mcp: ['src/common', 'src/contract', 'src/image', 'src/trajectory', 'src/runtime', 'client', 'console'],
   // The `cua` commands.
   cli: [
     'src/common',
@@ -168,6 +170,7 @@ const DEPS = {
     'worker',
     'client',
     'console',
+    'mcp',
   ],
   // Benchmarks.
   bench: [
@@ -243,6 +246,8 @@ module.exports = {
     // Type-only imports count: a folder leans on what it names, whether or not the import survives compilation.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
+    // Packages that name their files only in `exports` (the MCP SDK's subpaths) resolve as Node's require does.
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['require', 'node', 'default'] },
     doNotFollow: { path: 'node_modules' },
     // Tests may import any folder; bin/cua.js only loads cli/ (or its build); root files are tool configs.
     exclude: { path: ['^(node_modules|dist|test|bin|\\.tools)/', '^[^/]+\\.[cm]?[jt]s$'] },

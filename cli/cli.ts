@@ -23,6 +23,7 @@ import { adoptCommand, ADOPT_USAGE } from './commands/adopt';
 import { viewCommand, VIEW_USAGE } from './commands/view';
 import { demoCommand, DEMO_USAGE } from './commands/demo';
 import { consoleCommand, CONSOLE_USAGE } from './commands/console';
+import { mcpCommand, MCP_USAGE } from './commands/mcp';
 import { codecServerCommand, CODEC_SERVER_USAGE } from './commands/codec-server';
 import { evalCommand } from './commands/eval';
 import { EVAL_USAGE } from './commands/eval-args';
@@ -113,6 +114,11 @@ const COMMANDS: Record<string, Command> = {
     run: consoleCommand,
     usage: CONSOLE_USAGE,
     about: 'the web console: tasks, their steps and screenshots, replies and controls, in the browser',
+  },
+  mcp: {
+    run: mcpCommand,
+    usage: MCP_USAGE,
+    about: 'serve MCP (stdio, or --http) so any agent can start durable tasks and come back for them',
   },
   worker: { run: workerCommand, usage: WORKER_USAGE, about: 'run a worker (browsers + activities + workflows)' },
   server: { run: serverCommand, usage: SERVER_USAGE, about: 'run the Temporal dev server with its Web UI' },

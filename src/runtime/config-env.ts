@@ -37,6 +37,7 @@ export function envOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEn
   if (env.TEMPORAL_API_KEY) section('temporal').apiKey = env.TEMPORAL_API_KEY;
   if (env.CUA_TASK_QUEUE) (out as Record<string, unknown>).taskQueue = env.CUA_TASK_QUEUE;
   if (env.CUA_CONSOLE_TOKEN) section('console').token = env.CUA_CONSOLE_TOKEN;
+  if (env.CUA_MCP_TOKEN) section('mcp').token = env.CUA_MCP_TOKEN;
   if (env.CUA_METRICS_PROMETHEUS) {
     const telemetry = section('telemetry');
     telemetry.metrics = { ...(telemetry.metrics as object), prometheus: env.CUA_METRICS_PROMETHEUS };

@@ -179,6 +179,20 @@ export const ConfigSchema = z.strictObject({
       temporalUiUrl: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).optional(),
     })
     .optional(),
+  /** The MCP server (`cua mcp`, mcp/): its HTTP token, what its callers may answer, the console it links to. */
+  mcp: z
+    .strictObject({
+      /** The HTTP server's bearer token (env CUA_MCP_TOKEN); absent: a random one per start. Needed off loopback. */
+      token: z.string().min(16, 'at least 16 characters').optional(),
+      /**
+       * Whether MCP callers (agents) may answer approvals and providers' safety checks (default false: those are
+       * meant for a person, who answers them in the console or with `cua reply`).
+       */
+      callersMayApprove: z.boolean().default(false),
+      /** The web console's address, to link each task to (e.g. http://127.0.0.1:8300). */
+      consoleUrl: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).optional(),
+    })
+    .optional(),
 });
 type ParsedConfig = z.infer<typeof ConfigSchema>;
 /** The configuration as written (cua.config.json, or an object passed to the public API): every field optional. */

@@ -7,8 +7,8 @@ import { DEFAULT_URL_POLICY } from '../contract/url-policy';
 import type { UrlPolicy } from '../contract/url-policy';
 import type { Config } from './config';
 
-/** Where cua's own servers listen on loopback unless told otherwise: console, codec server, a local Jaeger UI. */
-export const LOCAL_CONTROL_PLANE_DEFAULTS = ['127.0.0.1:8300', '127.0.0.1:8888', '127.0.0.1:16686'];
+/** Where cua's own servers listen on loopback unless told otherwise: console, MCP, codec server, a local Jaeger UI. */
+export const LOCAL_CONTROL_PLANE_DEFAULTS = ['127.0.0.1:8300', '127.0.0.1:8310', '127.0.0.1:8888', '127.0.0.1:16686'];
 /** `temporal server start-dev` (and so `cua server`, `cua dev`, the demo) serves its Web UI at the frontend port + 1000. */
 const DEV_UI_PORT_OFFSET = 1000;
 

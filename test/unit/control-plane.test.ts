@@ -56,6 +56,7 @@ describe('the worker policy', () => {
       'http://127.0.0.1:9233',
       '127.0.0.1:9464',
       '127.0.0.1:8300',
+      '127.0.0.1:8310',
       '127.0.0.1:8888',
       '127.0.0.1:16686',
       'mcp.internal:3001',
@@ -110,8 +111,8 @@ describe('the worker policy', () => {
 describe('controlPlaneSummary', () => {
   it('names what is denied, or that it is reachable', () => {
     expect(controlPlaneSummary(configFromObject({}))).toBe(
-      "control plane denied to the agent's browsers: 127.0.0.1:7233, 127.0.0.1:8233, 127.0.0.1:8300, 127.0.0.1:8888, " +
-        '127.0.0.1:16686 (docs/security.md)',
+      "control plane denied to the agent's browsers: 127.0.0.1:7233, 127.0.0.1:8233, 127.0.0.1:8300, 127.0.0.1:8310, " +
+        '127.0.0.1:8888, 127.0.0.1:16686 (docs/security.md)',
     );
     expect(controlPlaneSummary(configFromObject({ controlPlane: { addresses: [], reachable: true } }))).toBe(
       'control plane: reachable by the agent (controlPlane.reachable)',

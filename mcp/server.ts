@@ -1,0 +1,22 @@
+// The MCP server of durable-cua (`cua mcp`): the official SDK's McpServer with the task tools, a thin layer over the
+// typed client. One is made per connection (stdio) or per request (HTTP); they share the client.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { registerControlTools } from './control-tools';
+import type { McpDeps } from './deps';
+import { registerRunTools } from './run-tools';
+import { registerTaskTools } from './task-tools';
+
+export const MCP_SERVER_NAME = 'durable-cua';
+
+const INSTRUCTIONS =
+  'Durable computer-use tasks: an agent works in a browser step by step, on workers that survive restarts. ' +
+  'start_task returns a task id at once; the task runs on without you. Come back with wait_for_task (up to 60 s per ' +
+  'call) or get_task, answer its questions with reply_to_task, read its answer when it has ended.';
+
+export function createMcpServer(deps: McpDeps, version: string): McpServer {
+  const server = new McpServer({ name: MCP_SERVER_NAME, version }, { instructions: INSTRUCTIONS });
+  registerTaskTools(server, deps);
+  registerControlTools(server, deps);
+  registerRunTools(server, deps);
+  return server;
+}
