@@ -4,7 +4,6 @@
 // official SDKs, src/families) and ModelClient.completeNative: one time limit, one error classification, cost and
 // metrics for every API. The scripted model's entry and call-kind headers go with every call.
 import {
-  desktopApiOf,
   generateContentBody,
   generateContentProblem,
   generateContentToolCalls,
@@ -16,6 +15,7 @@ import type { DesktopTool } from '../../src/desktop/agent';
 import { openAiTools } from '../../src/desktop/agent';
 import { sendMessages } from '../../src/families/anthropic-computer/call';
 import { callGemini } from '../../src/families/gemini-computer/call';
+import { toolUseApi } from '../../src/families/family';
 import { familyOf, isFamilyName } from '../../src/families/registry';
 import { ModelRequestError } from '../../src/model/client';
 import type { ChatMessage, Completion, ModelClient } from '../../src/model/client';
@@ -41,7 +41,7 @@ export interface DesktopModel {
 export function desktopModel(config: Config, input: TaskInput, named?: string): DesktopModel {
   const client = endpointFor(config, input, named);
   const family = endpointFamily(config, input, named);
-  const api = desktopApiOf(family && isFamilyName(family) ? familyOf(family).api : undefined);
+  const api = toolUseApi(family && isFamilyName(family) ? familyOf(family) : undefined) ?? 'chat';
   const name = named ?? input.model.endpoint;
   // A provider's own API needs a key; a task's own base URL never gets the worker's.
   if (api !== 'chat' && !client.endpoint.apiKey) {

@@ -31,6 +31,7 @@ import { createWorkerRuntime, installWorkerLogging } from '../../worker/main';
 import type { WorkerRuntime } from '../../worker/main';
 import { familyFlag, intFlag, parse, UsageError } from '../args';
 import { familyOf } from '../../src/families/registry';
+import { toolUseApi } from '../../src/families/family';
 import type { ModelFamily } from '../../src/families/family';
 import { newTaskId, startTask, validateTaskInput } from '../../client/tasks';
 import { writeTrajectoryReport } from '../../src/viewer/report';
@@ -303,10 +304,10 @@ type DemoModel = { endpoint: string; baseUrl?: string; model?: string };
 /**
  * Whether the demo's model speaks the family's provider API rather than chat completions: the browser agent does for
  * every family with a call of its own; the desktop agent, whose calls are function calls, for Anthropic's Messages
- * and Gemini's generateContent (desktop-models.ts), and chat completions for the others.
+ * and Gemini's generateContent (toolUseApi), and chat completions for the others.
  */
 function speaksOwnApi(family: ModelFamily, desktop: boolean): boolean {
-  return desktop ? family.api === 'messages' || family.api === 'generate-content' : family.call !== undefined;
+  return desktop ? toolUseApi(family) !== undefined : family.call !== undefined;
 }
 
 /**

@@ -151,6 +151,15 @@ export interface ModelFamily {
 }
 
 /** The family's output as one text: its `outputText`, the old `replyText` of a family written before, or Fara's. */
+/**
+ * The API a caller with function tools of its own (the desktop agent) speaks to an endpoint of this family: Anthropic's
+ * Messages or Gemini's generateContent; undefined: OpenAI chat completions, for every other family, OpenAI's Responses
+ * one included (OpenAI's chat completions take function tools and images alike).
+ */
+export function toolUseApi(family: Pick<ModelFamily, 'api'> | undefined): 'messages' | 'generate-content' | undefined {
+  return family?.api === 'messages' || family?.api === 'generate-content' ? family.api : undefined;
+}
+
 export function outputTextOf(family: ModelFamily, output: ModelOutput): string {
   if (family.outputText) return family.outputText(output);
   if (family.replyText) return family.replyText(output);

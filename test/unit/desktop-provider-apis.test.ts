@@ -7,13 +7,13 @@ import { DESKTOP_TOOLS, describeMessages, desktopMessages, systemPrompt } from '
 import {
   DESKTOP_MAX_TOKENS,
   dataUrlParts,
-  desktopApiOf,
   generateContentBody,
   generateContentProblem,
   generateContentToolCalls,
   messagesBody,
   messagesToolCalls,
 } from '../../src/desktop/agent/provider-apis';
+import { toolUseApi } from '../../src/families/family';
 import { familyNames, familyOf } from '../../src/families/registry';
 
 const PNG = 'data:image/png;base64,iVBORw0KGgo=';
@@ -26,7 +26,7 @@ const actionCall = desktopMessages([], {
 
 describe('desktop provider APIs: which API an endpoint gets', () => {
   it('is the family API for Anthropic and Gemini, chat completions for every other family', () => {
-    const apis = Object.fromEntries(familyNames().map((n) => [n, desktopApiOf(familyOf(n).api)]));
+    const apis = Object.fromEntries(familyNames().map((n) => [n, toolUseApi(familyOf(n)) ?? 'chat']));
     expect(apis).toEqual({
       'fara-1.5': 'chat',
       'fara-7b': 'chat',
@@ -36,7 +36,7 @@ describe('desktop provider APIs: which API an endpoint gets', () => {
       'ui-tars-1.5': 'chat',
       'qwen-vl': 'chat',
     });
-    expect(desktopApiOf(undefined)).toBe('chat');
+    expect(toolUseApi(undefined)).toBeUndefined();
   });
 
   it('splits a data URL into its media type and payload, and nothing else', () => {

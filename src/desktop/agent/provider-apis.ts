@@ -6,21 +6,12 @@
 // the prompts build (a system text, user texts, screenshots as `data:` URLs) become Anthropic's top-level `system`
 // and content blocks, or Gemini's `systemInstruction` and parts; the calls in a response come back in the chat
 // completion's `toolCalls` shape (a name and its arguments as JSON text), so reading them (parse.ts) is the same for
-// all three. Which API an endpoint speaks is its family's (src/families: `api`).
+// all three. Which API an endpoint speaks is its family's (src/families/family.ts toolUseApi).
 import type { ChatMessage } from '../../model/client';
 import type { DesktopTool } from './tools';
 
 /** The API a desktop call is made in. */
 export type DesktopApi = 'chat' | 'messages' | 'generate-content';
-
-/**
- * The API the desktop agent speaks to an endpoint whose family speaks `familyApi`: Anthropic's and Gemini's own;
- * chat completions for every other, OpenAI's Responses family included (OpenAI's chat completions take function tools
- * and images alike).
- */
-export function desktopApiOf(familyApi: string | undefined): DesktopApi {
-  return familyApi === 'messages' || familyApi === 'generate-content' ? familyApi : 'chat';
-}
 
 /** Anthropic's default output cap for a desktop call (open-computer-use's 4096); the endpoint's maxTokens wins. */
 export const DESKTOP_MAX_TOKENS = 4096;
