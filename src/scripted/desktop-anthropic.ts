@@ -8,7 +8,7 @@ import type { Base64ImageSource } from '@anthropic-ai/sdk/resources/messages';
 import { isRecord, recordsOf } from './provider-wire';
 import type { Json } from './provider-wire';
 import type { DesktopAnswer, DesktopAnswerContext, DesktopCallWire, DesktopRequest } from './desktop-entry';
-import { anthropicUsage } from './providers/anthropic-messages';
+import { anthropicUsage, standInMessage } from './providers/anthropic-messages';
 
 /** A custom tool's name (the API's pattern). */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -176,19 +176,7 @@ function read(headers: Record<string, string>, _url: URL, body: unknown): Deskto
 }
 
 function message(content: ContentBlock[], ctx: DesktopAnswerContext, a: DesktopAnswer): Message {
-  return {
-    id: `msg_standin_desktop_${ctx.entry}`,
-    type: 'message',
-    role: 'assistant',
-    model: ctx.script,
-    content,
-    container: null,
-    diagnostics: null,
-    stop_details: null,
-    stop_reason: content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn',
-    stop_sequence: null,
-    usage: anthropicUsage(a.usage),
-  };
+  return standInMessage(`msg_standin_desktop_${ctx.entry}`, ctx.script, content, anthropicUsage(a.usage));
 }
 
 /**

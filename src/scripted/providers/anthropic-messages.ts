@@ -270,18 +270,23 @@ function gaMessage(out: AnthropicScriptedOutput, calls: ComputerCall[], ctx: Ant
     const block: ToolUseBlock = toolsetBlock(call, `toolu_standin_${ctx.index}_${k}`);
     content.push(k === 0 && out.malformed === 'unknown-action' ? { ...block, name: UNKNOWN_ACTION } : block);
   });
+  return standInMessage(`msg_standin_${ctx.index}`, ctx.model, content, usageOf(out));
+}
+
+/** A GA `Message` of the stand-in: `stop_reason` is `tool_use` when the content calls a tool, else `end_turn`. */
+export function standInMessage(id: string, model: string, content: ContentBlock[], usage: Usage): Message {
   return {
-    id: `msg_standin_${ctx.index}`,
+    id,
     type: 'message',
     role: 'assistant',
-    model: ctx.model,
+    model,
     content,
     container: null,
     diagnostics: null,
     stop_details: null,
-    stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn',
+    stop_reason: content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn',
     stop_sequence: null,
-    usage: usageOf(out),
+    usage,
   };
 }
 
