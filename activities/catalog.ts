@@ -8,6 +8,7 @@ import { createDecideActivity } from './decide';
 import { createEvalActivities } from './eval';
 import { createForkActivity } from './fork';
 import { createNotifyActivity } from './notify';
+import { createOutputActivity } from './output';
 import { createRunActivities } from './run';
 import { createSessionActivities } from './session';
 import { createSigninActivities } from './signin';
@@ -38,6 +39,7 @@ export function createActivities(deps: ActivityDeps): Activities {
   const environments = createEnvironments(deps, files);
   return shelled({
     ...createRunActivities(deps, files),
+    ...createOutputActivity(deps, files),
     ...createForkActivity(deps, files),
     ...createAdoptActivity(deps, files),
     ...createSessionActivities(deps, files, environments),

@@ -135,7 +135,8 @@ export function createRunActivities(deps: ActivityDeps, files: RunFiles) {
       const record = async () => {
         const w = await files.writer(taskId);
         if (req.status === 'max_rounds' && req.answer === null) answer = lastObservationText(await w.events());
-        await w.writeStatus(req.status, answer, req.reason ?? undefined, req.endReason);
+        const output = req.output !== undefined ? { output: req.output, error: req.outputError } : undefined;
+        await w.writeStatus(req.status, answer, req.reason ?? undefined, req.endReason, output);
         await w.writeDataPoint();
         files.forget(taskId);
       };

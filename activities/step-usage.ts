@@ -14,6 +14,11 @@ function totalOf(calls: ReturnType<typeof callsOf>): StepUsage {
   return { tokens: totals.promptTokens + totals.completionTokens, costUsd: totals.costUsd };
 }
 
+/** What a list of `tool_sub_calls` entries used (the extraction's calls). */
+export function subCallsUsage(list: unknown): StepUsage {
+  return totalOf(subCallsOf(list));
+}
+
 const isAction = (e: Event | undefined): e is Action => e?.type === 'action';
 
 /** What the step's decision used: its calls, in the stream or left for act (deferAction). */

@@ -27,6 +27,7 @@ import type {
   TaskState,
   StepSummary,
   TaskInput,
+  TaskOutput,
   TaskResult,
   TaskStatus,
 } from '../src/contract/task';
@@ -91,6 +92,9 @@ export class AgentTask {
   answer: string | null = null;
   error: string | null = null;
   endReason: EndReason | null = null;
+  /** A task with an output schema: its output once extracted (stages/output.ts), and why there is none. */
+  output: TaskOutput | null = null;
+  outputError: string | null = null;
   /** When the step's model call began (its first try), while one is under way. */
   modelCallSince: string | null = null;
   /** The decision whose act is under way; if its worker is lost, its effect is unknown and it is superseded. */
@@ -160,6 +164,7 @@ export class AgentTask {
       ...(this.signinWait ? { signinWait: this.signinWait } : {}),
       ...this.control.view(),
       ...(s.spent || s.limits ? { spent: this.spentView() } : {}),
+      ...(this.control.ended ? this.outputView() : {}),
     };
   }
 
@@ -176,7 +181,14 @@ export class AgentTask {
       answer: this.answer,
       steps: this.carried.step,
       error: this.error,
+      ...this.outputView(),
     };
+  }
+
+  /** The output fields of a task with an output schema (none without one: results read as before). */
+  private outputView(): Pick<TaskResult, 'output' | 'outputError'> {
+    if (!this.input.outputSchema) return {};
+    return { output: this.output, ...(this.outputError ? { outputError: this.outputError } : {}) };
   }
 
   /** Refusals are typed (REPLY_REFUSALS) so clients in any language can tell them apart without reading messages. */

@@ -38,6 +38,7 @@ import { endBrowserTakeover, takeOverBrowser } from './browser-takeover';
 import type { PageSteps } from './page-steps';
 import { holdForReply } from './session-hold';
 import { loadSignin } from '../signin';
+import { keepOutputPage } from '../output';
 
 /**
  * How long an open waits in line in a full pool before giving the slot back to Temporal's retry (which may find a
@@ -249,6 +250,7 @@ async function releaseBrowser(
   try {
     // The task ended: the last page's state, before the browser goes.
     if (!req.save) await probeFinalPage(deps, files, req);
+    if (!req.save) await keepOutputPage(files, req.runId, pool.get(req.sessionId), secretRedactor(deps));
     if (req.save) await savePage(files, pages, req.runId, pool.get(req.sessionId));
   } catch (err) {
     if (!req.writesOnce) throw err;
@@ -293,6 +295,12 @@ function holdBrowser(
   });
 }
 
+/** Scrubs every configured secret value from a text the run folder keeps. */
+function secretRedactor(deps: ActivityDeps): (text: string) => string {
+  const secrets = knownSecretValues(deps.config.secrets ?? {}, process.env);
+  return (text) => redactSecrets(text, secrets);
+}
+
 /**
  * The task's final-page probes (TaskInput.finalPageProbes), evaluated on the page as the task left it and recorded
  * in the run (src/agent/final-page.ts). Once per run: a retried release finds them recorded. A page that cannot be
@@ -303,8 +311,7 @@ async function probeFinalPage(deps: ActivityDeps, files: RunFiles, req: ReleaseI
   const key = `${req.runId}/${FINAL_PAGE_FILE}`;
   if (scripts.length === 0 || (await files.store.exists(key))) return;
   const env = deps.pool.get(req.sessionId);
-  const secrets = knownSecretValues(deps.config.secrets ?? {}, process.env);
-  const redact = (text: string) => redactSecrets(text, secrets);
+  const redact = secretRedactor(deps);
   // Task-given script in a page that may hold a session signed in with the operator's secrets: only where the
   // operator trusts the task starters (redaction cannot stop a script that encodes what it reads).
   const probes = deps.config.browser.pageProbes

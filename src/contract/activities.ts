@@ -1,6 +1,6 @@
 // Inputs and outputs of the activities. Small on purpose: they travel through workflow history
 // (ids, paths and short strings only, never screenshot bytes).
-import type { EndReason, QuestionKind, TaskState, TaskInput } from './task';
+import type { EndReason, QuestionKind, TaskOutput, TaskState, TaskInput } from './task';
 
 export interface SessionRef {
   sessionId: string;
@@ -275,6 +275,31 @@ export interface FinalizeInput {
   /** Absent in histories recorded before end reasons existed. */
   endReason?: EndReason;
   steps: number;
+  /** A task with an output schema: its output (null: none), and why it has none (docs/output.md). */
+  output?: TaskOutput | null;
+  outputError?: string;
+}
+
+/**
+ * The extraction of a task's output (a task with an output schema, at its end): after step `step` (its generation
+ * names the record), from `answer` (null at a budget stop: the last step's text is taken), the memorized facts and
+ * the final page's text the session's release kept. `partial`: the task stopped at its step or cost budget.
+ */
+export interface ExtractOutputInput {
+  /** The task id; wire name, as in the other activities' inputs. */
+  runId: string;
+  step: number;
+  generation: number;
+  answer: string | null;
+  partial: boolean;
+}
+
+export interface ExtractOutputResult {
+  /** The validated output, or null when none came (`error` says why, one line). */
+  output: TaskOutput | null;
+  error?: string;
+  /** What the extraction's calls used, for the task's spending. */
+  usage?: StepUsage;
 }
 
 export interface FinalizeResult {
@@ -348,6 +373,8 @@ export interface TaskActivities {
   pause(req: { /** The task id; wire name. */ runId: string; question: string }): Promise<void>;
   recordReply(req: RecordReplyInput): Promise<void>;
   finalize(req: FinalizeInput): Promise<FinalizeResult>;
+  /** A task with an output schema: the extraction call(s) at its end (docs/output.md). */
+  extractOutput(req: ExtractOutputInput): Promise<ExtractOutputResult>;
   recordControl(req: RecordControlInput): Promise<void>;
   /** The distance between two of the run's screenshots (loop detection: is the page unchanged?). */
   screenDistance(req: ScreenDistanceInput): Promise<number>;

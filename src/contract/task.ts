@@ -28,6 +28,9 @@ export type { EndReason, TaskState };
 export const MAX_PROBES = 16;
 export const MAX_PROBE_CHARS = 4000;
 
+/** The largest output schema a task may carry, as JSON text (it rides in the task input, so in history). */
+export const MAX_OUTPUT_SCHEMA_CHARS = 64 * 1024;
+
 /** The budgets a task may have (its input's `budget`; src/agent/budget.ts keeps them). */
 export const BUDGET_KINDS = ['cost', 'tokens', 'minutes'] as const;
 export type BudgetKind = (typeof BUDGET_KINDS)[number];
@@ -248,6 +251,13 @@ const TaskInputFields = z.strictObject({
    * worker's rules.
    */
   approvals: TaskApprovalRulesSchema.optional(),
+  /**
+   * The output schema (a JSON Schema object; docs/output.md): when the task ends with an answer, or at its step or
+   * cost budget, one extraction call turns the answer, the final page's text and the memorized facts into JSON that
+   * this schema validates: the task's `output`. Checked here for its size; a validator compiles it where the task
+   * starts (client) and in the worker.
+   */
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
 });
 /**
  * The task input; a start URL that no worker could open for this task (javascript:, data:, …) is refused, and so is
@@ -267,6 +277,10 @@ export const TaskInputSchema = TaskInputFields.superRefine((input, ctx) => {
       path: ['signin'],
       message: 'a saved sign-in is a browser state: browser tasks only',
     });
+  }
+  if (input.outputSchema !== undefined && JSON.stringify(input.outputSchema).length > MAX_OUTPUT_SCHEMA_CHARS) {
+    const message = `too big: more than ${MAX_OUTPUT_SCHEMA_CHARS / 1024} KB of JSON`;
+    ctx.addIssue({ code: 'custom', path: ['outputSchema'], message });
   }
   if (input.startUrl === undefined) return;
   const verdict = checkUrl(narrow(WIDEST_URL_POLICY, input.urlPolicy), input.startUrl);
@@ -333,6 +347,9 @@ export interface TaskStatus {
     minutes: number;
     limits: { cost?: number; tokens?: number; minutes?: number };
   };
+  /** Once a task with an output schema has ended: its output (null: none) and why it has none (TaskResult's). */
+  output?: TaskOutput | null;
+  outputError?: string;
 }
 
 /** A person's lease on the task's live browser: where to watch and drive it, until the handback. */
@@ -366,6 +383,15 @@ export interface StepSummary {
   invalid?: string;
 }
 
+/**
+ * A task's structured output (docs/output.md): the JSON its output schema validated. `partial`: the task stopped at
+ * its step or cost budget, so the output may be incomplete.
+ */
+export interface TaskOutput {
+  value: unknown;
+  partial: boolean;
+}
+
 export interface TaskResult {
   status: TaskState;
   /** Machine-readable reason beside `status` and `error` (see src/contract/end-reason.ts). */
@@ -373,6 +399,13 @@ export interface TaskResult {
   answer: string | null;
   steps: number;
   error: string | null;
+  /**
+   * A task with an output schema: its output, or null when it has none (it failed, or no valid output came: see
+   * `outputError`). Absent for a task without a schema, and in results recorded before outputs existed.
+   */
+  output?: TaskOutput | null;
+  /** Why a task with an output schema has no output (one line); absent when it has one or failed. */
+  outputError?: string;
 }
 
 export interface ReplyInput {

@@ -6,7 +6,8 @@ import type { ChatFormat } from './chat-detect';
 import type { StandInProvider } from './script-turns';
 
 export const JUDGE_CALL_KINDS = ['key_points', 'relevance', 'verdict', 'rubric'] as const;
-export const SCRIPTED_CALL_KINDS = ['describe', 'action', 'ground', ...JUDGE_CALL_KINDS] as const;
+/** `extract`: a task's output extraction (docs/output.md), answered from the script's `extract` replies. */
+export const SCRIPTED_CALL_KINDS = ['describe', 'action', 'ground', 'extract', ...JUDGE_CALL_KINDS] as const;
 export type ScriptedCallKind = (typeof SCRIPTED_CALL_KINDS)[number];
 
 export interface RecordedRequest {

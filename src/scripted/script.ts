@@ -124,6 +124,11 @@ const ScriptObjectSchema = z.strictObject({
   /** The script's `usage` switch: every entry's that sets none (see UsageSchema). */
   usage: UsageSchema.optional(),
   entries: z.array(ScriptEntrySchema),
+  /**
+   * The replies to a task's output extraction (`x-cua-call: extract`; docs/output.md), by try: the first call gets the
+   * first, the second try (after validation errors) the second; the last repeats.
+   */
+  extract: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
 });
 
 export class ScriptError extends Error {
@@ -138,6 +143,16 @@ export class ScriptError extends Error {
  * `{{reply}}`, replaced by the user's latest reply to ask_user_question (see server.ts latestReply).
  */
 export function loadScript(dir: string, name: string): ScriptEntry[] {
+  return loadScriptFile(dir, name).entries;
+}
+
+/** The replies a script gives a task's output extraction, by try ([] when it gives none). */
+export function loadExtractReplies(dir: string, name: string): string[] {
+  const { extract } = loadScriptFile(dir, name);
+  return extract === undefined ? [] : typeof extract === 'string' ? [extract] : extract;
+}
+
+function loadScriptFile(dir: string, name: string): { entries: ScriptEntry[]; extract?: string | string[] } {
   if (!/^[A-Za-z0-9._-]+$/.test(name) || name.startsWith('.')) {
     throw new ScriptError(`invalid script name '${name}' (letters, digits, dot, dash, underscore)`);
   }
@@ -160,7 +175,8 @@ export function loadScript(dir: string, name: string): ScriptEntry[] {
     const issue = parsed.error.issues[0];
     throw new ScriptError(`script ${file} is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
   }
-  if (Array.isArray(parsed.data)) return parsed.data;
-  const { usage, entries } = parsed.data;
-  return usage === undefined ? entries : entries.map((e) => (e.usage === undefined ? { ...e, usage } : e));
+  if (Array.isArray(parsed.data)) return { entries: parsed.data };
+  const { usage, entries, extract } = parsed.data;
+  const all = usage === undefined ? entries : entries.map((e) => (e.usage === undefined ? { ...e, usage } : e));
+  return { entries: all, ...(extract !== undefined ? { extract } : {}) };
 }

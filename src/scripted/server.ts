@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_URL_LABEL } from '../model/context';
 import { renderToolCall } from '../model/toolcall';
 import type { AgentAction } from '../actions/schemas';
-import { loadScript, ScriptError } from './script';
+import { loadExtractReplies, loadScript, ScriptError } from './script';
 import type { ScriptEntry } from './script';
 import { ProviderRoutes } from './provider-routes';
 import {
@@ -257,10 +257,26 @@ class ScriptedModel {
     this.requests.push(record);
     if (typeof c.kind === 'object') return sendError(res, 400, c.kind.error);
     if (Number.isNaN(c.index)) return sendError(res, 400, `${ENTRY_INDEX_HEADER} must be an entry index (0, 1, …)`);
+    if (c.call === 'extract') return this.answerExtract(res, c);
     const plain = !c.subcall && c.kind === undefined && req.headers[ENTRY_INDEX_HEADER] === undefined;
     if (plain && detected.format !== 'fara') return this.formats.handle(res, c, detected, record);
     const entry = this.entryFor(res, c);
     if (entry) return this.answer(req, res, c, entry);
+  }
+
+  /** A task's output extraction: the script's `extract` reply for this try (the entry header), the last repeating. */
+  private answerExtract(res: http.ServerResponse, c: ScriptedCall): void {
+    let replies: string[];
+    try {
+      replies = loadExtractReplies(this.scriptsDir, c.script);
+    } catch (err) {
+      return sendError(res, err instanceof ScriptError ? 404 : 500, (err as Error).message);
+    }
+    const reply = replies[Math.min(c.index, replies.length - 1)];
+    this.log(`scripted-model ${c.script} (extract, try ${c.index + 1})`);
+    if (reply === undefined)
+      return sendError(res, 400, `script '${c.script}' has no extract replies (its \`extract\`)`);
+    return sendJson(res, 200, completion(c.script, reply, undefined, usageOf(c, undefined, reply)));
   }
 
   /** The script entry the call names; undefined once an error reply was sent. */

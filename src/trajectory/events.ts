@@ -103,6 +103,31 @@ export function noteEvent(step: number, output: string, stamp: Stamp = {}): Tool
   });
 }
 
+/**
+ * A task's structured output after its last `step` (docs/output.md): the output's JSON (or why there is none) as its
+ * text, and in `metadata` the extraction's calls (`tool_sub_calls`, counted in the run's usage), `output` and
+ * `output_error`. Not read by the model.
+ */
+export function outputEvent(
+  step: number,
+  record: { output: { value: unknown; partial: boolean } | null; error?: string; subCalls: unknown[] },
+  stamp: Stamp = {},
+): ToolOutputObservation {
+  return ToolOutputObservationSchema.parse({
+    ...common(eventId({ step, kind: 'output', generation: stamp.generation }), stamp, null),
+    metadata: {
+      note: 'output',
+      output: record.output,
+      ...(record.error ? { output_error: record.error } : {}),
+      tool_sub_calls: record.subCalls,
+      ...stamp.metadata,
+    },
+    observation_type: 'tool_output',
+    output: record.output ? JSON.stringify(record.output.value) : '',
+    error: record.error ?? '',
+  });
+}
+
 /** The user's answer to the question asked at `step` (ask_user_question). */
 export function userReply(step: number, content: string, stamp: Stamp = {}): UserMessageObservation {
   const id = eventId({ step, kind: 'reply', generation: stamp.generation, call: stamp.call });

@@ -22,6 +22,9 @@
 //   asked     a question the runtime asks the user after the step's action (an ask_user_question action with
 //             metadata.asked_by "runtime", no model call): a resend of a request in doubt was held back; with a call
 //             suffix a budget's or a loop's question, and its reply (`reply` with the same suffix)
+//   output    a task's structured output, after its last step (tool_output, action_id null, metadata.note
+//             "output"): the extraction's model calls (metadata.tool_sub_calls), the output or why it has none; the
+//             model never reads it
 //
 // A desktop step may run several tool calls: the second and later calls' `action` and `tool` events carry
 // the call's place in the step as a suffix, `-c<call>` (e.g. `step-0003-action-g0-c1`); the first call's ids have
@@ -43,6 +46,7 @@ export const EVENT_KINDS = [
   'asked',
   'handback',
   'note',
+  'output',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

@@ -52,6 +52,9 @@ export interface StatusSnapshot {
   endDetail?: string;
   /** When we last wrote the status, when known. */
   updatedAt?: string;
+  /** A task with an output schema, once ended (docs/output.md): its output (null: none) and why it has none. */
+  output?: { value: unknown; partial: boolean } | null;
+  outputError?: string;
 }
 
 export interface RunRecord extends StatusSnapshot {
@@ -152,6 +155,17 @@ interface StatusExtras {
   endReason: string | undefined;
   endDetail: string | undefined;
   updatedAt: string | undefined;
+  output: StatusSnapshot['output'];
+  outputError: string | undefined;
+}
+
+/** The `output` extra as written (an object with `value` and `partial`, or null); undefined for anything else. */
+function outputIn(value: unknown): StatusSnapshot['output'] {
+  if (value === null) return null;
+  const o = value as { value?: unknown; partial?: unknown } | undefined;
+  return typeof o === 'object' && 'value' in o && typeof o.partial === 'boolean'
+    ? { value: o.value, partial: o.partial }
+    : undefined;
 }
 
 /** The extras in status.json (`updatedAtKey` = `updated_at`) or in metadata.stats (`status_updated_at`). */
@@ -161,6 +175,8 @@ function extrasIn(record: Record<string, unknown>, updatedAtKey: 'updated_at' | 
     endReason: optionalString(record['end_reason']),
     endDetail: optionalString(record['end_detail']),
     updatedAt: optionalString(record[updatedAtKey]),
+    output: outputIn(record['output']),
+    outputError: optionalString(record['output_error']),
   };
 }
 
@@ -175,6 +191,8 @@ function snapshotOf(fileStatus: SolverStatus, outcome: Outcome | null, extras: S
   if (endReason !== undefined) snapshot.endReason = endReason;
   if (agrees && extras.endDetail !== undefined) snapshot.endDetail = extras.endDetail;
   if (agrees && extras.updatedAt !== undefined) snapshot.updatedAt = extras.updatedAt;
+  if (agrees && extras.output !== undefined) snapshot.output = extras.output;
+  if (agrees && extras.outputError !== undefined) snapshot.outputError = extras.outputError;
   return snapshot;
 }
 

@@ -60,6 +60,12 @@ export interface WriterOptions {
 /** A runs root: a local directory path, or any RunStore. */
 export type RunsRoot = string | RunStore;
 
+/** A task's structured output as status.json keeps it (extras `output`, `output_error`; docs/output.md). */
+export interface StatusOutput {
+  output: { value: unknown; partial: boolean } | null;
+  error?: string;
+}
+
 type EventTag = 'action' | 'environment' | 'tool_output' | 'user_message';
 
 const tagOf = (event: Event): EventTag => (event.type === 'action' ? 'action' : event.observation_type);
@@ -216,12 +222,15 @@ export class TrajectoryWriter {
     outcome?: Outcome | string | null,
     reason?: string,
     endReason?: string,
+    output?: StatusOutput,
   ): Promise<void> {
     const next = outcome === undefined ? (await loadStatus(this.store, this.taskId)).outcome : toOutcome(outcome);
     const extras = {
       run_status: status,
       end_reason: isTerminal(status) ? (endReason ?? status) : undefined,
       end_detail: reason,
+      // A task with an output schema, at its end (docs/output.md): its output (null: none) and why it has none.
+      ...(output ? { output: output.output, output_error: output.error } : {}),
       updated_at: this.now().toISOString(),
     };
     // JSON drops the undefined extras.

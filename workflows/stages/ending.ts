@@ -13,6 +13,7 @@ import type { EndReason, TaskState, TaskResult } from '../../src/contract/task';
 import type { LoopFacts, Stop } from '../agent-stops';
 import { endReasonOf, isStoreFailure } from '../failures';
 import { notifyEnd } from '../notify';
+import { extractOutput } from './output';
 import type { TaskContext } from './context';
 import type { Sessions } from './sessions';
 import type { SigninLock } from './signin';
@@ -37,6 +38,7 @@ export class Ending {
     if (error !== undefined) task.error = error;
     if (stop.release) await this.sessions.release(false);
     await this.signin.release();
+    await extractOutput(this.ctx, stop.endReason);
     await this.finalize(stop.status, stop.endReason, stop.reason(facts));
     await notifyEnd(task);
     return task.result();
@@ -65,6 +67,9 @@ export class Ending {
       reason,
       endReason: why,
       steps: state.step,
+      ...(input.outputSchema
+        ? { output: task.output, ...(task.outputError ? { outputError: task.outputError } : {}) }
+        : {}),
     });
     // A used-up step budget is answered with the last observation's text (histories recorded before: no result).
     if (recorded) task.answer = recorded.answer;
