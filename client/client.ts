@@ -35,6 +35,7 @@ import type {
   TakeoverLease,
   TaskInput,
   TaskInputArgs,
+  TaskOutput,
   TaskResult,
   TaskStatus,
   StepSummary,
@@ -146,6 +147,12 @@ export interface TaskSnapshot {
   result: TaskResult | null;
   /** The message of the workflow's failure, when it failed or was cancelled. */
   failure: string | null;
+  /**
+   * A task with an output schema, once ended (docs/output.md): its output (the JSON the schema validated; `partial`
+   * at a step or cost budget), null when it has none (`outputError` says why). Absent for a task without a schema.
+   */
+  output?: TaskOutput | null;
+  outputError?: string;
   /** Every worker's sessions were in use at the task's last attempt to open one; it starts when one frees up. */
   waitingForSession: TaskView['waitingForSession'];
   /** The step's model call is slow or being retried: which try, how long so far, the last try's error. */
@@ -177,10 +184,19 @@ export function taskSnapshot(id: string, view: TaskView): TaskSnapshot {
     progress: p,
     result: r,
     failure: view.failure,
+    ...outputOf(r ?? p),
     waitingForSession: view.waitingForSession,
     waitingForModel: view.waitingForModel,
     waitingForStore: view.waitingForStore,
   };
+}
+
+/** The output fields of a result (or an ended task's status), as the snapshot carries them. */
+function outputOf(
+  from: Pick<TaskResult, 'output' | 'outputError'> | null,
+): Pick<TaskSnapshot, 'output' | 'outputError'> {
+  if (from?.output === undefined) return {};
+  return { output: from.output, ...(from.outputError ? { outputError: from.outputError } : {}) };
 }
 
 /** @deprecated Renamed {@link taskSnapshot}. */
@@ -392,6 +408,7 @@ export type {
   StepSummary,
   TakeoverLease,
   TaskInput,
+  TaskOutput,
   TaskResult,
   TaskStatus,
 };

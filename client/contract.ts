@@ -57,6 +57,7 @@ export type {
   StepSummary,
   TaskInput,
   TaskInputArgs,
+  TaskOutput,
   TaskResult,
   TaskStatus,
 } from '../src/contract/task';

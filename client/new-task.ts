@@ -1,5 +1,6 @@
 // What a person chooses when starting a task — `cua run`'s flags, the web console's form — as the NewTask that
 // AgentClient.start takes: the same fields, the same defaults, the same refusals (one line each) wherever it starts.
+import { parseOutputSchemaText } from '../src/agent/output-schema';
 import { InvalidTaskInputError } from './errors';
 import type { TaskInputArgs } from '../src/contract/task';
 
@@ -15,6 +16,8 @@ export interface StartChoices {
   baseUrl?: string | undefined;
   model?: string | undefined;
   id?: string | undefined;
+  /** The output schema (docs/output.md): a JSON Schema object, or its JSON text (a form's field); '' means none. */
+  outputSchema?: Record<string, unknown> | string | undefined;
 }
 
 /** The fields of a new task these choices make (the id left out when none is chosen: `start` makes one). */
@@ -28,10 +31,21 @@ export function newTaskOf(c: StartChoices): Omit<TaskInputArgs, 'runId'> & { id?
     ...(c.environment ? { environment: c.environment } : {}),
     ...(c.startUrl ? { startUrl: c.startUrl } : {}),
     ...(c.maxSteps !== undefined ? { maxSteps: c.maxSteps } : {}),
+    ...outputSchemaOf(c.outputSchema),
     model: {
       endpoint: c.endpoint ?? 'default',
       ...(c.baseUrl ? { baseUrl: c.baseUrl } : {}),
       ...(c.model ? { model: c.model } : {}),
     },
   };
+}
+
+/** The choices' output schema as task input: text parsed; a bad one refused (InvalidTaskInputError, one line). */
+function outputSchemaOf(schema: StartChoices['outputSchema']): { outputSchema?: Record<string, unknown> } {
+  if (schema === undefined || (typeof schema === 'string' && schema.trim() === '')) return {};
+  try {
+    return { outputSchema: typeof schema === 'string' ? parseOutputSchemaText(schema) : schema };
+  } catch (err) {
+    throw new InvalidTaskInputError('outputSchema', (err as Error).message);
+  }
 }

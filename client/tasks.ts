@@ -18,6 +18,7 @@ import type { LoadedDataConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { AGENT_WORKFLOW, REPLY_REFUSALS, TaskInputSchema } from '../src/contract/task';
 import { familyIssue } from '../src/families/registry';
+import { outputSchemaIssue } from '../src/agent/output-schema';
 import {
   STATUS_SEARCH_ATTRIBUTE,
   STEP_SEARCH_ATTRIBUTE,
@@ -60,6 +61,8 @@ export function validateTaskInput(args: TaskInputArgs): TaskInput {
   }
   const issue = familyIssue(parsed.data);
   if (issue) throw new InvalidTaskInputError(issue.field, issue.reason);
+  const schemaIssue = outputSchemaIssue(parsed.data.outputSchema);
+  if (schemaIssue) throw new InvalidTaskInputError('outputSchema', schemaIssue);
   return parsed.data;
 }
 

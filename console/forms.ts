@@ -20,7 +20,9 @@ export function startFormHtml(endpoints: readonly string[], signins: readonly st
 <label>environment <select id="start-environment" name="environment"><option value="browser">browser</option><option value="desktop">desktop</option></select></label>
 <label>max steps <input id="start-steps" name="maxSteps" inputmode="numeric" size="5" placeholder="30"></label>
 ${signinFieldsHtml(signins)}<button id="start-send" type="submit">Start</button>
-</div></form>
+</div>
+<textarea id="start-output-schema" name="outputSchema" rows="2" spellcheck="false" placeholder="Output schema (optional): a JSON Schema the task's output must match, e.g. {&quot;type&quot;:&quot;object&quot;,&quot;properties&quot;:{&quot;price&quot;:{&quot;type&quot;:&quot;number&quot;}}}"></textarea>
+</form>
 <p id="start-error" class="error" role="alert"></p></details>`;
 }
 
@@ -82,6 +84,7 @@ export const FORMS_JS = String.raw`'use strict';
           endpoint: $('#start-endpoint').value,
           environment: $('#start-environment').value,
           maxSteps: $('#start-steps').value,
+          outputSchema: $('#start-output-schema').value,
           signin: $('#start-signin') ? $('#start-signin').value : '',
           signinRefresh: $('#start-signin-refresh') ? $('#start-signin-refresh').checked : false,
         });

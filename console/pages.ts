@@ -76,6 +76,7 @@ export function taskPageHtml(csrf: string, id: string): string {
 </section>
 ${forkPanelHtml()}
 <p id="answer" class="answer"></p>
+<div id="output-box" hidden><span id="output-label" class="label">Output</span><pre id="output" class="output"></pre></div>
 <div class="columns">
 <figure id="shot-box" hidden><div class="shot"><img id="shot" alt="latest screenshot"><svg id="marker"></svg></div>
 <figcaption id="shot-caption"></figcaption></figure>
@@ -110,7 +111,7 @@ th{font-weight:600;font-size:12px;color:#5b6570}td.num{text-align:right}
 .steps .action{font-weight:600}.steps .url,.steps .obs{color:#5b6570;font-size:12px;word-break:break-all}
 .steps .mark{display:inline-block;font-size:11px;background:#eef;border-radius:3px;padding:0 .4em;margin-right:.3em}
 .steps .msg{font-size:12px;background:#f3f7ec;padding:.2em .4em;margin-top:.2em}
-.answer{font-weight:600}.pager{display:flex;gap:1em;align-items:center;margin-top:.6em}
+.answer{font-weight:600}.output{background:#f6f8fa;border:1px solid #e3e6ea;padding:.5em;white-space:pre-wrap;margin:.3em 0 1em}.pager{display:flex;gap:1em;align-items:center;margin-top:.6em}
 `;
 
 // Plain browser JavaScript (ES2020), served as /assets/console.js.
@@ -297,10 +298,22 @@ export const CONSOLE_JS = String.raw`'use strict';
       $('#resume').disabled = status !== 'paused';
       const end = !snap ? '' : snap.answer ? 'Answer: ' + snap.answer : snap.closed ? snap.error || '' : '';
       $('#answer').textContent = end;
+      renderOutput(snap);
       renderSteps(d);
       renderShot(d.latest);
       document.dispatchEvent(new CustomEvent('cua:task', { detail: d })); // the live view (live-page.ts) follows
     }
+    // A task with an output schema, once ended: its output's JSON (partial at a budget stop), or why it has none.
+    function renderOutput(snap) {
+      const has = !!snap && snap.output !== undefined;
+      $('#output-box').hidden = !has;
+      if (!has) return;
+      $('#output-label').textContent = snap.output && snap.output.partial ? 'Output (partial)' : 'Output';
+      $('#output').textContent = snap.output
+        ? JSON.stringify(snap.output.value, null, 2)
+        : 'no output' + (snap.outputError ? ': ' + snap.outputError : '');
+    }
+
     function renderSteps(d) {
       const list = $('#steps');
       list.replaceChildren();

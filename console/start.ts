@@ -1,7 +1,7 @@
-// The list page's "Start a task" form: instruction, start URL, model endpoint by name, environment, max steps and a
-// saved sign-in, started through the agent client exactly as `cua run` starts one (client/new-task.ts). A bad field is
-// refused in one line before anything starts: an unknown endpoint or sign-in name here, the rest by the task
-// contract's own checks.
+// The list page's "Start a task" form: instruction, start URL, model endpoint by name, environment, max steps, a
+// saved sign-in and an output schema, started through the agent client exactly as `cua run` starts one
+// (client/new-task.ts). A bad field is refused in one line before anything starts: an unknown endpoint or sign-in
+// name here, the rest (a bad output schema too) by the task contract's own checks.
 import type { AgentClient } from '../client/client';
 import { InvalidTaskInputError } from '../client/client';
 import { newTaskOf } from '../client/new-task';
@@ -19,6 +19,8 @@ export interface StartForm {
   signin?: unknown;
   /** Save the task's last page state back under the sign-in when it ends. */
   signinRefresh?: unknown;
+  /** The output schema's JSON text ('' or absent: none; docs/output.md). */
+  outputSchema?: unknown;
 }
 
 /**
@@ -68,6 +70,7 @@ export async function startFromForm(
       startUrl: text(form.startUrl) || undefined,
       maxSteps,
       endpoint,
+      outputSchema: text(form.outputSchema) || undefined,
     }),
     // A desktop task has no family; a browser task speaks its endpoint's.
     ...(family && text(form.environment) !== 'desktop' ? { family } : {}),

@@ -1,6 +1,6 @@
 // start_task's arguments as the task the typed client starts: the same fields, defaults and refusals as `cua run` and
 // the console's form (client/new-task.ts), with the model named by its endpoint in the config, a saved sign-in
-// checked by name, and the budgets. A refusal is one line, before anything starts.
+// checked by name, the budgets and the output schema. A refusal is one line, before anything starts.
 import { InvalidTaskInputError } from '../client/client';
 import type { NewTask } from '../client/client';
 import { newTaskOf } from '../client/new-task';
@@ -16,6 +16,7 @@ export interface StartArgs {
   signin?: string | undefined;
   max_cost?: number | undefined;
   max_minutes?: number | undefined;
+  output_schema?: Record<string, unknown> | undefined;
 }
 
 /** The task to start, or InvalidTaskInputError naming what is wrong. */
@@ -41,6 +42,7 @@ export async function newTaskFrom(deps: McpDeps, args: StartArgs): Promise<NewTa
       startUrl: args.start_url?.trim() || undefined,
       maxSteps: args.max_steps,
       endpoint,
+      outputSchema: args.output_schema,
     }),
     // A desktop task has no family; a browser task speaks its endpoint's.
     ...(family && environment !== 'desktop' ? { family } : {}),

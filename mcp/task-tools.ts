@@ -56,6 +56,13 @@ export function registerTaskTools(server: McpServer, deps: McpDeps): void {
         signin: z.string().optional().describe('A saved sign-in to start with (its cookies and storage)'),
         max_cost: z.number().positive().optional().describe("A budget for the model's cost in US dollars"),
         max_minutes: z.number().positive().optional().describe('A budget of working minutes'),
+        output_schema: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe(
+            "A JSON Schema (an object) for the task's result: when it ends, its answer and final page are turned into " +
+              'JSON this schema validates, returned as `output` by get_task',
+          ),
         wait_seconds: waitSecondsArg.optional().describe('Wait up to this many seconds (at most 60) before returning'),
       },
       annotations: { destructiveHint: false, openWorldHint: true },

@@ -76,6 +76,7 @@ export async function taskView(deps: McpDeps, snap: TaskSnapshot): Promise<Recor
         }
       : null,
     answer: snap.answer,
+    ...(snap.output !== undefined ? { output: snap.output, output_error: snap.outputError ?? null } : {}),
     error: snap.error,
     end_reason: snap.endReason,
     cost_usd: await costOf(deps, snap),

@@ -28,6 +28,7 @@ export function taskSpec(task: EvalTask, index: number, ref: TaskSetRef, opts: S
     ...(probes.length ? { finalPageProbes: probes } : {}),
     ...(task.signin !== undefined ? { signin: task.signin } : {}),
     ...(task.signinRefresh ? { signinRefresh: true } : {}),
+    ...(task.outputSchema ? { outputSchema: task.outputSchema } : {}),
     model,
   };
   const parsed = TaskInputSchema.safeParse({ ...input, runId: 'check' });

@@ -1,4 +1,5 @@
 // `cua run "<instruction>"`: start a task and follow it, one line per step; reply to its questions from the terminal.
+import fs from 'node:fs';
 import readline from 'node:readline';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { ENVIRONMENT_NAME } from '../../src/contract/task';
@@ -11,6 +12,8 @@ import type { NewTask } from '../../client/client';
 import { newTaskOf } from '../../client/new-task';
 import { modelWaitLine, newTaskId, replyToTask, storeWaitLine } from '../../client/tasks';
 import { watchTask } from '../../client/watch';
+import { outputLine } from '../../src/agent/output-extract';
+import { parseOutputSchemaText } from '../../src/agent/output-schema';
 import { approveRuleFlags } from './approve-rule';
 import { signinFlags } from './signin';
 import { signinWaitLine } from './tasks';
@@ -20,7 +23,7 @@ export const RUN_USAGE =
   '       [--identity NAME] [--id ID] [--cache NAME] [--signin NAME [--signin-refresh]] [--detach] [--json]\n' +
   '       [--model-base-url URL] [--model NAME] [--auto-reply [TEXT]] [--ask-timeout SECONDS] [--images-kept N]\n' +
   '       [--token-budget N] [--max-invalid-outputs N] [--terminate-on-parse-error] [--config FILE]\n' +
-  '       [--max-cost USD] [--max-tokens N] [--max-minutes M] [--approve-rule RULE]...';
+  '       [--max-cost USD] [--max-tokens N] [--max-minutes M] [--approve-rule RULE]... [--output-schema FILE]';
 
 const OPTIONS = {
   env: { type: 'string' },
@@ -48,6 +51,7 @@ const OPTIONS = {
   signin: { type: 'string' },
   'signin-refresh': { type: 'boolean' },
   'approve-rule': { type: 'string', multiple: true },
+  'output-schema': { type: 'string' },
   config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -195,6 +199,7 @@ export async function runCommand(rawArgv: readonly string[]): Promise<number> {
     ...budgetFlags(values),
     ...(await signinFlags(config, values.signin, values['signin-refresh'], values.env)),
     ...approveRuleFlags(values['approve-rule'], values.env),
+    ...outputSchemaFlag(values['output-schema']),
   };
   const input = parseTask(task); // before connecting: a bad flag is reported even with no server up
   const agent = await agentClientFor(config);
@@ -242,12 +247,30 @@ export function report(
     console.log(
       `task ${id}: ${r.status}${why} after ${r.steps} step(s)${r.answer !== null ? `\nanswer: ${r.answer}` : ''}`,
     );
+    const output = outputLine(r.output, r.outputError);
+    if (output) console.log(output);
   } else {
     console.log(`task ${id}: failed — ${outcome.failure}`);
   }
   if (outcome.waiting) return 0;
   if (outcome.result?.status === 'complete') return 0;
   return outcome.result?.status === 'max_rounds' ? 3 : 1;
+}
+
+/** `--output-schema FILE`: the task's output schema (docs/output.md), read and checked here (one line when bad). */
+export function outputSchemaFlag(file: string | undefined): Partial<NewTask> {
+  if (file === undefined) return {};
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--output-schema ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? err})`);
+  }
+  try {
+    return { outputSchema: parseOutputSchemaText(text) };
+  } catch (err) {
+    throw new UsageError(`--output-schema ${file}: ${(err as Error).message}`);
+  }
 }
 
 /** `--max-cost 0.50` (or `$0.50`), `--max-tokens N`, `--max-minutes M`: the task's budgets (each asks when reached). */

@@ -27,6 +27,7 @@ import { buildTrajectoryView } from '../../src/viewer/model';
 import { replayView } from '../../src/viewer/run-settings';
 import type { TrajectoryView, ViewDecision } from '../../src/viewer/view';
 import { loadConfig } from '../../src/runtime/config';
+import { outputLine } from '../../src/agent/output-extract';
 import { one, parse } from '../args';
 import { TaskError } from '../../client/tasks';
 import { readBranches, showBranches } from './branches';
@@ -165,12 +166,17 @@ export async function showCommand(argv: readonly string[]): Promise<number> {
     const { status, outcome, warnings } = run;
     const usage = usageTotals(run.events, run.verification);
     const steps = rows.map((r, i) => (approvals[i] ? { ...r, approval: approvals[i] } : r));
-    console.log(JSON.stringify({ dir, status, outcome, usage, steps, warnings, ...(replay ? { replay } : {}) }));
+    const output = run.output !== undefined ? { output: run.output, outputError: run.outputError ?? null } : {};
+    console.log(
+      JSON.stringify({ dir, status, outcome, ...output, usage, steps, warnings, ...(replay ? { replay } : {}) }),
+    );
     return 0;
   }
   console.log(`${run.task.instruction}`);
   console.log(`run folder: ${dir}`);
   console.log(`status: ${run.status}${run.outcome ? ` · answer: ${run.outcome.answer}` : ''}`);
+  const output = outputLine(run.output, run.outputError);
+  if (output) console.log(output);
   console.log(`usage: ${usageLine(usageTotals(run.events, run.verification))}`);
   if (replay) console.log(replaySummary(replay));
   if (environmentOf(run) === 'desktop') {

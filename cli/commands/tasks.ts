@@ -9,6 +9,7 @@ import { TASK_STATES } from '../../src/contract/task';
 import type { TaskState, TaskStatus } from '../../src/contract/task';
 import { agentClientFor } from '../../client/client';
 import { budgetLine } from '../../src/agent/budget';
+import { outputLine } from '../../src/agent/output-extract';
 import { one, parse, UsageError } from '../args';
 import { modelWaitLine, storeWaitLine } from '../../client/tasks';
 
@@ -77,6 +78,8 @@ export async function statusCommand(argv: readonly string[]): Promise<number> {
     const why = r.endReason && r.endReason !== r.status ? ` (${r.endReason})` : '';
     console.log(`${id}: ${r.status}${why} after ${r.steps} step(s)`);
     if (r.answer !== null) console.log(`  answer: ${r.answer}`);
+    const output = outputLine(r.output, r.outputError);
+    if (output) console.log(`  ${output}`);
     if (r.error) console.log(`  error:  ${r.error}`);
   } else {
     console.log(`${id}: ${view.workflowStatus.toLowerCase()}${view.failure ? ` — ${view.failure}` : ''}`);

@@ -107,3 +107,13 @@ export function parseOutputJson(reply: string): ParsedOutput {
 export function outputSubCallRecord(call: ModelSubCall & { pageChars: number }): ToolSubCallInput {
   return { ...subCallRecord(EXTRACT_TOOL, call), page_chars: call.pageChars };
 }
+
+/**
+ * A task's output as one line for people (`cua run`, `cua show`, `cua status`): `output: {…}`, `output (partial):
+ * {…}`, or `no output: <why>`; undefined for a task without an output schema (nothing to say).
+ */
+export function outputLine(output: { value: unknown; partial: boolean } | null | undefined, error?: string | null) {
+  if (output === undefined) return undefined;
+  if (output === null) return `no output${error ? `: ${error}` : ''}`;
+  return `output${output.partial ? ' (partial)' : ''}: ${JSON.stringify(output.value)}`;
+}

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { probeExpression } from '../agent/final-page';
 import { MAX_PROBE_CHARS } from '../contract/task';
 import { JUDGE_KINDS } from './judge';
+import { rowOutputSchema } from './task-output-schema';
 import type { TaskJudge } from './judge';
 
 export const TASK_SET_FORMATS = ['local', 'webvoyager', 'mind2web'] as const;
@@ -100,6 +101,8 @@ export const LocalTaskSchema = z.strictObject({
     .optional(),
   /** With `signin`: the task's last page state is saved back under the name when it ends. */
   signin_refresh: z.boolean().optional(),
+  /** The task's output schema (docs/output.md): a JSON Schema object, or a JSON file's path relative to the set. */
+  output_schema: z.union([z.record(z.string(), z.unknown()), z.string().min(1)]).optional(),
 });
 
 /** A task of any format, as the evaluation runs it. */
@@ -121,6 +124,8 @@ export interface EvalTask {
   /** A saved sign-in the task starts with (our format only), and whether it is saved back when the task ends. */
   signin?: string;
   signinRefresh?: boolean;
+  /** The task's output schema (our format only; docs/output.md). */
+  outputSchema?: Record<string, unknown>;
 }
 
 export class TaskSetError extends Error {
@@ -232,7 +237,7 @@ export function pageProbesOf(checks: readonly Check[]): string[] {
   return [...new Set(checks.flatMap((c) => (c.type === 'page_js' ? [c.script] : [])))];
 }
 
-function fromLocal(file: string, line: number, value: unknown): EvalTask {
+function fromLocal(file: string, line: number, value: unknown, setWhere: string): EvalTask {
   const parsed = LocalTaskSchema.safeParse(value);
   if (!parsed.success) throw new TaskSetError(issueLine(`${file}:${line}`, parsed.error));
   const t = parsed.data;
@@ -271,7 +276,18 @@ function fromLocal(file: string, line: number, value: unknown): EvalTask {
     judge: taskJudge(t.judge),
     ...(t.signin !== undefined ? { signin: t.signin } : {}),
     ...(t.signin_refresh ? { signinRefresh: true } : {}),
+    ...outputSchemaOf(t.output_schema, setWhere, `${file}:${line}`),
   };
+}
+
+/** A row's output schema as the task carries it; a bad one is one line naming the file, line and field. */
+function outputSchemaOf(value: Record<string, unknown> | string | undefined, setWhere: string, where: string) {
+  if (value === undefined) return {};
+  try {
+    return { outputSchema: rowOutputSchema(value, setWhere) };
+  } catch (err) {
+    throw new TaskSetError(`${where}: field 'output_schema': ${(err as Error).message}`);
+  }
 }
 
 function taskJudge(j: z.infer<typeof TaskJudgeSchema> | undefined): TaskJudge | null {
@@ -401,7 +417,7 @@ export function parseTaskSet(set: SourceText, opts: { format?: TaskSetFormat; an
   const tasks = entries.map(({ line, value }) => {
     if (format === 'webvoyager') return fromWebVoyager(name, line, value, answers);
     if (format === 'mind2web') return fromMind2Web(name, line, value);
-    return fromLocal(name, line, value);
+    return fromLocal(name, line, value, set.where);
   });
   const seen = new Map<string, number>();
   tasks.forEach((t, i) => {

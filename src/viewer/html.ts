@@ -37,8 +37,20 @@ function outcome(view: TrajectoryView, id: string): string {
   return (
     `<div class="outcome"><p><span class="label">Status</span> ` +
     `<span class="status status-${escapeHtml(view.status)}">${escapeHtml(view.status)}</span>${reason}</p>` +
-    `${detail}<div class="final"><span class="label">Final answer</span>${answer}</div></div>`
+    `${detail}<div class="final"><span class="label">Final answer</span>${answer}</div>${outputHtml(view, id)}</div>`
   );
+}
+
+/** A task's structured output (docs/output.md), under its answer: the JSON, or why there is none. */
+function outputHtml(view: TrajectoryView, id: string): string {
+  const o = view.output;
+  if (o === null) return '';
+  const body =
+    'json' in o
+      ? `<pre class="answer output" id="${id}-output">${escapeHtml(o.json)}</pre>`
+      : `<p class="none">(no output: ${escapeHtml(o.missing)})</p>`;
+  const label = 'json' in o && o.partial ? 'Output (partial: a budget stopped the task)' : 'Output';
+  return `<div class="final"><span class="label">${label}</span>${body}</div>`;
 }
 
 /** The run's settings: the browser's start page, model family and viewport, or the desktop's screen. */

@@ -48,6 +48,12 @@ export function buildTrajectoryView(run: ViewInput, sizeOf: (screenshot: string)
     endReason: run.endReason ?? '',
     endDetail: run.endDetail ?? '',
     answer: run.outcome ? run.outcome.answer : null,
+    output:
+      run.output === undefined
+        ? null
+        : run.output === null
+          ? { missing: run.outputError ?? 'no output' }
+          : { json: JSON.stringify(run.output.value, null, 2), partial: run.output.partial },
     verification: Object.entries(run.verification).map(([name, v]) => ({
       name,
       score: v.score,

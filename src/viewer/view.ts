@@ -112,6 +112,11 @@ export interface TrajectoryView {
   endReason: string;
   endDetail: string;
   answer: string | null;
+  /**
+   * A task with an output schema (docs/output.md): its output's JSON, pretty (`partial` at a budget stop), or why it
+   * has none; null for a task without one.
+   */
+  output: { json: string; partial: boolean } | { missing: string } | null;
   verification: { name: string; score: number | null; reasoning: string }[];
   warnings: string[];
   /** The steps, superseded decisions inside the step that re-decided them (not counted as steps). */
@@ -144,6 +149,8 @@ export type ViewInput = Pick<
   | 'outcome'
   | 'endReason'
   | 'endDetail'
+  | 'output'
+  | 'outputError'
   | 'verification'
   | 'warnings'
   | 'runState'
