@@ -61,9 +61,15 @@ export function parseOutputSchemaText(text: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-/** The validator's errors, one line each: `/price must be number`, `(root) must have required property 'name'`. */
+/**
+ * The validator's errors, one line each: `/price must be number`, `(root) must have required property 'name'`,
+ * `(root) must NOT have additional properties ('extra')`.
+ */
 export function validationErrorLines(errors: readonly ErrorObject[] | null | undefined): string[] {
-  const lines = (errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`.trim());
+  const lines = (errors ?? []).map((e) => {
+    const extra = e.keyword === 'additionalProperties' ? ` ('${String(e.params['additionalProperty'])}')` : '';
+    return `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${extra}`;
+  });
   const unique = [...new Set(lines)];
   return unique.length > MAX_ERROR_LINES
     ? [...unique.slice(0, MAX_ERROR_LINES), `… and ${unique.length - MAX_ERROR_LINES} more`]
