@@ -158,6 +158,13 @@ const RECORDINGS: Recordings = {
     await replyToTask(h.client, task.workflowId, 'continue');
     return task;
   },
+  // Structured output (patch structured-output): the extraction activity at the end, its first reply invalid.
+  'structured-output-retry': async (h) =>
+    h.start({
+      script: 'output-retry',
+      startUrl: `${h.site.url}/hotel/1`,
+      outputSchema: { type: 'object', properties: { price: { type: 'number' } }, required: ['price'] },
+    }),
 };
 
 /** Recorded with a worker that has a webhook (a local receiver): the task starts notification children (issue 26). */
