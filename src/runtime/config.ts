@@ -9,6 +9,7 @@ import { DEFAULT_TASK_QUEUE } from '../contract/queues';
 import { dataDir } from '../infra/paths';
 import { UrlPolicySchema } from '../contract/url-policy';
 import { ApprovalRulesSchema } from '../contract/approvals';
+import { StartPolicySchema } from '../contract/start-policy';
 import { parseAddress } from '../policy/control-plane';
 import { EncryptionSchema } from '../codec/config';
 import { NotificationsSchema } from '../notify/config';
@@ -191,6 +192,11 @@ export const ConfigSchema = z.strictObject({
       callersMayApprove: z.boolean().default(false),
       /** The web console's address, to link each task to (e.g. http://127.0.0.1:8300). */
       consoleUrl: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).optional(),
+      /**
+       * What the tasks MCP callers start, fork or replay may use: model endpoints, environments, most steps, and a URL
+       * policy each such task carries (src/contract/start-policy.ts). Absent: what any task may.
+       */
+      callers: StartPolicySchema.optional(),
     })
     .optional(),
 });
