@@ -28,6 +28,9 @@ import { envOverrides } from './config-env';
 import { EndpointSchema, ModelOverridesSchema } from './config-models';
 
 /** A secret a task may have typed as `{{secret:NAME}}` (or `{{totp:NAME}}`): its value or env var, and its hosts. */
+
+/** Where a Temporal server is looked for when nothing says otherwise (the dev server's default). */
+export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 const SecretSchema = z
   .strictObject({
     value: z.string().min(1).optional(),
@@ -52,7 +55,7 @@ const SecretSchema = z
 export const ConfigSchema = z.strictObject({
   temporal: z
     .strictObject({
-      address: z.string().min(1).default('127.0.0.1:7233'),
+      address: z.string().min(1).default(DEFAULT_TEMPORAL_ADDRESS),
       namespace: z.string().min(1).default('default'),
       apiKey: z.string().optional(),
       tls: z
@@ -64,7 +67,7 @@ export const ConfigSchema = z.strictObject({
         })
         .optional(),
     })
-    .default({ address: '127.0.0.1:7233', namespace: 'default' }),
+    .default({ address: DEFAULT_TEMPORAL_ADDRESS, namespace: 'default' }),
   taskQueue: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   runsDir: z.string().min(1).optional(),
   store: StoreSchema.default({ kind: 'folder', faultWaitMinutes: DEFAULT_STORE_FAULT_WAIT_MINUTES }),
