@@ -149,8 +149,9 @@ const DEPS = {
     'src/viewer',
     'client',
   ],
-  // The MCP server (`cua mcp`): tools over client/, the run store and the console's access helpers.
-  mcp: ['src/common', 'src/contract', 'src/image', 'src/trajectory', 'src/runtime', 'client', 'console'],
+  // The MCP server (`cua mcp`): tools and resources over client/, the run store, the run as text (src/viewer) and
+  // the console's access helpers.
+  mcp: ['src/common', 'src/contract', 'src/image', 'src/trajectory', 'src/runtime', 'src/viewer', 'client', 'console'],
   // The `cua` commands.
   cli: [
     'src/common',

@@ -25,6 +25,19 @@ export interface ActivityRecord {
   outcome: 'completed' | 'failed' | 'timed_out' | 'canceled' | 'open';
   /** The attempt that started last (Temporal records only the last attempt's start, with its number). */
   attempt: number;
+  /** A completed activity's result, read as JSON (the bench's histories are not encrypted); undefined otherwise. */
+  result?: unknown;
+}
+
+/** The first payload of a completed activity, as JSON; undefined when there is none or it is not JSON. */
+function resultOf(e: HistoryEvent): unknown {
+  const data = e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
+  if (!data) return undefined;
+  try {
+    return JSON.parse(Buffer.from(data).toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }
 
 type Long = { toString(): string } | number | null | undefined;
@@ -118,6 +131,7 @@ export function activityRecords(events: readonly HistoryEvent[]): ActivityRecord
       if (!r) continue;
       r.closedAt = eventMs(e);
       r.outcome = outcome;
+      if (outcome === 'completed') r.result = resultOf(e);
     }
   }
   return records;

@@ -6,6 +6,7 @@ import { createActivities } from '../activities/catalog';
 import type { BrowserPool } from '../src/browser/pool';
 import type { Config } from '../src/runtime/config';
 import type { TaskState, TaskInput } from '../src/contract/task';
+import type { ActTimings } from '../src/contract/activities';
 
 /** How long each activity call of a step took (ms). */
 export interface ActivityTimes {
@@ -19,6 +20,8 @@ export interface InProcessRun {
   stepStarts: number[];
   /** Per step (index step − 1); `act` is 0 for the last (terminate) step. */
   activityMs: ActivityTimes[];
+  /** Per step (index step − 1): what its act said of where its time went (none for the last step). */
+  actTimings: (ActTimings | undefined)[];
   steps: number;
   status: TaskState;
 }
@@ -41,6 +44,7 @@ export async function runInProcess(config: Config, pool: BrowserPool, input: Tas
   });
   const stepStarts: number[] = [];
   const activityMs: ActivityTimes[] = [];
+  const actTimings: (ActTimings | undefined)[] = [];
   const timed = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
     const t0 = performance.now();
     const value = await work();
@@ -69,14 +73,16 @@ export async function runInProcess(config: Config, pool: BrowserPool, input: Tas
       // As the workflow does: the act observes for the next step, whose observe then finds that observation.
       const next =
         step < input.maxSteps ? { step: step + 1, captchaWaitMs: input.captcha.waitSeconds * 1000 } : undefined;
-      [, times.act] = await timed(() =>
+      const [acted, actMs] = await timed(() =>
         env.run(acts.act, { ...ref, sessionId, action: decision.action, ...(next ? { next } : {}) }),
       );
+      times.act = actMs;
+      actTimings[step - 1] = acted.timings;
     }
     stepStarts.push(performance.now());
   } finally {
     await env.run(acts.releaseSession, { runId: taskId, sessionId, save: false });
   }
   await env.run(acts.finalize, { runId: taskId, status, answer, reason: null, steps: step });
-  return { stepStarts, activityMs, steps: step, status };
+  return { stepStarts, activityMs, actTimings, steps: step, status };
 }

@@ -3,6 +3,11 @@
 // request until the whole response body is in and files the duration under the task's tag, taken from the model
 // base URL each task gets (`<model>/t/<tag>`; the scripted server routes any path ending in /chat/completions).
 
+import { SUBCALL_INDEX_HEADER } from '../src/scripted/server';
+
+/** The suffix of the tag its page-question sub-calls are filed under (`durations(tag + SUB_CALLS)`). */
+export const SUB_CALLS = ':sub';
+
 export class ModelCallTimer {
   private readonly calls = new Map<string, number[]>();
   private original: typeof fetch | undefined;
@@ -27,7 +32,9 @@ export class ModelCallTimer {
     globalThis.fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
       const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
       if (!url.startsWith(prefix)) return original(input, init);
-      const tag = url.slice(prefix.length).split('/')[0] ?? '';
+      // A page question's call (read_page's sub-call) is filed apart: step k stays the tag's call k.
+      const sub = new Headers(init?.headers).has(SUBCALL_INDEX_HEADER);
+      const tag = `${url.slice(prefix.length).split('/')[0] ?? ''}${sub ? SUB_CALLS : ''}`;
       const started = performance.now();
       const response = await original(input, init);
       const body = await response.arrayBuffer();

@@ -11,6 +11,7 @@ export const SECTIONS = [
   'element',
   'persistence',
   'step',
+  'kinds',
   'history',
   'replay',
   'concurrency',

@@ -17,6 +17,7 @@ import { benchResume } from './sections/resume';
 import { benchScaleOut } from './sections/scale-out';
 import { benchSettle } from './sections/settle';
 import { benchStep } from './sections/step';
+import { benchKinds } from './sections/kinds';
 
 type Runner = (b: Bench) => Promise<SectionOutput>;
 
@@ -27,6 +28,7 @@ const RUNNERS: Partial<Record<SectionName, Runner>> = {
   replay: benchReplay,
   persistence: benchPersistence,
   step: benchStep,
+  kinds: benchKinds,
   history: benchHistory,
   concurrency: benchConcurrency,
   resume: benchResume,

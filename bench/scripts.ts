@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-type Entry = { thoughts: string; action: Record<string, unknown>; delay_ms?: number };
+export type Entry = { thoughts: string; action: Record<string, unknown>; delay_ms?: number };
 
 /** Clicks and scrolls that never leave the hotel home page (1440×900; model points in 1000×1000 space). */
 const CYCLE: Entry[] = [

@@ -24,8 +24,9 @@ import {
   taskResult,
   validateTaskInput,
   viewTask,
+  withCallerPolicy,
 } from './tasks';
-import type { TaskListEntry, TaskListFilter, TaskView } from './tasks';
+import type { CallerPolicy, TaskListEntry, TaskListFilter, TaskView } from './tasks';
 import { watchTask } from './watch';
 import type { WatchEvent, WatchOptions } from './watch';
 import type {
@@ -81,6 +82,7 @@ export {
 export type {
   BranchesRecord,
   BranchOptions,
+  CallerPolicy,
   Adopted,
   AdoptOptions,
   FollowUpOptions,
@@ -224,9 +226,12 @@ export class AgentClient {
     private readonly runStore?: () => RunStore,
   ) {}
 
-  /** Validates and starts a task; InvalidTaskInputError or TaskAlreadyExistsError when it cannot. */
-  async start(task: NewTask): Promise<{ id: string; input: TaskInput }> {
-    const input = parseTask(task);
+  /**
+   * Validates and starts a task; InvalidTaskInputError or TaskAlreadyExistsError when it cannot. With `opts.policy`
+   * the task must keep to it (config `mcp.callers` for tasks agents start) and carries its URL policy.
+   */
+  async start(task: NewTask, opts: { policy?: CallerPolicy } = {}): Promise<{ id: string; input: TaskInput }> {
+    const input = withCallerPolicy(parseTask(task), opts.policy);
     await startTask(this.temporal, this.taskQueue, input);
     return { id: input.runId, input };
   }

@@ -15,7 +15,8 @@ import { CheckSchema, pageProbesOf, TaskJudgeSchema } from '../src/eval/task-set
 import { branchesQuery } from '../workflows/eval-messages';
 import { InvalidTaskInputError, TaskAlreadyExistsError, TaskError } from './errors';
 import { firstInput } from './control';
-import { describeTask, startTask, validateTaskInput } from './tasks';
+import { describeTask, startTask, validateTaskInput, withCallerPolicy } from './tasks';
+import type { CallerPolicy } from './tasks';
 import { readForkSource } from '../activities/fork-source';
 import type { RunStore } from '../src/trajectory/store';
 
@@ -30,6 +31,8 @@ export interface ForkOptions {
   hint?: string;
   /** The fork's task id (default `<source id>-fork-<N>-<random>`). */
   id?: string;
+  /** A start policy the fork must keep to (the source's model, environment and steps), its URL policy added. */
+  policy?: CallerPolicy;
 }
 
 /** The fork's default id: the source's, its step and 6 random hex digits (the source's cut to fit 128 characters). */
@@ -54,7 +57,7 @@ export async function forkTask(
   }
   const desc = await describeTask(client.workflow.getHandle(sourceId));
   const first = await firstInput(client, sourceId);
-  const input = validateTaskInput({
+  const forked = validateTaskInput({
     ...first,
     runId: opts.id ?? forkId(sourceId, step),
     instruction: opts.instruction ?? first.instruction,
@@ -63,6 +66,7 @@ export async function forkTask(
     maxSteps: Math.max(first.maxSteps, Math.min(10_000, step + 1)),
     forkOf: { runId: sourceId, step, ...(opts.hint === undefined ? {} : { hint: opts.hint }) },
   });
+  const input = withCallerPolicy(forked, opts.policy);
   const summary = `fork of ${sourceId} at step ${step}: ${input.instruction}`;
   await startTask(client, desc.taskQueue, input, { summary });
   return { id: input.runId, input };

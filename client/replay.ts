@@ -14,7 +14,8 @@ import type { Task as TaskRecord } from '../src/trajectory/schema';
 import type { RunStore } from '../src/trajectory/store';
 import { firstInput } from './control';
 import { InvalidTaskInputError, TaskAlreadyExistsError } from './errors';
-import { startTask, validateTaskInput } from './tasks';
+import { startTask, validateTaskInput, withCallerPolicy } from './tasks';
+import type { CallerPolicy } from './tasks';
 import { isFamilyName } from '../src/families/registry';
 
 export interface ReplayOptions {
@@ -33,6 +34,8 @@ export interface ReplayOptions {
   modelBaseUrl?: string;
   /** The replay's task id (default `<recording>-replay-<random>`). */
   id?: string;
+  /** A start policy the replay must keep to (the recording's model, environment and steps), its URL policy added. */
+  policy?: CallerPolicy;
 }
 
 export interface Replay {
@@ -90,7 +93,7 @@ export async function replayTask(
   const startUrl = opts.url ?? rest.startUrl;
   const origin = originChange(rest.startUrl ?? recordedUrl, opts.url);
   const replies = opts.replies ?? opts.answers;
-  const input = validateTaskInput({
+  const replayed = validateTaskInput({
     ...rest,
     runId: opts.id ?? idWith(recording, `-replay-${randomBytes(3).toString('hex')}`),
     ...(startUrl ? { startUrl } : {}),
@@ -107,6 +110,7 @@ export async function replayTask(
       ...(origin ? { origin } : {}),
     },
   });
+  const input = withCallerPolicy(replayed, opts.policy);
   await startTask(client, taskQueue, input, { summary: `replay of ${recording}: ${input.instruction}` });
   return { id: input.runId, recording, input };
 }

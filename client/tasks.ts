@@ -17,6 +17,8 @@ import { ApplicationFailure, CancelledFailure, WorkflowIdReusePolicy } from '@te
 import type { LoadedDataConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { AGENT_WORKFLOW, REPLY_REFUSALS, TaskInputSchema } from '../src/contract/task';
+import { applyStartPolicy } from '../src/contract/start-policy';
+import type { StartPolicy } from '../src/contract/start-policy';
 import { familyIssue } from '../src/families/registry';
 import { outputSchemaIssue } from '../src/agent/output-schema';
 import {
@@ -64,6 +66,20 @@ export function validateTaskInput(args: TaskInputArgs): TaskInput {
   const schemaIssue = outputSchemaIssue(parsed.data.outputSchema);
   if (schemaIssue) throw new InvalidTaskInputError('outputSchema', schemaIssue);
   return parsed.data;
+}
+
+/** A start policy and the callers it is for (named in its refusals: "MCP callers may use …"). */
+export interface CallerPolicy {
+  rules: StartPolicy;
+  callers: string;
+}
+
+/** The task as `policy` lets it start (its URL policy narrowed, its start URL checked again), or InvalidTaskInputError. */
+export function withCallerPolicy(input: TaskInput, policy: CallerPolicy | undefined): TaskInput {
+  if (!policy) return input;
+  const verdict = applyStartPolicy(policy.rules, input, policy.callers);
+  if (!verdict.ok) throw new InvalidTaskInputError(verdict.field, verdict.reason);
+  return validateTaskInput(verdict.input);
 }
 
 export async function startTask(

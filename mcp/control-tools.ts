@@ -117,6 +117,7 @@ export function registerControlTools(server: McpServer, deps: McpDeps): void {
           step,
           ...(instruction?.trim() ? { instruction: instruction.trim() } : {}),
           ...(hint?.trim() ? { hint: hint.trim() } : {}),
+          ...(deps.policy ? { policy: deps.policy } : {}),
         });
         return answer(await taskView(deps, await agent.status(id)));
       }),
@@ -149,6 +150,7 @@ export function registerControlTools(server: McpServer, deps: McpDeps): void {
         const replay = await agent.replay(task_id, {
           ...(strict ? { strict: true } : {}),
           replies: recorded_replies ? 'recorded' : 'ask',
+          ...(deps.policy ? { policy: deps.policy } : {}),
         });
         return answer(await taskView(deps, await agent.status(replay.id)));
       }),

@@ -2,7 +2,7 @@
 // answer) and how a tool answers: a JSON result, or a refusal as a tool error carrying the command line's one line.
 import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentClient } from '../client/client';
+import type { AgentClient, CallerPolicy } from '../client/client';
 import { TASK_ID } from '../console/data';
 import type { RunStore } from '../src/trajectory/store';
 
@@ -24,6 +24,8 @@ export interface McpDeps {
   runsDir: string | null;
   /** Whether callers may answer approvals and providers' safety checks (config `mcp.callersMayApprove`). */
   callersMayApprove: boolean;
+  /** What the tasks callers start, fork or replay may use (config `mcp.callers`); absent: what any task may. */
+  policy?: CallerPolicy;
   /** How often a wait asks Temporal for the task's status (default 500 ms). */
   pollMs?: number;
 }

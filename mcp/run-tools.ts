@@ -3,6 +3,7 @@
 // only by a name the run's own events give, under the task's id in the run store.
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { AgentClient } from '../client/client';
 import { fitLongEdge } from '../src/image/fit';
 import { parseEventId } from '../src/trajectory/ids';
 import { loadEvents } from '../src/trajectory/reader';
@@ -38,6 +39,22 @@ function pick(shots: { step: number; file: string }[], id: string, step: number 
     throw new McpRefusal(`task ${id} has no screenshot of step ${step} (${have})`);
   }
   return found;
+}
+
+/** The compact step table of get_steps and the steps resource: one row per decision. */
+export async function stepTable(agent: AgentClient, id: string): Promise<Record<string, unknown>> {
+  const steps = await agent.steps(id);
+  return {
+    task_id: id,
+    steps: steps.map((s) => ({
+      step: s.step,
+      action: s.action,
+      summary: s.summary,
+      url: s.url,
+      ...(s.superseded ? { superseded: true } : {}),
+      ...(s.invalid ? { invalid: s.invalid } : {}),
+    })),
+  };
 }
 
 export function registerRunTools(server: McpServer, deps: McpDeps): void {
@@ -82,21 +99,6 @@ export function registerRunTools(server: McpServer, deps: McpDeps): void {
       inputSchema: { task_id: taskIdArg },
       annotations: { readOnlyHint: true },
     },
-    ({ task_id }) =>
-      guarded(async () => {
-        const agent = await deps.client();
-        const steps = await agent.steps(task_id);
-        return answer({
-          task_id,
-          steps: steps.map((s) => ({
-            step: s.step,
-            action: s.action,
-            summary: s.summary,
-            url: s.url,
-            ...(s.superseded ? { superseded: true } : {}),
-            ...(s.invalid ? { invalid: s.invalid } : {}),
-          })),
-        });
-      }),
+    ({ task_id }) => guarded(async () => answer(await stepTable(await deps.client(), task_id))),
   );
 }

@@ -6,6 +6,7 @@ import type { NewTask } from '../client/client';
 import { newTaskOf } from '../client/new-task';
 import { savedSigninNames } from '../console/start';
 import type { McpDeps } from './deps';
+import { DEFAULT_MAX_STEPS } from '../src/contract/task';
 
 export interface StartArgs {
   instruction: string;
@@ -21,7 +22,8 @@ export interface StartArgs {
 
 /** The task to start, or InvalidTaskInputError naming what is wrong. */
 export async function newTaskFrom(deps: McpDeps, args: StartArgs): Promise<NewTask> {
-  const endpoint = args.model?.trim() || 'default';
+  // No model named: the first the server lets its callers use, else the workers' default.
+  const endpoint = args.model?.trim() || deps.policy?.rules.models?.[0] || 'default';
   const known = deps.endpoints.length ? deps.endpoints : ['default'];
   if (!known.includes(endpoint)) {
     throw new InvalidTaskInputError(
@@ -40,7 +42,8 @@ export async function newTaskFrom(deps: McpDeps, args: StartArgs): Promise<NewTa
       instruction: args.instruction,
       environment,
       startUrl: args.start_url?.trim() || undefined,
-      maxSteps: args.max_steps,
+      // Callers limited to fewer steps than the default get their limit when they name none.
+      maxSteps: args.max_steps ?? capped(deps.policy?.rules.maxSteps),
       endpoint,
       outputSchema: args.output_schema,
     }),
@@ -63,4 +66,8 @@ async function signinOf(deps: McpDeps, signin: string | undefined): Promise<{ si
     throw new InvalidTaskInputError('signin', `no saved sign-in named '${name}' (${how})`);
   }
   return { signin: name };
+}
+
+function capped(limit: number | undefined): number | undefined {
+  return limit !== undefined && limit < DEFAULT_MAX_STEPS ? limit : undefined;
 }

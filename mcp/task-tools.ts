@@ -70,7 +70,7 @@ export function registerTaskTools(server: McpServer, deps: McpDeps): void {
     (args, extra) =>
       guarded(async () => {
         const agent = await deps.client();
-        const { id } = await agent.start(await newTaskFrom(deps, args));
+        const { id } = await agent.start(await newTaskFrom(deps, args), { policy: deps.policy });
         const snap = args.wait_seconds
           ? await waitWithProgress(deps, id, args.wait_seconds, extra)
           : await agent.status(id);

@@ -14,7 +14,15 @@ import { autoReplyText } from '../../src/agent/reply';
 import type { TaskInput } from '../../src/contract/task';
 import { eventId } from '../../src/trajectory/ids';
 import type { TrajectoryWriter } from '../../src/trajectory/writer';
-import type { ActInput, ActResult, ObserveInput, ObserveResult, StepRef } from '../../src/contract/activities';
+import type {
+  ActInput,
+  ActResult,
+  ActTimings,
+  ObserveInput,
+  ObserveResult,
+  StepRef,
+} from '../../src/contract/activities';
+import { Laps } from '../../src/common/laps';
 import { copyDownloads } from '../local-files';
 import { pageQuestioner } from '../page-subcall';
 import { recordDeferred, recordStartPage } from '../step-records';
@@ -89,6 +97,7 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
   const ids = (kind: 'action' | 'tool' | 'post') => eventId({ step: req.step, kind, generation: req.generation });
   // A retry after the step was recorded: report what was recorded, do not act again.
   if (await w.hasEvent(ids('post'))) return recordedAct(w, req, ids('tool'), ids('post'));
+  const laps = new Laps();
   const env = s.target(req.sessionId);
   const journal = s.journal?.(req.sessionId);
   journal?.setStep({ step: req.step, generation: req.generation });
@@ -110,11 +119,22 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
           viewport: input.viewport,
           resolveSecrets: secretResolver(deps.config, env),
           answerFromPage: subCalls?.answerFromPage ?? (async () => ''),
-          ...(recordElement ? { beforeAction: async (done) => void (element = await recordElement(done)) } : {}),
+          ...(recordElement
+            ? {
+                beforeAction: async (done) => {
+                  const t0 = performance.now();
+                  element = await recordElement(done);
+                  laps.add('element', performance.now() - t0);
+                },
+              }
+            : {}),
         }),
       ),
     (done) => ({ url: env.url(), error: done.error }),
   );
+  const settled = 'takeSettleMs' in env ? env.takeSettleMs() : null;
+  if (settled !== null) laps.add('settle', settled);
+  laps.lap('action', (laps.ms.element ?? 0) + (settled ?? 0));
   await withHeartbeat(async () => deps.checkpoint?.('act', req));
   const doubt = journal ? await heldRequestsOf(journal, input) : undefined;
   if (doubt) result.textObservation = [result.textObservation, doubt.text].filter(Boolean).join('\n');
@@ -139,11 +159,17 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
   );
   return withHeartbeat(async () => {
     // When the capture began: a change after that may be missing from the post screenshot (observeNext).
+    laps.lap('record');
+    const asked = Date.now();
     const { png, startedAt: capturedAt } = await env.timedScreenshot();
+    laps.add('screenshotSettle', capturedAt - asked); // the browser settles again before it captures
+    laps.lap('screenshot', laps.ms.screenshotSettle ?? 0);
     const shot = await w.saveScreenshot(req.step, 'post', png, req.generation);
     const url = env.url();
     const pageInfo = await env.pageContext();
+    laps.lap('save');
     await s.afterAct?.(req);
+    laps.lap('checkpoint');
     await w.appendEvent(
       postObservation(
         req.step,
@@ -153,6 +179,7 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
       ),
     );
     if (doubt?.question) await recordRuntimeQuestion(w, req, doubt.question, doubt.approvalHolds);
+    laps.lap('record');
     const acted = {
       url,
       textObservation: result.textObservation,
@@ -161,10 +188,17 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
       ...(doubt?.approvalHolds ? { approvalHolds: doubt.approvalHolds } : {}),
     };
     // A question is asked before the next step: its observation is taken after the reply.
-    if (!req.next || doubt?.question) return acted;
+    if (!req.next || doubt?.question) return { ...acted, timings: timingsOf(laps) };
     const next = await observeNext(s, req, req.next, env, { png, capturedAt, url, pageInfo });
-    return next ? { ...acted, next } : acted;
+    laps.lap('next');
+    return { ...acted, ...(next ? { next } : {}), timings: timingsOf(laps) };
   });
+}
+
+/** The act's laps as its timings: the parts every act has default to 0, the browser's own are left out elsewhere. */
+function timingsOf(laps: Laps): ActTimings {
+  const { action = 0, record = 0, screenshot = 0, save = 0, checkpoint = 0, ...rest } = laps.ms;
+  return { action, record, screenshot, save, checkpoint, ...rest };
 }
 
 /** What a step recorded already answers a retried act with: its URL, text observation and error. */

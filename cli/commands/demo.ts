@@ -24,7 +24,7 @@ import { ensureTools } from '../../src/infra/tools';
 import { startScriptedModelServer } from '../../src/scripted/server';
 import type { ScriptedModelServer } from '../../src/scripted/server';
 import { dataConverterFor } from '../../src/codec/data-converter';
-import { loadConfig } from '../../src/runtime/config';
+import { DEFAULT_TEMPORAL_ADDRESS, loadConfig } from '../../src/runtime/config';
 import { endpointFamilies } from '../../src/runtime/config-models';
 import type { Config } from '../../src/runtime/config';
 import { createWorkerRuntime, installWorkerLogging } from '../../worker/main';
@@ -290,6 +290,26 @@ export function demoWorkerConfig(config: Config, consolePort: number, uiUrl: str
   return withControlPlane(denyConsole(config, '127.0.0.1', consolePort), uiUrl ? [uiUrl] : []);
 }
 
+/**
+ * The command that adds this project's MCP server to Claude Code, pointed at the demo's Temporal server and run folders
+ * (other clients: docs/mcp.md). It serves while a Temporal server answers at `address`: the demo's until it stops, then
+ * `npx cua server`.
+ */
+export function mcpAddLine(address: string, runsDir: string, configFile: string | undefined): string {
+  const env = [
+    ...(address === DEFAULT_TEMPORAL_ADDRESS ? [] : [`TEMPORAL_ADDRESS=${address}`]),
+    `CUA_RUNS_DIR=${path.resolve(runsDir)}`,
+    ...(configFile ? [`CUA_CONFIG=${path.resolve(configFile)}`] : []),
+  ];
+  const bin = path.join(PROJECT_ROOT, 'bin', 'cua.js');
+  return `claude mcp add durable-cua ${env.map((e) => `-e ${shellWord(e)}`).join(' ')} -- node ${shellWord(bin)} mcp`;
+}
+
+/** A word as a POSIX shell reads it back: bare when it is plain, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
 /** The key the demo gives the worker for a provider's stand-in (it checks that a key is sent, not which). */
 const STAND_IN_KEY = 'stand-in-key-not-secret';
 
@@ -451,6 +471,7 @@ async function runDemo(
   if (taskLink) say(`Temporal UI: ${taskLink}`);
   if (started.console) say(`web console: ${started.console.url}/tasks/${encodeURIComponent(input.runId)}`);
   say(`run folder: ${runDir}`);
+  say(`agents can start and follow tasks too (MCP, docs/mcp.md): ${mcpAddLine(address, config.runsDir, opts.config)}`);
   if (started.server) {
     say('the Temporal UI and the console stop with the demo; `npx cua server` and `npx cua console` serve them again');
   }

@@ -45,6 +45,7 @@ function depsOf(config: Config, client: () => Promise<AgentClient>, temporalUi: 
     consoleUrl: config.mcp?.consoleUrl ?? null,
     runsDir: config.store.kind === 'folder' ? config.runsDir : null,
     callersMayApprove: config.mcp?.callersMayApprove ?? false,
+    ...(config.mcp?.callers ? { policy: { rules: config.mcp.callers, callers: 'MCP callers' } } : {}),
   };
 }
 

@@ -92,6 +92,8 @@ export class BrowserEnvironment {
   private readonly singleTab: boolean;
   private readonly clock = new IdleClock();
   private readonly latePopups = new LatePopups();
+  /** The last action's settling time (ms), until takeSettleMs reads it. */
+  private lastSettleMs: number | null = null;
   /** The run's journal of requests that change something, when the session keeps one (session-setup.ts). */
   journal?: RequestJournal;
   private readonly recordedBack: RecordedBack | undefined;
@@ -193,8 +195,16 @@ export class BrowserEnvironment {
       const leak = this.egress.takeRefusals()[0];
       if (leak) throw new PolicyBlockedError(leak.host, refusalLine(leak));
       if (stopped.length > 0) throw new DownloadLimitError(stopped.map((e) => e.message).join('; '));
+      this.lastSettleMs = settle.ms;
       return { settle, popupAdopted: popup !== undefined, downloads };
     });
+  }
+
+  /** How long the last action's settling took (ms), once; null when no action settled since the last call. */
+  takeSettleMs(): number | null {
+    const ms = this.lastSettleMs;
+    this.lastSettleMs = null;
+    return ms;
   }
 
   /** A click; a popup it opens after its step has ended is taken over at the next observation (late-popup.ts). */

@@ -112,6 +112,24 @@ export interface ActInput extends StepRef {
   next?: { step: number; captchaWaitMs: number };
 }
 
+/**
+ * Where an act's time went, in whole milliseconds (for benchmarks and anyone asking why a step was slow): the element
+ * record, the action itself, the settling after it, recording events, settling before and taking the post
+ * screenshot, saving it with the page's URL and context, the page checkpoint, and observing the next step. A
+ * browser's acts give every part; other environments give those they have.
+ */
+export interface ActTimings {
+  element?: number;
+  action: number;
+  settle?: number;
+  record: number;
+  screenshotSettle?: number;
+  screenshot: number;
+  save: number;
+  checkpoint: number;
+  next?: number;
+}
+
 export interface ActResult {
   url: string;
   textObservation: string | null;
@@ -130,6 +148,8 @@ export interface ActResult {
    * journal); only a person's reply decides them.
    */
   approvalHolds?: string[];
+  /** Where the act's time went (absent from acts recorded before it was measured, and from a retried act's answer). */
+  timings?: ActTimings;
 }
 
 export interface ReleaseInput {

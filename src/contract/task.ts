@@ -48,6 +48,9 @@ export const ModelChoiceSchema = z.strictObject({
   model: z.string().min(1).optional(),
 });
 
+/** The most steps a task takes when it names none. */
+export const DEFAULT_MAX_STEPS = 30;
+
 const TaskInputFields = z.strictObject({
   /**
    * The task id (its Temporal workflow id and its run folder's name); wire name, kept so recorded histories replay
@@ -162,7 +165,7 @@ const TaskInputFields = z.strictObject({
    * may write one.
    */
   identity: z.string().min(1).max(100).optional(),
-  maxSteps: z.number().int().min(1).max(10_000).default(30),
+  maxSteps: z.number().int().min(1).max(10_000).default(DEFAULT_MAX_STEPS),
   imagesKept: z.number().int().min(1).max(20).default(3),
   /** Estimated-token cap for one model call (image ≈ 1500, text ≈ len/4+1); 0 = off (the default). */
   tokenBudget: z.number().int().min(0).default(0),

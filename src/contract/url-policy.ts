@@ -160,6 +160,28 @@ export function narrow(base: UrlPolicy, task: TaskUrlPolicy | undefined): UrlPol
   };
 }
 
+/**
+ * Two task narrowings as one, stricter than either: what `narrow` makes of the result is what it would make of the
+ * worker's policy narrowed by one and then by the other. Undefined when neither narrows anything.
+ */
+export function narrowBoth(a: TaskUrlPolicy | undefined, b: TaskUrlPolicy | undefined): TaskUrlPolicy | undefined {
+  if (!a || !b) return a ?? b;
+  const allowHosts = intersectHostLists(a.allowHosts, b.allowHosts);
+  const denyHosts =
+    a.denyHosts || b.denyHosts ? [...new Set([...(a.denyHosts ?? []), ...(b.denyHosts ?? [])])] : undefined;
+  const schemes = a.schemes && b.schemes ? a.schemes.filter((s) => b.schemes?.includes(s)) : (a.schemes ?? b.schemes);
+  const allowFile = a.allowFile === false || b.allowFile === false ? false : (a.allowFile ?? b.allowFile);
+  const denyPrivate =
+    a.denyPrivateAddresses || b.denyPrivateAddresses ? true : (a.denyPrivateAddresses ?? b.denyPrivateAddresses);
+  return {
+    ...(schemes === undefined ? {} : { schemes }),
+    ...(allowFile === undefined ? {} : { allowFile }),
+    ...(allowHosts === undefined ? {} : { allowHosts }),
+    ...(denyHosts === undefined ? {} : { denyHosts }),
+    ...(denyPrivate === undefined ? {} : { denyPrivateAddresses: denyPrivate }),
+  };
+}
+
 /** True when the policy restricts http(s) loads at all (then the browser intercepts requests to enforce it). */
 export function restrictsWeb(policy: UrlPolicy): boolean {
   return (

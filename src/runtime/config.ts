@@ -9,6 +9,7 @@ import { DEFAULT_TASK_QUEUE } from '../contract/queues';
 import { dataDir } from '../infra/paths';
 import { UrlPolicySchema } from '../contract/url-policy';
 import { ApprovalRulesSchema } from '../contract/approvals';
+import { StartPolicySchema } from '../contract/start-policy';
 import { parseAddress } from '../policy/control-plane';
 import { EncryptionSchema } from '../codec/config';
 import { NotificationsSchema } from '../notify/config';
@@ -27,6 +28,9 @@ import { envOverrides } from './config-env';
 import { EndpointSchema, ModelOverridesSchema } from './config-models';
 
 /** A secret a task may have typed as `{{secret:NAME}}` (or `{{totp:NAME}}`): its value or env var, and its hosts. */
+
+/** Where a Temporal server is looked for when nothing says otherwise (the dev server's default). */
+export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 const SecretSchema = z
   .strictObject({
     value: z.string().min(1).optional(),
@@ -51,7 +55,7 @@ const SecretSchema = z
 export const ConfigSchema = z.strictObject({
   temporal: z
     .strictObject({
-      address: z.string().min(1).default('127.0.0.1:7233'),
+      address: z.string().min(1).default(DEFAULT_TEMPORAL_ADDRESS),
       namespace: z.string().min(1).default('default'),
       apiKey: z.string().optional(),
       tls: z
@@ -63,7 +67,7 @@ export const ConfigSchema = z.strictObject({
         })
         .optional(),
     })
-    .default({ address: '127.0.0.1:7233', namespace: 'default' }),
+    .default({ address: DEFAULT_TEMPORAL_ADDRESS, namespace: 'default' }),
   taskQueue: z.string().min(1).default(DEFAULT_TASK_QUEUE),
   runsDir: z.string().min(1).optional(),
   store: StoreSchema.default({ kind: 'folder', faultWaitMinutes: DEFAULT_STORE_FAULT_WAIT_MINUTES }),
@@ -191,6 +195,11 @@ export const ConfigSchema = z.strictObject({
       callersMayApprove: z.boolean().default(false),
       /** The web console's address, to link each task to (e.g. http://127.0.0.1:8300). */
       consoleUrl: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }).optional(),
+      /**
+       * What the tasks MCP callers start, fork or replay may use: model endpoints, environments, most steps, and a URL
+       * policy each such task carries (src/contract/start-policy.ts). Absent: what any task may.
+       */
+      callers: StartPolicySchema.optional(),
     })
     .optional(),
 });

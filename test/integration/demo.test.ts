@@ -103,6 +103,11 @@ describe('npx cua demo', () => {
     expect(out).toMatch(/\[demo\] web console: http:\/\/127\.0\.0\.1:\d+\/\?token=\S+/);
     expect(out).toContain(`web console: `);
     expect(out).toMatch(new RegExp(`web console: http://127\\.0\\.0\\.1:\\d+/tasks/${link?.[3]}`));
+    // The line that adds the MCP server to a client, pointed at the demo's server and run folders.
+    expect(out).toContain(
+      `agents can start and follow tasks too (MCP, docs/mcp.md): claude mcp add durable-cua ` +
+        `-e TEMPORAL_ADDRESS=127.0.0.1:${ports.port} -e CUA_RUNS_DIR=${path.join(dataDir, 'runs')} -- node `,
+    );
     const report = /trajectory report \((\d+) steps\): (\S+)/.exec(out);
     expect(report?.[1]).toBe('14');
     const file = report?.[2] ?? '';

@@ -2,7 +2,10 @@
 // (the harness): over stdio a task is started, asks, is answered with reply_to_task and completes; its screenshot
 // comes back as image content; a second client, over HTTP, reads the same task after the first has gone and forks it
 // (the fork completes); bad input is a tool error of one line; a server started before Temporal answers the handshake;
-// the HTTP server refuses a request without its token (401) or from a foreign Origin (403).
+// the HTTP server refuses a request without its token (401) or from a foreign Origin (403). Over HTTP a client
+// subscribed to a task's report hears resources/updated when the task asks and when it is answered, a wait with a
+// progress token gets progress notifications, and resources/list and resources/read give the task's resources. A
+// third-party client, the MCP Inspector's CLI mode, lists the tools and reads a task with get_task.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,8 +15,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { sleep } from '../../src/common/sleep';
 import type { Harness } from './harness';
+import { inspect } from './mcp-inspector';
 import { useHarness } from './use-harness';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -170,15 +176,21 @@ describe('over stdio', () => {
 });
 
 describe('over HTTP', () => {
+  let url = '';
+  beforeAll(async () => {
+    url = await startHttpServer();
+  }, 60_000);
+
+  async function httpClient(): Promise<Client> {
+    const client = new Client({ name: 'mcp-http-test', version: '1.0.0' });
+    const headers = { authorization: `Bearer ${TOKEN}` };
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+    return client;
+  }
+
   it('a second client reads the same task and forks it; no token is 401, a foreign Origin 403', async () => {
     expect(taskId).not.toBe('');
-    const url = await startHttpServer();
-    const client = new Client({ name: 'mcp-http-test', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(url), {
-        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-      }),
-    );
+    const client = await httpClient();
     const task = await call(client, 'get_task', { task_id: taskId });
     expect(data(task)).toMatchObject({ id: taskId, status: 'complete', answer: 'Searched Lisbon as you asked.' });
     const listed = data(await call(client, 'list_tasks', { text: 'city I name' })).tasks as { id: string }[];
@@ -200,4 +212,68 @@ describe('over HTTP', () => {
     const foreign = { ...headers, authorization: `Bearer ${TOKEN}`, origin: 'http://evil.example' };
     expect((await fetch(url, { method: 'POST', headers: foreign, body })).status).toBe(403);
   }, 60_000);
+
+  it('a subscribed client hears resources/updated when its task asks and is answered; a wait reports progress', async () => {
+    const client = await httpClient();
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+    const started = await call(client, 'start_task', {
+      instruction: 'Search hotels in the city I name, for the subscriber.',
+      start_url: `${h.site.url}/`,
+      model: 'ask-city',
+    });
+    const id = data(started).id as string;
+    const report = `cua://tasks/${id}/report`;
+    await client.subscribeResource({ uri: report });
+
+    const progress: number[] = [];
+    const asked = (await client.callTool(
+      { name: 'wait_for_task', arguments: { task_id: id, wait_seconds: 40 } },
+      undefined,
+      { timeout: 90_000, onprogress: (p) => progress.push(p.progress) },
+    )) as CallToolResult;
+    expect(data(asked)).toMatchObject({ status: 'waiting_for_user' });
+    expect(progress.length).toBeGreaterThan(0); // progress notifications over HTTP, on the request's stream
+    await until(() => updates.length > 0, 5_000); // the ask was a change (the start's status came before it)
+    expect(updates).toContain(report);
+
+    updates.length = 0;
+    await call(client, 'reply_to_task', { task_id: id, text: 'Lisbon' });
+    await until(() => updates.length > 0, 10_000);
+    expect(updates).toContain(report);
+
+    const listed = (await client.listResources()).resources.map((r) => r.uri);
+    expect(listed).toEqual(expect.arrayContaining([report, `cua://tasks/${id}/steps`]));
+    const done = await call(client, 'wait_for_task', { task_id: id, wait_seconds: 40 });
+    expect(data(done)).toMatchObject({ status: 'complete', closed: true });
+    const steps = await client.readResource({ uri: `cua://tasks/${id}/steps` });
+    const table = JSON.parse((steps.contents[0] as { text: string }).text) as { steps: { action: string }[] };
+    expect(table.steps.map((s) => s.action)).toContain('ask_user_question');
+    const text = ((await client.readResource({ uri: report })).contents[0] as { text: string }).text;
+    expect(text).toContain(`task ${id}: complete`);
+    expect(text).toContain('Searched Lisbon as you asked.');
+    await client.close();
+  }, 90_000);
+
+  it("the MCP Inspector's CLI mode lists the tools and reads a task with get_task", async () => {
+    expect(taskId).not.toBe('');
+    const tools = ((await inspect(url, TOKEN, ['--method', 'tools/list'])).tools as { name: string }[]).map(
+      (t) => t.name,
+    );
+    expect(tools).toEqual(expect.arrayContaining(['start_task', 'get_task', 'wait_for_task']));
+    const got = await inspect(url, TOKEN, [
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'get_task',
+      '--tool-arg',
+      `task_id=${taskId}`,
+    ]);
+    expect(got['structuredContent']).toMatchObject({ id: taskId, status: 'complete' });
+  }, 360_000);
 });
+
+async function until(check: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check() && Date.now() < end) await sleep(50);
+}

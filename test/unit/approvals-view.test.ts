@@ -5,7 +5,8 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { approvalLines, showCommand } from '../../cli/commands/show';
+import { showCommand } from '../../cli/commands/show';
+import { approvalLines } from '../../src/viewer/run-text';
 import {
   actionEvent,
   postObservation,

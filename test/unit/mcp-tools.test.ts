@@ -1,35 +1,11 @@
 // The MCP tools over a stand-in of the typed client (the SDK's Client on an in-memory transport): who may answer which
 // question, the state a task is shown in (links, next step), when a wait ends, and refusals as one-line tool errors.
 import { describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TaskNotFoundError } from '../../client/client';
 import type { AgentClient, PendingQuestion, TaskSnapshot } from '../../client/client';
-import type { McpDeps } from '../../mcp/deps';
-import { createMcpServer } from '../../mcp/server';
-import { LocalRunStore } from '../../src/trajectory/store';
-
-function snapshot(id: string, over: Partial<TaskSnapshot> = {}): TaskSnapshot {
-  return {
-    id,
-    status: 'running',
-    closed: false,
-    step: 3,
-    question: null,
-    answer: null,
-    error: null,
-    endReason: null,
-    workflowStatus: 'RUNNING',
-    progress: null,
-    result: null,
-    failure: null,
-    waitingForSession: null,
-    waitingForModel: null,
-    waitingForStore: null,
-    ...over,
-  };
-}
+import { connect, snapshot } from './mcp.fixtures';
 
 /** A stand-in client: `states` are returned by status() one after another (the last one repeats). */
 function fakeAgent(states: TaskSnapshot[]) {
@@ -46,27 +22,6 @@ function fakeAgent(states: TaskSnapshot[]) {
     },
   };
   return { agent: agent as unknown as AgentClient, replies };
-}
-
-async function connect(agent: AgentClient, over: Partial<McpDeps> = {}): Promise<Client> {
-  const deps: McpDeps = {
-    client: async () => agent,
-    store: () => new LocalRunStore('/nonexistent-run-store'),
-    endpoints: ['default'],
-    families: {},
-    temporalUiUrl: 'http://127.0.0.1:8233',
-    namespace: 'default',
-    consoleUrl: null,
-    runsDir: '/runs',
-    callersMayApprove: false,
-    pollMs: 10,
-    ...over,
-  };
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await createMcpServer(deps, '0.0.0').connect(a);
-  const client = new Client({ name: 'unit', version: '0' });
-  await client.connect(b);
-  return client;
 }
 
 const call = async (client: Client, name: string, args: Record<string, unknown>) =>

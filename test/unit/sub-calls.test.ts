@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { subCallLines } from '../../cli/commands/show';
+import { subCallLines } from '../../src/viewer/run-text';
 import { pageQuestionMessages, pageSubCallRecord } from '../../src/agent/page-question';
 import { actionEvent, postObservation, preObservation, taskMessage, toolOutput } from '../../src/trajectory/events';
 import { readRun } from '../../src/trajectory/reader';

@@ -2,7 +2,7 @@
 // decisions superseded after a lost worker, invalid outputs) as `cua show` prints them.
 import { describe, expect, it } from 'vitest';
 
-import { stepLine } from '../../cli/commands/show';
+import { stepLine } from '../../src/viewer/run-text';
 
 import { ConsecutiveActionsError, UnknownActionIdError } from '../../src/trajectory/errors';
 import {

@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { desktopLines } from '../../cli/commands/show';
+import { desktopLines } from '../../src/viewer/run-text';
 import { NORM1000, resizedPixelsSpace } from '../../src/coords/viewport';
 import {
   actionEvent,
