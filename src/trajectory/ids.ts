@@ -22,6 +22,8 @@
 //   asked     a question the runtime asks the user after the step's action (an ask_user_question action with
 //             metadata.asked_by "runtime", no model call): a resend of a request in doubt was held back; with a call
 //             suffix a budget's or a loop's question, and its reply (`reply` with the same suffix)
+//   monitor   after a scheduled run ended: its schedule's monitor notified about it (tool_output, action_id null,
+//             metadata.note "monitor", with the delivery id and the old and new values)
 //
 // A desktop step may run several tool calls: the second and later calls' `action` and `tool` events carry
 // the call's place in the step as a suffix, `-c<call>` (e.g. `step-0003-action-g0-c1`); the first call's ids have
@@ -43,6 +45,7 @@ export const EVENT_KINDS = [
   'asked',
   'handback',
   'note',
+  'monitor',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
