@@ -51,7 +51,7 @@ describe('monitor: changed', () => {
   it('failed and partial runs are not compared: the comparison goes on from the last good value', () => {
     const b = book('changed');
     b.hear(report({ price: 120 }));
-    expect(b.hear(report(null, { status: 'failed', endReason: 'model', output: null }))).toBeNull();
+    expect(b.hear(report(null, { status: 'failed', endReason: 'model_endpoint', output: null }))).toBeNull();
     expect(b.hear(report({ price: 1 }, { output: { value: { price: 1 }, partial: true } }))).toBeNull();
     expect(b.hear(report({ price: 95 }))).toMatchObject({ old: { price: 120 }, new: { price: 95 } });
     expect(b.state.runs.map((r) => r.verdict)).toEqual(['baseline', 'ignored', 'ignored', 'changed']);
