@@ -4,6 +4,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { registerControlTools } from './control-tools';
 import type { McpDeps } from './deps';
 import { registerRunTools } from './run-tools';
+import { registerScheduleTools } from './schedule-tools';
 import { registerTaskTools } from './task-tools';
 
 export const MCP_SERVER_NAME = 'durable-cua';
@@ -18,5 +19,6 @@ export function createMcpServer(deps: McpDeps, version: string): McpServer {
   registerTaskTools(server, deps);
   registerControlTools(server, deps);
   registerRunTools(server, deps);
+  registerScheduleTools(server, deps);
   return server;
 }
