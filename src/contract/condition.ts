@@ -130,21 +130,19 @@ class Parser {
   }
 
   private or(): ConditionNode {
-    let a = this.and();
-    while (this.isOp('||')) {
-      this.i++;
-      const b = this.and();
-      a = { k: 'or', a, b };
-    }
-    return a;
+    return this.chain('||', 'or', () => this.and());
   }
 
   private and(): ConditionNode {
-    let a = this.unary();
-    while (this.isOp('&&')) {
+    return this.chain('&&', 'and', () => this.unary());
+  }
+
+  /** Operands joined by one operator, left to right. */
+  private chain(op: string, k: 'and' | 'or', operand: () => ConditionNode): ConditionNode {
+    let a = operand();
+    while (this.isOp(op)) {
       this.i++;
-      const b = this.unary();
-      a = { k: 'and', a, b };
+      a = { k, a, b: operand() };
     }
     return a;
   }
