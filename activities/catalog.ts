@@ -9,6 +9,7 @@ import { createEvalActivities } from './eval';
 import { createForkActivity } from './fork';
 import { createNotifyActivity } from './notify';
 import { createOutputActivity } from './output';
+import { createMonitorActivities } from './monitor';
 import { createRunActivities } from './run';
 import { createSessionActivities } from './session';
 import { createSigninActivities } from './signin';
@@ -19,6 +20,7 @@ import type { ActivityDeps } from './support';
 import type { TaskActivities } from '../src/contract/activities';
 import type { EvalActivities } from '../src/eval/records';
 import type { BranchActivities } from '../src/eval/branches';
+import type { MonitorActivities } from '../src/contract/monitor';
 
 export type { ActivityDeps };
 
@@ -46,8 +48,9 @@ export function createActivities(deps: ActivityDeps): Activities {
     ...createDecideActivity(files, environments),
     ...createEvalActivities(deps, files),
     ...createNotifyActivity(deps),
+    ...createMonitorActivities(files),
     ...createSigninActivities(deps, files),
   });
 }
 
-export type Activities = TaskActivities & EvalActivities & BranchActivities;
+export type Activities = TaskActivities & EvalActivities & BranchActivities & MonitorActivities;

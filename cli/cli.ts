@@ -5,6 +5,7 @@ import { PROJECT_ROOT } from '../src/infra/paths';
 import { InvalidTaskInputError } from '../client/errors';
 import { UsageError } from './args';
 import { runCommand, RUN_USAGE } from './commands/run';
+import { scheduleCommand, SCHEDULE_USAGE } from './commands/schedule';
 import {
   cancelCommand,
   CANCEL_USAGE,
@@ -66,6 +67,11 @@ const COMMANDS: Record<string, Command> = {
     about: 'start a task and follow it (replies to questions from the terminal)',
   },
   reply: { run: replyCommand, usage: REPLY_USAGE, about: "reply to a waiting task's question" },
+  schedule: {
+    run: scheduleCommand,
+    usage: SCHEDULE_USAGE,
+    about: 'run a task on a cron or an interval; --notify-when: a webhook when its output changes',
+  },
   status: { run: statusCommand, usage: STATUS_USAGE, about: 'show where a task is' },
   list: { run: listCommand, usage: LIST_USAGE, about: 'list tasks (filter by state)' },
   pause: { run: pauseCommand, usage: PAUSE_USAGE, about: 'pause a task after its step (its page held, then saved)' },

@@ -47,6 +47,22 @@ import { branchesRecord, forkBranchesOf, forkTask } from './fork';
 import type { BranchOptions, ForkOptions } from './fork';
 import type { BranchesInput, BranchesRecord } from '../src/eval/branches';
 import { adoptFolder } from './adopt';
+import { checkUrl, narrow } from '../src/contract/url-policy';
+import type { UrlPolicy } from '../src/contract/url-policy';
+import {
+  backfillSchedule,
+  checkScheduleOptions,
+  createSchedule,
+  deleteSchedule,
+  describeSchedule,
+  listSchedules,
+  pauseSchedule,
+  scheduleTaskError,
+  triggerSchedule,
+  unpauseSchedule,
+} from './schedules';
+import type { ScheduleDetail, ScheduleListEntry, ScheduleOptionsIn, ScheduleRun } from './schedules';
+import { InvalidScheduleError, ScheduleAlreadyExistsError, ScheduleNotFoundError } from './schedule-errors';
 import { replayFolder, replayTask } from './replay';
 import type { Replay, ReplayOptions } from './replay';
 import type { AdoptOptions, Adopted } from './adopt';
@@ -69,7 +85,10 @@ export type { ModelFamily };
 export {
   ConfigError,
   ControlRefusedError,
+  InvalidScheduleError,
   InvalidTaskInputError,
+  ScheduleAlreadyExistsError,
+  ScheduleNotFoundError,
   StaleQuestionError,
   TaskAlreadyExistsError,
   TaskClosedError,
@@ -80,6 +99,10 @@ export {
   TemporalUnreachableError,
 };
 export type {
+  ScheduleDetail,
+  ScheduleListEntry,
+  ScheduleOptionsIn,
+  ScheduleRun,
   BranchesRecord,
   BranchOptions,
   CallerPolicy,
@@ -214,6 +237,31 @@ export function parseTask(task: NewTask): TaskInput {
     throw new InvalidTaskInputError('family', (err as Error).message);
   }
   return validateTaskInput({ ...rest, ...(profile === undefined ? {} : { profile }), runId: id ?? newTaskId() });
+}
+
+/**
+ * The task input each run of a schedule gets (its id is the schedule's name until Temporal names the run), after
+ * everything a schedule can be checked for before it is created; InvalidScheduleError, one line. `urlPolicy`: the
+ * workers' URL policy (config `urlPolicy`), which the start URL must pass too (else every run would fail on it).
+ */
+export function parseSchedule(
+  name: string,
+  task: Omit<NewTask, 'id'>,
+  opts: ScheduleOptionsIn,
+  urlPolicy?: UrlPolicy,
+): TaskInput {
+  checkScheduleOptions(name, opts);
+  const schedule = { name, ...(opts.notifyWhen !== undefined ? { notifyWhen: opts.notifyWhen } : {}) };
+  let input: TaskInput;
+  try {
+    input = parseTask({ ...task, id: name, schedule });
+  } catch (err) {
+    throw scheduleTaskError(err);
+  }
+  const verdict = urlPolicy && input.startUrl ? checkUrl(narrow(urlPolicy, input.urlPolicy), input.startUrl) : null;
+  if (verdict && !verdict.ok)
+    throw new InvalidScheduleError('startUrl', `blocked by the URL policy: ${verdict.reason}`);
+  return input;
 }
 
 export class AgentClient {
@@ -375,6 +423,49 @@ export class AgentClient {
     const handle = this.temporal.workflow.getHandle(id);
     await describeTask(handle); // an unknown id fails here, before the first event
     yield* watchTask(handle, opts);
+  }
+
+  /**
+   * Creates the schedule `name`: `task` (as `start` takes it, without an id: each run's is `<name>-<scheduled time>`)
+   * runs at `opts.cron` (in `opts.timezone`) or every `opts.every`; with `opts.notifyWhen` a monitor tells the
+   * webhook when the output changes or the condition becomes true. InvalidScheduleError (a bad cron, time zone,
+   * interval, URL, condition, …), ScheduleAlreadyExistsError.
+   */
+  async createSchedule(name: string, task: Omit<NewTask, 'id'>, opts: ScheduleOptionsIn): Promise<ScheduleDetail> {
+    return createSchedule(this.temporal, this.taskQueue, name, parseSchedule(name, task, opts), opts);
+  }
+
+  /** The schedules that start tasks, by name. */
+  async listSchedules(): Promise<ScheduleListEntry[]> {
+    return listSchedules(this.temporal);
+  }
+
+  /** A schedule: its next runs, its last runs with their state and output, its monitor's memory. */
+  async describeSchedule(name: string): Promise<ScheduleDetail> {
+    return describeSchedule(this.temporal, name);
+  }
+
+  async pauseSchedule(name: string, note?: string): Promise<void> {
+    return pauseSchedule(this.temporal, name, note);
+  }
+
+  async unpauseSchedule(name: string, note?: string): Promise<void> {
+    return unpauseSchedule(this.temporal, name, note);
+  }
+
+  /** Starts a run now (with overlap skip: not while one runs). */
+  async triggerSchedule(name: string): Promise<void> {
+    return triggerSchedule(this.temporal, name);
+  }
+
+  /** Runs the times the schedule would have run between `from` and `to` (ISO), one after another. */
+  async backfillSchedule(name: string, from: string, to: string): Promise<void> {
+    return backfillSchedule(this.temporal, name, from, to);
+  }
+
+  /** Deletes the schedule (runs under way go on) and stops its monitor. */
+  async deleteSchedule(name: string): Promise<void> {
+    return deleteSchedule(this.temporal, name);
   }
 
   /** Closes the connection to Temporal. */

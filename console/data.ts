@@ -3,6 +3,7 @@
 import sharp from 'sharp';
 import type { AgentClient, TaskListEntry, TaskSnapshot } from '../client/client';
 import { TaskNotFoundError } from '../client/client';
+import { TASK_ID } from '../src/contract/task';
 import type { TaskState } from '../src/contract/task';
 import type { Event } from '../src/trajectory/schema';
 import { parseEventId } from '../src/trajectory/ids';
@@ -29,7 +30,7 @@ export const TEXT_FILTER_SCAN = 500;
 const WAITING_SHOWN = 50;
 
 /** A task id as the task contract allows it: nothing that could name another folder. */
-export const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export { TASK_ID };
 
 export interface WaitingRow extends TaskListEntry {
   question: { id: string; text: string; step: number } | null;

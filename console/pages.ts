@@ -7,7 +7,13 @@ import { forkPanelHtml, startFormHtml } from './forms';
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
-function shell(title: string, page: string, csrf: string, body: string, data: Record<string, string> = {}): string {
+export function shell(
+  title: string,
+  page: string,
+  csrf: string,
+  body: string,
+  data: Record<string, string> = {},
+): string {
   const attrs = Object.entries(data)
     .map(([k, v]) => ` data-${k}="${escapeHtml(v)}"`)
     .join('');
@@ -16,7 +22,7 @@ function shell(title: string, page: string, csrf: string, body: string, data: Re
 <meta name="csrf-token" content="${escapeHtml(csrf)}">
 <title>${escapeHtml(title)}</title><link rel="stylesheet" href="/assets/console.css"></head>
 <body data-page="${page}"${attrs}>
-<header><a href="/" class="brand">cua console</a><span id="live" class="live">connecting…</span></header>
+<header><a href="/" class="brand">cua console</a> <a href="/schedules">schedules</a><span id="live" class="live">connecting…</span></header>
 <main>${body}</main>
 <script src="/assets/console.js"></script><script src="/assets/console-forms.js"></script>
 </body></html>`;
@@ -409,6 +415,6 @@ export const CONSOLE_JS = String.raw`'use strict';
   }
 
   if (document.body.dataset.page === 'list') listPage();
-  else taskPage();
+  else if (document.body.dataset.page === 'task') taskPage();
 })();
 `;

@@ -40,6 +40,7 @@ import { FORMS_CSS, FORMS_JS } from './forms';
 import { redactSecrets } from './secrets';
 import type { KnownSecret } from './secrets';
 import { savedSigninNames, startFromForm } from './start';
+import { addSchedules } from './schedules';
 
 export const DEFAULT_CONSOLE_PORT = 8300;
 
@@ -126,6 +127,7 @@ export function buildConsole(opts: Options): FastifyInstance {
   addPages(app, opts, ctx.runStore);
   addTaskApi(app, ctx);
   addControls(app, ctx);
+  addSchedules(app, opts.agent, html, csrfOf);
   addLiveView(app, { ...opts, sessions });
   return app;
 }

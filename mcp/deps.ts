@@ -35,7 +35,7 @@ export const MAX_WAIT_SECONDS = 60;
 
 export const taskIdArg = z
   .string()
-  .regex(TASK_ID, 'a task id: letters, digits, dot, dash and underscore')
+  .regex(TASK_ID, 'a task id: letters, digits, dot, dash, underscore and colon')
   .describe('The task id start_task (or list_tasks) returned');
 
 export const waitSecondsArg = z

@@ -7,6 +7,7 @@ import type { McpDeps } from './deps';
 import { registerResources } from './resources';
 import { registerRunTools } from './run-tools';
 import { registerSubscriptions } from './subscriptions';
+import { registerScheduleTools } from './schedule-tools';
 import { registerTaskTools } from './task-tools';
 
 export const MCP_SERVER_NAME = 'durable-cua';
@@ -24,5 +25,6 @@ export function createMcpServer(deps: McpDeps, version: string): McpServer {
   registerRunTools(server, deps);
   registerResources(server, deps);
   registerSubscriptions(server, deps);
+  registerScheduleTools(server, deps);
   return server;
 }

@@ -1,4 +1,4 @@
-// Our workflows publish CuaStatus, CuaStep, CuaEvaluation and CuaCost; on a namespace that lacks one, each upsert fails
+// Our workflows publish CuaStatus, CuaStep, CuaEvaluation, CuaCost and CuaSchedule (a scheduled run's schedule); on a namespace that lacks one, each upsert fails
 // its workflow task and the task stalls. The dev server and `cua infra` register them; a cluster set up before a new
 // one was added (CuaCost) may lack it. The worker checks at start and refuses with the command that adds what is
 // missing. A server that will not list them (no operator access) is not checked.

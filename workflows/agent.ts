@@ -3,7 +3,7 @@
 // cancellation) and continues as new when the loop says so. Wiring only. State and handlers live in task-state.ts,
 // the activity proxies and their retry policies in activity-proxies.ts. Deterministic: only @temporalio/workflow and
 // pure modules.
-import { ApplicationFailure, continueAsNew } from '@temporalio/workflow';
+import { ApplicationFailure, continueAsNew, workflowInfo } from '@temporalio/workflow';
 import { TaskInputSchema } from '../src/contract/task';
 import type { TaskInput, TaskInputArgs, TaskResult } from '../src/contract/task';
 import { AgentLoop } from './agent-loop';
@@ -23,7 +23,9 @@ function validateInput(raw: TaskInputArgs): TaskInput {
     const result: TaskResult = { status: 'failed', endReason: 'input', answer: null, steps: 0, error: message };
     throw ApplicationFailure.create({ message, type: 'InvalidTaskInput', nonRetryable: true, details: [result] });
   }
-  return parsed.data;
+  // A scheduled run's id is the one its schedule gave it (`<schedule>-<scheduled time>`): the input, the same for
+  // every run, names only the schedule.
+  return parsed.data.schedule ? { ...parsed.data, runId: workflowInfo().workflowId } : parsed.data;
 }
 
 export async function agentTask(raw: TaskInputArgs, carried?: CarriedState): Promise<TaskResult> {

@@ -18,6 +18,8 @@ export const STATUS_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaStatus', 'KE
 export const STEP_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaStep', 'INT');
 /** What the task's model calls cost so far, in US dollars (issue 30). */
 export const COST_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaCost', 'DOUBLE');
+/** A scheduled run's schedule (set by the schedule when it starts the run). */
+export const SCHEDULE_SEARCH_ATTRIBUTE = defineSearchAttributeKey('CuaSchedule', 'KEYWORD');
 
 export const replyUpdate = defineUpdate<{ accepted: true; step: number }, [ReplyInput]>('reply');
 export const replySignal = defineSignal<[ReplyInput]>('replySignal');

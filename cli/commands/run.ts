@@ -153,12 +153,47 @@ export function bareAutoReply(argv: readonly string[]): { argv: string[]; bare: 
 }
 
 export async function runCommand(rawArgv: readonly string[]): Promise<number> {
-  const bare = bareAutoReply(rawArgv);
-  const { values, positionals } = parse(bare.argv, OPTIONS, RUN_USAGE);
-  if (values.help) {
+  const flags = await runFlags(rawArgv);
+  if (!flags) {
     console.log(`usage: ${RUN_USAGE}`);
     return 0;
   }
+  const { task, values, config } = flags;
+  const input = parseTask(task); // before connecting: a bad flag is reported even with no server up
+  const agent = await agentClientFor(config);
+  await agent.start(task);
+  if (values.detach) {
+    console.log(values.json ? JSON.stringify({ id: input.runId }) : input.runId);
+    return 0;
+  }
+  if (!values.json) console.log(`task ${input.runId} started on queue ${config.taskQueue}`);
+  const follow = () =>
+    followTask(agent.temporal, agent.temporal.workflow.getHandle(input.runId), {
+      json: !!values.json,
+      ask: values.json ? async () => null : readReplyFromTerminal,
+      print: (l) => console.log(l),
+    });
+  let outcome = await follow();
+  let code = report(input.runId, outcome, !!values.json);
+  // At a terminal, a finished task takes a follow-up in the same run, page and history (an empty line ends it).
+  while (outcome.result?.status === 'complete' && !values.json && process.stdin.isTTY) {
+    const next = await promptLine('\nFollow-up task (empty line = done): ');
+    if (!next) break;
+    await agent.continue(input.runId, next);
+    outcome = await follow();
+    code = report(input.runId, outcome, false);
+  }
+  return code;
+}
+
+/**
+ * `cua run`'s flags as the task they start, with the configuration they load (null: --help). `cua schedule create`
+ * reads the same flags after its `--`.
+ */
+export async function runFlags(rawArgv: readonly string[]) {
+  const bare = bareAutoReply(rawArgv);
+  const { values, positionals } = parse(bare.argv, OPTIONS, RUN_USAGE);
+  if (values.help) return null;
   const instruction = positionals.join(' ').trim();
   if (!instruction) throw new UsageError(`missing instruction\nusage: ${RUN_USAGE}`);
   const family = familyFlag(values);
@@ -201,31 +236,7 @@ export async function runCommand(rawArgv: readonly string[]): Promise<number> {
     ...approveRuleFlags(values['approve-rule'], values.env),
     ...outputSchemaFlag(values['output-schema']),
   };
-  const input = parseTask(task); // before connecting: a bad flag is reported even with no server up
-  const agent = await agentClientFor(config);
-  await agent.start(task);
-  if (values.detach) {
-    console.log(values.json ? JSON.stringify({ id: input.runId }) : input.runId);
-    return 0;
-  }
-  if (!values.json) console.log(`task ${input.runId} started on queue ${config.taskQueue}`);
-  const follow = () =>
-    followTask(agent.temporal, agent.temporal.workflow.getHandle(input.runId), {
-      json: !!values.json,
-      ask: values.json ? async () => null : readReplyFromTerminal,
-      print: (l) => console.log(l),
-    });
-  let outcome = await follow();
-  let code = report(input.runId, outcome, !!values.json);
-  // At a terminal, a finished task takes a follow-up in the same run, page and history (an empty line ends it).
-  while (outcome.result?.status === 'complete' && !values.json && process.stdin.isTTY) {
-    const next = await promptLine('\nFollow-up task (empty line = done): ');
-    if (!next) break;
-    await agent.continue(input.runId, next);
-    outcome = await follow();
-    code = report(input.runId, outcome, false);
-  }
-  return code;
+  return { task, values, config };
 }
 
 export function report(

@@ -352,7 +352,7 @@ export interface ScreenDistanceInput {
 }
 
 /** What a webhook is told about: a task waits for a reply, is paused, failed, completed (or max_rounds), or cancelled. */
-export const NOTIFY_EVENTS = ['waiting', 'paused', 'failed', 'completed', 'cancelled'] as const;
+export const NOTIFY_EVENTS = ['waiting', 'paused', 'failed', 'completed', 'cancelled', 'monitor_changed'] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 
 /**
@@ -372,6 +372,11 @@ export interface NotifyInput {
   answer?: string;
   error?: string;
   endReason?: EndReason;
+  /**
+   * `monitor_changed`: a schedule's monitor saw the run's value change, or its condition become true (the condition
+   * as given; the value before, from the run `previousTaskId`, and now).
+   */
+  monitor?: { schedule: string; condition: string; old: unknown; new: unknown; previousTaskId: string | null };
   /** When it happened (workflow time, ISO 8601); each attempt's request carries its own send time besides. */
   at: string;
 }

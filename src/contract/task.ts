@@ -10,6 +10,8 @@ import type { EndReason } from './end-reason';
 import { TASK_STATES } from './task-state';
 import type { TaskState } from './task-state';
 import { checkUrl, narrow, TaskUrlPolicySchema, WIDEST_URL_POLICY } from './url-policy';
+import { MAX_CONDITION_CHARS } from './condition';
+import { compileCondition } from './condition-logic';
 
 export const AGENT_WORKFLOW = 'agentTask';
 /** The built-in environments; a worker may host more (src/environments/plugin.ts), named like `vnc` or `remote-tv`. */
@@ -23,6 +25,14 @@ export const DEFAULT_DESKTOP_SCREEN = { width: 1280, height: 800 } as const;
 
 export { DEFAULT_TASK_QUEUE, END_REASONS, TASK_STATES };
 export type { EndReason, TaskState };
+
+/**
+ * A task id: also a folder name and a Temporal workflow id. The colon is for a scheduled run, whose id Temporal makes:
+ * `<schedule>-<scheduled time>`, e.g. `prices-2026-11-30T09:00:00Z`.
+ */
+export const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+/** A schedule's name (its runs' ids begin with it, its monitor is `<name>-monitor`). */
+export const SCHEDULE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** How many final-page probes a task may ask for, and how long each may be (src/agent/final-page.ts). */
 export const MAX_PROBES = 16;
@@ -56,9 +66,7 @@ const TaskInputFields = z.strictObject({
    * The task id (its Temporal workflow id and its run folder's name); wire name, kept so recorded histories replay
    * and activities scheduled before an upgrade still run.
    */
-  runId: z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'task id: letters, digits, dot, dash, underscore (max 128)'),
+  runId: z.string().regex(TASK_ID, 'task id: letters, digits, dot, dash, underscore, colon (max 128)'),
   instruction: z.string().trim().min(1, 'instruction must not be empty'),
   /**
    * A follow-up task (`cua continue`): this run goes on in the run folder of the task's earlier run (same id), after
@@ -128,6 +136,20 @@ const TaskInputFields = z.strictObject({
       name: z
         .string()
         .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'cache name: letters, digits, dot, dash, underscore (max 64)'),
+    })
+    .optional(),
+  /**
+   * A scheduled run (`cua schedule create`): the schedule's name, and its monitor's condition (`--notify-when`:
+   * `changed`, an expression over the output, or a JSON-logic object; src/contract/condition-logic.ts). The task's id
+   * is then the one Temporal gives the run, `<name>-<scheduled time>`, and when it ends the task reports its output to
+   * the schedule's monitor workflow (workflows/monitor.ts).
+   */
+  schedule: z
+    .strictObject({
+      name: z.string().regex(SCHEDULE_NAME, 'schedule name: letters, digits, dot, dash, underscore (max 64)'),
+      notifyWhen: z
+        .union([z.string().trim().min(1).max(MAX_CONDITION_CHARS), z.record(z.string(), z.unknown())])
+        .optional(),
     })
     .optional(),
   /**
@@ -284,6 +306,14 @@ export const TaskInputSchema = TaskInputFields.superRefine((input, ctx) => {
   if (input.outputSchema !== undefined && JSON.stringify(input.outputSchema).length > MAX_OUTPUT_SCHEMA_CHARS) {
     const message = `too big: more than ${MAX_OUTPUT_SCHEMA_CHARS / 1024} KB of JSON`;
     ctx.addIssue({ code: 'custom', path: ['outputSchema'], message });
+  }
+  const when = input.schedule?.notifyWhen;
+  if (when !== undefined) {
+    try {
+      compileCondition(when);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', path: ['schedule', 'notifyWhen'], message: (err as Error).message });
+    }
   }
   if (input.startUrl === undefined) return;
   const verdict = checkUrl(narrow(WIDEST_URL_POLICY, input.urlPolicy), input.startUrl);

@@ -259,7 +259,7 @@ async function retryUntilExists(attempt: () => Promise<unknown>, failure: string
   }
 }
 
-/** The namespace and the search attributes our workflows set (CuaStatus, CuaStep, CuaEvaluation, CuaCost). */
+/** The namespace and the search attributes our workflows set (CuaStatus, CuaStep, CuaEvaluation, CuaCost, CuaSchedule). */
 async function createNamespace(connection: Connection, namespace: string, log: (line: string) => void): Promise<void> {
   const created = await retryUntilExists(
     () =>

@@ -7,7 +7,13 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { temporalCliPath } from './paths';
 
-export const SEARCH_ATTRIBUTE_FLAGS = ['CuaStatus=Keyword', 'CuaStep=Int', 'CuaEvaluation=Keyword', 'CuaCost=Double'];
+export const SEARCH_ATTRIBUTE_FLAGS = [
+  'CuaStatus=Keyword',
+  'CuaStep=Int',
+  'CuaEvaluation=Keyword',
+  'CuaCost=Double',
+  'CuaSchedule=Keyword',
+];
 
 export interface DevServerOptions {
   dbFile: string;

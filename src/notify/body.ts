@@ -22,6 +22,12 @@ export interface WebhookBody {
   answer?: string;
   error?: string;
   end_reason?: EndReason;
+  /** `monitor_changed`: the schedule, its condition, the value before and now, and the run the old value came from. */
+  schedule?: string;
+  condition?: string;
+  old_value?: unknown;
+  new_value?: unknown;
+  previous_task_id?: string | null;
   /** When the event happened (ISO 8601); the X-Cua-Timestamp header says when this request was sent. */
   at: string;
   instruction: string;
@@ -54,6 +60,15 @@ export function webhookBody(n: NotifyInput): WebhookBody {
     ...(n.answer !== undefined ? { answer: n.answer } : {}),
     ...(n.error !== undefined ? { error: n.error } : {}),
     ...(n.endReason !== undefined ? { end_reason: n.endReason } : {}),
+    ...(n.monitor
+      ? {
+          schedule: n.monitor.schedule,
+          condition: n.monitor.condition,
+          old_value: n.monitor.old,
+          new_value: n.monitor.new,
+          previous_task_id: n.monitor.previousTaskId,
+        }
+      : {}),
     at: n.at,
     instruction: cut(n.instruction, INSTRUCTION_CHARS),
   };

@@ -128,6 +128,17 @@ export function outputEvent(
   });
 }
 
+/** After a scheduled run ended: its schedule's monitor notified about it (metadata.note "monitor"). */
+export function monitorEvent(step: number, output: string, metadata: Record<string, unknown>): ToolOutputObservation {
+  return ToolOutputObservationSchema.parse({
+    ...common(eventId({ step, kind: 'monitor' }), {}, null),
+    metadata: { note: 'monitor', ...metadata },
+    observation_type: 'tool_output',
+    output,
+    error: '',
+  });
+}
+
 /** The user's answer to the question asked at `step` (ask_user_question). */
 export function userReply(step: number, content: string, stamp: Stamp = {}): UserMessageObservation {
   const id = eventId({ step, kind: 'reply', generation: stamp.generation, call: stamp.call });

@@ -25,6 +25,8 @@
 //   output    a task's structured output, after its last step (tool_output, action_id null, metadata.note
 //             "output"): the extraction's model calls (metadata.tool_sub_calls), the output or why it has none; the
 //             model never reads it
+//   monitor   after a scheduled run ended: its schedule's monitor notified about it (tool_output, action_id null,
+//             metadata.note "monitor", with the delivery id and the old and new values)
 //
 // A desktop step may run several tool calls: the second and later calls' `action` and `tool` events carry
 // the call's place in the step as a suffix, `-c<call>` (e.g. `step-0003-action-g0-c1`); the first call's ids have
@@ -47,6 +49,7 @@ export const EVENT_KINDS = [
   'handback',
   'note',
   'output',
+  'monitor',
 ] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

@@ -27,8 +27,11 @@ export function screenshotName(step: number, phase: ScreenshotPhase, generation 
   return `screenshot_${step}${tag}_${phase}.png`;
 }
 
-/** A task id is one folder name under runsDir: no separators, no NUL, not `.`/`..`, at most 128 characters. */
-const TASK_ID = /^[A-Za-z0-9._-]{1,128}$/;
+/**
+ * A task id is one folder name under runsDir: no separators, no NUL, not `.`/`..`, at most 128 characters (a colon:
+ * a scheduled run's id, `<schedule>-<scheduled time>`).
+ */
+const TASK_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function isValidTaskId(taskId: string): boolean {
   return TASK_ID.test(taskId) && taskId !== '.' && taskId !== '..';

@@ -495,7 +495,7 @@ describe('loadConfig: notifications (the webhook)', () => {
       webhook: {
         url: URL_,
         secret: SECRET,
-        events: ['waiting', 'paused', 'failed', 'completed', 'cancelled'],
+        events: ['waiting', 'paused', 'failed', 'completed', 'cancelled', 'monitor_changed'],
         timeoutSeconds: 10,
       },
     });
@@ -610,7 +610,7 @@ describe('webhookTarget: the secret resolved when the worker starts', () => {
     expect(webhookTarget(section(webhook), env)).toEqual({
       url: 'https://hooks.example/',
       secret: 'sixteen-chars-ok',
-      events: ['waiting', 'paused', 'failed', 'completed', 'cancelled'],
+      events: ['waiting', 'paused', 'failed', 'completed', 'cancelled', 'monitor_changed'],
       timeoutMs: 10_000,
     });
   });
@@ -628,7 +628,7 @@ describe('webhookTarget: the secret resolved when the worker starts', () => {
   it("the worker's start line names the webhook's origin, not its path (which may be a credential)", () => {
     const target = webhookTarget(section({ secret: 'sixteen-chars-ok', url: 'https://hooks.example/T0/B1/xyz' }), {});
     expect(webhookSummary(target!)).toBe(
-      'notifications: webhook https://hooks.example for waiting, paused, failed, completed, cancelled',
+      'notifications: webhook https://hooks.example for waiting, paused, failed, completed, cancelled, monitor_changed',
     );
   });
 });

@@ -14,6 +14,7 @@ import type { LoopFacts, Stop } from '../agent-stops';
 import { endReasonOf, isStoreFailure } from '../failures';
 import { notifyEnd } from '../notify';
 import { extractOutput } from './output';
+import { reportToMonitor } from '../monitor-report';
 import type { TaskContext } from './context';
 import type { Sessions } from './sessions';
 import type { SigninLock } from './signin';
@@ -41,7 +42,9 @@ export class Ending {
     await extractOutput(this.ctx, stop.endReason);
     await this.finalize(stop.status, stop.endReason, stop.reason(facts));
     await notifyEnd(task);
-    return task.result();
+    const result = task.result();
+    await reportToMonitor(this.ctx.input, result);
+    return result;
   }
 
   /** Ends a task that was cancelled or failed: records the end (as far as it can) and returns the error to throw. */
@@ -114,6 +117,7 @@ export class Ending {
       await notifyEnd(task);
     });
     const result: TaskResult = { ...task.result(), endReason: why };
+    await reportToMonitor(input, result);
     return ApplicationFailure.create({
       message: `task failed at step ${state.step}: ${message}`,
       type: 'TaskFailed',
