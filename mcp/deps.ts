@@ -43,6 +43,14 @@ export const waitSecondsArg = z
   .min(0)
   .max(MAX_WAIT_SECONDS, `wait_seconds is at most ${MAX_WAIT_SECONDS}: call wait_for_task again to wait longer`);
 
+export const outputSchemaArg = z
+  .record(z.string(), z.unknown())
+  .optional()
+  .describe(
+    "A JSON Schema (an object) for the task's result: when it ends, its answer and final page are turned into JSON " +
+      'this schema validates, returned as `output` by get_task',
+  );
+
 /** A tool's answer: the value as JSON text (for any model) and as structured content (for programs). */
 export function answer(value: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value };

@@ -8,7 +8,7 @@ import { OVERLAP_POLICIES } from '../client/schedules';
 import type { OverlapPolicy } from '../client/schedules';
 import { notifyWhenOf } from '../src/contract/condition-logic';
 import { SCHEDULE_NAME } from '../src/contract/task';
-import { answer, guarded } from './deps';
+import { answer, guarded, outputSchemaArg } from './deps';
 import type { McpDeps } from './deps';
 import { newTaskFrom } from './start';
 
@@ -34,6 +34,10 @@ export function registerScheduleTools(server: McpServer, deps: McpDeps): void {
         start_url: z.string().optional().describe('The first page to open'),
         model: z.string().optional().describe("The model endpoint's name in the server's config (default: default)"),
         max_steps: z.number().int().min(1).max(10_000).optional(),
+        signin: z.string().optional().describe('A saved sign-in each run starts with (its cookies and storage)'),
+        max_cost: z.number().positive().optional().describe("Each run's budget for the model's cost in US dollars"),
+        max_minutes: z.number().positive().optional().describe("Each run's budget of working minutes"),
+        output_schema: outputSchemaArg,
         cron: z.string().optional().describe('A cron expression, e.g. "0 9 * * 1-5" (give cron or every)'),
         timezone: z.string().optional().describe("The cron's IANA time zone, e.g. Europe/Lisbon (default UTC)"),
         every: z.string().optional().describe('An interval, e.g. 6h or 30m (give cron or every)'),
@@ -56,7 +60,7 @@ export function registerScheduleTools(server: McpServer, deps: McpDeps): void {
           ...(args.notify_when !== undefined ? { notifyWhen: notifyWhenOf(args.notify_when) } : {}),
         };
         const agent = await deps.client();
-        return answer({ ...(await agent.createSchedule(args.name, task, opts)) });
+        return answer({ ...(await agent.createSchedule(args.name, task, opts, { policy: deps.policy })) });
       }),
   );
 

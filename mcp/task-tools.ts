@@ -7,7 +7,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { TASK_STATES } from '../src/contract/task';
 import type { TaskState } from '../src/contract/task';
-import { answer, guarded, MAX_WAIT_SECONDS, taskIdArg, waitSecondsArg } from './deps';
+import { answer, guarded, MAX_WAIT_SECONDS, outputSchemaArg, taskIdArg, waitSecondsArg } from './deps';
 import type { McpDeps } from './deps';
 import { newTaskFrom } from './start';
 import { taskView, waitForTask } from './task-view';
@@ -56,13 +56,7 @@ export function registerTaskTools(server: McpServer, deps: McpDeps): void {
         signin: z.string().optional().describe('A saved sign-in to start with (its cookies and storage)'),
         max_cost: z.number().positive().optional().describe("A budget for the model's cost in US dollars"),
         max_minutes: z.number().positive().optional().describe('A budget of working minutes'),
-        output_schema: z
-          .record(z.string(), z.unknown())
-          .optional()
-          .describe(
-            "A JSON Schema (an object) for the task's result: when it ends, its answer and final page are turned into " +
-              'JSON this schema validates, returned as `output` by get_task',
-          ),
+        output_schema: outputSchemaArg,
         wait_seconds: waitSecondsArg.optional().describe('Wait up to this many seconds (at most 60) before returning'),
       },
       annotations: { destructiveHint: false, openWorldHint: true },

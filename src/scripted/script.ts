@@ -126,7 +126,9 @@ const ScriptObjectSchema = z.strictObject({
   entries: z.array(ScriptEntrySchema),
   /**
    * The replies to a task's output extraction (`x-cua-call: extract`; docs/output.md), by try: the first call gets the
-   * first, the second try (after validation errors) the second; the last repeats.
+   * first, the second try (after validation errors) the second; the last repeats. `{{prompt:REGEX}}` in a reply is
+   * replaced by REGEX's first group in the prompt's text (the page text it was sent), `null` when it does not match:
+   * a script whose page changes between runs (a schedule's) reads it from there.
    */
   extract: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
 });
@@ -179,4 +181,17 @@ function loadScriptFile(dir: string, name: string): { entries: ScriptEntry[]; ex
   const { usage, entries, extract } = parsed.data;
   const all = usage === undefined ? entries : entries.map((e) => (e.usage === undefined ? { ...e, usage } : e));
   return { entries: all, ...(extract !== undefined ? { extract } : {}) };
+}
+
+/** A reply with each `{{prompt:REGEX}}` replaced by REGEX's first group in `prompt` (or `null` when nothing matches). */
+export function fillFromPrompt(reply: string, prompt: string): string {
+  return reply.replace(/\{\{prompt:(.+?)\}\}/g, (_all, pattern: string) => {
+    let found: RegExpExecArray | null = null;
+    try {
+      found = new RegExp(pattern).exec(prompt);
+    } catch {
+      throw new ScriptError(`extract reply: {{prompt:${pattern}}} is not a regular expression`);
+    }
+    return found?.[1] ?? 'null';
+  });
 }

@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_URL_LABEL } from '../model/context';
 import { renderToolCall } from '../model/toolcall';
 import type { AgentAction } from '../actions/schemas';
-import { loadExtractReplies, loadScript, ScriptError } from './script';
+import { fillFromPrompt, loadExtractReplies, loadScript, ScriptError } from './script';
 import type { ScriptEntry } from './script';
 import { ProviderRoutes } from './provider-routes';
 import {
@@ -276,7 +276,13 @@ class ScriptedModel {
     this.log(`scripted-model ${c.script} (extract, try ${c.index + 1})`);
     if (reply === undefined)
       return sendError(res, 400, `script '${c.script}' has no extract replies (its \`extract\`)`);
-    return sendJson(res, 200, completion(c.script, reply, undefined, usageOf(c, undefined, reply)));
+    let filled: string;
+    try {
+      filled = fillFromPrompt(reply, promptText(c.messages));
+    } catch (err) {
+      return sendError(res, 400, (err as Error).message);
+    }
+    return sendJson(res, 200, completion(c.script, filled, undefined, usageOf(c, undefined, filled)));
   }
 
   /** The script entry the call names; undefined once an error reply was sent. */
@@ -359,4 +365,20 @@ export async function startScriptedModelServer(opts: {
         server.close(() => resolve());
       }),
   };
+}
+
+/** The text parts of a request's messages, one after another (what a `{{prompt:…}}` extract reply reads). */
+function promptText(messages: ScriptedCall['messages']): string {
+  return messages
+    .flatMap((m) => {
+      const content = (m as { content?: unknown }).content;
+      if (typeof content === 'string') return [content];
+      if (!Array.isArray(content)) return [];
+      return content.flatMap((p: unknown) =>
+        typeof p === 'object' && p !== null && typeof (p as { text?: unknown }).text === 'string'
+          ? [(p as { text: string }).text]
+          : [],
+      );
+    })
+    .join('\n');
 }

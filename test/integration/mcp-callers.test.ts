@@ -86,6 +86,16 @@ describe("a deployment's limits on MCP callers", () => {
       expect(text(refused)).toContain(line);
       expect(text(refused)).not.toContain('\n');
     }
+    // A schedule's runs keep to the same limits.
+    const schedule = await call('create_schedule', {
+      name: 'callers-check',
+      instruction: 'Read the price.',
+      start_url: `${h.site.url}/`,
+      model: 'ask-city',
+      every: '1h',
+    });
+    expect(schedule.isError).toBe(true);
+    expect(text(schedule)).toBe("invalid schedule: model: MCP callers may use the models book-lisbon, not 'ask-city'");
     expect((await h.client.workflow.count(`TaskQueue = '${h.config.taskQueue}'`)).count).toBe(0);
   }, 60_000);
 });
