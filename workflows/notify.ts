@@ -97,6 +97,10 @@ function notifyInput(task: AgentTask, event: NotifyEvent, deliveryId: string): N
     ...(ended && task.answer !== null ? { answer: task.answer } : {}),
     ...(task.error !== null ? { error: task.error } : {}),
     ...(ended && task.endReason !== null ? { endReason: task.endReason } : {}),
+    // A task with an output schema: its output (null when none came, and why).
+    ...(ended && input.outputSchema
+      ? { output: task.output, ...(task.outputError ? { outputError: task.outputError } : {}) }
+      : {}),
     at: new Date().toISOString(),
   };
 }

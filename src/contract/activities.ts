@@ -372,6 +372,9 @@ export interface NotifyInput {
   answer?: string;
   error?: string;
   endReason?: EndReason;
+  /** An ended task with an output schema: its output (null: none), and why it has none. */
+  output?: TaskOutput | null;
+  outputError?: string;
   /**
    * `monitor_changed`: a schedule's monitor saw the run's value change, or its condition become true (the condition
    * as given; the value before, from the run `previousTaskId`, and now).

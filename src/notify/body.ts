@@ -22,6 +22,10 @@ export interface WebhookBody {
   answer?: string;
   error?: string;
   end_reason?: EndReason;
+  /** An ended task with an output schema: its output's value (null: none came), whether partial, and why none. */
+  output?: unknown;
+  output_partial?: boolean;
+  output_error?: string;
   /** `monitor_changed`: the schedule, its condition, the value before and now, and the run the old value came from. */
   schedule?: string;
   condition?: string;
@@ -60,6 +64,13 @@ export function webhookBody(n: NotifyInput): WebhookBody {
     ...(n.answer !== undefined ? { answer: n.answer } : {}),
     ...(n.error !== undefined ? { error: n.error } : {}),
     ...(n.endReason !== undefined ? { end_reason: n.endReason } : {}),
+    ...(n.output !== undefined
+      ? {
+          output: n.output?.value ?? null,
+          ...(n.output ? { output_partial: n.output.partial } : {}),
+          ...(n.outputError ? { output_error: n.outputError } : {}),
+        }
+      : {}),
     ...(n.monitor
       ? {
           schedule: n.monitor.schedule,

@@ -114,6 +114,13 @@ describe('schedules and their monitors (dev server)', () => {
     // The notification is noted in the run's folder.
     const run = await readRun(h.runDir(n!.taskId));
     expect(run.events.find((e) => e.id.includes('-monitor-'))).toMatchObject({ metadata: { note: 'monitor' } });
+    // The run's own `completed` webhook carries its output.
+    const completed = await eventually(
+      async () => receiver.received.find((r) => r.body.event === 'completed' && r.body.task_id === n!.taskId),
+      30_000,
+      "the run's completed notification",
+    );
+    expect(completed.body).toMatchObject({ output: { price: 95 }, output_partial: false });
     await agent.deleteSchedule(name);
   }, 90_000);
 

@@ -63,6 +63,16 @@ describe('webhookBody', () => {
       { answer: '' },
     ],
     [
+      'completed with an output schema: the output, whether partial',
+      { event: 'completed', status: 'max_rounds', output: { value: { price: 95 }, partial: true } },
+      { output: { price: 95 }, output_partial: true },
+    ],
+    [
+      'completed with an output schema and no valid output: null, and why',
+      { event: 'completed', status: 'complete', output: null, outputError: 'not valid: price: must be number' },
+      { output: null, output_error: 'not valid: price: must be number' },
+    ],
+    [
       'failed: the error and the end reason',
       { event: 'failed', status: 'failed', error: 'no reply within 60s', endReason: 'ask_timeout' },
       { event: 'failed', status: 'failed', error: 'no reply within 60s', end_reason: 'ask_timeout' },
@@ -73,7 +83,11 @@ describe('webhookBody', () => {
 
   it.each<[string, Partial<NotifyInput>, string[]]>([
     ['waiting', { question: { id: 'q1', text: '?' } }, ['answer', 'error', 'end_reason']],
-    ['completed', { event: 'completed', status: 'complete', answer: 'a' }, ['question', 'reply_command', 'error']],
+    [
+      'completed',
+      { event: 'completed', status: 'complete', answer: 'a' },
+      ['question', 'reply_command', 'error', 'output', 'output_partial'],
+    ],
     ['a question of no kind (recorded before kinds)', { question: { id: 'q1', text: '?' } }, ['question_kind']],
   ])('%s leaves out what does not apply', (_name, change, absent) => {
     const body = webhookBody({ ...BASE, ...change });
