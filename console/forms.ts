@@ -80,31 +80,38 @@ export const FORMS_JS = String.raw`'use strict';
   const { post, el, link } = window.cuaConsole;
   const $ = (sel) => document.querySelector(sel);
 
+  // Posts a form's fields on submit: its '#<prefix>-send' button waits, and a refusal is its '#<prefix>-error' line
+  // (the fields keep what was typed). The schedules page's form uses it too.
+  function onSubmit(prefix, form, url, fields, done) {
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      $('#' + prefix + '-error').textContent = '';
+      $('#' + prefix + '-send').disabled = true;
+      try {
+        done(await post(url, fields()));
+      } catch (err) {
+        $('#' + prefix + '-error').textContent = err.message;
+      } finally {
+        $('#' + prefix + '-send').disabled = false;
+      }
+    });
+  }
+  window.cuaConsole.onSubmit = onSubmit;
+
   function startForm() {
     const form = $('#start-form');
     if (!form) return;
-    form.addEventListener('submit', async (ev) => {
-      ev.preventDefault();
-      $('#start-error').textContent = '';
-      $('#start-send').disabled = true;
-      try {
-        const { id } = await post('/api/tasks', {
-          instruction: $('#start-instruction').value,
-          startUrl: $('#start-url').value,
-          endpoint: $('#start-endpoint').value,
-          environment: $('#start-environment').value,
-          maxSteps: $('#start-steps').value,
-          outputSchema: $('#start-output-schema').value,
-          signin: $('#start-signin') ? $('#start-signin').value : '',
-          signinRefresh: $('#start-signin-refresh') ? $('#start-signin-refresh').checked : false,
-        });
-        location.assign('/tasks/' + encodeURIComponent(id));
-      } catch (err) {
-        $('#start-error').textContent = err.message;
-      } finally {
-        $('#start-send').disabled = false;
-      }
+    const fields = () => ({
+      instruction: $('#start-instruction').value,
+      startUrl: $('#start-url').value,
+      endpoint: $('#start-endpoint').value,
+      environment: $('#start-environment').value,
+      maxSteps: $('#start-steps').value,
+      outputSchema: $('#start-output-schema').value,
+      signin: $('#start-signin') ? $('#start-signin').value : '',
+      signinRefresh: $('#start-signin-refresh') ? $('#start-signin-refresh').checked : false,
     });
+    onSubmit('start', form, '/api/tasks', fields, ({ id }) => location.assign('/tasks/' + encodeURIComponent(id)));
   }
 
   function forkPanel() {

@@ -185,37 +185,26 @@ const SCHEDULES_JS = String.raw`'use strict';
       body.append(row([link, s.paused ? 'paused' : 'active', when(s), s.nextRun || '—', s.instruction, buttons]));
     }
   }
-  // The new schedule's form: a refusal is its one line under the form, and every field keeps what was typed.
+  // The new schedule's form (console-forms.js posts it): a refusal is its one line, and every field keeps its text.
   function scheduleForm() {
     const form = $('#schedule-form');
     if (!form) return;
     const value = (sel) => ($(sel) ? $(sel).value : '');
-    form.addEventListener('submit', async (ev) => {
-      ev.preventDefault();
-      $('#sched-error').textContent = '';
-      $('#sched-send').disabled = true;
-      try {
-        const { name } = await post('/api/schedules', {
-          name: value('#sched-name'),
-          instruction: value('#sched-instruction'),
-          startUrl: value('#sched-url'),
-          endpoint: value('#sched-endpoint'),
-          maxSteps: value('#sched-steps'),
-          signin: value('#sched-signin'),
-          outputSchema: value('#sched-output-schema'),
-          cron: value('#sched-cron'),
-          timezone: value('#sched-timezone'),
-          every: value('#sched-every'),
-          overlap: value('#sched-overlap'),
-          notifyWhen: value('#sched-notify'),
-        });
-        location.assign(pageOf(name));
-      } catch (err) {
-        $('#sched-error').textContent = err.message;
-      } finally {
-        $('#sched-send').disabled = false;
-      }
+    const fields = () => ({
+      name: value('#sched-name'),
+      instruction: value('#sched-instruction'),
+      startUrl: value('#sched-url'),
+      endpoint: value('#sched-endpoint'),
+      maxSteps: value('#sched-steps'),
+      signin: value('#sched-signin'),
+      outputSchema: value('#sched-output-schema'),
+      cron: value('#sched-cron'),
+      timezone: value('#sched-timezone'),
+      every: value('#sched-every'),
+      overlap: value('#sched-overlap'),
+      notifyWhen: value('#sched-notify'),
     });
+    window.cuaConsole.onSubmit('sched', form, '/api/schedules', fields, ({ name }) => location.assign(pageOf(name)));
   }
   scheduleForm();
   const chosen = document.body.dataset.schedule;
