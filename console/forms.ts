@@ -9,8 +9,7 @@ import { escapeHtml } from '../src/viewer/markup';
  * saved sign-ins' names (null: the run store cannot be read here, and the form offers no sign-in).
  */
 export function startFormHtml(endpoints: readonly string[], signins: readonly string[] | null = null): string {
-  const names = endpoints.length ? endpoints : ['default'];
-  const options = names.map((n) => `<option value="${escapeHtml(n)}">${escapeHtml(n)}</option>`).join('');
+  const options = endpointOptionsHtml(endpoints);
   return `<details id="start-box" class="start"><summary>Start a task</summary>
 <form id="start-form" class="start-form" novalidate>
 <textarea id="start-instruction" name="instruction" rows="2" placeholder="What should the agent do?"></textarea>
@@ -26,20 +25,31 @@ ${signinFieldsHtml(signins)}<button id="start-send" type="submit">Start</button>
 <p id="start-error" class="error" role="alert"></p></details>`;
 }
 
-/** The start form's sign-in select and refresh box; none saved: a disabled select that says how to save one. */
-function signinFieldsHtml(signins: readonly string[] | null): string {
+/** A select's options for the config's model endpoint names (none: the workers' own `default`). */
+export function endpointOptionsHtml(endpoints: readonly string[]): string {
+  const names = endpoints.length ? endpoints : ['default'];
+  return names.map((n) => `<option value="${escapeHtml(n)}">${escapeHtml(n)}</option>`).join('');
+}
+
+/**
+ * A form's saved sign-in select (`id`), and with `refresh` the start form's refresh box; none saved: a disabled
+ * select that says how to save one; null (the store cannot be read here): nothing.
+ */
+export function signinFieldsHtml(signins: readonly string[] | null, id = 'start-signin', refresh = true): string {
   if (signins === null) return '';
   if (signins.length === 0) {
     return (
-      '<label>sign-in <select id="start-signin" name="signin" disabled>' +
+      `<label>sign-in <select id="${id}" name="signin" disabled>` +
       '<option value="">none saved (npx cua signin save &lt;task-id&gt; NAME)</option></select></label>\n'
     );
   }
   const options = signins.map((n) => `<option value="${escapeHtml(n)}">${escapeHtml(n)}</option>`).join('');
   return (
-    `<label>sign-in <select id="start-signin" name="signin"><option value="">none</option>${options}</select></label>\n` +
-    '<label><input id="start-signin-refresh" name="signinRefresh" type="checkbox"> ' +
-    'refresh the sign-in when the task ends</label>\n'
+    `<label>sign-in <select id="${id}" name="signin"><option value="">none</option>${options}</select></label>\n` +
+    (refresh
+      ? `<label><input id="${id}-refresh" name="signinRefresh" type="checkbox"> ` +
+        'refresh the sign-in when the task ends</label>\n'
+      : '')
   );
 }
 
@@ -70,31 +80,38 @@ export const FORMS_JS = String.raw`'use strict';
   const { post, el, link } = window.cuaConsole;
   const $ = (sel) => document.querySelector(sel);
 
+  // Posts a form's fields on submit: its '#<prefix>-send' button waits, and a refusal is its '#<prefix>-error' line
+  // (the fields keep what was typed). The schedules page's form uses it too.
+  function onSubmit(prefix, form, url, fields, done) {
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      $('#' + prefix + '-error').textContent = '';
+      $('#' + prefix + '-send').disabled = true;
+      try {
+        done(await post(url, fields()));
+      } catch (err) {
+        $('#' + prefix + '-error').textContent = err.message;
+      } finally {
+        $('#' + prefix + '-send').disabled = false;
+      }
+    });
+  }
+  window.cuaConsole.onSubmit = onSubmit;
+
   function startForm() {
     const form = $('#start-form');
     if (!form) return;
-    form.addEventListener('submit', async (ev) => {
-      ev.preventDefault();
-      $('#start-error').textContent = '';
-      $('#start-send').disabled = true;
-      try {
-        const { id } = await post('/api/tasks', {
-          instruction: $('#start-instruction').value,
-          startUrl: $('#start-url').value,
-          endpoint: $('#start-endpoint').value,
-          environment: $('#start-environment').value,
-          maxSteps: $('#start-steps').value,
-          outputSchema: $('#start-output-schema').value,
-          signin: $('#start-signin') ? $('#start-signin').value : '',
-          signinRefresh: $('#start-signin-refresh') ? $('#start-signin-refresh').checked : false,
-        });
-        location.assign('/tasks/' + encodeURIComponent(id));
-      } catch (err) {
-        $('#start-error').textContent = err.message;
-      } finally {
-        $('#start-send').disabled = false;
-      }
+    const fields = () => ({
+      instruction: $('#start-instruction').value,
+      startUrl: $('#start-url').value,
+      endpoint: $('#start-endpoint').value,
+      environment: $('#start-environment').value,
+      maxSteps: $('#start-steps').value,
+      outputSchema: $('#start-output-schema').value,
+      signin: $('#start-signin') ? $('#start-signin').value : '',
+      signinRefresh: $('#start-signin-refresh') ? $('#start-signin-refresh').checked : false,
     });
+    onSubmit('start', form, '/api/tasks', fields, ({ id }) => location.assign('/tasks/' + encodeURIComponent(id)));
   }
 
   function forkPanel() {

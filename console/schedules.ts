@@ -1,12 +1,14 @@
-// The console's schedules page (/schedules): each schedule's timing, state and next run; its last runs with their
-// state and output, and its monitor's notifications; pause, unpause, trigger and delete. Schedules are created with
-// `cua schedule create`, the client or MCP. A JSON API over the agent client, and a plain script that renders with
-// textContent only.
+// The console's schedules page (/schedules, and /schedules/NAME with that schedule described): each schedule's
+// timing, state and next run; its last runs with their state and output, and its monitor's notifications; pause,
+// unpause, trigger and delete; and the "New schedule" form (schedule-form.ts), as `cua schedule create`. A JSON API
+// over the agent client, and a plain script that renders with textContent only.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidScheduleError, ScheduleNotFoundError, TaskError } from '../client/client';
 import type { AgentClient } from '../client/client';
 import { SCHEDULE_NAME } from '../src/contract/task';
 import { shell } from './pages';
+import { createFromForm, scheduleFormHtml } from './schedule-form';
+import type { ScheduleFormContext } from './schedule-form';
 
 const ACTIONS = ['pause', 'unpause', 'trigger', 'delete'] as const;
 
@@ -23,32 +25,50 @@ function refused(reply: FastifyReply, err: unknown): FastifyReply {
   return reply.code(code).header('content-type', 'application/json; charset=utf-8').send({ error: message });
 }
 
-/** The page, its script and its JSON API. `html` sends a page with the console's headers; `csrf` is the session's. */
-export function addSchedules(
-  app: FastifyInstance,
-  agent: AgentClient,
-  html: (reply: FastifyReply, body: string) => FastifyReply,
-  csrfOf: (req: FastifyRequest) => string,
-): void {
-  app.get('/schedules', async (req, reply) =>
-    html(
-      reply,
-      shell(
-        'Schedules · cua console',
-        'schedules',
-        csrfOf(req),
-        `<p id="error" class="error" role="alert"></p>
+/** What the page needs: the agent client, and what the form's checks need (schedule-form.ts). */
+export interface SchedulesDeps extends Required<Omit<ScheduleFormContext, 'urlPolicy'>> {
+  agent: AgentClient;
+  urlPolicy?: ScheduleFormContext['urlPolicy'];
+}
+
+function pageBody(endpoints: readonly string[], signins: readonly string[] | null): string {
+  return `<p id="error" class="error" role="alert"></p>
+${scheduleFormHtml(endpoints, signins)}
 <section><h2>Schedules</h2>
 <table id="schedules"><thead><tr><th>schedule</th><th>state</th><th>when</th><th>next run</th><th>task</th><th></th></tr></thead>
-<tbody></tbody></table><p class="note">Create one with <code>npx cua schedule create NAME --every 6h -- "…" --url …</code></p></section>
+<tbody></tbody></table><p class="note">Or from a shell: <code>npx cua schedule create NAME --every 6h -- "…" --url …</code></p></section>
 <section id="detail" hidden><h2 id="detail-name"></h2><p id="detail-summary"></p>
 <h3>Last runs</h3><table id="runs"><thead><tr><th>task</th><th>state</th><th>output or answer</th></tr></thead><tbody></tbody></table>
 <h3>Notifications</h3><table id="notifications"><thead><tr><th>when</th><th>task</th><th>old</th><th>new</th></tr></thead><tbody></tbody></table>
 </section>
-<script src="/assets/console-schedules.js"></script>`,
+<script src="/assets/console-schedules.js" defer></script>`;
+}
+
+/** The page, its script and its JSON API. `html` sends a page with the console's headers; `csrf` is the session's. */
+export function addSchedules(
+  app: FastifyInstance,
+  deps: SchedulesDeps,
+  html: (reply: FastifyReply, body: string) => FastifyReply,
+  csrfOf: (req: FastifyRequest) => string,
+): void {
+  const { agent } = deps;
+  const page = async (req: FastifyRequest, reply: FastifyReply, name?: string) =>
+    html(
+      reply,
+      shell(
+        name ? `${name} · schedules · cua console` : 'Schedules · cua console',
+        'schedules',
+        csrfOf(req),
+        pageBody(deps.endpoints, await deps.signins()),
+        name ? { schedule: name } : {},
       ),
-    ),
-  );
+    );
+  app.get('/schedules', async (req, reply) => page(req, reply));
+  app.get('/schedules/:name', async (req, reply) => {
+    const { name } = req.params as { name: string };
+    if (!SCHEDULE_NAME.test(name)) return refused(reply, new InvalidScheduleError('name', 'not a schedule name'));
+    return page(req, reply, name);
+  });
   app.get('/assets/console-schedules.js', async (_req, reply) =>
     reply.header('content-type', 'text/javascript; charset=utf-8').send(SCHEDULES_JS),
   );
@@ -64,6 +84,14 @@ export function addSchedules(
     if (!SCHEDULE_NAME.test(name)) return refused(reply, new InvalidScheduleError('name', 'not a schedule name'));
     try {
       return await agent.describeSchedule(name);
+    } catch (err) {
+      return refused(reply, err);
+    }
+  });
+  app.post('/api/schedules', async (req, reply) => {
+    const body = typeof req.body === 'object' && req.body !== null ? req.body : {};
+    try {
+      return { ok: true, ...(await createFromForm(agent, body, deps)) };
     } catch (err) {
       return refused(reply, err);
     }
@@ -113,8 +141,10 @@ const SCHEDULES_JS = String.raw`'use strict';
     b.addEventListener('click', () => run().catch((e) => error(e.message)));
     return b;
   }
+  const pageOf = (name) => '/schedules/' + encodeURIComponent(name);
   async function describe(name) {
     const d = await getJson('/api/schedules/' + encodeURIComponent(name));
+    if (location.pathname !== pageOf(name)) history.replaceState(null, '', pageOf(name));
     $('#detail').hidden = false;
     $('#detail-name').textContent = d.name;
     $('#detail-summary').textContent =
@@ -150,9 +180,36 @@ const SCHEDULES_JS = String.raw`'use strict';
         button('trigger', act('trigger')),
         button('delete', act('delete')),
       );
-      body.append(row([s.name, s.paused ? 'paused' : 'active', when(s), s.nextRun || '—', s.instruction, buttons]));
+      const link = el('a', s.name);
+      link.href = pageOf(s.name);
+      body.append(row([link, s.paused ? 'paused' : 'active', when(s), s.nextRun || '—', s.instruction, buttons]));
     }
   }
-  load().catch((e) => error(e.message));
+  // The new schedule's form (console-forms.js posts it): a refusal is its one line, and every field keeps its text.
+  function scheduleForm() {
+    const form = $('#schedule-form');
+    if (!form) return;
+    const value = (sel) => ($(sel) ? $(sel).value : '');
+    const fields = () => ({
+      name: value('#sched-name'),
+      instruction: value('#sched-instruction'),
+      startUrl: value('#sched-url'),
+      endpoint: value('#sched-endpoint'),
+      maxSteps: value('#sched-steps'),
+      signin: value('#sched-signin'),
+      outputSchema: value('#sched-output-schema'),
+      cron: value('#sched-cron'),
+      timezone: value('#sched-timezone'),
+      every: value('#sched-every'),
+      overlap: value('#sched-overlap'),
+      notifyWhen: value('#sched-notify'),
+    });
+    window.cuaConsole.onSubmit('sched', form, '/api/schedules', fields, ({ name }) => location.assign(pageOf(name)));
+  }
+  scheduleForm();
+  const chosen = document.body.dataset.schedule;
+  load()
+    .then(() => chosen && describe(chosen))
+    .catch((e) => error(e.message));
 })();
 `;

@@ -11,6 +11,7 @@ import { InvalidTaskInputError, TaskError, TaskNotFoundError } from '../client/c
 import type { AgentClient } from '../client/client';
 import { TASK_STATES } from '../src/contract/task';
 import type { TaskState } from '../src/contract/task';
+import type { UrlPolicy } from '../src/contract/url-policy';
 import { copyRun } from '../src/trajectory/open-store';
 import { RunFolderNotFoundError } from '../src/trajectory/errors';
 import { loadEvents } from '../src/trajectory/reader';
@@ -65,6 +66,8 @@ export interface ConsoleOptions {
   families?: Readonly<Record<string, string>>;
   /** Secret values to show only as placeholders (console/secrets.ts knownSecrets). */
   secrets?: readonly KnownSecret[];
+  /** The workers' URL policy (config `urlPolicy`): a new schedule's start URL must pass it. Default: the default. */
+  urlPolicy?: UrlPolicy;
 }
 
 export interface ConsoleServer {
@@ -127,7 +130,19 @@ export function buildConsole(opts: Options): FastifyInstance {
   addPages(app, opts, ctx.runStore);
   addTaskApi(app, ctx);
   addControls(app, ctx);
-  addSchedules(app, opts.agent, html, csrfOf);
+  const signins = () => savedSigninNames(ctx.runStore);
+  addSchedules(
+    app,
+    {
+      agent: opts.agent,
+      endpoints: opts.endpoints ?? [],
+      families: opts.families ?? {},
+      signins,
+      ...urlPolicyOf(opts),
+    },
+    html,
+    csrfOf,
+  );
   addLiveView(app, { ...opts, sessions });
   return app;
 }
@@ -172,6 +187,7 @@ function addAccess(app: FastifyInstance, opts: Options, sessions: Sessions): voi
   });
 }
 
+const urlPolicyOf = (opts: Options) => (opts.urlPolicy ? { urlPolicy: opts.urlPolicy } : {});
 const csrfOf = (req: FastifyRequest) => {
   const auth = authOf.get(req);
   return auth?.kind === 'session' ? auth.session.csrf : '';

@@ -2,7 +2,7 @@
 // saved sign-in and an output schema, started through the agent client exactly as `cua run` starts one
 // (client/new-task.ts). A bad field is refused in one line before anything starts: an unknown endpoint or sign-in
 // name here, the rest (a bad output schema too) by the task contract's own checks.
-import type { AgentClient } from '../client/client';
+import type { AgentClient, NewTask } from '../client/client';
 import { InvalidTaskInputError } from '../client/client';
 import { newTaskOf } from '../client/new-task';
 import { SigninStore } from '../src/trajectory/signins';
@@ -38,16 +38,16 @@ export async function savedSigninNames(store: () => RunStore): Promise<string[] 
 const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
 
 /**
- * Starts the task the form describes. `endpoints`: the names in the config's `models` (empty: the workers' own
- * `default`, which the console cannot see). Refusals are InvalidTaskInputError, one line.
+ * The new task the form describes, as `cua run` builds it (client/new-task.ts); the schedule form builds each run's
+ * task through it too. `endpoints`: the names in the config's `models` (empty: the workers' own `default`, which the
+ * console cannot see). Refusals are InvalidTaskInputError, one line.
  */
-export async function startFromForm(
-  agent: AgentClient,
+export async function taskFromForm(
   endpoints: readonly string[],
   form: StartForm,
   families: Readonly<Record<string, string>> = {},
   signins: () => Promise<readonly string[] | null> = async () => null,
-): Promise<{ id: string }> {
+): Promise<Omit<NewTask, 'id'>> {
   const endpoint = text(form.endpoint) || 'default';
   const known = endpoints.length ? endpoints : ['default'];
   if (!known.includes(endpoint)) {
@@ -63,7 +63,7 @@ export async function startFromForm(
   }
   const signin = await signinOf(form, signins);
   const family = families[endpoint];
-  const { id } = await agent.start({
+  return {
     ...newTaskOf({
       instruction: text(form.instruction),
       environment: text(form.environment) || undefined,
@@ -75,7 +75,18 @@ export async function startFromForm(
     // A desktop task has no family; a browser task speaks its endpoint's.
     ...(family && text(form.environment) !== 'desktop' ? { family } : {}),
     ...signin,
-  });
+  };
+}
+
+/** Starts the task the form describes (taskFromForm); refusals are InvalidTaskInputError, one line. */
+export async function startFromForm(
+  agent: AgentClient,
+  endpoints: readonly string[],
+  form: StartForm,
+  families: Readonly<Record<string, string>> = {},
+  signins: () => Promise<readonly string[] | null> = async () => null,
+): Promise<{ id: string }> {
+  const { id } = await agent.start(await taskFromForm(endpoints, form, families, signins));
   return { id };
 }
 

@@ -65,6 +65,7 @@ export async function consoleCommand(argv: readonly string[]): Promise<number> {
     endpoints: Object.keys(config.models),
     families: endpointFamilies(config.models),
     secrets: knownSecrets(config),
+    ...(config.urlPolicy ? { urlPolicy: config.urlPolicy } : {}),
   });
   const ui = temporalUiUrlFor(config, values['temporal-ui']);
   console.log(`[console] open: ${server.link}`);

@@ -277,6 +277,7 @@ async function demoConsole(started: Started, client: Client, config: Config, uiU
     endpoints: Object.keys(config.models),
     families: endpointFamilies(config.models),
     secrets: knownSecrets(config),
+    ...(config.urlPolicy ? { urlPolicy: config.urlPolicy } : {}),
   });
   say(`web console: ${started.console.link}`);
   return demoWorkerConfig(config, started.console.port, uiUrl);

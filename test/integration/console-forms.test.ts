@@ -2,7 +2,8 @@
 // on a priced model endpoint runs to completion and the list shows its cost; bad form input gets its one-line error;
 // a fork at a step from the task page starts (and completes) the fork; payloads are encrypted (the workers' keys),
 // and a console without the key shows the placeholder; secret values show only as their placeholders; the start
-// form offers the saved sign-ins, refuses a name not saved, and starts a task on one (saved back when asked).
+// form offers the saved sign-ins, refuses a name not saved, and starts a task on one (saved back when asked); the
+// schedules page's form creates a schedule (its runs' task as the start form's), a bad cron refused with nothing lost.
 import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -403,4 +404,92 @@ describe('a saved sign-in from the start form', () => {
     expect(saved?.storage.cookies.find((c) => c.name === 'member')?.value).toBe('ada');
     await Promise.all([none.close(), page.close()]);
   }, 120_000);
+});
+
+describe('a new schedule from the schedules page', () => {
+  const name = `morning-check-${randomBytes(3).toString('hex')}`;
+  const agent = () => new AgentClient(h.client, h.config.taskQueue);
+  const fields = {
+    '#sched-name': name,
+    '#sched-instruction': 'Read the nightly price of the first hotel in Lisbon.',
+    '#sched-url': '', // the fixture site's, below
+    '#sched-steps': '10',
+    '#sched-cron': '0 9 * *',
+    '#sched-timezone': 'Europe/Lisbon',
+    '#sched-notify': 'output.price < 100',
+  };
+  afterAll(
+    async () =>
+      void (await agent()
+        .deleteSchedule(name)
+        .catch(() => undefined)),
+  );
+
+  it('shows a bad cron in one line and keeps every field; then creates it, shows its page and lists it', async () => {
+    fields['#sched-url'] = `${h.site.url}/`;
+    const page = await open(withKey, '/schedules');
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.click('#schedule-box summary');
+    for (const [sel, value] of Object.entries(fields)) await page.fill(sel, value);
+    await page.selectOption('#sched-overlap', 'buffer_one');
+    await page.click('#sched-send');
+    await page.locator('#sched-error', { hasText: /\S/ }).waitFor();
+    expect(await page.locator('#sched-error').textContent()).toMatch(
+      /^invalid schedule: cron: '0 9 \* \*' has 4 field/,
+    );
+    expect(page.url()).toBe(`${withKey.server!.url}/schedules`);
+    for (const [sel, value] of Object.entries(fields)) expect(await page.inputValue(sel)).toBe(value);
+    expect(await page.inputValue('#sched-overlap')).toBe('buffer_one');
+    expect((await agent().listSchedules()).map((s) => s.name)).not.toContain(name);
+
+    await page.fill('#sched-cron', '0 9 * * 1-5');
+    await page.click('#sched-send');
+    await page.waitForURL(new RegExp(`/schedules/${name}$`));
+    await page.locator('#detail-name', { hasText: name }).waitFor();
+    expect(await page.locator('#detail-summary').textContent()).toMatch(
+      /^cron 0 9 \* \* 1-5 \(Europe\/Lisbon\) · overlap buffer_one · active · notify when output\.price < 100 · next: /,
+    );
+    await page.locator(`#schedules a[href="/schedules/${name}"]`).waitFor();
+    const described = { cron: '0 9 * * 1-5', timezone: 'Europe/Lisbon', overlap: 'buffer_one', paused: false };
+    expect(await agent().describeSchedule(name)).toMatchObject({ ...described, notifyWhen: 'output.price < 100' });
+    // Each run's task is the one the start form builds from the same fields.
+    const { action } = await h.client.schedule.getHandle(name).describe();
+    const input = action.type === 'startWorkflow' ? (action.args?.[0] as Record<string, unknown>) : {};
+    const { runId: _r, schedule, ...asScheduled } = input;
+    const choices = { instruction: fields['#sched-instruction'], startUrl: fields['#sched-url'], maxSteps: 10 };
+    const { runId: _s, ...expected } = parseTask(newTaskOf({ ...choices, endpoint: 'scripted' }));
+    expect(asScheduled).toEqual(expected);
+    expect(schedule).toEqual({ name, notifyWhen: 'output.price < 100' });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('over HTTP with the token: a name taken is refused in one line; a cookie session needs its CSRF token', async () => {
+    const body = JSON.stringify({
+      name,
+      instruction: 'x',
+      startUrl: `${h.site.url}/`,
+      endpoint: 'scripted',
+      every: '1h',
+    });
+    const res = await fetch(`${withKey.server!.url}/api/schedules`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body,
+    });
+    expect(res.status).toBe(409);
+    expect(await res.json()).toEqual({
+      error: `a schedule named ${name} already exists; delete it first or choose another name`,
+    });
+    const page = await open(withKey, '/schedules');
+    const status = await page.evaluate(
+      async (b) =>
+        (await fetch('/api/schedules', { method: 'POST', body: b, headers: { 'content-type': 'application/json' } }))
+          .status,
+      body,
+    );
+    expect(status).toBe(403);
+    await page.close();
+  });
 });
