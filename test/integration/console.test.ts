@@ -13,6 +13,7 @@ import { chromiumPath } from '../../src/infra/paths';
 import { checkUrl } from '../../src/contract/url-policy';
 import { openRunStore } from '../../src/trajectory/open-store';
 import { startFixtureServer } from '../fixtures/browser/server';
+import { routeKettleShop } from '../fixtures/browser/order-pages';
 import { untilWaiting } from './harness';
 import type { Harness } from './harness';
 import { useHarness } from './use-harness';
@@ -197,23 +198,7 @@ describe('an approval', () => {
     const orders: string[] = [];
     const shop = await startFixtureServer();
     try {
-      shop.route('/shop', (_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        res.end(
-          '<!doctype html><title>Shop</title><body style="margin:0"><form method="post" action="/checkout">' +
-            '<input type="hidden" name="item" value="kettle"><div style="height:200px"></div>' +
-            '<button style="display:block;width:100%;height:200px">Place the order</button></form>',
-        );
-      });
-      shop.route('/checkout', (req, res) => {
-        let body = '';
-        req.on('data', (c: Buffer) => (body += c.toString()));
-        req.on('end', () => {
-          orders.push(body);
-          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-          res.end('<!doctype html><title>Placed</title><p>Order placed.</p>');
-        });
-      });
+      routeKettleShop(shop, ({ body }) => orders.push(body));
       const handle = await h.start({
         script: 'approval-order',
         instruction: 'Order the kettle.',

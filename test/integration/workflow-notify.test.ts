@@ -13,6 +13,7 @@ import type { WebhookBody } from '../../src/notify/body';
 import { postWebhook, WebhookDeliveryError, WebhookRefusedError } from '../../src/notify/send';
 import { NOTIFY_PATCH } from '../../workflows/notify';
 import { startFixtureServer } from '../fixtures/browser/server';
+import { routeKettleShop } from '../fixtures/browser/order-pages';
 import { WebhookReceiver } from '../fixtures/webhook/server';
 import { eventually, startHarness, untilWaiting } from './harness';
 import type { Harness } from './harness';
@@ -161,22 +162,7 @@ describe('notifications of a task (dev server)', () => {
     const orders: string[] = [];
     const shop = await startFixtureServer();
     try {
-      shop.route('/shop', (_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        res.end(
-          '<!doctype html><title>Shop</title><body style="margin:0"><form method="post" action="/checkout">' +
-            '<input type="hidden" name="item" value="kettle"><div style="height:200px"></div>' +
-            '<button style="display:block;width:100%;height:200px">Place the order</button></form>',
-        );
-      });
-      shop.route('/checkout', (req, res) => {
-        req.resume();
-        req.on('end', () => {
-          orders.push(req.method ?? '');
-          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-          res.end('<!doctype html><title>Placed</title><p>Order placed.</p>');
-        });
-      });
+      routeKettleShop(shop, ({ method }) => orders.push(method));
       const handle = await h.start({
         script: 'approval-order',
         instruction: 'Order the kettle.',
