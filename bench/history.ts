@@ -88,6 +88,11 @@ export async function fetchChain(
   return runs;
 }
 
+/** For each run of the chain that continued as new: the last step it ran. */
+export function continuedAfterSteps(runs: readonly RunHistory[]): number[] {
+  return runs.filter((r) => r.continuedAs).map((r) => Math.max(...activityRecords(r.events).map((a) => a.step ?? 0)));
+}
+
 /** The activities of one run's history, in schedule order. */
 export function activityRecords(events: readonly HistoryEvent[]): ActivityRecord[] {
   const byId = new Map<string, ActivityRecord>();

@@ -172,18 +172,20 @@ export function parseTask(task: NewTask): TaskInput {
  * The task input each run of a schedule gets (its id is the schedule's name until Temporal names the run), after
  * everything a schedule can be checked for before it is created; InvalidScheduleError, one line. `urlPolicy`: the
  * workers' URL policy (config `urlPolicy`), which the start URL must pass too (else every run would fail on it).
+ * `policy`: a start policy each run must keep to (as `start`'s).
  */
 export function parseSchedule(
   name: string,
   task: Omit<NewTask, 'id'>,
   opts: ScheduleOptionsIn,
   urlPolicy?: UrlPolicy,
+  policy?: CallerPolicy,
 ): TaskInput {
   checkScheduleOptions(name, opts);
   const schedule = { name, ...(opts.notifyWhen !== undefined ? { notifyWhen: opts.notifyWhen } : {}) };
   let input: TaskInput;
   try {
-    input = parseTask({ ...task, id: name, schedule });
+    input = withCallerPolicy(parseTask({ ...task, id: name, schedule }), policy);
   } catch (err) {
     throw scheduleTaskError(err);
   }
@@ -367,12 +369,7 @@ export class AgentClient {
     opts: ScheduleOptionsIn,
     more: { policy?: CallerPolicy } = {},
   ): Promise<ScheduleDetail> {
-    let input = parseSchedule(name, task, opts);
-    try {
-      input = withCallerPolicy(input, more.policy);
-    } catch (err) {
-      throw scheduleTaskError(err);
-    }
+    const input = parseSchedule(name, task, opts, undefined, more.policy);
     return createSchedule(this.temporal, this.taskQueue, name, input, opts);
   }
 

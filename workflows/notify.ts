@@ -98,9 +98,7 @@ function notifyInput(task: AgentTask, event: NotifyEvent, deliveryId: string): N
     ...(task.error !== null ? { error: task.error } : {}),
     ...(ended && task.endReason !== null ? { endReason: task.endReason } : {}),
     // A task with an output schema: its output (null when none came, and why).
-    ...(ended && input.outputSchema
-      ? { output: task.output, ...(task.outputError ? { outputError: task.outputError } : {}) }
-      : {}),
+    ...(ended ? task.outputView() : {}),
     at: new Date().toISOString(),
   };
 }

@@ -186,7 +186,7 @@ export class AgentTask {
   }
 
   /** The output fields of a task with an output schema (none without one: results read as before). */
-  private outputView(): Pick<TaskResult, 'output' | 'outputError'> {
+  outputView(): Pick<TaskResult, 'output' | 'outputError'> {
     if (!this.input.outputSchema) return {};
     return { output: this.output, ...(this.outputError ? { outputError: this.outputError } : {}) };
   }

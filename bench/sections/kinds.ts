@@ -7,7 +7,7 @@
 import type { ActTimings } from '../../src/contract/activities';
 import type { TaskResult } from '../../src/contract/task';
 import type { Bench } from '../context';
-import { activityRecords, fetchChain, stepStarts } from '../history';
+import { activityRecords, continuedAfterSteps, fetchChain, stepStarts } from '../history';
 import type { ActivityRecord } from '../history';
 import { runInProcess } from '../inproc';
 import { row } from '../report';
@@ -115,9 +115,7 @@ async function workflowKinds(b: Bench, siteUrl: string): Promise<KindSample[]> {
   const result = (await handle.result()) as TaskResult;
   if (result.status !== 'complete') throw new Error(`the kinds task ended ${result.status}: ${result.error}`);
   const runs = await fetchChain(client, taskId, handle.firstExecutionRunId);
-  const continued = new Set(
-    runs.filter((r) => r.continuedAs).map((r) => Math.max(...activityRecords(r.events).map((x) => x.step ?? 0))),
-  );
+  const continued = new Set(continuedAfterSteps(runs));
   const records = runs.flatMap((r) => activityRecords(r.events));
   const ofStep = (step: number): ActivityRecord[] =>
     records.filter((r) => r.step === step && r.startedAt !== null && r.closedAt !== null);

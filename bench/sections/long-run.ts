@@ -3,7 +3,7 @@
 // SUGGEST_CAN_EVENTS), with its history chain fetched once it has completed.
 import type { TaskResult } from '../../src/contract/task';
 import type { Bench } from '../context';
-import { fetchChain, activityRecords } from '../history';
+import { continuedAfterSteps, fetchChain } from '../history';
 import type { RunHistory } from '../history';
 import { staticEntries, writeScript } from '../scripts';
 
@@ -41,8 +41,5 @@ export async function runLongTask(b: Bench): Promise<LongRun> {
   const result = (await handle.result()) as TaskResult;
   const wallMs = Date.now() - began;
   const runs = await fetchChain(client, taskId, handle.firstExecutionRunId);
-  const continuedAfterSteps = runs
-    .filter((r) => r.continuedAs)
-    .map((r) => Math.max(...activityRecords(r.events).map((a) => a.step ?? 0)));
-  return { taskId, result, runs, continuedAfterSteps, wallMs };
+  return { taskId, result, runs, continuedAfterSteps: continuedAfterSteps(runs), wallMs };
 }

@@ -150,14 +150,8 @@ function intersectHostLists(a: readonly string[] | undefined, b: readonly string
  */
 export function narrow(base: UrlPolicy, task: TaskUrlPolicy | undefined): UrlPolicy {
   if (!task) return base;
-  const allowHosts = intersectHostLists(base.allowHosts, task.allowHosts);
-  return {
-    schemes: task.schemes ? base.schemes.filter((s) => task.schemes?.includes(s)) : [...base.schemes],
-    allowFile: base.allowFile && (task.allowFile ?? true),
-    ...(allowHosts === undefined ? {} : { allowHosts }),
-    denyHosts: [...new Set([...base.denyHosts, ...(task.denyHosts ?? [])])],
-    denyPrivateAddresses: base.denyPrivateAddresses || (task.denyPrivateAddresses ?? false),
-  };
+  // The worker's policy is a narrowing with every field given: joined with the task's, every field stays given.
+  return narrowBoth(base, task) as UrlPolicy;
 }
 
 /**

@@ -70,9 +70,7 @@ export class Ending {
       reason,
       endReason: why,
       steps: state.step,
-      ...(input.outputSchema
-        ? { output: task.output, ...(task.outputError ? { outputError: task.outputError } : {}) }
-        : {}),
+      ...task.outputView(),
     });
     // A used-up step budget is answered with the last observation's text (histories recorded before: no result).
     if (recorded) task.answer = recorded.answer;
