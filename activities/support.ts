@@ -87,7 +87,12 @@ function beat(ctx: Context): void {
   ctx.heartbeat(b.storeWait ? { [STORE_WAIT_DETAIL]: b.storeWait } : b.details);
 }
 
-/** Calls heartbeat every second while `work` runs, so a slow page or model is not taken for a dead worker. */
+/**
+ * Calls heartbeat every second while `work` runs, so a slow page or model is not taken for a dead worker. The first
+ * call comes after a second, not at once: most activities (an act, an observation) end sooner and send none. The
+ * SDK sends at most one per 0.8 × the heartbeat timeout; calling more often keeps one ready at each of its ticks, so
+ * a busy event loop does not delay what the server sees.
+ */
 export async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
   const ctx = currentContext();
   if (!ctx) return work();
@@ -96,7 +101,6 @@ export async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
   b.ticking = true;
   const timer = setInterval(() => beat(ctx), 1000);
   try {
-    beat(ctx);
     return await work();
   } finally {
     clearInterval(timer);

@@ -152,6 +152,9 @@ function environmentsFor(opts: WorkerOptions): ReadonlyMap<string, CustomEnviron
   }
 }
 
+/** How long a workflow task waits for the worker that has the task cached (see createWorkers). */
+const STICKY_SCHEDULE_TO_START = '1s';
+
 /** What the three workers share: the connection, the converter, every activity and the activities' tracing. */
 function commonWorkerOptions(
   config: Config,
@@ -194,6 +197,10 @@ async function createWorkers(
     ...common,
     ...(tracing ? { sinks: tracing.sinks } : {}),
     taskQueue: config.taskQueue,
+    // A workflow task waits this long on the sticky queue of the worker that ran the task's last one before any
+    // worker may take it. The server believes in a killed worker for 10 s (fixed), so the task's next workflow task
+    // after a lost activity would wait the SDK's default 10 s here; a live worker takes its own in milliseconds.
+    stickyQueueScheduleToStartTimeout: STICKY_SCHEDULE_TO_START,
     workflowBundle: opts.workflowBundle ?? (await bundleWorkflows(config)),
     maxConcurrentWorkflowTaskExecutions: config.worker.maxConcurrentWorkflowTasks,
   });
@@ -324,6 +331,7 @@ export async function createWorkerRuntime(config: Config, opts: WorkerOptions = 
     desktop: desktops !== undefined,
     environments: [...environments.keys()],
   });
+  pool.warmUp((err) => log(`warning: the browser did not start (the first session tries again): ${String(err)}`));
   const stopSampler = startMetrics(config, connection, { pool, desktops, log });
   const ownConnection = opts.connection ? undefined : connection;
   if (tracing) log(`tracing: spans go to ${config.telemetry?.traces?.otlpEndpoint} (OTLP/HTTP)`);

@@ -178,6 +178,15 @@ export class BrowserPool {
     return this.browser;
   }
 
+  /**
+   * Launches this machine's browser now rather than at the first open, so a worker standing by takes over a lost
+   * worker's session without a browser start in the way. A failure is only reported: the first open tries again.
+   */
+  warmUp(onError: (err: unknown) => void): void {
+    if (!this.launchesHere || this.shutDown) return;
+    this.getBrowser().catch(onError);
+  }
+
   /** Whether the pool launches its browser on this machine (not given one, not remote, not a provider's). */
   private get launchesHere(): boolean {
     return !this.options.browser && !this.options.provider && this.options.launch?.cdpUrl === undefined;

@@ -209,9 +209,17 @@ const TaskInputFields = z.strictObject({
   maxInvalidReplies: z.number().int().min(1).max(100).default(3),
   timing: z
     .strictObject({
-      /** How long an observe/act may wait for its session's worker before the worker counts as lost. */
-      sessionScheduleToStartSeconds: z.number().positive().default(15),
-      heartbeatSeconds: z.number().positive().default(10),
+      /**
+       * How long an observe/act may wait for its session's worker before the worker counts as lost. A live worker
+       * starts it within milliseconds: its session slots outnumber its sessions (src/runtime/limits.ts).
+       */
+      sessionScheduleToStartSeconds: z.number().positive().default(5),
+      /**
+       * An activity whose worker went silent this long counts as lost. Workers send a heartbeat at most every
+       * 0.8 × this (the SDK's throttle) and none in an activity's first second: at 3 s, 25 a minute per running
+       * activity (docs/benchmarks.md has the arithmetic for a cluster).
+       */
+      heartbeatSeconds: z.number().positive().default(3),
       modelRetryInitialSeconds: z.number().positive().default(5),
       modelRetryMaxSeconds: z.number().positive().default(60),
       modelRetryAttempts: z.number().int().min(1).default(5),
@@ -219,8 +227,8 @@ const TaskInputFields = z.strictObject({
       leaseCheckSeconds: z.number().positive().default(60),
     })
     .default({
-      sessionScheduleToStartSeconds: 15,
-      heartbeatSeconds: 10,
+      sessionScheduleToStartSeconds: 5,
+      heartbeatSeconds: 3,
       modelRetryInitialSeconds: 5,
       modelRetryMaxSeconds: 60,
       modelRetryAttempts: 5,
