@@ -142,6 +142,33 @@ export function activityRecords(events: readonly HistoryEvent[]): ActivityRecord
   return records;
 }
 
+/** One workflow task of a run: when it was scheduled, started by a worker and completed (server clock, ms). */
+export interface WorkflowTaskRecord {
+  scheduledAt: number;
+  startedAt: number | null;
+  completedAt: number | null;
+}
+
+/** The workflow tasks of one run's history, in order (a timed-out or failed one has no completion). */
+export function workflowTaskRecords(events: readonly HistoryEvent[]): WorkflowTaskRecord[] {
+  const byId = new Map<string, WorkflowTaskRecord>();
+  const records: WorkflowTaskRecord[] = [];
+  for (const e of events) {
+    if (e.workflowTaskScheduledEventAttributes) {
+      const record: WorkflowTaskRecord = { scheduledAt: eventMs(e), startedAt: null, completedAt: null };
+      byId.set(String(num(e.eventId as Long)), record);
+      records.push(record);
+    }
+    const started = e.workflowTaskStartedEventAttributes;
+    const r1 = started && byId.get(String(num(started.scheduledEventId as Long)));
+    if (r1) r1.startedAt = eventMs(e);
+    const completed = e.workflowTaskCompletedEventAttributes;
+    const r2 = completed && byId.get(String(num(completed.scheduledEventId as Long)));
+    if (r2) r2.completedAt = eventMs(e);
+  }
+  return records;
+}
+
 /**
  * Activities that begin a step: its observe, or its decide when the act before it observed for it (from the
  * fold-observe-into-act patch on, most steps have no observe of their own).
