@@ -53,6 +53,15 @@ async function onTypingPage(
   }
 }
 
+type Typed = ['insert' | 'keys', string];
+
+/** What a field of the fixture page holds: an input's value, a contenteditable's text. */
+const contentOf = (env: BrowserEnvironment, id: string): Promise<string | null | undefined> =>
+  env.page.evaluate((id) => {
+    const el = document.getElementById(id);
+    return el instanceof HTMLInputElement ? el.value : el?.textContent;
+  }, id);
+
 const seenBy = async (env: BrowserEnvironment, id: string): Promise<Seen[]> =>
   (await env.page.evaluate(() => (window as unknown as { __events: Seen[] }).__events)).filter((e) => e.target === id);
 
@@ -81,14 +90,6 @@ describe('fields that take an insert get the text at once', () => {
     });
   });
 
-  it('a date masked on input: the reformatted value counts as taken', async () => {
-    await onTypingPage(async (env) => {
-      const outcome = await env.type('12252026', { at: AT.date });
-      expect(outcome.typing).toEqual({ typed: 'insert', reason: 'accepted' });
-      expect(await env.page.inputValue('#date')).toBe('12/25/2026');
-    });
-  });
-
   it('clearing first and Enter after still work around an insert', async () => {
     await onTypingPage(async (env) => {
       await env.type('old', { at: AT.plain });
@@ -100,12 +101,17 @@ describe('fields that take an insert get the text at once', () => {
   });
 });
 
-describe('fields that need keys are typed by keys', () => {
-  it('a card number masked on keydown ends grouped in fours', async () => {
+describe('one text into one field: how it went, and what the field ends holding (never the text twice)', () => {
+  it.each<[string, keyof typeof AT, string, Typed, string]>([
+    ['a date masked on input (reformatted counts as taken)', 'date', '12252026', ['insert', 'accepted'], '12/25/2026'],
+    ['a card number masked on keydown', 'card', '4242424242424242', ['keys', 'key-listeners'], '4242 4242 4242 4242'],
+    ['a contenteditable region', 'editable', 'notes', ['keys', 'not-a-text-field'], 'notes'],
+    ['a text with a line break (Enter is a key)', 'plain', 'a\nb', ['keys', 'control-characters'], 'ab'],
+    ['a field that undoes an insert: nothing took', 'guarded', 'secret', ['keys', 'not-taken'], 'secret'],
+  ])('%s', async (_name, field, text, [typed, reason], ends) => {
     await onTypingPage(async (env) => {
-      const outcome = await env.type('4242424242424242', { at: AT.card });
-      expect(outcome.typing).toEqual({ typed: 'keys', reason: 'key-listeners' });
-      expect(await env.page.inputValue('#card')).toBe('4242 4242 4242 4242');
+      expect((await env.type(text, { at: AT[field] })).typing).toEqual({ typed, reason });
+      expect(await contentOf(env, field)).toBe(ends);
     });
   });
 
@@ -117,46 +123,17 @@ describe('fields that need keys are typed by keys', () => {
       expect(await env.page.locator('#suggestions li').allTextContents()).toEqual(['Paris', 'Parma']);
     });
   });
-
-  it('a contenteditable region', async () => {
-    await onTypingPage(async (env) => {
-      const outcome = await env.type('notes', { at: AT.editable });
-      expect(outcome.typing).toEqual({ typed: 'keys', reason: 'not-a-text-field' });
-      expect(await env.page.textContent('#editable')).toBe('notes');
-    });
-  });
-
-  it('a text with a line break (Enter is a key press)', async () => {
-    await onTypingPage(async (env) => {
-      const outcome = await env.type('a\nb', { at: AT.plain });
-      expect(outcome.typing).toEqual({ typed: 'keys', reason: 'control-characters' });
-      expect(await env.page.inputValue('#plain')).toBe('ab');
-    });
-  });
 });
 
-describe('a field that refuses the insert is put back, then typed by keys, never twice', () => {
-  it('nothing took: typed by keys once', async () => {
+describe('a field that took part of an insert is put back, then typed by keys', () => {
+  it.each<[string, keyof typeof AT]>([
+    ['one that goes back: its old value and caret restored', 'trickle'],
+    ['one that would not go back: emptied and refilled by keys', 'sticky'],
+  ])('%s', async (_name, field) => {
     await onTypingPage(async (env) => {
-      const outcome = await env.type('secret', { at: AT.guarded });
-      expect(outcome.typing).toEqual({ typed: 'keys', reason: 'not-taken' });
-      expect(await env.page.inputValue('#guarded')).toBe('secret');
-    });
-  });
-
-  it('part of it took: the field goes back to its old value and caret, then keys', async () => {
-    await onTypingPage(async (env) => {
-      expect((await env.type('x', { at: AT.trickle })).typing).toEqual({ typed: 'insert', reason: 'accepted' });
-      expect((await env.type('yz', { at: AT.trickle })).typing).toEqual({ typed: 'keys', reason: 'not-taken' });
-      expect(await env.page.inputValue('#trickle')).toBe('xyz');
-    });
-  });
-
-  it('part of it took and the field would not go back: emptied and refilled by keys', async () => {
-    await onTypingPage(async (env) => {
-      expect((await env.type('x', { at: AT.sticky })).typing).toEqual({ typed: 'insert', reason: 'accepted' });
-      expect((await env.type('yz', { at: AT.sticky })).typing).toEqual({ typed: 'keys', reason: 'not-taken' });
-      expect(await env.page.inputValue('#sticky')).toBe('xyz');
+      expect((await env.type('x', { at: AT[field] })).typing).toEqual({ typed: 'insert', reason: 'accepted' });
+      expect((await env.type('yz', { at: AT[field] })).typing).toEqual({ typed: 'keys', reason: 'not-taken' });
+      expect(await contentOf(env, field)).toBe('xyz');
     });
   });
 
