@@ -291,12 +291,11 @@ export class BrowserEnvironment {
 
   /** Types into the focused element (or first clicks `at`), optionally clearing it first and pressing Enter after. */
   async type(text: string, options: TypeOptions = {}): Promise<ActionOutcome> {
-    let typing: TypingReport | undefined;
+    this.lastTyping = null; // set once the text is in, even when the action then fails (a page the policy refused)
     const outcome = await this.act(async (page) => {
-      typing = await this.typist.typeAction(page, text, options);
+      this.lastTyping = await this.typist.typeAction(page, text, options);
     });
-    this.lastTyping = typing ?? null;
-    return typing ? { ...outcome, typing } : outcome;
+    return this.lastTyping ? { ...outcome, typing: this.lastTyping } : outcome;
   }
 
   /** How the last `type` typed its text, once; null when no `type` ran since the last call. */
