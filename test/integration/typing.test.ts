@@ -115,6 +115,14 @@ describe('one text into one field: how it went, and what the field ends holding 
     });
   });
 
+  it('a field in a frame', async () => {
+    await onTypingPage(async (env) => {
+      const outcome = await env.type('framed', { at: { x: 100, y: 392 } });
+      expect(outcome.typing).toEqual({ typed: 'keys', reason: 'not-a-text-field' });
+      expect(await env.page.frameLocator('#frame').locator('#inner').inputValue()).toBe('framed');
+    });
+  });
+
   it('a debounced autocomplete listening to keyup shows its suggestions', async () => {
     await onTypingPage(async (env) => {
       const outcome = await env.type('par', { at: AT.city });
