@@ -41,6 +41,8 @@ export function browserPoolFor(config: Config, browser: Browser | undefined, log
       readyCapMs: config.browser.pageReadyTimeoutSeconds * 1000,
       captchaSignals: captchaSignalsOn(config.browser),
       ...(config.browser.typingDelayMs !== undefined ? { typingDelayMs: config.browser.typingDelayMs } : {}),
+      ...(config.browser.fastTyping !== undefined ? { fastTyping: config.browser.fastTyping } : {}),
+      ...(config.browser.keyTypingHosts ? { keyTypingHosts: config.browser.keyTypingHosts } : {}),
     },
   });
 }

@@ -134,6 +134,7 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
   );
   const settled = 'takeSettleMs' in env ? env.takeSettleMs() : null;
   if (settled !== null) laps.add('settle', settled);
+  const typing = 'takeTyping' in env ? env.takeTyping() : null; // a browser's `type`: inserted or typed by keys
   laps.lap('action', (laps.ms.element ?? 0) + (settled ?? 0));
   await withHeartbeat(async () => deps.checkpoint?.('act', req));
   const doubt = journal ? await heldRequestsOf(journal, input) : undefined;
@@ -150,6 +151,7 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
         generation: req.generation,
         metadata: {
           ...(element ?? {}),
+          ...(typing ? { typing } : {}),
           ...(result.textObservation ? { [TEXT_OBSERVATION_KEY]: result.textObservation } : {}),
           ...(doubt?.question ? { [RUNTIME_QUESTION_KEY]: doubt.question } : {}),
           ...(doubt?.approvalHolds ? { [APPROVAL_HOLDS_KEY]: doubt.approvalHolds } : {}),
@@ -184,6 +186,7 @@ export async function actOnPage(s: PageSteps, req: ActInput): Promise<ActResult>
       url,
       textObservation: result.textObservation,
       error: result.error,
+      ...(typing ? { typing } : {}),
       ...(doubt?.question ? { runtimeQuestion: doubt.question } : {}),
       ...(doubt?.approvalHolds ? { approvalHolds: doubt.approvalHolds } : {}),
     };

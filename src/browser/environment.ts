@@ -23,6 +23,8 @@ import { RecordedBack } from './recorded-back';
 import { isRecoverable } from './recovery';
 import { delay, lastMutationInPage, POINTER_SETTLE, SCREENSHOT_SETTLE, SCROLL_SETTLE } from './settle';
 import type { SettleOptions, SettleReport } from './settle';
+import { Typist } from './typing';
+import type { TypingReport } from './typing';
 import { IdleClock } from '../runtime/session-lifetimes';
 import { adoptLate, LatePopups, watchClick } from './late-popup';
 
@@ -45,6 +47,8 @@ export type ActionOutcome = {
   popupAdopted: boolean;
   downloads: SavedDownload[];
   loadedFromRecord?: string;
+  /** A `type`: whether its text was inserted at once or typed by keys, and why (typing.ts). */
+  typing?: TypingReport;
 };
 
 export type EnvironmentOptions = ControllerOptions & {
@@ -54,6 +58,10 @@ export type EnvironmentOptions = ControllerOptions & {
   maxWaitSeconds?: number;
   /** Milliseconds between keys for a text under 100 characters (longer: at most 10); default DEFAULT_TYPING_DELAY_MS. */
   typingDelayMs?: number;
+  /** Insert texts at once where the field accepts it (default: on unless `typingDelayMs` is set; typing.ts). */
+  fastTyping?: boolean;
+  /** Host patterns whose pages are always typed by keys. */
+  keyTypingHosts?: readonly string[];
   /** Builds the URL for a `web_search` given plain words. */
   searchUrl?: (query: string) => string;
   /**
@@ -72,17 +80,6 @@ export type EnvironmentOptions = ControllerOptions & {
 
 export type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
 
-/**
- * Per-key delay for short texts. Keys are pressed one by one whatever the delay, so a page reacting to each key
- * (a debounced suggestion box) sees them all; 20 ms is 50 keys a second, a fast typist's pace.
- */
-export const DEFAULT_TYPING_DELAY_MS = 20;
-
-/** Texts under 100 characters are typed at `shortMs` per key, longer ones at most 10 ms per key. */
-export function adaptiveTypingDelay(text: string, shortMs = DEFAULT_TYPING_DELAY_MS): number {
-  return text.length < 100 ? shortMs : Math.min(shortMs, 10);
-}
-
 function addReports(a: SettleReport, b: SettleReport): SettleReport {
   return { ms: a.ms + b.ms, load: b.load, network: b.network, dom: b.dom };
 }
@@ -94,6 +91,9 @@ export class BrowserEnvironment {
   private readonly latePopups = new LatePopups();
   /** The last action's settling time (ms), until takeSettleMs reads it. */
   private lastSettleMs: number | null = null;
+  private readonly typist: Typist;
+  /** The last `type`'s report, until takeTyping reads it. */
+  private lastTyping: TypingReport | null = null;
   /** The run's journal of requests that change something, when the session keeps one (session-setup.ts). */
   journal?: RequestJournal;
   private readonly recordedBack: RecordedBack | undefined;
@@ -107,6 +107,7 @@ export class BrowserEnvironment {
     readonly guard: PolicyGuard = new PolicyGuard(),
   ) {
     this.singleTab = options.singleTab ?? true;
+    this.typist = new Typist(options);
     this.egress = new EgressGuard(controller.context);
     const earlier = options.earlierUrls ?? [];
     this.recordedBack = earlier.length > 0 ? new RecordedBack(earlier, controller.page) : undefined;
@@ -289,20 +290,19 @@ export class BrowserEnvironment {
   }
 
   /** Types into the focused element (or first clicks `at`), optionally clearing it first and pressing Enter after. */
-  type(text: string, options: TypeOptions = {}): Promise<ActionOutcome> {
-    const delayMs = adaptiveTypingDelay(text, this.options.typingDelayMs);
-    return this.act(async (page) => {
-      if (options.at) {
-        await page.evaluate(stripNewWindowTargets);
-        await page.mouse.click(options.at.x, options.at.y);
-      }
-      if (options.deleteExistingText) {
-        await page.keyboard.press('ControlOrMeta+a');
-        await page.keyboard.press('Backspace');
-      }
-      await page.keyboard.type(text, { delay: delayMs });
-      if (options.pressEnter) await page.keyboard.press('Enter');
+  async type(text: string, options: TypeOptions = {}): Promise<ActionOutcome> {
+    this.lastTyping = null; // set once the text is in, even when the action then fails (a page the policy refused)
+    const outcome = await this.act(async (page) => {
+      this.lastTyping = await this.typist.typeAction(page, text, options);
     });
+    return this.lastTyping ? { ...outcome, typing: this.lastTyping } : outcome;
+  }
+
+  /** How the last `type` typed its text, once; null when no `type` ran since the last call. */
+  takeTyping(): TypingReport | null {
+    const typing = this.lastTyping;
+    this.lastTyping = null;
+    return typing;
   }
 
   /** A key chord: Ctrl+F opens the find overlay, refresh/back/forward chords drive the browser, the rest the page. */

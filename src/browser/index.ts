@@ -1,6 +1,8 @@
 // Public surface of the browser layer: environment, controller, pool (and its Browserbase provider), URL policy guard,
 // key table, typed errors, captcha policy.
-export { BrowserEnvironment, adaptiveTypingDelay } from './environment';
+export { BrowserEnvironment } from './environment';
+export { adaptiveTypingDelay, DEFAULT_TYPING_DELAY_MS } from './typing';
+export type { TypingReason, TypingReport } from './typing';
 export { bingSearchUrl, normalizeUrl } from './navigation';
 export { describeViewport } from './pageContext';
 export type { ActionOutcome, EnvironmentOptions, Point, StorageState, TypeOptions } from './environment';

@@ -150,6 +150,11 @@ export interface ActResult {
   approvalHolds?: string[];
   /** Where the act's time went (absent from acts recorded before it was measured, and from a retried act's answer). */
   timings?: ActTimings;
+  /**
+   * A browser's `type`: whether the text was inserted at once or typed by keys, and why (src/browser/typing.ts
+   * TypingReason). Absent for other actions, other environments, and acts recorded before it was reported.
+   */
+  typing?: { typed: 'insert' | 'keys'; reason: string };
 }
 
 export interface ReleaseInput {

@@ -2,6 +2,7 @@
 // its session limits and timeouts, and the switches of what a session may do.
 import { z } from 'zod';
 import { DEFAULT_READ_PAGE_MAX_CHARS } from '../agent/page-question';
+import { parseHostPattern } from '../common/host-patterns';
 import { checkSlotKeys, oneSlotsField } from './config-slots';
 
 /**
@@ -85,11 +86,26 @@ export const BrowserSchema = z
      */
     captchaSignals: z.boolean().optional(),
     /**
-     * Milliseconds between key presses when typing a text under 100 characters (longer texts: at most 10 ms). Keys
-     * are always pressed one by one, so pages reacting per key (debounced suggestions) still see every key. Absent:
-     * DEFAULT_TYPING_DELAY_MS; raise it for a site that drops keys typed quickly.
+     * Milliseconds between key presses when a text under 100 characters is typed by keys (longer texts: at most
+     * 10 ms). Keys are pressed one by one, so pages reacting per key (debounced suggestions) see every key. Absent:
+     * DEFAULT_TYPING_DELAY_MS; raise it for a site that drops keys typed quickly. Setting it turns `fastTyping` off
+     * unless `fastTyping` is set too.
      */
     typingDelayMs: z.number().min(0).max(1000).optional(),
+    /**
+     * Insert a text at once (input events, no key events) when the focused field accepts it, and type by keys only
+     * fields that need keys: ones listening to keys themselves (masks, autocompletes), ones that did not take the
+     * insert, contenteditables and frames (src/browser/typing.ts). Absent: on, unless `typingDelayMs` is set.
+     */
+    fastTyping: z.boolean().optional(),
+    /** Pages on these hosts (host patterns: example.com, *.example.com, host:port) are always typed by keys. */
+    keyTypingHosts: z
+      .array(
+        z
+          .string()
+          .refine((h) => parseHostPattern(h) !== undefined, 'a host pattern: example.com, *.example.com or host:port'),
+      )
+      .optional(),
     /**
      * Run a task's final-page probes (`finalPageProbes`, an evaluation's `page_js` checks): JavaScript the task
      * gives, in its last page, which may be a site the agent signed in to with your secrets. Off by default, so a
