@@ -50,16 +50,19 @@ async function main(): Promise<void> {
     await sleep(settleMs);
     const idle = memoryByRole();
     const heapIdle = process.memoryUsage();
+    const openedAt = performance.now();
     const opened = await Promise.all(
       Array.from({ length: sessions }, () =>
         pool.openSession({ viewport: VIEWPORT, downloadsDir, url: `${site.url}/` }),
       ),
     );
+    const openMs = performance.now() - openedAt;
     await Promise.all(opened.map((s) => steps(pool, s.sessionId)));
     await sleep(settleMs);
     const busy = memoryByRole();
     const heapBusy = process.memoryUsage();
     console.log(`Chromium args: ${[...CHROMIUM_ARGS, ...extraArgs].join(' ')}`);
+    console.log(`${sessions} sessions opened together in ${Math.round(openMs)} ms`);
     console.log(table(roleTable(idle, busy, sessions)));
     const perSession = (k: 'heapUsed' | 'external' | 'arrayBuffers') =>
       fmtBytes((heapBusy[k] - heapIdle[k]) / sessions);

@@ -10,7 +10,7 @@ import { activityRecords, eventMs, fetchChain, stepStarts } from '../history';
 import type { HistoryEvent, RunHistory } from '../history';
 import { memoryByRole, totalPss } from '../memory-roles';
 import type { RoleMemory } from '../memory-roles';
-import { chromiumPids, rssBytes, workerRss } from '../procs';
+import { chromiumPids, chromiumRole, rssBytes, workerRss } from '../procs';
 import { loadNow } from '../report';
 import { round } from '../stats';
 import { samplesFrom } from './step';
@@ -201,11 +201,21 @@ async function closeLeftovers(b: Bench, label: string): Promise<number> {
   return ids.length;
 }
 
+/**
+ * Waits (up to 5 s) until the renderers of the previous run's closed sessions have exited, at most the one spare
+ * renderer Chromium keeps left, then 500 ms more: the baseline is of an idle browser.
+ */
+async function closedRenderersGone(): Promise<void> {
+  const renderers = () => chromiumPids(process.pid).filter((pid) => chromiumRole(pid) === 'renderer').length;
+  await eventually(() => renderers() <= 1, 5_000, "the closed sessions' renderers to exit", 100).catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 500));
+}
+
 /** One run of a level: `n` tasks started together, their figures from history, the worker's memory meanwhile. */
 export async function runLevel(b: Bench, n: number, script: string, run: number): Promise<LevelRun> {
   const { client, runtime } = await b.temporal();
   const { timer } = await b.model();
-  await new Promise((r) => setTimeout(r, 500)); // let the previous run's closed contexts' processes go away
+  await closedRenderersGone();
   const load = loadNow();
   const baselineRss = workerRss().total;
   const baselineRoles = memoryByRole();
