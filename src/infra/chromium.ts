@@ -2,9 +2,9 @@
 // `--disable-features` list: Chromium reads only the last such flag, so every list given is merged into one.
 
 /**
- * The features Playwright's own launch turns off (its chromiumSwitches.ts, Playwright 1.65). Its `--disable-features`
- * comes before ours, and Chromium keeps only the last one, so ours repeats them; a unit test checks the list against
- * the installed Playwright.
+ * The features Playwright's own launch turns off (its list of Chromium switches, Playwright 1.65). Its
+ * `--disable-features` comes before ours, and Chromium keeps only the last one, so ours repeats them; a unit test
+ * checks the list against the installed Playwright.
  */
 export const PLAYWRIGHT_DISABLED_FEATURES: readonly string[] = [
   'AvoidUnnecessaryBeforeUnloadCheckSync',
