@@ -80,3 +80,37 @@ export function workerPss(): { node: number; chromium: number; total: number } {
   const node = pssBytes('self');
   return { node, chromium, total: node + chromium };
 }
+
+/** A Chromium process's role, from the `--type=` (and `--utility-sub-type=`) of its command line; none: the browser. */
+export function chromiumRole(pid: number): string {
+  let cmdline = '';
+  try {
+    cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return 'gone';
+  }
+  const type = /--type=(\S+)/.exec(cmdline)?.[1];
+  if (type === undefined) return 'browser';
+  if (type !== 'utility') return type;
+  const sub = /--utility-sub-type=(\S+)/.exec(cmdline)?.[1] ?? '';
+  return `utility:${sub.replace(/\.mojom\./, '.').replace(/^.*\./, '') || 'other'}`;
+}
+
+/** A process's PSS split as smaps_rollup gives it: anonymous, file-backed and shared-memory pages (bytes). */
+export interface PssSplit {
+  pss: number;
+  anon: number;
+  file: number;
+  shmem: number;
+}
+
+export function pssSplit(pid: number | 'self'): PssSplit {
+  let text = '';
+  try {
+    text = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  } catch {
+    return { pss: 0, anon: 0, file: 0, shmem: 0 };
+  }
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
+  return { pss: kb('Pss'), anon: kb('Pss_Anon'), file: kb('Pss_File'), shmem: kb('Pss_Shmem') };
+}

@@ -8,7 +8,9 @@ import { eventually } from '../context';
 import type { Bench } from '../context';
 import { activityRecords, eventMs, fetchChain, stepStarts } from '../history';
 import type { HistoryEvent, RunHistory } from '../history';
-import { chromiumPids, pssBytes, rssBytes, workerPss, workerRss } from '../procs';
+import { memoryByRole, totalPss } from '../memory-roles';
+import type { RoleMemory } from '../memory-roles';
+import { chromiumPids, chromiumRole, rssBytes, workerRss } from '../procs';
 import { loadNow } from '../report';
 import { round } from '../stats';
 import { samplesFrom } from './step';
@@ -53,6 +55,8 @@ export interface LevelRun {
     peakChromiumProcesses: number;
     /** Time the memory sampler spent on the worker's thread during the run. */
     samplerBusyMs: number;
+    /** PSS per process role (Node, Chromium's browser, GPU, utilities, renderers) at the baseline and at the peak. */
+    byRole: { baseline: RoleMemory; peak: RoleMemory };
   };
   load: { start: number; end: number };
 }
@@ -60,6 +64,8 @@ export interface LevelRun {
 interface MemoryPeaks {
   peak: number;
   peakPss: number;
+  /** The worker's memory by process role when PSS peaked. */
+  peakRoles: RoleMemory;
   processes: number;
   sessions: number;
   /** Time the sampler itself spent (it runs on the worker's thread: the bench's own cost in the figures). */
@@ -71,7 +77,7 @@ interface MemoryPeaks {
  * PSS (dearer: smaps_rollup of every process) every 2 s; the list of Chromium processes is refreshed every second.
  */
 function sampleMemory(openSessions: () => number): () => MemoryPeaks {
-  const m: MemoryPeaks = { peak: 0, peakPss: 0, processes: 0, sessions: 0, busyMs: 0 };
+  const m: MemoryPeaks = { peak: 0, peakPss: 0, peakRoles: {}, processes: 0, sessions: 0, busyMs: 0 };
   let pids: number[] = [];
   let tick = 0;
   const take = (all: boolean) => {
@@ -81,7 +87,9 @@ function sampleMemory(openSessions: () => number): () => MemoryPeaks {
     m.processes = Math.max(m.processes, pids.length);
     m.sessions = Math.max(m.sessions, openSessions());
     if (all || tick % 4 === 0) {
-      m.peakPss = Math.max(m.peakPss, pssBytes('self') + pids.reduce((sum, pid) => sum + pssBytes(pid), 0));
+      const roles = memoryByRole();
+      const pss = totalPss(roles);
+      if (pss > m.peakPss) Object.assign(m, { peakPss: pss, peakRoles: roles });
     }
     tick += 1;
     m.busyMs += performance.now() - t0;
@@ -193,14 +201,25 @@ async function closeLeftovers(b: Bench, label: string): Promise<number> {
   return ids.length;
 }
 
+/**
+ * Waits (up to 5 s) until the renderers of the previous run's closed sessions have exited, at most the one spare
+ * renderer Chromium keeps left, then 500 ms more: the baseline is of an idle browser.
+ */
+async function closedRenderersGone(): Promise<void> {
+  const renderers = () => chromiumPids(process.pid).filter((pid) => chromiumRole(pid) === 'renderer').length;
+  await eventually(() => renderers() <= 1, 5_000, "the closed sessions' renderers to exit", 100).catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 500));
+}
+
 /** One run of a level: `n` tasks started together, their figures from history, the worker's memory meanwhile. */
 export async function runLevel(b: Bench, n: number, script: string, run: number): Promise<LevelRun> {
   const { client, runtime } = await b.temporal();
   const { timer } = await b.model();
-  await new Promise((r) => setTimeout(r, 500)); // let the previous run's closed contexts' processes go away
+  await closedRenderersGone();
   const load = loadNow();
   const baselineRss = workerRss().total;
-  const baselinePss = workerPss().total;
+  const baselineRoles = memoryByRole();
+  const baselinePss = totalPss(baselineRoles);
   const stopSampling = sampleMemory(() => runtime.pool.size);
   const began = Date.now();
   const stamp = Date.now().toString(36);
@@ -209,7 +228,7 @@ export async function runLevel(b: Bench, n: number, script: string, run: number)
   );
   const settled = await outcomes(handles, 60_000 + n * 8_000);
   const wallMs = Date.now() - began;
-  const { peak, peakPss, processes, sessions, busyMs } = stopSampling();
+  const { peak, peakPss, peakRoles, processes, sessions, busyMs } = stopSampling();
   const leftoverSessions = await closeLeftovers(b, `concurrency ${n}, run ${run}`);
   const chains = await Promise.all(handles.map((h) => fetchChain(client, h.workflowId, h.firstExecutionRunId)));
   const figures = chains.map((runs, i) => taskFigures(handles[i]?.workflowId ?? '', runs, settled[i] as Settled));
@@ -240,6 +259,7 @@ export async function runLevel(b: Bench, n: number, script: string, run: number)
       peakSessions: sessions,
       peakChromiumProcesses: processes,
       samplerBusyMs: busyMs,
+      byRole: { baseline: baselineRoles, peak: peakRoles },
     },
     load: { start: load, end: loadNow() },
   };

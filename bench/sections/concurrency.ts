@@ -7,6 +7,7 @@
 import type { BrowserPool } from '../../src/browser/pool';
 import type { Config } from '../../src/runtime/config';
 import type { Bench } from '../context';
+import { perSessionByRole, roleTable } from '../memory-roles';
 import { row } from '../report';
 import type { Row, SectionOutput } from '../report';
 import { staticEntries, writeScript } from '../scripts';
@@ -42,6 +43,8 @@ interface Level {
   failures: { run: number; workflowId: string; failure: string; lackOfBrowser: boolean }[];
   /** Memory added per concurrent task (peak minus idle baseline, divided by the peak of open sessions). */
   memoryPerTask: { rss: number; pss: number; peakSessions: number; peakRss: number; peakChromiumProcesses: number };
+  /** The run whose PSS per task is reported: what each process role added per session (see memory-roles.ts). */
+  memoryRun: LevelRun['memory'];
   runs: Omit<LevelRun, 'nonModelMs' | 'taskFigures'>[];
 }
 
@@ -81,6 +84,7 @@ async function measureLevel(b: Bench, n: number, script: string): Promise<Level>
     pss: Math.round((r.memory.peakPss - r.memory.baselinePss) / Math.max(1, r.memory.peakSessions)),
   }));
   const retried = tasks.filter((t) => t.openAttempts > 1);
+  const worst = used[perTask.indexOf(perTask.reduce((a, m) => (m.pss > a.pss ? m : a)))] ?? used[0];
   return {
     tasks: n,
     stability,
@@ -112,6 +116,7 @@ async function measureLevel(b: Bench, n: number, script: string): Promise<Level>
       peakRss: Math.max(...used.map((r) => r.memory.peakRss)),
       peakChromiumProcesses: Math.max(...used.map((r) => r.memory.peakChromiumProcesses)),
     },
+    memoryRun: (worst as LevelRun).memory,
     runs: results.map((r) => ({
       run: r.run,
       tasks: r.tasks,
@@ -250,9 +255,35 @@ function p95Rows(levels: Level[]): Row[] {
   ];
 }
 
+/** The level where the most sessions were open at once (the worker's full load); the first such. */
+const busiestLevel = (levels: Level[]): Level | undefined =>
+  [...levels].sort((x, y) => y.memoryPerTask.peakSessions - x.memoryPerTask.peakSessions)[0];
+
+/** Where memory per task went at 16 tasks (else at the busiest level), per process role, as a table in the log. */
+function logMemoryByRole(b: Bench, levels: Level[]): void {
+  const level = levels.find((l) => l.tasks === 16) ?? busiestLevel(levels);
+  if (!level) return;
+  const { byRole, peakSessions } = level.memoryRun;
+  b.log(`[bench] concurrency ${level.tasks}: memory by process, baseline → peak, ${peakSessions} sessions open`);
+  b.log(table(roleTable(byRole.baseline, byRole.peak, peakSessions)));
+}
+
+/** Per level, what each process role added per session open (PSS), largest first. */
+function memoryByRoleRows(levels: Level[]): Row[] {
+  return levels.map((l) => {
+    const { byRole, peakSessions } = l.memoryRun;
+    const roles = perSessionByRole(byRole.baseline, byRole.peak, peakSessions).filter(([role]) => role !== 'total');
+    return row(
+      'concurrency',
+      `${l.tasks} at once: PSS per concurrent task by process`,
+      roles.map(([role, bytes]) => `${role} ${fmtBytes(bytes)}`).join('; '),
+    );
+  });
+}
+
 /** Memory is judged where the most sessions were open at once (the worker's full load). */
 function memoryRows(levels: Level[]): Row[] {
-  const busiest = [...levels].sort((x, y) => y.memoryPerTask.peakSessions - x.memoryPerTask.peakSessions)[0];
+  const busiest = busiestLevel(levels);
   if (!busiest) return [];
   return [
     row(
@@ -291,11 +322,13 @@ export async function benchConcurrency(b: Bench): Promise<SectionOutput> {
   const levels: Level[] = [];
   for (const n of b.levels) levels.push(await measureLevel(b, n, script));
   logLevels(b, levels);
+  logMemoryByRole(b, levels);
   const rows: Row[] = [
     row('concurrency', 'browser sessions per worker (the limit in use)', `${limit} (${limitSource})`),
     ...levels.flatMap(levelRows),
     ...throughputRows(levels),
     ...p95Rows(levels),
+    ...memoryByRoleRows(levels),
     ...memoryRows(levels),
     ...lackOfBrowserRows(levels),
   ];

@@ -1,7 +1,7 @@
 // Starting Chromium: Debian's binary launched locally, or a remote browser reached over CDP.
 import { chromium } from 'playwright';
 import type { Browser } from 'playwright';
-import { CHROMIUM_ARGS } from '../infra/chromium';
+import { CHROMIUM_ARGS, withDisabledFeatures } from '../infra/chromium';
 import { chromiumPath as findChromium } from '../infra/paths';
 
 export { CHROMIUM_ARGS };
@@ -25,6 +25,6 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<Browse
   return chromium.launch({
     executablePath: chromiumPath(options.executablePath),
     headless: options.headless ?? true,
-    args: [...CHROMIUM_ARGS, ...(options.extraArgs ?? [])],
+    args: withDisabledFeatures([...CHROMIUM_ARGS, ...(options.extraArgs ?? [])]),
   });
 }
