@@ -281,9 +281,9 @@ function memoryByRoleRows(levels: Level[]): Row[] {
   });
 }
 
-/** Memory is judged where the most sessions were open at once (the worker's full load). */
+/** Memory is judged at 16 tasks (issue 46), else where the most sessions were open at once (the worker's full load). */
 function memoryRows(levels: Level[]): Row[] {
-  const busiest = busiestLevel(levels);
+  const busiest = levels.find((l) => l.tasks === 16) ?? busiestLevel(levels);
   if (!busiest) return [];
   return [
     row(
