@@ -5,6 +5,7 @@ import type { BrowserContext, Dialog, Download, Page } from 'playwright';
 import { DEFAULT_DOWNLOAD_LIMITS, saveDownload } from './downloads';
 import type { SavedDownload } from './downloads';
 import { BrowserClosedError, DialogLoopError, DownloadLimitError } from './errors';
+import { INPUT_TIMER_CAP_MS, trackInputTimersInPage } from './input-timers';
 import { keepNavigationInTab, takeWindowOpenCount } from './pageScripts';
 import { isRecoverable, recoverPage } from './recovery';
 import { DEFAULT_SETTLE, NetworkTracker, settlePage, trackMutationsInPage } from './settle';
@@ -87,6 +88,7 @@ export class BrowserController {
     await context.addInitScript({ content: NAME_HELPER_SHIM });
     await context.addInitScript(keepNavigationInTab);
     await context.addInitScript(trackMutationsInPage);
+    await context.addInitScript(trackInputTimersInPage, INPUT_TIMER_CAP_MS);
     const page = context.pages()[0] ?? (await context.newPage());
     const controller = new BrowserController(context, page, options);
     await controller.ensureReady(page);

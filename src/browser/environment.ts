@@ -21,7 +21,8 @@ import { EgressGuard, refusalLine } from './egress-guard';
 import type { RequestJournal } from './request-journal';
 import { RecordedBack } from './recorded-back';
 import { isRecoverable } from './recovery';
-import { delay, lastMutationInPage, POINTER_SETTLE, SCREENSHOT_SETTLE, SCROLL_SETTLE } from './settle';
+import { delay, INPUT_SETTLE, lastMutationInPage, NAVIGATION_SETTLE, POINTER_SETTLE } from './settle';
+import { SCREENSHOT_SETTLE, SCROLL_SETTLE } from './settle';
 import type { SettleOptions, SettleReport } from './settle';
 import { Typist } from './typing';
 import type { TypingReport } from './typing';
@@ -294,7 +295,7 @@ export class BrowserEnvironment {
     this.lastTyping = null; // set once the text is in, even when the action then fails (a page the policy refused)
     const outcome = await this.act(async (page) => {
       this.lastTyping = await this.typist.typeAction(page, text, options);
-    });
+    }, INPUT_SETTLE);
     return this.lastTyping ? { ...outcome, typing: this.lastTyping } : outcome;
   }
 
@@ -321,7 +322,7 @@ export class BrowserEnvironment {
       case 'forward':
         return this.historyForward();
       case 'page':
-        return this.act((page) => pressChord(page, normalized));
+        return this.act((page) => pressChord(page, normalized), INPUT_SETTLE);
     }
   }
 
@@ -361,7 +362,7 @@ export class BrowserEnvironment {
           throw new NavigationError(`Could not ${what}: ${firstLine(error)}`, { cause: error });
         }
       },
-      {},
+      NAVIGATION_SETTLE,
       true,
     );
   }

@@ -1,5 +1,6 @@
 // Waiting for a page to settle after an action, by signals (load state, network quiet, DOM quiet), each capped.
 import type { Page, Request } from 'playwright';
+import { inputTimersDueInPage } from './input-timers';
 
 export type SettleOptions = {
   /** Longest wait for the load event of a navigation the action started. */
@@ -20,6 +21,11 @@ export type SettleOptions = {
    * counts as settled at once when it has been quiet long enough already).
    */
   fromStart?: boolean;
+  /**
+   * Before the quiet windows, wait for the timers the keyboard input started (a search box's debounce, and what its
+   * callback sets in turn; see input-timers.ts); the quiet windows then count from when the last one ran.
+   */
+  inputTimers?: boolean;
 };
 
 export const DEFAULT_SETTLE: SettleOptions = {
@@ -38,6 +44,21 @@ export const DEFAULT_SETTLE: SettleOptions = {
  */
 export const POINTER_SETTLE: Partial<SettleOptions> = { networkQuietMs: 150, domQuietMs: 150 };
 
+/**
+ * After keyboard input: the timers it started are waited for (input-timers.ts), so the quiet windows need only cover
+ * what happens at once (a fetch the key started, a redraw) or right after a timer ran.
+ */
+export const INPUT_SETTLE: Partial<SettleOptions> = { networkQuietMs: 60, domQuietMs: 60, inputTimers: true };
+
+/**
+ * After a navigation: the load event is waited for, and requests in flight by then (a page's data fetched at load) are
+ * waited for as ever; the quiet windows only have to catch a request or change that starts right after it.
+ */
+export const NAVIGATION_SETTLE: Partial<SettleOptions> = { networkQuietMs: 60, domQuietMs: 60 };
+
+/** Longest wait for timers the input started (each at most INPUT_TIMER_CAP_MS, but a debounce may re-arm). */
+export const INPUT_TIMERS_CAP_MS = 2_000;
+
 /** After a scroll that has already gone idle, quiet counts from the last activity seen, not from now. */
 export const SCROLL_SETTLE: Partial<SettleOptions> = { ...POINTER_SETTLE, fromStart: false };
 
@@ -49,8 +70,11 @@ export const SCREENSHOT_SETTLE: Partial<SettleOptions> = {
   fromStart: false,
 };
 
-/** How settling went: how long it took and which signals were reached before their caps. */
-export type SettleReport = { ms: number; load: boolean; network: boolean; dom: boolean };
+/**
+ * How settling went: how long it took and which signals were reached before their caps; `timersMs`, after keyboard
+ * input, is the part of `ms` spent waiting for the timers the input started.
+ */
+export type SettleReport = { ms: number; load: boolean; network: boolean; dom: boolean; timersMs?: number };
 
 const IGNORED_TYPES = new Set(['eventsource', 'websocket', 'manifest', 'ping']);
 
@@ -182,6 +206,32 @@ async function waitDomQuiet(page: Page, quietMs: number, deadline: number, notBe
   }
 }
 
+/** How long one read of the frames' timers may take before it counts as "none" (a frame navigating away, say). */
+const TIMER_READ_CAP_MS = 500;
+
+/** The latest due time of pending input timers over all the page's frames (0 if none, or none could be read). */
+async function latestInputTimer(page: Page): Promise<number> {
+  const reads = page.frames().map((frame) => frame.evaluate(inputTimersDueInPage).catch(() => 0));
+  const all = Promise.all(reads).then((dues) => Math.max(0, ...dues));
+  return Promise.race([all, delay(TIMER_READ_CAP_MS).then(() => 0)]);
+}
+
+/**
+ * Waits until the timers the last input started have run (and those they set in turn), at most `capMs`; true when
+ * there were any.
+ */
+async function waitInputTimers(page: Page, capMs: number): Promise<boolean> {
+  const deadline = Date.now() + capMs;
+  for (let reads = 0; ; reads += 1) {
+    if (page.isClosed()) return reads > 0;
+    const due = await latestInputTimer(page);
+    const left = deadline - Date.now();
+    if (due === 0 || left <= 0) return reads > 0 || due > 0;
+    // A timer past its due time has not run yet (the page is busy): look again shortly.
+    await delay(Math.min(left, Math.max(5, due - Date.now())));
+  }
+}
+
 /**
  * Lets the page settle after an action; never throws, always within `maxMs`.
  * Network quiet and DOM quiet are measured side by side; if a navigation or a request happened while they
@@ -198,10 +248,17 @@ export async function settlePage(
   let load = false;
   let networkOk = false;
   let dom = false;
+  let timersMs: number | undefined;
+  let quietFrom = start;
+  if (options.inputTimers ?? false) {
+    const waited = await waitInputTimers(page, Math.min(INPUT_TIMERS_CAP_MS, left()));
+    if (waited) quietFrom = Date.now();
+    timersMs = waited ? quietFrom - start : 0;
+  }
   for (let round = 0; round < 4 && left() > 0; round += 1) {
     const navigations = network.navigations;
     const roundStart = Date.now();
-    const since = round === 0 && (options.fromStart ?? true) ? start : 0;
+    const since = round === 0 && (options.fromStart ?? true) ? quietFrom : 0;
     const networkCap = (): number => Math.min(options.networkCapMs, left());
     const loadAndNetwork = async (): Promise<[boolean, boolean]> => {
       const quiet = await network.waitQuiet(options.networkQuietMs, networkCap(), since);
@@ -218,5 +275,6 @@ export async function settlePage(
     const changed = navigated || (networkOk && dom && network.lastActivityAt > roundStart);
     if (!changed || page.isClosed()) break;
   }
-  return { ms: Date.now() - start, load, network: networkOk, dom };
+  const report = { ms: Date.now() - start, load, network: networkOk, dom };
+  return timersMs === undefined ? report : { ...report, timersMs };
 }

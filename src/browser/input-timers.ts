@@ -1,0 +1,76 @@
+// Timers that keyboard input started (a search box's debounce, say), so a settle after typing waits until they have
+// fired instead of for a fixed window: an init script records them in every document, and the settle reads them
+// (settle.ts).
+
+/** A timer set for longer than this is not a debounce (a carousel, a session warning): it is not waited for. */
+export const INPUT_TIMER_CAP_MS = 1_000;
+
+type TimerWindow = Window & { __cuaInputTimers?: Map<number, number> };
+
+/**
+ * Init script: wraps setTimeout and clearTimeout so that a timer set while a keyboard or text-input event is being
+ * dispatched, or from inside the callback of such a timer (a debounce that re-arms itself), is recorded with its due
+ * time (epoch ms) until it fires or is cleared. Timers longer than `capMs` and all other timers are left alone. The
+ * wrappers are proxies of the native functions, so they still look native to the page.
+ */
+export function trackInputTimersInPage(capMs: number): void {
+  const w = window as unknown as TimerWindow;
+  if (w.__cuaInputTimers !== undefined) return;
+  const due = new Map<number, number>();
+  w.__cuaInputTimers = due;
+  const inputEvents = new Set([
+    'keydown',
+    'keypress',
+    'keyup',
+    'beforeinput',
+    'input',
+    'textInput',
+    'change',
+    'compositionstart',
+    'compositionupdate',
+    'compositionend',
+  ]);
+  let insideTracked = 0;
+  const fromInput = (): boolean => {
+    if (insideTracked > 0) return true;
+    const event = (window as unknown as { event?: Event }).event;
+    return event !== undefined && inputEvents.has(event.type);
+  };
+  window.setTimeout = new Proxy(window.setTimeout, {
+    apply(target, thisArg, args: unknown[]) {
+      const [handler, timeout] = args;
+      const ms = Math.max(0, Number(timeout) || 0);
+      if (typeof handler !== 'function' || ms > capMs || !fromInput()) return Reflect.apply(target, thisArg, args);
+      let id = 0;
+      const tracked = function (this: unknown, ...rest: unknown[]): unknown {
+        due.delete(id);
+        insideTracked += 1;
+        try {
+          return (handler as (...a: unknown[]) => unknown).apply(this, rest);
+        } finally {
+          insideTracked -= 1;
+        }
+      };
+      id = Reflect.apply(target, thisArg, [tracked, ...args.slice(1)]) as number;
+      due.set(id, Date.now() + ms);
+      return id;
+    },
+  });
+  const forget: ProxyHandler<typeof window.clearTimeout> = {
+    apply(target, thisArg, args: unknown[]) {
+      due.delete(Number(args[0]));
+      return Reflect.apply(target, thisArg, args) as unknown;
+    },
+  };
+  window.clearTimeout = new Proxy(window.clearTimeout, forget);
+  window.clearInterval = new Proxy(window.clearInterval, forget);
+}
+
+/** In-page: the latest due time (epoch ms) of the timers input started that have not run yet, or 0 if none. */
+export function inputTimersDueInPage(): number {
+  const due = (window as unknown as TimerWindow).__cuaInputTimers;
+  if (due === undefined) return 0;
+  let latest = 0;
+  for (const at of due.values()) latest = Math.max(latest, at);
+  return latest;
+}
