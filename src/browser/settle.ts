@@ -62,10 +62,13 @@ export const INPUT_TIMERS_CAP_MS = 2_000;
 /** After a scroll that has already gone idle, quiet counts from the last activity seen, not from now. */
 export const SCROLL_SETTLE: Partial<SettleOptions> = { ...POINTER_SETTLE, fromStart: false };
 
-/** Before a screenshot: a short look, counted from the last activity seen (a page left quiet is shot at once). */
+/**
+ * Before a screenshot: a short look, counted from the last activity seen (a page left quiet is shot at once). Its
+ * windows are those of an action's settle, so a page that has just settled is not watched again.
+ */
 export const SCREENSHOT_SETTLE: Partial<SettleOptions> = {
-  networkQuietMs: 100,
-  domQuietMs: 100,
+  networkQuietMs: 60,
+  domQuietMs: 60,
   maxMs: 3_000,
   fromStart: false,
 };
@@ -82,6 +85,7 @@ const IGNORED_TYPES = new Set(['eventsource', 'websocket', 'manifest', 'ping']);
 export class NetworkTracker {
   private readonly inflight = new Set<Request>();
   private lastActivity = Date.now();
+  private readonly idleWaiters = new Set<() => void>();
   /** When a request last started or ended (epoch ms). */
   get lastActivityAt(): number {
     return this.lastActivity;
@@ -100,7 +104,9 @@ export class NetworkTracker {
       this.lastActivity = Date.now();
     });
     const done = (r: Request): void => {
-      if (this.inflight.delete(r)) this.lastActivity = Date.now();
+      if (!this.inflight.delete(r)) return;
+      this.lastActivity = Date.now();
+      if (this.inflight.size === 0) for (const wake of [...this.idleWaiters]) wake();
     };
     page.on('requestfinished', done);
     page.on('requestfailed', done);
@@ -126,8 +132,22 @@ export class NetworkTracker {
       if (quiet >= quietMs) return true;
       const left = deadline - Date.now();
       if (left <= 0) return false;
-      await delay(Math.min(left, Math.max(20, quietMs - quiet)));
+      // While requests are in flight, look again as soon as the last one ends (not a window later).
+      await (this.inflight.size > 0 ? this.idle(left) : delay(Math.min(left, quietMs - quiet)));
     }
+  }
+
+  /** Resolves once no request is in flight, or after `ms`. */
+  private idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        this.idleWaiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.idleWaiters.add(wake);
+    });
   }
 }
 
