@@ -9,9 +9,9 @@ type TimerWindow = Window & { __cuaInputTimers?: Map<number, number> };
 
 /**
  * Init script: wraps setTimeout and clearTimeout so that a timer set while a keyboard or text-input event is being
- * dispatched, or from inside the callback of such a timer (a debounce that re-arms itself), is recorded with its due
+ * dispatched (microtasks of its listeners included), or from inside the callback of such a timer (a debounce that re-arms itself), is recorded with its due
  * time (epoch ms) until it fires or is cleared. Timers longer than `capMs` and all other timers are left alone. The
- * wrappers are proxies of the native functions, so they still look native to the page.
+ * wrappers are proxies of the native functions (same name and length, native source text).
  */
 export function trackInputTimersInPage(capMs: number): void {
   const w = window as unknown as TimerWindow;
@@ -31,8 +31,13 @@ export function trackInputTimersInPage(capMs: number): void {
     'compositionend',
   ]);
   let insideTracked = 0;
+  // window.event is not set for listeners inside a shadow tree: the last input event seen on its way down (composed
+  // ones reach the window) tells too, while it is being dispatched (its phase is NONE once dispatch is over).
+  let composed: Event | undefined;
+  const seen = (event: Event): void => void (composed = event);
+  for (const type of inputEvents) window.addEventListener(type, seen, { capture: true });
   const fromInput = (): boolean => {
-    if (insideTracked > 0) return true;
+    if (insideTracked > 0 || (composed !== undefined && composed.eventPhase !== Event.NONE)) return true;
     const event = (window as unknown as { event?: Event }).event;
     return event !== undefined && inputEvents.has(event.type);
   };

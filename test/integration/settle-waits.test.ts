@@ -110,6 +110,25 @@ q.addEventListener('input', () => setTimeout(() => setTimeout(search, 250), 100)
     expect(outcome.settle.timersMs).toBeGreaterThan(200);
   });
 
+  it('a debounce inside a shadow root (where window.event is not set) is waited for', async () => {
+    const shadow = `<!doctype html><div id="host"></div><script>
+const root = document.getElementById('host').attachShadow({ mode: 'closed' });
+root.innerHTML = '${INPUT}<ul id="s" style="margin-top:60px"></ul>';
+const q = root.getElementById('q');
+let timer;
+q.addEventListener('input', () => {
+  clearTimeout(timer);
+  timer = setTimeout(async () => {
+    const items = await (await fetch('/suggest?q=' + encodeURIComponent(q.value))).json();
+    document.body.dataset.found = items.join(',');
+  }, 300);
+});</script>`;
+    await env.visitUrl(page('/shadow', shadow));
+    const outcome = await env.type('ban', { at: { x: 100, y: 35 } });
+    expect(await env.page.evaluate(() => document.body.dataset.found)).toBe('banana');
+    expect(outcome.settle.timersMs).toBeGreaterThan(200);
+  });
+
   it('a key that starts nothing settles well within the old 300 ms window', async () => {
     await env.visitUrl(page('/still', `<!doctype html>${INPUT}<button>Go</button>`));
     await env.leftClick(100, 35);
