@@ -1,6 +1,6 @@
 // Timers that keyboard input started (a search box's debounce, say), so a settle after typing waits until they have
 // fired instead of for a fixed window: an init script records them in every document, and the settle reads them
-// (settle.ts).
+// (settle.ts), with the CSS transitions and animations running then.
 
 /** A timer set for longer than this is not a debounce (a carousel, a session warning): it is not waited for. */
 export const INPUT_TIMER_CAP_MS = 1_000;
@@ -71,11 +71,22 @@ export function trackInputTimersInPage(capMs: number): void {
   window.clearInterval = new Proxy(window.clearInterval, forget);
 }
 
-/** In-page: the latest due time (epoch ms) of the timers input started that have not run yet, or 0 if none. */
-export function inputTimersDueInPage(): number {
+/**
+ * In-page: when (epoch ms) what the input started will be over: its timers that have not run yet and, with
+ * `animations`, the CSS transitions and animations running now that end within `capMs` (a menu sliding open, a focus
+ * ring fading in; endless ones, like a spinner, are left out). 0 if there is nothing.
+ */
+export function inputWorkDueInPage([animations, capMs]: [boolean, number]): number {
   const due = (window as unknown as TimerWindow).__cuaInputTimers;
-  if (due === undefined) return 0;
   let latest = 0;
-  for (const at of due.values()) latest = Math.max(latest, at);
+  for (const at of due?.values() ?? []) latest = Math.max(latest, at);
+  if (!animations || typeof document.getAnimations !== 'function') return latest;
+  const now = Date.now();
+  for (const animation of document.getAnimations()) {
+    if (animation.playState !== 'running') continue;
+    const end = Number(animation.effect?.getComputedTiming().endTime);
+    const left = (end - Number(animation.currentTime ?? 0)) / Math.abs(animation.playbackRate || 1);
+    if (Number.isFinite(left) && left > 0 && left <= capMs) latest = Math.max(latest, now + left);
+  }
   return latest;
 }

@@ -1,6 +1,6 @@
 // Waiting for a page to settle after an action, by signals (load state, network quiet, DOM quiet), each capped.
 import type { Page, Request } from 'playwright';
-import { inputTimersDueInPage } from './input-timers';
+import { INPUT_TIMER_CAP_MS, inputWorkDueInPage } from './input-timers';
 
 export type SettleOptions = {
   /** Longest wait for the load event of a navigation the action started. */
@@ -23,7 +23,8 @@ export type SettleOptions = {
   fromStart?: boolean;
   /**
    * Before the quiet windows, wait for the timers the keyboard input started (a search box's debounce, and what its
-   * callback sets in turn; see input-timers.ts); the quiet windows then count from when the last one ran.
+   * callback sets in turn; see input-timers.ts) and the CSS transitions running when it ended; the quiet windows then
+   * count from when the last of them was over.
    */
   inputTimers?: boolean;
 };
@@ -45,8 +46,8 @@ export const DEFAULT_SETTLE: SettleOptions = {
 export const POINTER_SETTLE: Partial<SettleOptions> = { networkQuietMs: 150, domQuietMs: 150 };
 
 /**
- * After keyboard input: the timers it started are waited for (input-timers.ts), so the quiet windows need only cover
- * what happens at once (a fetch the key started, a redraw) or right after a timer ran.
+ * After keyboard input: the timers it started and the transitions it set going are waited for (input-timers.ts), so
+ * the quiet windows need only cover what happens at once (a fetch the key started, a redraw) or right after a timer.
  */
 export const INPUT_SETTLE: Partial<SettleOptions> = { networkQuietMs: 60, domQuietMs: 60, inputTimers: true };
 
@@ -75,7 +76,7 @@ export const SCREENSHOT_SETTLE: Partial<SettleOptions> = {
 
 /**
  * How settling went: how long it took and which signals were reached before their caps; `timersMs`, after keyboard
- * input, is the part of `ms` spent waiting for the timers the input started.
+ * input, is the part of `ms` spent waiting for the timers and transitions the input started.
  */
 export type SettleReport = { ms: number; load: boolean; network: boolean; dom: boolean; timersMs?: number };
 
@@ -229,22 +230,27 @@ async function waitDomQuiet(page: Page, quietMs: number, deadline: number, notBe
 /** How long one read of the frames' timers may take before it counts as "none" (a frame navigating away, say). */
 const TIMER_READ_CAP_MS = 500;
 
-/** The latest due time of pending input timers over all the page's frames (0 if none, or none could be read). */
-async function latestInputTimer(page: Page): Promise<number> {
-  const reads = page.frames().map((frame) => frame.evaluate(inputTimersDueInPage).catch(() => 0));
+/**
+ * When what the input started will be over, over all the page's frames (0 if nothing is pending, or nothing could be
+ * read): timers, and with `animations` the CSS transitions and animations running now.
+ */
+async function inputWorkDue(page: Page, animations: boolean): Promise<number> {
+  const arg: [boolean, number] = [animations, INPUT_TIMER_CAP_MS];
+  const reads = page.frames().map((frame) => frame.evaluate(inputWorkDueInPage, arg).catch(() => 0));
   const all = Promise.all(reads).then((dues) => Math.max(0, ...dues));
   return Promise.race([all, delay(TIMER_READ_CAP_MS).then(() => 0)]);
 }
 
 /**
- * Waits until the timers the last input started have run (and those they set in turn), at most `capMs`; true when
- * there were any.
+ * Waits until the timers the last input started have run (and those they set in turn), and the transitions running
+ * when it ended are over, at most `capMs`; true when there were any. Transitions are looked at once only: a page
+ * that starts one after another (a carousel) would keep the settle waiting.
  */
 async function waitInputTimers(page: Page, capMs: number): Promise<boolean> {
   const deadline = Date.now() + capMs;
   for (let reads = 0; ; reads += 1) {
     if (page.isClosed()) return reads > 0;
-    const due = await latestInputTimer(page);
+    const due = await inputWorkDue(page, reads === 0);
     const left = deadline - Date.now();
     if (due === 0 || left <= 0) return reads > 0 || due > 0;
     // A timer past its due time has not run yet (the page is busy): look again shortly.

@@ -137,6 +137,20 @@ q.addEventListener('input', () => {
     expect(outcome.settle.ms).toBeLessThan(200);
   });
 
+  it('a transition the key set going is waited for, an endless spinner is not', async () => {
+    const style = `<style>#q { transition: width 400ms linear } #q:focus { width: 500px !important }
+      @keyframes spin { to { transform: rotate(360deg) } } #spinner { animation: spin 1s linear infinite }</style>`;
+    await env.visitUrl(page('/focus-transition', `<!doctype html>${style}<div id="spinner">*</div>${INPUT}`));
+    await env.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    const outcome = await env.keys(['Tab']);
+    expect(await env.page.evaluate(() => document.activeElement?.id)).toBe('q');
+    expect(outcome.settle.timersMs).toBeGreaterThanOrEqual(300);
+    expect(outcome.settle.ms).toBeLessThan(1_000);
+    expect(await env.page.evaluate(() => getComputedStyle(document.getElementById('q') as Element).width)).toBe(
+      '500px',
+    );
+  });
+
   it('a timer longer than a debounce (1.5 s) and a cleared one are not waited for', async () => {
     const script = `document.getElementById('q').addEventListener('keydown', () => {
       setTimeout(() => { document.title = 'late'; }, 1500);
