@@ -72,21 +72,29 @@ export function trackInputTimersInPage(capMs: number): void {
 }
 
 /**
- * In-page: when (epoch ms) what the input started will be over: its timers that have not run yet and, with
- * `animations`, the CSS transitions and animations running now that end within `capMs` (a menu sliding open, a focus
- * ring fading in; endless ones, like a spinner, are left out). 0 if there is nothing.
+ * What a document says of the input's work: when it will be over (epoch ms, 0 if nothing is pending), and whether the
+ * focus is in one of its child frames (whose own work is then to be read too).
  */
-export function inputWorkDueInPage([animations, capMs]: [boolean, number]): number {
-  const due = (window as unknown as TimerWindow).__cuaInputTimers;
-  let latest = 0;
-  for (const at of due?.values() ?? []) latest = Math.max(latest, at);
-  if (!animations || typeof document.getAnimations !== 'function') return latest;
+export type InputWork = { due: number; focusInFrame: boolean };
+
+/**
+ * In-page: when what the input started will be over: its timers that have not run yet and, with `animations`, the
+ * CSS transitions and animations running now that end within `capMs` (a menu sliding open, a focus ring fading in;
+ * endless ones, like a spinner, are left out).
+ */
+export function inputWorkInPage([animations, capMs]: [boolean, number]): InputWork {
+  const tag = document.activeElement?.tagName;
+  const focusInFrame = tag === 'IFRAME' || tag === 'FRAME';
+  const timers = (window as unknown as TimerWindow).__cuaInputTimers;
+  let due = 0;
+  for (const at of timers?.values() ?? []) due = Math.max(due, at);
+  if (!animations || typeof document.getAnimations !== 'function') return { due, focusInFrame };
   const now = Date.now();
   for (const animation of document.getAnimations()) {
     if (animation.playState !== 'running') continue;
     const end = Number(animation.effect?.getComputedTiming().endTime);
     const left = (end - Number(animation.currentTime ?? 0)) / Math.abs(animation.playbackRate || 1);
-    if (Number.isFinite(left) && left > 0 && left <= capMs) latest = Math.max(latest, now + left);
+    if (Number.isFinite(left) && left > 0 && left <= capMs) due = Math.max(due, now + left);
   }
-  return latest;
+  return { due, focusInFrame };
 }

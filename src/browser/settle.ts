@@ -1,6 +1,7 @@
 // Waiting for a page to settle after an action, by signals (load state, network quiet, DOM quiet), each capped.
-import type { Page, Request } from 'playwright';
-import { INPUT_TIMER_CAP_MS, inputWorkDueInPage } from './input-timers';
+import type { Frame, Page, Request } from 'playwright';
+import { INPUT_TIMER_CAP_MS, inputWorkInPage } from './input-timers';
+import type { InputWork } from './input-timers';
 
 export type SettleOptions = {
   /** Longest wait for the load event of a navigation the action started. */
@@ -227,18 +228,24 @@ async function waitDomQuiet(page: Page, quietMs: number, deadline: number, notBe
   }
 }
 
-/** How long one read of the frames' timers may take before it counts as "none" (a frame navigating away, say). */
-const TIMER_READ_CAP_MS = 500;
+/** How long reading one frame may take before it counts as "nothing pending" (a frame still loading, say). */
+const TIMER_READ_CAP_MS = 200;
 
 /**
- * When what the input started will be over, over all the page's frames (0 if nothing is pending, or nothing could be
- * read): timers, and with `animations` the CSS transitions and animations running now.
+ * When what the input started will be over (0 if nothing is pending, or nothing could be read): timers, and with
+ * `animations` the CSS transitions and animations running now. The page's own document is read, and when the focus
+ * is in a frame (the keys went there), every frame.
  */
 async function inputWorkDue(page: Page, animations: boolean): Promise<number> {
   const arg: [boolean, number] = [animations, INPUT_TIMER_CAP_MS];
-  const reads = page.frames().map((frame) => frame.evaluate(inputWorkDueInPage, arg).catch(() => 0));
-  const all = Promise.all(reads).then((dues) => Math.max(0, ...dues));
-  return Promise.race([all, delay(TIMER_READ_CAP_MS).then(() => 0)]);
+  const read = (frame: Frame): Promise<InputWork | undefined> =>
+    Promise.race([frame.evaluate(inputWorkInPage, arg), delay(TIMER_READ_CAP_MS).then(() => undefined)]).catch(
+      () => undefined,
+    );
+  const main = await read(page.mainFrame());
+  if (!(main?.focusInFrame ?? false)) return main?.due ?? 0;
+  const frames = await Promise.all(page.frames().slice(1).map(read));
+  return Math.max(main?.due ?? 0, ...frames.map((work) => work?.due ?? 0));
 }
 
 /**
