@@ -22,7 +22,7 @@ import type { RequestJournal } from './request-journal';
 import { RecordedBack } from './recorded-back';
 import { isRecoverable } from './recovery';
 import { delay, INPUT_SETTLE, lastMutationInPage, NAVIGATION_SETTLE, POINTER_SETTLE } from './settle';
-import { SCREENSHOT_SETTLE, SCROLL_SETTLE } from './settle';
+import { SCREENSHOT_SETTLE, SCROLL_IDLE_MS, SCROLL_SETTLE } from './settle';
 import type { SettleOptions, SettleReport } from './settle';
 import { Typist } from './typing';
 import type { TypingReport } from './typing';
@@ -330,10 +330,10 @@ export class BrowserEnvironment {
   scroll(dx: number, dy: number, at?: Point): Promise<ActionOutcome> {
     return this.act(async (page) => {
       if (at) await page.mouse.move(at.x, at.y);
-      const idle = page.evaluate(waitScrollIdle, [100, 2_000] as [number, number]);
+      const idle = page.evaluate(waitScrollIdle, [SCROLL_IDLE_MS, 2_000] as [number, number]);
       await page.mouse.wheel(dx, dy);
       await idle;
-      // The scroll has been idle for 100 ms already: count quiet from the last request and DOM change seen (a
+      // The scroll has been idle for SCROLL_IDLE_MS already: count quiet from the last request and DOM change seen (a
       // lazy loader's fetch or inserted rows are still waited for) instead of starting a fresh window.
     }, SCROLL_SETTLE);
   }

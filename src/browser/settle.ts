@@ -40,11 +40,12 @@ export const DEFAULT_SETTLE: SettleOptions = {
 };
 
 /**
- * After a pointer action (click, move, drag, scroll) shorter quiet windows do: what a click starts (a
- * navigation, a fetch, a redraw) shows within a few milliseconds. Keyboard input keeps the longer defaults,
- * because search boxes fetch suggestions after a debounce of a few hundred milliseconds.
+ * After a pointer action (click, move, drag, scroll): what a click starts (a navigation, a fetch, a redraw) shows
+ * within a frame or two, and a navigation it starts is then waited for to its load. The windows are longer than
+ * keyboard input's because a click's timers are not tracked: a handler that fetches after a short timeout (a menu's
+ * contents) is still caught; a popup opened after a long one is not waited for (late-popup.ts adopts it).
  */
-export const POINTER_SETTLE: Partial<SettleOptions> = { networkQuietMs: 150, domQuietMs: 150 };
+export const POINTER_SETTLE: Partial<SettleOptions> = { networkQuietMs: 100, domQuietMs: 100 };
 
 /**
  * After keyboard input: the timers it started and the transitions it set going are waited for (input-timers.ts), so
@@ -60,6 +61,12 @@ export const NAVIGATION_SETTLE: Partial<SettleOptions> = { networkQuietMs: 60, d
 
 /** Longest wait for timers the input started (each at most INPUT_TIMER_CAP_MS, but a debounce may re-arm). */
 export const INPUT_TIMERS_CAP_MS = 2_000;
+
+/**
+ * A wheel scroll counts as done after this long without a scroll event: a smooth scroll fires one every frame (about
+ * 16 ms), so three frames in a row without one is its end.
+ */
+export const SCROLL_IDLE_MS = 50;
 
 /** After a scroll that has already gone idle, quiet counts from the last activity seen, not from now. */
 export const SCROLL_SETTLE: Partial<SettleOptions> = { ...POINTER_SETTLE, fromStart: false };
