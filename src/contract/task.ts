@@ -216,10 +216,10 @@ const TaskInputFields = z.strictObject({
       sessionScheduleToStartSeconds: z.number().positive().default(5),
       /**
        * An activity whose worker went silent this long counts as lost. Workers send a heartbeat at most every
-       * 0.8 × this (the SDK's throttle) and none in an activity's first second: at 3 s, 25 a minute per running
-       * activity (docs/benchmarks.md has the arithmetic for a cluster).
+       * 0.8 × this (the SDK's throttle) and none in an activity's first second: at 2.5 s, at most 30 a minute per
+       * running activity (docs/benchmarks.md has the arithmetic for a cluster).
        */
-      heartbeatSeconds: z.number().positive().default(3),
+      heartbeatSeconds: z.number().positive().default(2.5),
       modelRetryInitialSeconds: z.number().positive().default(5),
       modelRetryMaxSeconds: z.number().positive().default(60),
       modelRetryAttempts: z.number().int().min(1).default(5),
@@ -228,7 +228,7 @@ const TaskInputFields = z.strictObject({
     })
     .default({
       sessionScheduleToStartSeconds: 5,
-      heartbeatSeconds: 3,
+      heartbeatSeconds: 2.5,
       modelRetryInitialSeconds: 5,
       modelRetryMaxSeconds: 60,
       modelRetryAttempts: 5,
