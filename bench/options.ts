@@ -11,6 +11,8 @@ export interface BenchOptions {
   levels: number[];
   keep: boolean;
   write: boolean;
+  /** Before each section, wait (up to QUIET_WAIT_CAP_SECONDS) for the 1-minute load average to fall below this; 0: no wait. */
+  quietLoad: number;
   help: boolean;
 }
 
@@ -23,12 +25,19 @@ export class BenchUsageError extends Error {
 
 export const DEFAULT_REPEAT_CAP_SECONDS = 90;
 export const DEFAULT_LEVELS = [1, 4, 8, 16, 32];
+/** The load a section should start under (issue 46's figures are of sections started below 1.0 on 2 cores). */
+export const DEFAULT_QUIET_LOAD = 1;
+/** The longest wait for that load before a section starts anyway (its load at start is reported either way). */
+export const QUIET_WAIT_CAP_SECONDS = 300;
 
-export const USAGE = `usage: npm run bench -- [--only ${SECTIONS.join(',')}] [--repeat-cap SECONDS] [--levels N,…] [--keep] [--no-write]
+export const USAGE = `usage: npm run bench -- [--only ${SECTIONS.join(',')}] [--repeat-cap SECONDS] [--levels N,…] [--quiet-load L]
+                        [--keep] [--no-write]
   --only        run only these sections (comma-separated), in the usual order
   --repeat-cap  how long the step measurement and each concurrency level repeat until two consecutive runs'
                 medians agree within 5% (default ${DEFAULT_REPEAT_CAP_SECONDS}; 0: one run each)
   --levels      the concurrency section's levels, tasks started at once (default ${DEFAULT_LEVELS.join(',')})
+  --quiet-load  before each section wait (at most ${QUIET_WAIT_CAP_SECONDS} s) for the 1-minute load average to fall
+                below L (default ${DEFAULT_QUIET_LOAD}; 0: start at once)
   --keep        keep the temp dir (SQLite file, run folders, logs) and print its path
   --no-write    print the tables but do not write bench/results/*.json`;
 
@@ -41,6 +50,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     levels: [...DEFAULT_LEVELS],
     keep: false,
     write: true,
+    quietLoad: DEFAULT_QUIET_LOAD,
     help: false,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -70,6 +80,13 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
         throw new BenchUsageError('--levels needs a comma-separated list of task counts (1–256), e.g. 1,4,8,16,32');
       }
       options.levels = [...new Set(levels)].sort((a, b) => a - b);
+    } else if (flag === '--quiet-load') {
+      const value = inline ?? argv[++i];
+      const load = Number(value);
+      if (value === undefined || value.trim() === '' || !Number.isFinite(load) || load < 0) {
+        throw new BenchUsageError('--quiet-load needs a load average (0 or more; 0: no wait)');
+      }
+      options.quietLoad = load;
     } else if (flag === '--keep') options.keep = true;
     else if (flag === '--no-write') options.write = false;
     else if (flag === '--help' || flag === '-h') options.help = true;

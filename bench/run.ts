@@ -3,7 +3,7 @@
 // Run a subset with `npm run bench -- --only step,settle`. See bench/README.md.
 import { cleanupAll, installExitHandlers } from './cleanup';
 import { Bench } from './context';
-import { BenchUsageError, parseOptions, USAGE } from './options';
+import { BenchUsageError, parseOptions, QUIET_WAIT_CAP_SECONDS, USAGE } from './options';
 import { finalTable, loadNow, loadRow, machineInfo, writeResults } from './report';
 import type { ResultsFile, SectionName, SectionOutput } from './report';
 import { benchCheckpoint } from './sections/checkpoint';
@@ -38,6 +38,23 @@ const RUNNERS: Partial<Record<SectionName, Runner>> = {
 
 const log = (line: string) => console.log(line);
 
+/** Waits for the 1-minute load average to fall below `quiet` (0: not at all), at most QUIET_WAIT_CAP_SECONDS. */
+async function waitForQuiet(quiet: number, section: string, log: (line: string) => void): Promise<void> {
+  if (quiet <= 0 || loadNow() < quiet) return;
+  const t0 = Date.now();
+  log(`[bench] ${section}: waiting for the load average (${loadNow().toFixed(2)}) to fall below ${quiet}`);
+  let said = t0;
+  while (loadNow() >= quiet && Date.now() - t0 < QUIET_WAIT_CAP_SECONDS * 1000) {
+    await new Promise((r) => setTimeout(r, 2_000));
+    if (Date.now() - said >= 30_000) {
+      said = Date.now();
+      log(`[bench] ${section}: load average ${loadNow().toFixed(2)} after ${Math.round((said - t0) / 1000)} s`);
+    }
+  }
+  if (loadNow() >= quiet)
+    log(`[bench] ${section}: starting at load ${loadNow().toFixed(2)} after ${QUIET_WAIT_CAP_SECONDS} s`);
+}
+
 async function main(): Promise<number> {
   let options;
   try {
@@ -67,6 +84,7 @@ async function main(): Promise<number> {
     for (const name of options.only) {
       const runner = RUNNERS[name];
       if (!runner) continue;
+      await waitForQuiet(options.quietLoad, name, log);
       const t0 = Date.now();
       const start = loadNow();
       log(`\n[bench] == ${name} == (load average ${start.toFixed(2)})`);
