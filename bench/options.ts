@@ -43,6 +43,13 @@ export const USAGE = `usage: npm run bench -- [--only ${SECTIONS.join(',')}] [--
 
 const isSection = (s: string): s is SectionName => (SECTIONS as readonly string[]).includes(s);
 
+/** A flag's number, 0 or more; anything else is the usage error `message`. */
+function nonNegative(value: string | undefined, message: string): number {
+  const n = Number(value);
+  if (value === undefined || value.trim() === '' || !Number.isFinite(n) || n < 0) throw new BenchUsageError(message);
+  return n;
+}
+
 export function parseOptions(argv: readonly string[]): BenchOptions {
   const options: BenchOptions = {
     only: [...SECTIONS],
@@ -67,12 +74,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       if (unknown.length > 0) throw new BenchUsageError(`unknown section(s): ${unknown.join(', ')}`);
       options.only = SECTIONS.filter((s) => names.includes(s));
     } else if (flag === '--repeat-cap') {
-      const value = inline ?? argv[++i];
-      const seconds = Number(value);
-      if (value === undefined || value.trim() === '' || !Number.isFinite(seconds) || seconds < 0) {
-        throw new BenchUsageError('--repeat-cap needs a number of seconds (0 or more)');
-      }
-      options.repeatCapSeconds = seconds;
+      options.repeatCapSeconds = nonNegative(inline ?? argv[++i], '--repeat-cap needs a number of seconds (0 or more)');
     } else if (flag === '--levels') {
       const value = inline ?? argv[++i] ?? '';
       const levels = value.split(',').map((v) => Number(v.trim()));
@@ -81,12 +83,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       }
       options.levels = [...new Set(levels)].sort((a, b) => a - b);
     } else if (flag === '--quiet-load') {
-      const value = inline ?? argv[++i];
-      const load = Number(value);
-      if (value === undefined || value.trim() === '' || !Number.isFinite(load) || load < 0) {
-        throw new BenchUsageError('--quiet-load needs a load average (0 or more; 0: no wait)');
-      }
-      options.quietLoad = load;
+      options.quietLoad = nonNegative(inline ?? argv[++i], '--quiet-load needs a load average (0 or more; 0: no wait)');
     } else if (flag === '--keep') options.keep = true;
     else if (flag === '--no-write') options.write = false;
     else if (flag === '--help' || flag === '-h') options.help = true;

@@ -1,9 +1,9 @@
 // Every action lands where intended (the fixture page records what it received), single-tab policy, key routing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserPool, UnknownKeyError, adaptiveTypingDelay, normalizeChord, routeChord } from '../../src/browser';
-import type { BrowserEnvironment } from '../../src/browser';
-import { startFixtureServer } from '../fixtures/browser/server';
+import { describe, expect, it } from 'vitest';
+import { UnknownKeyError, adaptiveTypingDelay, normalizeChord, routeChord } from '../../src/browser';
+import type { BrowserEnvironment, BrowserPool } from '../../src/browser';
 import type { FixtureServer } from '../fixtures/browser/server';
+import { useFixtureBrowser } from './use-fixture-browser';
 
 type Recorded = { type: string; x?: number; y?: number; button?: number; detail?: number; buttons?: number } & {
   key?: string;
@@ -19,19 +19,7 @@ const events = (): Promise<Recorded[]> =>
   env.page.evaluate(() => (window as unknown as { __events: Recorded[] }).__events);
 const ofType = async (type: string): Promise<Recorded[]> => (await events()).filter((e) => e.type === type);
 
-beforeAll(async () => {
-  server = await startFixtureServer();
-  pool = new BrowserPool({ slots: 2 });
-  ({ env } = await pool.openSession({
-    viewport: { width: 1024, height: 768 },
-    downloadsDir: '/tmp/cua-test-downloads',
-  }));
-});
-
-afterAll(async () => {
-  await pool?.shutdown();
-  await server?.close();
-});
+useFixtureBrowser((b) => ({ server, pool, env } = b), { slots: 2 });
 
 describe('key names (pure)', () => {
   it.each([

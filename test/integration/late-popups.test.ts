@@ -1,14 +1,13 @@
 // Popups opened by a timer after a click (issue 40, item 2; seed 001 §3.2): the original's click waits up to 1 s for
 // a popup; ours returns once the page has settled, and the next observation takes a popup opened within the click's
 // 1 s window over (waiting for what is left of it), with real Chromium. The click itself is not made longer.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserPool, LatePopupError } from '../../src/browser';
+import { describe, expect, it } from 'vitest';
+import { LatePopupError } from '../../src/browser';
 import type { BrowserEnvironment } from '../../src/browser';
-import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';
+import { useFixtureBrowser } from './use-fixture-browser';
 
 let server: FixtureServer;
-let pool: BrowserPool;
 let env: BrowserEnvironment;
 
 /** A page whose button opens /pages/target.html from a timer `ms` after the click (none for `ms` < 0). */
@@ -24,20 +23,7 @@ function routeTimerPage(site: FixtureServer): void {
   });
 }
 
-beforeAll(async () => {
-  server = await startFixtureServer();
-  routeTimerPage(server);
-  pool = new BrowserPool({ slots: 1 });
-  ({ env } = await pool.openSession({
-    viewport: { width: 1024, height: 768 },
-    downloadsDir: '/tmp/cua-test-downloads',
-  }));
-});
-
-afterAll(async () => {
-  await pool?.shutdown();
-  await server?.close();
-});
+useFixtureBrowser((b) => ({ server, env } = b), { route: routeTimerPage });
 
 describe('a popup opened by a timer after a click', () => {
   it.each([300, 700])('at %i ms becomes the one active page by the next observation', async (ms) => {

@@ -1,14 +1,12 @@
 // What the settle after typing, keys and navigation waits for: the timers the input started (debounces, also re-armed
 // from their own callback, also in an iframe), then short quiet windows; after a navigation, the load and what is
 // fetched at and after it. A key that starts nothing settles at once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserPool } from '../../src/browser';
+import { describe, expect, it } from 'vitest';
 import type { BrowserEnvironment } from '../../src/browser';
-import { startFixtureServer } from '../fixtures/browser/server';
 import type { FixtureServer } from '../fixtures/browser/server';
+import { useFixtureBrowser } from './use-fixture-browser';
 
 let server: FixtureServer;
-let pool: BrowserPool;
 let env: BrowserEnvironment;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -63,19 +61,7 @@ function slowRoute(pathname: string, ms: number, type: string, body: string | Bu
 
 const suggestions = (): Promise<string[]> => env.page.locator('#s li').allTextContents();
 
-beforeAll(async () => {
-  server = await startFixtureServer();
-  pool = new BrowserPool({ slots: 1 });
-  ({ env } = await pool.openSession({
-    viewport: { width: 1024, height: 768 },
-    downloadsDir: '/tmp/cua-test-downloads',
-  }));
-});
-
-afterAll(async () => {
-  await pool?.shutdown();
-  await server?.close();
-});
+useFixtureBrowser((b) => ({ server, env } = b));
 
 describe('after typing and keys', () => {
   it('a lodash-style debounce that re-arms from its own callback is waited for, then its fetch', async () => {
