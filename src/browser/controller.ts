@@ -158,6 +158,7 @@ export class BrowserController {
   private onDialog(page: Page, state: PageState, dialog: Dialog): void {
     void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
     if (state.dialogLoop) return;
+    state.network.touch(); // a settle under way goes on while the page keeps opening dialogs
     const now = Date.now();
     state.dialogs = state.dialogs.filter((t) => now - t < DIALOG_LOOP_WINDOW_MS);
     state.dialogs.push(now);

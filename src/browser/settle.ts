@@ -121,6 +121,11 @@ export class NetworkTracker {
     page.on('requestfailed', done);
   }
 
+  /** Counts something else the page did (a dialog it opened) as activity: the network's quiet starts again. */
+  touch(): void {
+    this.lastActivity = Date.now();
+  }
+
   get pending(): number {
     return this.inflight.size;
   }
