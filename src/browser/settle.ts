@@ -47,20 +47,23 @@ export const DEFAULT_SETTLE: SettleOptions = {
  */
 export const POINTER_SETTLE: Partial<SettleOptions> = { networkQuietMs: 100, domQuietMs: 100 };
 
+/** The quiet windows after keyboard input and navigations, and before a screenshot: what happens at once or next. */
+const SHORT_WINDOWS = { networkQuietMs: 60, domQuietMs: 60 };
+
 /**
  * After keyboard input: the timers it started and the transitions it set going are waited for (input-timers.ts), so
  * the quiet windows need only cover what happens at once (a fetch the key started, a redraw) or right after a timer.
  */
-export const INPUT_SETTLE: Partial<SettleOptions> = { networkQuietMs: 60, domQuietMs: 60, inputTimers: true };
+export const INPUT_SETTLE: Partial<SettleOptions> = { ...SHORT_WINDOWS, inputTimers: true };
 
 /**
  * After a navigation: the load event is waited for, and requests in flight by then (a page's data fetched at load) are
  * waited for as ever; the quiet windows only have to catch a request or change that starts right after it.
  */
-export const NAVIGATION_SETTLE: Partial<SettleOptions> = { networkQuietMs: 60, domQuietMs: 60 };
+export const NAVIGATION_SETTLE: Partial<SettleOptions> = { ...SHORT_WINDOWS };
 
 /** Longest wait for timers the input started (each at most INPUT_TIMER_CAP_MS, but a debounce may re-arm). */
-export const INPUT_TIMERS_CAP_MS = 2_000;
+export const INPUT_WAIT_CAP_MS = 2_000;
 
 /**
  * A wheel scroll counts as done after this long without a scroll event: a smooth scroll fires one every frame (about
@@ -76,8 +79,7 @@ export const SCROLL_SETTLE: Partial<SettleOptions> = { ...POINTER_SETTLE, fromSt
  * windows are those of an action's settle, so a page that has just settled is not watched again.
  */
 export const SCREENSHOT_SETTLE: Partial<SettleOptions> = {
-  networkQuietMs: 60,
-  domQuietMs: 60,
+  ...SHORT_WINDOWS,
   maxMs: 3_000,
   fromStart: false,
 };
@@ -296,7 +298,7 @@ export async function settlePage(
   let timersMs: number | undefined;
   let quietFrom = start;
   if (options.inputTimers ?? false) {
-    const waited = await waitInputTimers(page, Math.min(INPUT_TIMERS_CAP_MS, left()));
+    const waited = await waitInputTimers(page, Math.min(INPUT_WAIT_CAP_MS, left()));
     if (waited) quietFrom = Date.now();
     timersMs = waited ? quietFrom - start : 0;
   }
