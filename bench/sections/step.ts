@@ -18,6 +18,8 @@ import type { Summary } from '../stats';
 import { lastTwo, repeatUntilStable } from '../stability';
 import type { Stability } from '../stability';
 import { LONG_STEPS, longWorkflowRun, runLongTask } from './long-run';
+import { floorBrief, stepFloor } from './step-floor';
+import type { FloorFigures } from './step-floor';
 
 /** Steps left out of the statistics at the start of each run (first screenshots, cold code paths). */
 const WARMUP_STEPS = 2;
@@ -238,6 +240,24 @@ function logFigures(b: Bench, f: StepFigures): void {
   );
 }
 
+/** The floor workflow's figures, beside (b)'s workflow tasks above. */
+function logFloor(b: Bench, floor: FloorFigures): void {
+  const shapes = [
+    ['decide + act', floor.twoActivities],
+    ['act alone', floor.oneActivity],
+  ] as const;
+  b.log(
+    table([
+      ['floor workflow, per step (ms)', 'n', 'p50', 'p95', 'mean', 'max'],
+      ...shapes.flatMap(([shape, x]) => [
+        msLine(`${shape}: beyond the activities' own time`, x.beyond),
+        msLine(`${shape}: workflow task wait for a worker`, x.wftWait),
+        msLine(`${shape}: workflow task run on the worker`, x.wftRun),
+      ]),
+    ]),
+  );
+}
+
 /** Round trips: the activities each steady step scheduled (observe, decide, act; after the fold an act observes). */
 function roundTripsPerStep(samplesB: Detailed[]): number {
   return (
@@ -247,7 +267,7 @@ function roundTripsPerStep(samplesB: Detailed[]): number {
 }
 
 /** The section's rows in the final table, with their targets. */
-function stepRows(stability: Stability, f: StepFigures): Row[] {
+function stepRows(stability: Stability, f: StepFigures, floor: FloorFigures): Row[] {
   const { sa, sb, outsideB } = f;
   const roundTrips = roundTripsPerStep(f.samplesB);
   const ratio50 = sb.p50 / sa.p50;
@@ -265,6 +285,7 @@ function stepRows(stability: Stability, f: StepFigures): Row[] {
       ratio50 <= 1.1 && ratio95 <= 1.1,
     ),
     row('step', 'overhead per step b−a (p50)', fmtMs(sb.p50 - sa.p50)),
+    ...floorRows(sa, floor),
     row('step', 'time outside activities per step, (b) p50', fmtMs(outsideB.p50), '≤ 60 ms', outsideB.p50 <= 60),
     row('step', 'activity round trips per steady step, (b) mean', roundTrips.toFixed(2), '≤ 2', roundTrips <= 2),
     ...f.canSamples.map((s) =>
@@ -273,8 +294,32 @@ function stepRows(stability: Stability, f: StepFigures): Row[] {
   ];
 }
 
+/**
+ * The floor's rows: what the server and the SDK cost per step with no workflow code, and the smallest ratio that
+ * leaves, for today's shape (a decide and an act) and for an act alone.
+ */
+function floorRows(sa: Summary, floor: FloorFigures): Row[] {
+  const shapes = [
+    ['a decide and an act (today)', floor.twoActivities],
+    ['an act alone (decide folded in)', floor.oneActivity],
+  ] as const;
+  return shapes.map(([shape, x]) =>
+    row(
+      'step',
+      `orchestration floor per step, ${shape}: p50; least ratio (a + floor) / a`,
+      `${fmtMs(x.beyond.p50)}; ${((sa.p50 + x.beyond.p50) / sa.p50).toFixed(2)}`,
+    ),
+  );
+}
+
 /** The section's data in the results file: every run's medians, and the used runs' figures and samples. */
-function stepData(results: StepRun[], used: StepRun[], stability: Stability, f: StepFigures): Record<string, unknown> {
+function stepData(
+  results: StepRun[],
+  used: StepRun[],
+  stability: Stability,
+  f: StepFigures,
+  floor: FloorFigures,
+): Record<string, unknown> {
   return {
     workflowSteps: LONG_STEPS,
     inProcessSteps: [IN_PROCESS_STEPS, IN_PROCESS_STEPS],
@@ -308,6 +353,7 @@ function stepData(results: StepRun[], used: StepRun[], stability: Stability, f: 
     ratioP50: round(f.sb.p50 / f.sa.p50, 3),
     ratioP95: round(f.sb.p95 / f.sa.p95, 3),
     overheadP50Ms: round(f.sb.p50 - f.sa.p50),
+    floorPerStepMs: { twoActivities: floorBrief(floor.twoActivities), oneActivity: floorBrief(floor.oneActivity) },
   };
 }
 
@@ -324,5 +370,12 @@ export async function benchStep(b: Bench): Promise<SectionOutput> {
   const runsUsed = used.map((r) => r.run).join(' and ');
   b.log(`[bench] step: ${stability.summary}; figures below from run${used.length > 1 ? 's' : ''} ${runsUsed}`);
   logFigures(b, figures);
-  return { name: 'step', rows: stepRows(stability, figures), data: stepData(results, used, stability, figures) };
+  const activityP50 = (name: keyof ActivityTimes) => figures.perActivity.find((x) => x.name === name)?.a.p50 ?? 0;
+  const floor = await stepFloor(b, activityP50('decide'), activityP50('observe') + activityP50('act'));
+  logFloor(b, floor);
+  return {
+    name: 'step',
+    rows: stepRows(stability, figures, floor),
+    data: stepData(results, used, stability, figures, floor),
+  };
 }

@@ -19,7 +19,7 @@ function waitForSignal(): Promise<NodeJS.Signals> {
 }
 
 export const SERVER_USAGE =
-  'npx cua server [--port 7233] [--ui-port 8233] [--db FILE] [--headless] [--ui-codec-endpoint URL]';
+  'npx cua server [--port 7233] [--ui-port 8233] [--db FILE] [--headless] [--ui-codec-endpoint URL] [--sync-every-commit]';
 export async function serverCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(
     argv,
@@ -30,6 +30,7 @@ export async function serverCommand(argv: readonly string[]): Promise<number> {
       db: { type: 'string' },
       headless: { type: 'boolean' },
       'ui-codec-endpoint': { type: 'string' },
+      'sync-every-commit': { type: 'boolean' },
     },
     SERVER_USAGE,
   );
@@ -41,11 +42,13 @@ export async function serverCommand(argv: readonly string[]): Promise<number> {
     port: intFlag(values.port, 'port') ?? 7233,
     uiPort: intFlag(values['ui-port'], 'ui-port') ?? 8233,
     headless: !!values.headless,
+    syncEveryCommit: !!values['sync-every-commit'],
     ...(values['ui-codec-endpoint'] ? { uiCodecEndpoint: values['ui-codec-endpoint'] } : {}),
     output: path.join(dataDir(), 'temporal-server.log'),
     onRetry: (l) => console.log(l),
   });
-  console.log(`Temporal dev server on ${server.address} (SQLite: ${dbFile})`);
+  const commits = values['sync-every-commit'] ? 'each commit flushed to the disk' : 'write-ahead log';
+  console.log(`Temporal dev server on ${server.address} (SQLite: ${dbFile}, ${commits})`);
   if (server.uiUrl) console.log(`Web UI: ${server.uiUrl}`);
   if (server.uiUrl && values['ui-codec-endpoint'])
     console.log(`the UI decodes payloads via ${values['ui-codec-endpoint']}`);

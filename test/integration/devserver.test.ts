@@ -1,12 +1,13 @@
 // Starting the dev server: a server that cannot start says why in the one-line error (its own last log lines), and a
-// port that is taken is refused before anything starts; a start that finds its SQLite file busy is tried again.
-import { spawn } from 'node:child_process';
+// port that is taken is refused before anything starts; a start that finds its SQLite file busy is tried again; the
+// file commits through a write-ahead log, and what was committed survives the server's process being killed.
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { canConnect, DevServerError, freePort, startDevServer } from '../../src/infra/devserver';
 import { loadConfig } from '../../src/runtime/config';
@@ -101,6 +102,50 @@ describe('startDevServer', () => {
     expect(retries).toHaveLength(4);
     await lock.released;
   }, 60_000);
+
+  /** The SQLite file's journal mode, read by another connection (Python's sqlite3). */
+  function journalMode(dbFile: string): string {
+    const script =
+      "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('pragma journal_mode').fetchone()[0])";
+    return execFileSync('python3', ['-c', script, dbFile], { encoding: 'utf8' }).trim();
+  }
+
+  it('the file commits through a write-ahead log; a started workflow survives kill -9 of the server', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-devserver-'));
+    const dbFile = path.join(dir, 'temporal.sqlite');
+    const port = await freePort();
+    const first = await startDevServer({ dbFile, port, headless: true, output: path.join(dir, 'server.log') });
+    const args = fs.readFileSync(`/proc/${first.process.pid}/cmdline`, 'utf8').split('\0');
+    expect(args.join(' ')).toContain('--sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal');
+    expect(journalMode(dbFile)).toBe('wal');
+    let connection = await Connection.connect({ address: first.address });
+    const workflowId = `survives-${Date.now()}`;
+    // No worker polls this queue: the start is only a committed history, read back after the kill.
+    await new Client({ connection }).workflow.start('nothing', { taskQueue: 'nobody', workflowId, args: [] });
+    await connection.close();
+    const exited = new Promise((r) => first.process.once('exit', r));
+    first.process.kill('SIGKILL');
+    await exited;
+    expect(fs.existsSync(`${dbFile}-wal`)).toBe(true);
+    const second = await startDevServer({
+      dbFile,
+      port,
+      headless: true,
+      syncEveryCommit: true,
+      output: path.join(dir, 'server.log'),
+    });
+    connection = await Connection.connect({ address: second.address });
+    try {
+      const secondArgs = fs.readFileSync(`/proc/${second.process.pid}/cmdline`, 'utf8').split('\0').join(' ');
+      expect(secondArgs).toContain('--sqlite-pragma synchronous=full');
+      const described = await new Client({ connection }).workflow.getHandle(workflowId).describe();
+      expect(described.status.name).toBe('RUNNING');
+      expect(described.taskQueue).toBe('nobody');
+    } finally {
+      await connection.close();
+      await second.stop();
+    }
+  }, 90_000);
 
   it('a worker refuses a namespace without our search attributes, naming the commands that add them', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-devserver-'));
