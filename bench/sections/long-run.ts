@@ -5,7 +5,7 @@ import type { TaskResult } from '../../src/contract/task';
 import type { Bench } from '../context';
 import { continuedAfterSteps, fetchChain } from '../history';
 import type { RunHistory } from '../history';
-import { staticEntries, writeScript } from '../scripts';
+import { stepEntries, writeScript } from '../scripts';
 
 export const LONG_STEPS = 24;
 
@@ -32,7 +32,7 @@ export function longWorkflowRun(b: Bench): Promise<LongRun> {
 
 /** Runs a new long task (the step section's repeats run one each). */
 export async function runLongTask(b: Bench): Promise<LongRun> {
-  const script = writeScript(b.scriptsDir, `static-${LONG_STEPS}`, staticEntries(LONG_STEPS));
+  const script = writeScript(b.scriptsDir, `steps-${LONG_STEPS}`, stepEntries(LONG_STEPS));
   const { client } = await b.temporal();
   const taskId = `long-${Date.now().toString(36)}`;
   b.log(`[bench] workflow: ${LONG_STEPS}-step task on the dev server (${taskId})`);

@@ -12,7 +12,7 @@ import { runInProcess } from '../inproc';
 import type { ActivityTimes } from '../inproc';
 import { loadNow, row } from '../report';
 import type { Row, SectionOutput } from '../report';
-import { staticEntries, writeScript } from '../scripts';
+import { stepEntries, writeScript } from '../scripts';
 import { fmtMs, round, summarize, table } from '../stats';
 import type { Summary } from '../stats';
 import { lastTwo, repeatUntilStable } from '../stability';
@@ -63,7 +63,7 @@ const total = (t: ActivityTimes) => t.observe + t.decide + t.act;
 async function inProcessRun(b: Bench, label: string): Promise<Detailed[]> {
   const { config, runtime } = await b.temporal();
   const { timer } = await b.model();
-  const script = writeScript(b.scriptsDir, `static-${IN_PROCESS_STEPS}`, staticEntries(IN_PROCESS_STEPS));
+  const script = writeScript(b.scriptsDir, `steps-${IN_PROCESS_STEPS}`, stepEntries(IN_PROCESS_STEPS));
   const taskId = `inproc-${label}-${Date.now().toString(36)}`;
   b.log(`[bench] step (a), run ${label}: ${IN_PROCESS_STEPS}-step task in a plain in-process loop (same activities)`);
   const a = await runInProcess(config, runtime.pool, await b.taskInput({ taskId, script }));
