@@ -27,8 +27,13 @@ export interface FloorInput {
   sessionQueue: string;
 }
 
-/** Each step's activities' own time (ms), in step order. */
-export async function stepFloor(input: FloorInput): Promise<number[]> {
+/** Each step's activities' own time (ms), in step order (decide 0 without a decide). */
+export interface FloorTimes {
+  decide: number[];
+  act: number[];
+}
+
+export async function stepFloor(input: FloorInput): Promise<FloorTimes> {
   const shared = proxyActivities<FloorActivities>({ startToCloseTimeout: '1m', heartbeatTimeout: '2500ms' });
   const session = proxyActivities<FloorActivities>({
     taskQueue: input.sessionQueue,
@@ -42,11 +47,11 @@ export async function stepFloor(input: FloorInput): Promise<number[]> {
       { key: STATUS_SEARCH_ATTRIBUTE, value: 'running' },
       { key: STEP_SEARCH_ATTRIBUTE, value: step },
     ]);
-  const took: number[] = [];
+  const took: FloorTimes = { decide: [], act: [] };
   for (let step = 1; step <= input.steps; step++) {
     publish(step);
-    const decided = input.decide ? (await shared.floorDecide(step, input.decideMs)).tookMs : 0;
-    took.push(decided + (await session.floorAct(step, input.actMs)).tookMs);
+    took.decide.push(input.decide ? (await shared.floorDecide(step, input.decideMs)).tookMs : 0);
+    took.act.push((await session.floorAct(step, input.actMs)).tookMs);
     publish(step);
   }
   return took;

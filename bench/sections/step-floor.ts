@@ -38,7 +38,7 @@ async function sleepFor(step: number, ms: number): Promise<FloorReply> {
   return { step, tookMs: performance.now() - t0, text: 'x'.repeat(200) };
 }
 
-/** Each step's wall time from its act's schedule to the next one's, minus its activities' own time. */
+/** Each step's wall time from its act's schedule to the next one's, minus the activities' own time in between. */
 async function floorRun(b: Bench, workers: FloorWorkers, input: Omit<FloorInput, 'sessionQueue'>): Promise<FloorShape> {
   const { client } = await b.temporal();
   const handle = await client.workflow.start('stepFloor', {
@@ -51,7 +51,9 @@ async function floorRun(b: Bench, workers: FloorWorkers, input: Omit<FloorInput,
   const actScheduled = events
     .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'floorAct')
     .map(eventMs);
-  const beyond = actScheduled.slice(1).map((at, i) => at - (actScheduled[i] as number) - (took[i] as number));
+  // From one act's schedule to the next: that act, then the next step's decide.
+  const own = (i: number) => (took.act[i] ?? 0) + (took.decide[i + 1] ?? 0);
+  const beyond = actScheduled.slice(1).map((at, i) => at - (actScheduled[i] as number) - own(i));
   const tasks = workflowTaskRecords(events).filter((t) => t.startedAt !== null && t.completedAt !== null);
   return {
     beyond: summarize(beyond.slice(FLOOR_WARMUP)),
