@@ -83,7 +83,7 @@ export async function stepFloor(b: Bench, decideMs: number, actMs: number): Prom
     taskQueue: workers.queue,
     workflowBundle: await bundleWorkflowCode({ workflowsPath: FLOOR_WORKFLOW, logger: quietBundler }),
     activities,
-    stickyQueueScheduleToStartTimeout: '1s',
+    stickyQueueScheduleToStartTimeout: '500ms',
   });
   const session = await Worker.create({ connection, taskQueue: workers.sessionQueue, activities });
   try {

@@ -108,6 +108,8 @@ system.forceSearchAttributesCacheRefreshOnRead:
   - value: true
 limit.maxIDLength:
   - value: 255
+history.timerProcessorMaxTimeShift:
+  - value: 100ms
 `;
 
 /** Writes the server's config folder (the static config and the dynamic config it names). */

@@ -48,6 +48,17 @@ export function sqlitePragmas(syncEveryCommit = false): string[] {
   return ['journal_mode=wal', `synchronous=${syncEveryCommit ? 'full' : 'normal'}`];
 }
 
+/**
+ * Dynamic config every dev server we start has (a caller's `dynamicConfig` adds to it or overrides it). The history
+ * service puts a timer no sooner than this after its creation (the server's default is 1 s): a workflow task's
+ * schedule-to-start of 500 ms on a lost worker's sticky queue, or a heartbeat timeout re-armed after a late
+ * heartbeat, fired up to a second late. At 100 ms, the time from a killed worker to the next step on another one fell
+ * by about half a second (docs/benchmarks.md, "Recovery after a lost worker").
+ */
+export const SERVER_DYNAMIC_CONFIG: Readonly<Record<string, string>> = {
+  'history.timerProcessorMaxTimeShift': '100ms',
+};
+
 export interface DevServer {
   address: string;
   uiUrl: string | null;
@@ -148,7 +159,7 @@ async function startOnce(
   if (opts.uiCodecEndpoint && !opts.headless) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
   for (const sa of SEARCH_ATTRIBUTE_FLAGS) args.push('--search-attribute', sa);
   for (const pragma of sqlitePragmas(opts.syncEveryCommit)) args.push('--sqlite-pragma', pragma);
-  for (const [key, value] of Object.entries(opts.dynamicConfig ?? {})) {
+  for (const [key, value] of Object.entries({ ...SERVER_DYNAMIC_CONFIG, ...opts.dynamicConfig })) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
   args.push('--log-level', 'warn');

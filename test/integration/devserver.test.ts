@@ -110,13 +110,15 @@ describe('startDevServer', () => {
     return execFileSync('python3', ['-c', script, dbFile], { encoding: 'utf8' }).trim();
   }
 
-  it('the file commits through a write-ahead log; a started workflow survives kill -9 of the server', async () => {
+  it('the file commits through a write-ahead log, timers are not held back; a workflow survives kill -9 of the server', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cua-devserver-'));
     const dbFile = path.join(dir, 'temporal.sqlite');
     const port = await freePort();
     const first = await startDevServer({ dbFile, port, headless: true, output: path.join(dir, 'server.log') });
     const args = fs.readFileSync(`/proc/${first.process.pid}/cmdline`, 'utf8').split('\0');
     expect(args.join(' ')).toContain('--sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal');
+    // Timers as short as a lost worker's sticky schedule-to-start (500 ms) fire on time, not a second late.
+    expect(args.join(' ')).toContain('--dynamic-config-value history.timerProcessorMaxTimeShift="100ms"');
     expect(journalMode(dbFile)).toBe('wal');
     let connection = await Connection.connect({ address: first.address });
     const workflowId = `survives-${Date.now()}`;
