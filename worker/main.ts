@@ -153,7 +153,7 @@ function environmentsFor(opts: WorkerOptions): ReadonlyMap<string, CustomEnviron
 }
 
 /** How long a workflow task waits for the worker that has the task cached (see createWorkers). */
-const STICKY_SCHEDULE_TO_START = '500ms';
+export const STICKY_SCHEDULE_TO_START = '500ms';
 
 /** What the three workers share: the connection, the converter, every activity and the activities' tracing. */
 function commonWorkerOptions(

@@ -1,8 +1,11 @@
 // The bench's floor workflow (bench/sections/step-floor.ts): the Temporal work of a steady step of the task workflow
 // with none of its code. Each step upserts the status and step search attributes, runs a decide activity on the
 // workflow's queue (when `decide`) and an act on a session queue, and upserts them again after the act (as the task
-// workflow's limits do); the activities only sleep.
-import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+// workflow's limits do); the activities only sleep. Their options come from the task workflow's own proxies (the
+// decide's from its model proxy, the act's from its session one), so the two stay alike.
+import { upsertSearchAttributes } from '@temporalio/workflow';
+import type { TaskInput } from '../../src/contract/task';
+import { activityProxies } from '../../workflows/activity-proxies';
 import { STATUS_SEARCH_ATTRIBUTE, STEP_SEARCH_ATTRIBUTE } from '../../workflows/messages';
 
 /** An activity's reply: its step, how long it took inside (ms), and a few hundred bytes as a real result has. */
@@ -25,6 +28,8 @@ export interface FloorInput {
   /** Each step has a decide activity before its act (as the task workflow has); false: the act alone. */
   decide: boolean;
   sessionQueue: string;
+  /** The task's timing (heartbeat and session schedule-to-start timeouts), as a task input has it. */
+  timing: TaskInput['timing'];
 }
 
 /** Each step's activities' own time (ms), in step order (decide 0 without a decide). */
@@ -34,14 +39,11 @@ export interface FloorTimes {
 }
 
 export async function stepFloor(input: FloorInput): Promise<FloorTimes> {
-  const shared = proxyActivities<FloorActivities>({ startToCloseTimeout: '1m', heartbeatTimeout: '2500ms' });
-  const session = proxyActivities<FloorActivities>({
-    taskQueue: input.sessionQueue,
-    scheduleToStartTimeout: '5s',
-    startToCloseTimeout: '1m',
-    heartbeatTimeout: '2500ms',
-    retry: { maximumAttempts: 1 },
-  });
+  const proxies = activityProxies(input.timing, () => 0);
+  const session = { sessionId: 'floor', taskQueue: input.sessionQueue, generation: 1 };
+  // The proxies are typed with the task's activities; the floor's workers register its own two under those options.
+  const decideOn = (step: number) => proxies.model(`step ${step} · decide`) as unknown as FloorActivities;
+  const actOn = (step: number) => proxies.onSession(session, `step ${step} · act`) as unknown as FloorActivities;
   const publish = (step: number) =>
     upsertSearchAttributes([
       { key: STATUS_SEARCH_ATTRIBUTE, value: 'running' },
@@ -50,8 +52,8 @@ export async function stepFloor(input: FloorInput): Promise<FloorTimes> {
   const took: FloorTimes = { decide: [], act: [] };
   for (let step = 1; step <= input.steps; step++) {
     publish(step);
-    took.decide.push(input.decide ? (await shared.floorDecide(step, input.decideMs)).tookMs : 0);
-    took.act.push((await session.floorAct(step, input.actMs)).tookMs);
+    took.decide.push(input.decide ? (await decideOn(step).floorDecide(step, input.decideMs)).tookMs : 0);
+    took.act.push((await actOn(step).floorAct(step, input.actMs)).tookMs);
     publish(step);
   }
   return took;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { Bench } from '../context';
 import { eventMs, workflowTaskRecords } from '../history';
-import { quietBundler } from '../../worker/main';
+import { STICKY_SCHEDULE_TO_START, quietBundler } from '../../worker/main';
 import type { FloorActivities, FloorInput, FloorReply } from '../floor/workflow';
 import { round, summarize } from '../stats';
 import type { Summary } from '../stats';
@@ -71,6 +71,8 @@ interface FloorWorkers {
 export async function stepFloor(b: Bench, decideMs: number, actMs: number): Promise<FloorFigures> {
   const { server } = await b.temporal();
   const sleeps = { decideMs: Math.round(decideMs), actMs: Math.round(actMs) };
+  // The timeouts a task's activities get: the floor's step runs under the same options.
+  const { timing } = await b.taskInput({ taskId: 'floor', script: 'floor' });
   b.log(
     `[bench] step floor: ${FLOOR_STEPS}-step workflows whose activities sleep ${sleeps.decideMs} + ${sleeps.actMs} ms`,
   );
@@ -83,11 +85,11 @@ export async function stepFloor(b: Bench, decideMs: number, actMs: number): Prom
     taskQueue: workers.queue,
     workflowBundle: await bundleWorkflowCode({ workflowsPath: FLOOR_WORKFLOW, logger: quietBundler }),
     activities,
-    stickyQueueScheduleToStartTimeout: '500ms',
+    stickyQueueScheduleToStartTimeout: STICKY_SCHEDULE_TO_START,
   });
   const session = await Worker.create({ connection, taskQueue: workers.sessionQueue, activities });
   try {
-    const common = { steps: FLOOR_STEPS, ...sleeps };
+    const common = { steps: FLOOR_STEPS, timing, ...sleeps };
     return await shared.runUntil(() =>
       session.runUntil(async () => {
         const twoActivities = await floorRun(b, workers, { ...common, decide: true });

@@ -31,7 +31,7 @@ export interface DevServerOptions {
   onRetry?: (line: string) => void;
   /**
    * Flush every commit to the disk (SQLite `synchronous=full`): what a machine crash or power loss could otherwise
-   * take back (see SQLITE_PRAGMAS). Off by default.
+   * take back (see sqlitePragmas). Off by default.
    */
   syncEveryCommit?: boolean;
 }
